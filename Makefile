@@ -1,0 +1,62 @@
+# The two commands of the quick start are `make serve` and `make test`; each installs what it needs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+NPM_STAMP := node_modules/.install-stamp
+REDOCLY := npx --no-install redocly
+OPENAPI_SOURCES := $(shell find openapi -type f)
+
+.PHONY: help install generate check-generated lint typecheck build docs serve test unit contract clean
+
+help:
+	@echo "make serve   install, generate, build and start the reference server on http://localhost:3000"
+	@echo "make test    install, then check generated files, lint, typecheck, docs and run every test"
+	@echo "make lint | generate | docs | build | clean"
+
+# `npm ci` in npm 11 rejects lock files that lack other platforms' optional binaries, so install from the lock.
+$(NPM_STAMP): package.json package-lock.json
+	npm install --no-audit --no-fund
+	@touch $@
+
+install: $(NPM_STAMP)
+
+# Bundle the multi-file source into one document, then derive the TypeScript types from it.
+generate: $(NPM_STAMP)
+	$(REDOCLY) bundle openapi/openapi.yaml --output generated/openapi.json --ext json
+	npx --no-install openapi-typescript generated/openapi.json --output generated/openapi.ts
+
+# Fails when generated/ does not match what `make generate` makes from openapi/.
+check-generated: $(NPM_STAMP)
+	@tmp=$$(mktemp -d); \
+	$(REDOCLY) bundle openapi/openapi.yaml --output $$tmp/openapi.json --ext json >/dev/null 2>&1 && \
+	npx --no-install openapi-typescript $$tmp/openapi.json --output $$tmp/openapi.ts >/dev/null 2>&1 && \
+	if diff -q $$tmp/openapi.json generated/openapi.json >/dev/null && diff -q $$tmp/openapi.ts generated/openapi.ts >/dev/null; then \
+	  echo "generated/ is fresh"; rm -rf $$tmp; \
+	else echo "generated/ is stale: run 'make generate' and commit the result" >&2; rm -rf $$tmp; exit 1; fi
+
+lint: $(NPM_STAMP)
+	$(REDOCLY) lint openapi/openapi.yaml generated/openapi.json --max-problems 200
+
+typecheck: $(NPM_STAMP)
+	npx --no-install tsc -p tsconfig.json --noEmit
+
+build: $(NPM_STAMP)
+	rm -rf dist/server dist/client dist/generated
+	npx --no-install tsc -p tsconfig.build.json
+
+docs: $(NPM_STAMP)
+	$(REDOCLY) build-docs generated/openapi.json --output dist/docs/index.html
+
+serve: generate docs build
+	node dist/server/main.js
+
+unit: $(NPM_STAMP)
+	npm test -- --selectProjects unit
+
+contract: $(NPM_STAMP)
+	npm test -- --selectProjects contract
+
+test: install check-generated lint typecheck docs
+	npm test
+
+clean:
+	rm -rf dist node_modules
