@@ -1,0 +1,85 @@
+/**
+ * Composition of the reference server: request id → authentication → rate limit → contract validation
+ * → handlers → error mapper.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Clock } from './domain/clock.js';
+import { handlers } from './handlers/index.js';
+import { serverSideAuth, type ApiKey } from './http/auth.js';
+import { errorMapper, sendError } from './http/errors.js';
+import { rateLimitPerKey } from './http/rate-limit.js';
+import { requestId } from './http/request-id.js';
+import { operationRoutes } from './http/routes.js';
+import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
+import type { Store } from './store/store.js';
+
+export interface AppOptions {
+  store: Store;
+  clock: Clock;
+  apiKeys: readonly ApiKey[];
+  /** Check every response against the contract; on in tests, off by default in production. */
+  validateResponses: boolean;
+  /** Requests a minute per API key; 0 for no limit. */
+  rateLimitPerMinute?: number;
+}
+
+export function loadContract(): Record<string, unknown> {
+  return JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>;
+}
+
+export async function createApp(options: AppOptions): Promise<Express> {
+  const contract = loadContract();
+  for (const key of options.apiKeys) await options.store.createProject(key.projectId);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.use(requestId);
+
+  app.get('/openapi.json', (_req, res) => {
+    res.json(contract);
+  });
+  app.get('/docs', (_req, res) => {
+    if (existsSync(DOCS_HTML)) return res.sendFile(DOCS_HTML);
+    return sendError(res, 404, 'not_found', 'Resource not found', 'The API reference is not built; run `make docs`');
+  });
+
+  app.use('/v1', serverSideAuth(options.apiKeys), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  app.use(express.json({ limit: '1mb' }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(contract) as never,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+      validateResponses: options.validateResponses,
+      validateSecurity: false,
+      validateFormats: true,
+      ignoreUndocumented: false,
+    }),
+  );
+  app.use(operationRoutes(contract as never, handlers, { store: options.store, clock: options.clock }));
+  app.use(errorMapper);
+
+  await checkContractLoads(app);
+  return app;
+}
+
+/**
+ * The validator compiles the contract at the first request and, if it cannot, fails every request.
+ * Probe it once so a broken contract stops the server at start instead.
+ */
+async function checkContractLoads(app: Express): Promise<void> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/__contract-probe`);
+    if (response.status !== 404) {
+      throw new Error(`The contract failed to load: ${response.status} ${await response.text()}`);
+    }
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}

@@ -1,0 +1,89 @@
+import type { DomainContext } from '../context.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { createdBetween, pageWindow, parseTimestampOrder } from '../pagination.js';
+import { writeUnique } from '../unique.js';
+import { removeFromStaticCollections } from './collections.js';
+import { findProduct, type ListQuery } from './products.js';
+import type { Product, Sku, SkuCreate, SkuUpdate } from './types.js';
+
+/** Finds a SKU by ID, then by `source_id`. */
+export async function findSku({ uow }: DomainContext, ref: string): Promise<Sku> {
+  const sku = (await uow.skus.get(ref)) ?? (await uow.skus.getBy('source_id', ref));
+  if (!sku) throw notFound('sku', ref);
+  return sku;
+}
+
+/** A SKU may only set values for the attributes its product declares. */
+function checkAttributes(product: Product, attributes: Record<string, string>): void {
+  const declared = new Set(product.attributes);
+  const undeclared = Object.keys(attributes).filter((name) => !declared.has(name));
+  if (undeclared.length > 0) {
+    throw invalid(
+      'invalid_sku',
+      'Invalid SKU',
+      `Product ${product.id} does not declare the attribute(s) ${undeclared.map((n) => `'${n}'`).join(', ')}` +
+        ` (declared: ${product.attributes.length ? product.attributes.join(', ') : 'none'})`,
+    );
+  }
+}
+
+async function findSkuOfProduct(ctx: DomainContext, productRef: string, skuRef: string) {
+  const product = await findProduct(ctx, productRef);
+  const sku = await findSku(ctx, skuRef);
+  if (sku.product_id !== product.id) throw notFound('sku', skuRef);
+  return { product, sku };
+}
+
+export async function createSku(ctx: DomainContext, productRef: string, input: SkuCreate): Promise<Sku> {
+  const product = await findProduct(ctx, productRef);
+  const attributes = input.attributes ?? {};
+  checkAttributes(product, attributes);
+  const sku: Sku = {
+    id: input.id ?? newId('sku'),
+    source_id: input.source_id ?? null,
+    product_id: product.id,
+    sku: input.sku ?? null,
+    price: input.price ?? null,
+    currency: input.currency ?? null,
+    attributes,
+    image_url: input.image_url ?? null,
+    metadata: input.metadata ?? {},
+    created_at: ctx.clock.now().toISOString(),
+    updated_at: null,
+    object: 'sku',
+  };
+  return writeUnique('sku', () => ctx.uow.skus.insert(sku));
+}
+
+export async function updateSku(ctx: DomainContext, productRef: string, skuRef: string, input: SkuUpdate) {
+  const { product, sku } = await findSkuOfProduct(ctx, productRef, skuRef);
+  if (input.attributes) checkAttributes(product, input.attributes);
+  const updated: Sku = {
+    ...sku,
+    ...(input.sku !== undefined && { sku: input.sku }),
+    ...(input.price !== undefined && { price: input.price }),
+    ...(input.currency !== undefined && { currency: input.currency }),
+    ...(input.attributes !== undefined && { attributes: input.attributes }),
+    ...(input.image_url !== undefined && { image_url: input.image_url }),
+    ...(input.metadata !== undefined && { metadata: input.metadata }),
+    updated_at: ctx.clock.now().toISOString(),
+  };
+  return writeUnique('sku', () => ctx.uow.skus.update(updated));
+}
+
+export async function deleteSku(ctx: DomainContext, productRef: string, skuRef: string): Promise<void> {
+  const { sku } = await findSkuOfProduct(ctx, productRef, skuRef);
+  await removeFromStaticCollections(ctx, new Set([sku.id]));
+  await ctx.uow.skus.delete(sku.id);
+}
+
+export async function listSkus(ctx: DomainContext, productRef: string, query: ListQuery) {
+  const product = await findProduct(ctx, productRef);
+  const inRange = createdBetween(query.start_date, query.end_date);
+  return ctx.uow.skus.query({
+    where: (sku) => sku.product_id === product.id && (!inRange || inRange(sku)),
+    orderBy: parseTimestampOrder(query.order),
+    ...pageWindow(query),
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Evaluates the interface's filter objects: `{ junction, <field>: { conditions: { $op: [values] } } }`.
+ * Fields are read from a record by name; `metadata.<key>` reads a metadata value.
+ */
+export type FilterValue = string | number | boolean;
+export type Conditions = Partial<Record<string, FilterValue[]>>;
+export interface FilterDefinition {
+  junction: 'and' | 'or';
+  [field: string]: { conditions: Conditions } | 'and' | 'or';
+}
+
+function readField(record: object, field: string): unknown {
+  if (field.startsWith('metadata.')) {
+    const metadata = (record as { metadata?: Record<string, unknown> }).metadata;
+    return metadata?.[field.slice('metadata.'.length)];
+  }
+  return (record as Record<string, unknown>)[field];
+}
+
+function asComparable(value: unknown): number | string | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string') {
+    if (value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
+    const time = Date.parse(value);
+    if (/^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(time)) return time;
+    return value;
+  }
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return undefined;
+}
+
+function equals(actual: unknown, expected: FilterValue): boolean {
+  if (Array.isArray(actual)) return actual.some((item) => equals(item, expected));
+  if (actual === expected) return true;
+  const a = asComparable(actual);
+  const b = asComparable(expected);
+  return a !== undefined && a === b;
+}
+
+function compare(actual: unknown, expected: FilterValue | undefined): number | undefined {
+  if (expected === undefined) return undefined;
+  const a = asComparable(actual);
+  const b = asComparable(expected);
+  if (a === undefined || b === undefined || typeof a !== typeof b) return undefined;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function text(actual: unknown, test: (value: string) => boolean): boolean {
+  if (Array.isArray(actual)) return actual.some((item) => text(item, test));
+  return typeof actual === 'string' && test(actual);
+}
+
+const OPERATORS: Record<string, (actual: unknown, values: FilterValue[]) => boolean> = {
+  $is: (actual, values) => values.some((value) => equals(actual, value)),
+  $in: (actual, values) => values.some((value) => equals(actual, value)),
+  $is_not: (actual, values) => !values.some((value) => equals(actual, value)),
+  $not_in: (actual, values) => !values.some((value) => equals(actual, value)),
+  $less_than: (actual, values) => (compare(actual, values[0]) ?? 0) < 0,
+  $less_than_or_equal: (actual, values) => {
+    const order = compare(actual, values[0]);
+    return order !== undefined && order <= 0;
+  },
+  $more_than: (actual, values) => (compare(actual, values[0]) ?? 0) > 0,
+  $more_than_or_equal: (actual, values) => {
+    const order = compare(actual, values[0]);
+    return order !== undefined && order >= 0;
+  },
+  $contains: (actual, values) => values.every((value) => text(actual, (s) => s.includes(String(value)))),
+  $not_contain: (actual, values) => !values.some((value) => text(actual, (s) => s.includes(String(value)))),
+  $starts_with: (actual, values) => values.some((value) => text(actual, (s) => s.startsWith(String(value)))),
+  $ends_with: (actual, values) => values.some((value) => text(actual, (s) => s.endsWith(String(value)))),
+  $is_unknown: (actual) => actual === null || actual === undefined,
+  $has_value: (actual) => actual !== null && actual !== undefined,
+};
+
+export function matchesConditions(actual: unknown, conditions: Conditions): boolean {
+  return Object.entries(conditions).every(([operator, values]) => {
+    const test = OPERATORS[operator];
+    if (!test) throw new Error(`Unknown filter operator ${operator}`);
+    return test(actual, values ?? []);
+  });
+}
+
+export function matchesFilter(record: object, filter: FilterDefinition): boolean {
+  const clauses = Object.entries(filter).filter(
+    (entry): entry is [string, { conditions: Conditions }] => entry[0] !== 'junction',
+  );
+  const results = clauses.map(([field, clause]) => matchesConditions(readField(record, field), clause.conditions));
+  return filter.junction === 'or' ? results.some(Boolean) : results.every(Boolean);
+}

@@ -1,0 +1,35 @@
+/** Page pagination: `page` starts at 1, `limit` defaults to 10. */
+export interface PageRequest {
+  limit?: number;
+  page?: number;
+}
+
+export const DEFAULT_LIMIT = 10;
+
+export function pageWindow({ limit = DEFAULT_LIMIT, page = 1 }: PageRequest): { offset: number; limit: number } {
+  return { offset: (page - 1) * limit, limit };
+}
+
+export type SortOrder = 'created_at' | '-created_at' | 'updated_at' | '-updated_at';
+
+/** Turns an `order` value such as `-created_at` into a field and a direction. */
+export function parseOrder<F extends string>(order: F | `-${F}`): { field: F; direction: 'asc' | 'desc' } {
+  return order.startsWith('-')
+    ? { field: order.slice(1) as F, direction: 'desc' }
+    : { field: order as F, direction: 'asc' };
+}
+
+export function parseTimestampOrder(order: SortOrder = 'created_at') {
+  return parseOrder<'created_at' | 'updated_at'>(order);
+}
+
+/** Keeps rows created within [start, end]; either bound may be absent. */
+export function createdBetween(start?: string, end?: string): ((row: { created_at: string }) => boolean) | undefined {
+  if (!start && !end) return undefined;
+  const from = start ? Date.parse(start) : -Infinity;
+  const to = end ? Date.parse(end) : Infinity;
+  return (row) => {
+    const at = Date.parse(row.created_at);
+    return at >= from && at <= to;
+  };
+}

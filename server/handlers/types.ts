@@ -1,0 +1,53 @@
+/**
+ * Handler types derived from the generated `operations`. `Handlers` has one key per operationId in the
+ * contract, so an operation without a handler, or a handler that returns a body of the wrong shape,
+ * does not compile.
+ */
+import type { operations } from '../../generated/openapi.js';
+import type { Clock } from '../domain/clock.js';
+import type { Store } from '../store/store.js';
+
+export type OperationId = keyof operations;
+type Operation<K extends OperationId> = operations[K];
+
+type Part<T, P extends string> = T extends { [X in P]?: infer V } ? ([V] extends [undefined] ? {} : NonNullable<V>) : {};
+export type PathParams<K extends OperationId> = Part<Operation<K>['parameters'], 'path'>;
+export type QueryParams<K extends OperationId> = Part<Operation<K>['parameters'], 'query'>;
+export type RequestBody<K extends OperationId> =
+  Operation<K> extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
+
+type Responses<K extends OperationId> = Operation<K>['responses'];
+type SuccessStatus = 200 | 201 | 202 | 204;
+type BodyOf<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+type SuccessStatusOf<K extends OperationId> = keyof Responses<K> & SuccessStatus;
+
+export type HandlerResult<K extends OperationId> = {
+  [S in SuccessStatusOf<K>]: BodyOf<Responses<K>[S]> extends undefined
+    ? { status: S; body?: undefined }
+    : { status: S; body: BodyOf<Responses<K>[S]> };
+}[SuccessStatusOf<K>];
+
+/** Who is calling, established by authentication. */
+export interface RequestContext {
+  requestId: string;
+  projectId: string;
+  apiKey: { name: string; appId: string };
+}
+
+/** What the server gives every handler besides the request. */
+export interface Services {
+  store: Store;
+  clock: Clock;
+}
+
+export interface HandlerInput<K extends OperationId> {
+  path: PathParams<K>;
+  query: QueryParams<K>;
+  body: RequestBody<K>;
+  context: RequestContext;
+  services: Services;
+}
+
+export type Handler<K extends OperationId> = (input: HandlerInput<K>) => Promise<HandlerResult<K>>;
+export type Handlers = { [K in OperationId]: Handler<K> };
+export type HandlersOf<K extends OperationId> = { [P in K]: Handler<P> };

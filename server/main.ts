@@ -1,0 +1,39 @@
+/** Process entry: read the configuration, start the server, stop gracefully on SIGINT/SIGTERM. */
+import { createApp } from './app.js';
+import { configFromEnv } from './config.js';
+import { systemClock } from './domain/clock.js';
+import { MemoryStore } from './store/memory.js';
+
+async function main(): Promise<void> {
+  const config = configFromEnv();
+  const app = await createApp({
+    store: new MemoryStore(),
+    clock: systemClock,
+    apiKeys: config.apiKeys,
+    validateResponses: config.validateResponses,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+  });
+  const server = app.listen(config.port, config.host, () => {
+    const base = `http://localhost:${config.port}`;
+    console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);
+    if (config.defaulted.length > 0) {
+      const [key] = config.apiKeys;
+      console.log(`No ${config.defaulted.join('/')} set; using demo credentials for project ${key?.projectId}:`);
+      console.log(`  X-App-Id: ${key?.appId}`);
+      console.log(`  X-App-Token: ${key?.appToken}`);
+    }
+    console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
+  });
+  const stop = (signal: string) => {
+    console.log(`${signal}: closing`);
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

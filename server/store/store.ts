@@ -1,0 +1,70 @@
+/**
+ * The storage boundary. Everything the engine keeps goes through `Store`, so that the in-memory
+ * implementation can be swapped for a database one. All calls are asynchronous, and every write happens
+ * inside one unit of work per project: it commits whole or not at all.
+ */
+import type { Tables } from './tables.js';
+
+export interface Row {
+  id: string;
+}
+
+export interface Query<T> {
+  /** Rows for which this returns false are left out. */
+  where?: (row: T) => boolean;
+  /** Sort key; ties keep insertion order (reversed for descending). Without it, insertion order. */
+  orderBy?: { field: keyof T & string; direction: 'asc' | 'desc' };
+  offset?: number;
+  limit?: number;
+}
+
+export interface Page<T> {
+  rows: T[];
+  /** Every row matching `where`, ignoring offset and limit. */
+  total: number;
+}
+
+export interface Table<T extends Row> {
+  get(id: string): Promise<T | undefined>;
+  /** Looks a row up by a field declared unique for the table. */
+  getBy(field: keyof T & string, value: unknown): Promise<T | undefined>;
+  /** Rows whose indexed field equals the value, in insertion order. */
+  findBy(field: keyof T & string, value: unknown): Promise<T[]>;
+  /** Throws UniqueViolation when the id or a unique field is taken. */
+  insert(row: T): Promise<T>;
+  /** Replaces the row with the same id. Throws UniqueViolation as insert does. */
+  update(row: T): Promise<T>;
+  delete(id: string): Promise<boolean>;
+  query(query: Query<T>): Promise<Page<T>>;
+}
+
+export type UnitOfWork = { readonly [K in keyof Tables]: Table<Tables[K]> };
+
+export interface Store {
+  /** Adds an empty partition for a project. Idempotent. */
+  createProject(projectId: string): Promise<void>;
+  hasProject(projectId: string): Promise<boolean>;
+  /**
+   * Runs `work` against one project's data. Units of work on the same project run one at a time; when
+   * `work` throws, every write it made is undone before the error propagates.
+   */
+  transaction<R>(projectId: string, work: (uow: UnitOfWork) => Promise<R>): Promise<R>;
+}
+
+export class UniqueViolation extends Error {
+  constructor(
+    readonly table: string,
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    super(`${table}.${field} already holds ${JSON.stringify(value)}`);
+    this.name = 'UniqueViolation';
+  }
+}
+
+export class UnknownProject extends Error {
+  constructor(readonly projectId: string) {
+    super(`No project ${projectId}`);
+    this.name = 'UnknownProject';
+  }
+}

@@ -1,0 +1,21 @@
+/** The tables of a project's partition, their row types and their unique and secondary indexes. */
+import type { Product, ProductCollection, Sku } from '../domain/catalog/types.js';
+
+export interface Tables {
+  products: Product;
+  skus: Sku;
+  product_collections: ProductCollection;
+}
+
+export interface TableSpec {
+  /** Fields whose non-null values are unique within the project. */
+  unique: readonly string[];
+  /** Fields looked up with findBy. */
+  indexed: readonly string[];
+}
+
+export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
+  products: { unique: ['source_id', 'name'], indexed: [] },
+  skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
+  product_collections: { unique: ['name'], indexed: ['type'] },
+};
