@@ -52,7 +52,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: options.validateResponses,
       validateSecurity: false,
       validateFormats: true,

@@ -1,0 +1,147 @@
+/**
+ * The server under test. By default a reference server starts in-process on a free port, with response
+ * validation on. With CONTRACT_BASE_URL set, the suite talks to that server instead, using
+ * CONTRACT_APP_ID/CONTRACT_APP_TOKEN, and CONTRACT_OTHER_APP_ID/CONTRACT_OTHER_APP_TOKEN for a second
+ * project where the isolation tests need one.
+ */
+import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createApiClient, type ApiClient } from '../../client/index.js';
+import { createApp } from '../../server/app.js';
+import { systemClock } from '../../server/domain/clock.js';
+import { MemoryStore } from '../../server/store/memory.js';
+
+export interface Credentials {
+  appId: string;
+  appToken: string;
+}
+
+export interface Target {
+  baseUrl: string;
+  credentials: Credentials;
+  /** A key of a second project, when the target has one. */
+  otherProject?: Credentials;
+  /** Whether this run started the server itself (so test-only settings such as rate limits apply). */
+  inProcess: boolean;
+  close(): Promise<void>;
+}
+
+export async function listen(app: { listen: (port: number, host: string) => Server }): Promise<{ server: Server; baseUrl: string }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const { port } = server.address() as AddressInfo;
+  return { server, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+export function secret(): string {
+  return randomBytes(12).toString('hex');
+}
+
+export async function startTarget(): Promise<Target> {
+  const remote = process.env.CONTRACT_BASE_URL;
+  if (remote) {
+    const { CONTRACT_APP_ID, CONTRACT_APP_TOKEN, CONTRACT_OTHER_APP_ID, CONTRACT_OTHER_APP_TOKEN } = process.env;
+    if (!CONTRACT_APP_ID || !CONTRACT_APP_TOKEN) throw new Error('CONTRACT_BASE_URL needs CONTRACT_APP_ID and CONTRACT_APP_TOKEN');
+    return {
+      baseUrl: remote.replace(/\/$/, ''),
+      credentials: { appId: CONTRACT_APP_ID, appToken: CONTRACT_APP_TOKEN },
+      ...(CONTRACT_OTHER_APP_ID &&
+        CONTRACT_OTHER_APP_TOKEN && { otherProject: { appId: CONTRACT_OTHER_APP_ID, appToken: CONTRACT_OTHER_APP_TOKEN } }),
+      inProcess: false,
+      close: async () => {},
+    };
+  }
+  const credentials = { appId: `app-${secret()}`, appToken: secret() };
+  const otherProject = { appId: `app-${secret()}`, appToken: secret() };
+  const app = await createApp({
+    store: new MemoryStore(),
+    clock: systemClock,
+    apiKeys: [
+      { name: 'contract-suite', ...credentials, projectId: 'proj_contract_a' },
+      { name: 'contract-suite-other', ...otherProject, projectId: 'proj_contract_b' },
+    ],
+    validateResponses: true,
+  });
+  const { server, baseUrl } = await listen(app);
+  return {
+    baseUrl,
+    credentials,
+    otherProject,
+    inProcess: true,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Every status the suite has seen; no request may ever get a 5xx. */
+export const seenStatuses: { method: string; url: string; status: number }[] = [];
+
+export const recordingFetch: typeof fetch = async (input, init) => {
+  const request = input instanceof Request ? input : new Request(input, init);
+  const response = await fetch(request);
+  seenStatuses.push({ method: request.method, url: request.url, status: response.status });
+  return response;
+};
+
+export function clientFor(target: Target, credentials: Partial<Credentials> = target.credentials): ApiClient {
+  return createApiClient({
+    baseUrl: target.baseUrl,
+    ...(credentials.appId !== undefined && { appId: credentials.appId }),
+    ...(credentials.appToken !== undefined && { appToken: credentials.appToken }),
+    fetch: recordingFetch,
+  });
+}
+
+/** A raw request, for input the typed client would not let us send. */
+export async function raw(
+  target: Target,
+  method: string,
+  path: string,
+  options: { body?: string; contentType?: string; credentials?: Partial<Credentials> | null } = {},
+): Promise<{ status: number; body: unknown }> {
+  const credentials = options.credentials === undefined ? target.credentials : options.credentials;
+  const headers: Record<string, string> = {};
+  if (credentials?.appId) headers['X-App-Id'] = credentials.appId;
+  if (credentials?.appToken) headers['X-App-Token'] = credentials.appToken;
+  if (options.body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+  const response = await recordingFetch(`${target.baseUrl}${path}`, {
+    method,
+    headers,
+    ...(options.body !== undefined && { body: options.body }),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text so the assertion shows it
+  }
+  return { status: response.status, body };
+}
+
+/** A suffix that keeps names and source IDs unique when the suite runs against a shared server. */
+export function unique(prefix: string): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * Starts the target for a test file and checks after every test that no request got a 5xx.
+ * Returns a box filled in before the first test runs.
+ */
+export function useTarget(): { target: Target; client: ApiClient } {
+  const box = {} as { target: Target; client: ApiClient };
+  beforeAll(async () => {
+    box.target = await startTarget();
+    box.client = clientFor(box.target);
+  });
+  afterEach(() => {
+    const serverErrors = seenStatuses.filter((seen) => seen.status >= 500);
+    seenStatuses.length = 0;
+    expect(serverErrors).toEqual([]);
+  });
+  afterAll(async () => {
+    await box.target?.close();
+  });
+  return box;
+}
