@@ -692,7 +692,7 @@ export interface components {
              */
             junction: "and" | "or";
         } & {
-            [key: string]: components["schemas"]["ProductCollectionFilterCondition"];
+            [key: string]: ("and" | "or") | components["schemas"]["ProductCollectionFilterCondition"];
         };
         /**
          * ProductCollectionItem
