@@ -3,17 +3,10 @@
  * validator, the body parser, anything unexpected) into it.
  */
 import type { ErrorRequestHandler, Response } from 'express';
+import type { components } from '../../generated/openapi.js';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 
-export interface ErrorBody {
-  code: number;
-  key: string;
-  message: string;
-  details: string;
-  request_id: string;
-  resource_id?: string;
-  resource_type?: string;
-}
+export type ErrorBody = components['schemas']['Error'];
 
 export class HttpError extends Error {
   constructor(

@@ -1,3 +1,4 @@
+import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -50,15 +51,7 @@ export async function updateProduct(ctx: DomainContext, ref: string, input: Prod
       }
     }
   }
-  const updated: Product = {
-    ...product,
-    ...(input.name !== undefined && { name: input.name }),
-    ...(input.price !== undefined && { price: input.price }),
-    ...(input.attributes !== undefined && { attributes: input.attributes }),
-    ...(input.metadata !== undefined && { metadata: input.metadata }),
-    ...(input.image_url !== undefined && { image_url: input.image_url }),
-    updated_at: ctx.clock.now().toISOString(),
-  };
+  const updated = applyChanges(product, input, ctx.clock.now().toISOString());
   return writeUnique('product', () => ctx.uow.products.update(updated));
 }
 

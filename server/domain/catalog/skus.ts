@@ -1,3 +1,4 @@
+import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -59,16 +60,7 @@ export async function createSku(ctx: DomainContext, productRef: string, input: S
 export async function updateSku(ctx: DomainContext, productRef: string, skuRef: string, input: SkuUpdate) {
   const { product, sku } = await findSkuOfProduct(ctx, productRef, skuRef);
   if (input.attributes) checkAttributes(product, input.attributes);
-  const updated: Sku = {
-    ...sku,
-    ...(input.sku !== undefined && { sku: input.sku }),
-    ...(input.price !== undefined && { price: input.price }),
-    ...(input.currency !== undefined && { currency: input.currency }),
-    ...(input.attributes !== undefined && { attributes: input.attributes }),
-    ...(input.image_url !== undefined && { image_url: input.image_url }),
-    ...(input.metadata !== undefined && { metadata: input.metadata }),
-    updated_at: ctx.clock.now().toISOString(),
-  };
+  const updated = applyChanges(sku, input, ctx.clock.now().toISOString());
   return writeUnique('sku', () => ctx.uow.skus.update(updated));
 }
 
