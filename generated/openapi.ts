@@ -4,6 +4,66 @@
  */
 
 export interface paths {
+    "/v1/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List categories
+         * @description Returns every category of the project, sorted by `hierarchy` and then oldest first. The list is not
+         *     paginated: `total` always equals the length of `data`.
+         */
+        get: operations["list-categories"];
+        put?: never;
+        /**
+         * Create a category
+         * @description Creates a category. A name another category of the project has is rejected with 409 `duplicate_found`.
+         */
+        post: operations["create-category"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/categories/{categoryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The category's ID.
+                 * @example cat_0b688929a2476386a7
+                 */
+                categoryId: components["parameters"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a category
+         * @description Returns the category.
+         */
+        get: operations["get-category"];
+        /**
+         * Update a category
+         * @description Changes the name and/or hierarchy and sets `updated_at`. A name another category has is rejected
+         *     with 409 `duplicate_found`.
+         */
+        put: operations["update-category"];
+        post?: never;
+        /**
+         * Delete a category
+         * @description Deletes the category.
+         */
+        delete: operations["delete-category"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/products": {
         parameters: {
             query?: never;
@@ -276,6 +336,140 @@ export interface components {
             data_ref: string;
         };
         /**
+         * CreatedAt
+         * Format: date-time
+         * @description When the object was created.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CreatedAt: string;
+        /**
+         * Category
+         * @description A category that campaigns, vouchers and promotion tiers can be filed under.
+         */
+        Category: {
+            /**
+             * @description Category ID assigned by the service (prefix `cat_`).
+             * @example cat_0b688929a2476386a7
+             */
+            id: string;
+            /**
+             * @description Category name, unique in the project.
+             * @example Summer sale
+             */
+            name: string;
+            /**
+             * @description Rank of the category; lower numbers come first when objects in several categories are ordered.
+             * @example 1
+             */
+            hierarchy: number;
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the category was last updated. Absent until it is.
+             * @example 2026-11-21T10:45:12.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description Always `category`.
+             * @constant
+             */
+            object: "category";
+        };
+        /**
+         * CategoriesListResponseBody
+         * @description Every category of the project, by `hierarchy` and then oldest first.
+         */
+        CategoriesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Category"][];
+            /**
+             * @description Number of categories.
+             * @example 2
+             */
+            total: number;
+        };
+        /**
+         * Error
+         * @description The one error body of the interface, returned with every 4xx and 5xx status.
+         */
+        Error: {
+            /**
+             * @description The HTTP status code, repeated.
+             * @example 404
+             */
+            code: number;
+            /**
+             * @description Short, stable, machine-readable reason. See the error table in the introduction.
+             * @example not_found
+             */
+            key: string;
+            /**
+             * @description Human-readable summary of the error.
+             * @example Resource not found
+             */
+            message: string;
+            /**
+             * @description Human-readable account of what exactly was wrong.
+             * @example Cannot find product with id prod_0a9f9aeddb019a42db
+             */
+            details: string;
+            /**
+             * @description Identifies the request, for troubleshooting.
+             * @example v-0a9f9aeddb019a42db1c
+             */
+            request_id: string;
+            /**
+             * @description The ID or other key of the object the error is about, where there is one.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            resource_id?: string;
+            /**
+             * @description The type of the object the error is about, where there is one.
+             * @example product
+             */
+            resource_type?: string;
+        };
+        /**
+         * CategoriesCreateRequestBody
+         * @description A new category.
+         * @example {
+         *       "name": "Summer sale",
+         *       "hierarchy": 1
+         *     }
+         */
+        CategoriesCreateRequestBody: {
+            /**
+             * @description Category name, unique in the project.
+             * @example Summer sale
+             */
+            name: string;
+            /**
+             * @description Rank of the category.
+             * @example 1
+             */
+            hierarchy: number;
+        };
+        /**
+         * CategoriesUpdateRequestBody
+         * @description The fields to change; the others keep their values.
+         * @example {
+         *       "hierarchy": 2
+         *     }
+         */
+        CategoriesUpdateRequestBody: {
+            /**
+             * @description New category name, unique in the project.
+             * @example Winter sale
+             */
+            name?: string;
+            /**
+             * @description New rank of the category.
+             * @example 2
+             */
+            hierarchy?: number;
+        };
+        /**
          * SourceId
          * @description The object's ID in an external system. Unique among objects of its type in the project.
          * @example espresso-250g
@@ -314,13 +508,6 @@ export interface components {
          * @example https://images.example.com/products/espresso.png
          */
         ImageUrl: string;
-        /**
-         * CreatedAt
-         * Format: date-time
-         * @description When the object was created.
-         * @example 2026-11-21T09:30:00.000Z
-         */
-        CreatedAt: string;
         /**
          * UpdatedAt
          * Format: date-time
@@ -375,47 +562,6 @@ export interface components {
              * @example 42
              */
             total: number;
-        };
-        /**
-         * Error
-         * @description The one error body of the interface, returned with every 4xx and 5xx status.
-         */
-        Error: {
-            /**
-             * @description The HTTP status code, repeated.
-             * @example 404
-             */
-            code: number;
-            /**
-             * @description Short, stable, machine-readable reason. See the error table in the introduction.
-             * @example not_found
-             */
-            key: string;
-            /**
-             * @description Human-readable summary of the error.
-             * @example Resource not found
-             */
-            message: string;
-            /**
-             * @description Human-readable account of what exactly was wrong.
-             * @example Cannot find product with id prod_0a9f9aeddb019a42db
-             */
-            details: string;
-            /**
-             * @description Identifies the request, for troubleshooting.
-             * @example v-0a9f9aeddb019a42db1c
-             */
-            request_id: string;
-            /**
-             * @description The ID or other key of the object the error is about, where there is one.
-             * @example prod_0a9f9aeddb019a42db
-             */
-            resource_id?: string;
-            /**
-             * @description The type of the object the error is about, where there is one.
-             * @example product
-             */
-            resource_type?: string;
         };
         /**
          * ProductsCreateRequestBody
@@ -967,6 +1113,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The category's ID.
+         * @example cat_0b688929a2476386a7
+         */
+        CategoryId: string;
+        /**
          * @description How many objects to return, from 1 to 100.
          * @example 10
          */
@@ -1019,6 +1170,159 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "list-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoriesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-category": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoriesCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-category": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The category's ID.
+                 * @example cat_0b688929a2476386a7
+                 */
+                categoryId: components["parameters"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-category": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The category's ID.
+                 * @example cat_0b688929a2476386a7
+                 */
+                categoryId: components["parameters"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoriesUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-category": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The category's ID.
+                 * @example cat_0b688929a2476386a7
+                 */
+                categoryId: components["parameters"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     "list-products": {
         parameters: {
             query?: {

@@ -1,3 +1,4 @@
+import { categoryHandlers } from './categories.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { skuHandlers } from './skus.js';
@@ -5,6 +6,7 @@ import type { Handlers } from './types.js';
 
 /** Every operation of the contract, by operationId. A missing one is a compile error here. */
 export const handlers: Handlers = {
+  ...categoryHandlers,
   ...productHandlers,
   ...skuHandlers,
   ...productCollectionHandlers,

@@ -1,7 +1,9 @@
 /** The tables of a project's partition, their row types and their unique and secondary indexes. */
 import type { Product, ProductCollection, Sku } from '../domain/catalog/types.js';
+import type { Category } from '../domain/categories.js';
 
 export interface Tables {
+  categories: Category;
   products: Product;
   skus: Sku;
   product_collections: ProductCollection;
@@ -15,6 +17,7 @@ export interface TableSpec {
 }
 
 export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
+  categories: { unique: ['name'], indexed: [] },
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
   product_collections: { unique: ['name'], indexed: ['type'] },

@@ -1,0 +1,28 @@
+import { createCategory, deleteCategory, findCategory, listCategories, updateCategory } from '../domain/categories.js';
+import type { HandlersOf } from './types.js';
+import { inProject } from './unit-of-work.js';
+
+type CategoryOperations = 'list-categories' | 'create-category' | 'get-category' | 'update-category' | 'delete-category';
+
+export const categoryHandlers: HandlersOf<CategoryOperations> = {
+  'list-categories': async ({ context, services }) => {
+    const categories = await inProject(services, context, listCategories);
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: categories, total: categories.length } };
+  },
+  'create-category': async ({ body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => createCategory(ctx, body)),
+  }),
+  'get-category': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => findCategory(ctx, path.categoryId)),
+  }),
+  'update-category': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => updateCategory(ctx, path.categoryId, body)),
+  }),
+  'delete-category': async ({ path, context, services }) => {
+    await inProject(services, context, (ctx) => deleteCategory(ctx, path.categoryId));
+    return { status: 204 };
+  },
+};

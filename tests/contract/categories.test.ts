@@ -1,0 +1,81 @@
+import { describe, expect, test } from '@jest/globals';
+import { expectError, failed } from './expect-error.js';
+import { raw, unique, useTarget } from './target.js';
+
+const ctx = useTarget();
+
+async function category(hierarchy: number, name = unique('Category')) {
+  const result = await ctx.client.POST('/v1/categories', { body: { name, hierarchy } });
+  expect(result.response.status).toBe(200);
+  return result.data!;
+}
+
+describe('categories', () => {
+  test('when created, then it reads back without updated_at, and the list is by hierarchy then age', async () => {
+    const third = await category(30);
+    const first = await category(10);
+    const second = await category(10);
+    expect(first).toEqual({
+      id: expect.stringMatching(/^cat_/),
+      name: expect.any(String),
+      hierarchy: 10,
+      created_at: expect.any(String),
+      object: 'category',
+    });
+    const read = await ctx.client.GET('/v1/categories/{categoryId}', { params: { path: { categoryId: first.id } } });
+    expect(read.data).toEqual(first);
+    const list = await ctx.client.GET('/v1/categories');
+    expect(list.data).toMatchObject({ object: 'list', data_ref: 'data' });
+    expect(list.data?.total).toBe(list.data?.data.length);
+    const ours = list.data!.data.filter((c) => [first.id, second.id, third.id].includes(c.id));
+    expect(ours.map((c) => c.id)).toEqual([first.id, second.id, third.id]);
+  });
+
+  test('when updated, then only the given field changes and updated_at appears', async () => {
+    const made = await category(5);
+    const result = await ctx.client.PUT('/v1/categories/{categoryId}', {
+      params: { path: { categoryId: made.id } },
+      body: { hierarchy: 6 },
+    });
+    expect(result.data).toEqual({ ...made, hierarchy: 6, updated_at: expect.any(String) });
+  });
+
+  test('when a name is taken, then create and update answer 409 duplicate_found', async () => {
+    const taken = await category(1);
+    expectError(failed(await ctx.client.POST('/v1/categories', { body: { name: taken.name, hierarchy: 2 } })), 409, 'duplicate_found');
+    const other = await category(1);
+    const rename = await ctx.client.PUT('/v1/categories/{categoryId}', {
+      params: { path: { categoryId: other.id } },
+      body: { name: taken.name },
+    });
+    expectError(failed(rename), 409, 'duplicate_found');
+  });
+
+  test('when deleted, then it is gone and its name is free', async () => {
+    const made = await category(1);
+    const path = { categoryId: made.id };
+    expect((await ctx.client.DELETE('/v1/categories/{categoryId}', { params: { path } })).response.status).toBe(204);
+    expect(expectError(failed(await ctx.client.GET('/v1/categories/{categoryId}', { params: { path } })), 404, 'not_found').resource_type).toBe(
+      'category',
+    );
+    expectError(failed(await ctx.client.DELETE('/v1/categories/{categoryId}', { params: { path } })), 404, 'not_found');
+    await category(1, made.name);
+  });
+
+  test.each([
+    ['no hierarchy', { name: 'x' }],
+    ['no name', { hierarchy: 1 }],
+    ['an empty name', { name: '', hierarchy: 1 }],
+    ['a negative hierarchy', { name: 'x', hierarchy: -1 }],
+    ['a fractional hierarchy', { name: 'x', hierarchy: 1.5 }],
+    ['an unknown field', { name: 'x', hierarchy: 1, colour: 'red' }],
+  ])('when the body has %s, then 400 invalid_payload', async (_, body) => {
+    expectError(await raw(ctx.target, 'POST', '/v1/categories', { body: JSON.stringify(body) }), 400, 'invalid_payload');
+  });
+
+  test('when updating with nothing or an unknown ID, then 400 or 404', async () => {
+    const made = await category(1);
+    expectError(await raw(ctx.target, 'PUT', `/v1/categories/${made.id}`, { body: '{}' }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'PUT', '/v1/categories/cat_missing', { body: '{"hierarchy":1}' }), 404, 'not_found');
+  });
+});
