@@ -64,6 +64,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List customers
+         * @description Returns a page of the project's customers, oldest first unless `order` says otherwise, optionally
+         *     narrowed by exact `email`, `name` or address `city`, and by creation or update time. `total`
+         *     counts every match; a page past the last returns an empty `customers` array.
+         */
+        get: operations["list-customers"];
+        put?: never;
+        /**
+         * Create a customer
+         * @description Creates a customer with zeroed `summary`, `loyalty` and `referrals`. As in the public API, a
+         *     `source_id` that already names a customer of the project updates that customer with the fields
+         *     given (an upsert) and returns it.
+         */
+        post: operations["create-customer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a customer
+         * @description Returns the customer, found by ID or `source_id`, with its current summary, loyalty and referrals.
+         */
+        get: operations["get-customer"];
+        /**
+         * Update a customer
+         * @description Updates the customer found by ID or `source_id`. Only the fields given change; `metadata` and
+         *     `address` are replaced whole; a null clears a field. `birthday` is deprecated: send `birthdate`.
+         */
+        put: operations["update-customer"];
+        post?: never;
+        /**
+         * Delete a customer
+         * @description Deletes the customer found by ID or `source_id`; its `source_id` is free again at once.
+         */
+        delete: operations["delete-customer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/products": {
         parameters: {
             query?: never;
@@ -470,6 +533,328 @@ export interface components {
             hierarchy?: number;
         };
         /**
+         * DateOrDateTime
+         * @description An ISO 8601 date (`YYYY-MM-DD`, midnight UTC) or date-time.
+         * @example 2026-11-01
+         */
+        DateOrDateTime: string;
+        /**
+         * CustomerAddress
+         * @description The customer's postal address, or null.
+         */
+        CustomerAddress: {
+            /**
+             * @description City.
+             * @example Warsaw
+             */
+            city?: string | null;
+            /**
+             * @description State or region.
+             * @example Mazovia
+             */
+            state?: string | null;
+            /**
+             * @description First line of the street address.
+             * @example Marszalkowska 1
+             */
+            line_1?: string | null;
+            /**
+             * @description Second line of the street address.
+             * @example Flat 2
+             */
+            line_2?: string | null;
+            /**
+             * @description Country.
+             * @example Poland
+             */
+            country?: string | null;
+            /**
+             * @description Postal code.
+             * @example 00-001
+             */
+            postal_code?: string | null;
+        } | null;
+        /**
+         * CustomerSummary
+         * @description Running totals of what the customer did. They change only when redemptions and orders happen.
+         */
+        CustomerSummary: {
+            redemptions: {
+                /** @description Redemptions attempted (succeeded plus failed). */
+                total_redeemed: number;
+                /** @description Redemptions that failed. */
+                total_failed: number;
+                /** @description Redemptions that succeeded. */
+                total_succeeded: number;
+                /** @description Rollbacks attempted. */
+                total_rolled_back: number;
+                /** @description Rollbacks that failed. */
+                total_rollback_failed: number;
+                /** @description Rollbacks that succeeded. */
+                total_rollback_succeeded: number;
+                /** @description Gift card spending, ×100. */
+                gift: {
+                    /** @description Amount spent from gift cards. */
+                    redeemed_amount: number;
+                    /** @description Balance left on the customer's gift cards. */
+                    amount_to_go: number;
+                };
+                /** @description Loyalty point spending. */
+                loyalty_card: {
+                    /** @description Points spent. */
+                    redeemed_points: number;
+                    /** @description Points left on the customer's loyalty cards. */
+                    points_to_go: number;
+                };
+            };
+            /** @description The customer's paid orders, amounts ×100. */
+            orders: {
+                /** @description Sum of order amounts. */
+                total_amount: number;
+                /** @description Number of orders. */
+                total_count: number;
+                /** @description Mean order amount, rounded down. */
+                average_amount: number;
+                /** @description Amount of the latest order, 0 before the first. */
+                last_order_amount: number;
+                /**
+                 * Format: date-time
+                 * @description When the latest order was placed, or null before the first.
+                 */
+                last_order_date: string | null;
+            };
+        };
+        /**
+         * CustomerLoyalty
+         * @description The customer's loyalty points and referrals, in total and by campaign name.
+         */
+        CustomerLoyalty: {
+            /**
+             * @description Points on all of the customer's loyalty cards.
+             * @example 0
+             */
+            points: number;
+            /**
+             * @description Customers this customer referred.
+             * @example 0
+             */
+            referred_customers: number;
+            /** @description By campaign name. */
+            campaigns: {
+                [key: string]: {
+                    /** @description Points on the customer's card in this campaign. */
+                    points: number;
+                    /** @description Customers referred in this campaign. */
+                    referred_customers: number;
+                };
+            };
+        };
+        /**
+         * CustomerReferrals
+         * @description Referral programs in which this customer was referred (as the referee).
+         */
+        CustomerReferrals: {
+            /**
+             * @description How many times the customer was referred.
+             * @example 0
+             */
+            total: number;
+            /** @description One entry per referral. */
+            campaigns: {
+                /** @description The referral campaign. */
+                campaign_id: string;
+                /** @description The customer who referred this one. */
+                referrer_id: string;
+                /** @description What the referral was recorded with, such as a redemption. */
+                related_object_id: string;
+                /** @description The type of `related_object_id`. */
+                related_object_type: string;
+                /**
+                 * Format: date-time
+                 * @description When the referral was recorded.
+                 */
+                date: string;
+            }[];
+        };
+        /**
+         * Metadata
+         * @description Custom key-value pairs. Values may be any JSON value.
+         * @example {
+         *       "color": "blue",
+         *       "vendor": "ACME"
+         *     }
+         */
+        Metadata: {
+            [key: string]: unknown;
+        };
+        /**
+         * UpdatedAt
+         * Format: date-time
+         * @description When the object was last updated, or null if it never was.
+         * @example 2026-11-21T10:45:12.000Z
+         */
+        UpdatedAt: string | null;
+        /**
+         * Customer
+         * @description A customer of the project, with running totals of what they did.
+         */
+        Customer: {
+            /**
+             * @description Customer ID assigned by the service (prefix `cust_`).
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id: string;
+            /**
+             * @description The customer's ID in an external system, unique in the project.
+             * @example jane-doe-1
+             */
+            source_id: string | null;
+            /**
+             * @description First and last name.
+             * @example Jane Doe
+             */
+            name: string | null;
+            /**
+             * @description Free text about the customer.
+             * @example Prefers email contact
+             */
+            description: string | null;
+            /**
+             * @description Email address.
+             * @example jane@example.com
+             */
+            email: string | null;
+            /**
+             * @description Phone number.
+             * @example +48 600 100 200
+             */
+            phone: string | null;
+            /**
+             * Format: date
+             * @deprecated
+             * @description Deprecated in favour of `birthdate`.
+             * @example 1990-04-01
+             */
+            birthday: string | null;
+            /**
+             * Format: date
+             * @description Date of birth.
+             * @example 1990-04-01
+             */
+            birthdate: string | null;
+            address: components["schemas"]["CustomerAddress"];
+            summary: components["schemas"]["CustomerSummary"];
+            loyalty: components["schemas"]["CustomerLoyalty"];
+            referrals: components["schemas"]["CustomerReferrals"];
+            metadata: components["schemas"]["Metadata"];
+            /**
+             * @description Values the service records about the customer.
+             * @example {}
+             */
+            system_metadata: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            object: "customer";
+        };
+        /**
+         * CustomersListResponseBody
+         * @description A page of customers.
+         */
+        CustomersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "customers";
+            customers: components["schemas"]["Customer"][];
+            /**
+             * @description Number of customers matching the query, over all pages.
+             * @example 120
+             */
+            total: number;
+        };
+        /**
+         * CustomerFields
+         * @description The fields a client sets on a customer, in create and update requests alike.
+         */
+        CustomerFields: {
+            /**
+             * @description First and last name.
+             * @example Jane Doe
+             */
+            name?: string | null;
+            /**
+             * @description Free text about the customer.
+             * @example Prefers email contact
+             */
+            description?: string | null;
+            /**
+             * Format: email
+             * @description Email address.
+             * @example jane@example.com
+             */
+            email?: string | null;
+            /**
+             * @description Phone number; needed to send codes by SMS.
+             * @example +48 600 100 200
+             */
+            phone?: string | null;
+            /**
+             * Format: date
+             * @deprecated
+             * @description Deprecated in favour of `birthdate`. `YYYY-MM-DD`.
+             * @example 1990-04-01
+             */
+            birthday?: string | null;
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`.
+             * @example 1990-04-01
+             */
+            birthdate?: string | null;
+            address?: components["schemas"]["CustomerAddress"];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * CustomersCreateRequestBody
+         * @description A customer. When `source_id` names an existing customer of the project, that customer is updated with
+         *     the fields given instead (as in the public API), and the response is the updated customer.
+         * @example {
+         *       "source_id": "jane-doe-1",
+         *       "name": "Jane Doe",
+         *       "email": "jane@example.com",
+         *       "birthdate": "1990-04-01",
+         *       "address": {
+         *         "city": "Warsaw",
+         *         "country": "Poland"
+         *       },
+         *       "metadata": {
+         *         "tier": "gold"
+         *       }
+         *     }
+         */
+        CustomersCreateRequestBody: components["schemas"]["CustomerFields"] & {
+            /**
+             * @description The customer's ID in an external system, unique in the project.
+             * @example jane-doe-1
+             */
+            source_id?: string | null;
+        };
+        /**
+         * CustomersUpdateRequestBody
+         * @description The fields to change; the others keep their values. `metadata` and `address` are replaced whole.
+         * @example {
+         *       "email": "jane.doe@example.com",
+         *       "metadata": {
+         *         "tier": "platinum"
+         *       }
+         *     }
+         */
+        CustomersUpdateRequestBody: components["schemas"]["CustomerFields"];
+        /**
          * SourceId
          * @description The object's ID in an external system. Unique among objects of its type in the project.
          * @example espresso-250g
@@ -491,30 +876,12 @@ export interface components {
          */
         ProductAttributes: string[];
         /**
-         * Metadata
-         * @description Custom key-value pairs. Values may be any JSON value.
-         * @example {
-         *       "color": "blue",
-         *       "vendor": "ACME"
-         *     }
-         */
-        Metadata: {
-            [key: string]: unknown;
-        };
-        /**
          * ImageUrl
          * Format: uri
          * @description An HTTPS URL of a `.png` or `.jpg` image.
          * @example https://images.example.com/products/espresso.png
          */
         ImageUrl: string;
-        /**
-         * UpdatedAt
-         * Format: date-time
-         * @description When the object was last updated, or null if it never was.
-         * @example 2026-11-21T10:45:12.000Z
-         */
-        UpdatedAt: string | null;
         /**
          * ProductBase
          * @description The fields every product carries.
@@ -1133,6 +1500,50 @@ export interface components {
          */
         OrderByCreatedOrUpdated: "created_at" | "-created_at" | "updated_at" | "-updated_at";
         /**
+         * @description Only customers whose `email` equals this value exactly.
+         * @example jane@example.com
+         */
+        CustomerEmailFilter: string;
+        /**
+         * @description Only customers whose `name` equals this value exactly.
+         * @example Jane Doe
+         */
+        CustomerNameFilter: string;
+        /**
+         * @description Only customers whose `address.city` equals this value exactly.
+         * @example Warsaw
+         */
+        CustomerCityFilter: string;
+        /**
+         * @description Only objects created before and/or after the given moments, written in bracket form:
+         *     `created_at[before]=2026-11-30` or `created_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+         *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+         * @example {
+         *       "after": "2026-11-01"
+         *     }
+         */
+        CreatedAtRange: {
+            before?: components["schemas"]["DateOrDateTime"];
+            after?: components["schemas"]["DateOrDateTime"];
+        };
+        /**
+         * @description Only objects last updated before and/or after the given moments, written in bracket form:
+         *     `updated_at[before]=2026-11-30` or `updated_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+         *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+         * @example {
+         *       "after": "2026-11-01"
+         *     }
+         */
+        UpdatedAtRange: {
+            before?: components["schemas"]["DateOrDateTime"];
+            after?: components["schemas"]["DateOrDateTime"];
+        };
+        /**
+         * @description The customer's ID or its `source_id`.
+         * @example cust_7f8b2cd8a33d0f1e2b
+         */
+        CustomerId: string;
+        /**
          * @description Only objects created at or after this timestamp (ISO 8601).
          * @example 2026-11-01T00:00:00.000Z
          */
@@ -1310,6 +1721,206 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The category is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-customers": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                /**
+                 * @description Only customers whose `email` equals this value exactly.
+                 * @example jane@example.com
+                 */
+                email?: components["parameters"]["CustomerEmailFilter"];
+                /**
+                 * @description Only customers whose `name` equals this value exactly.
+                 * @example Jane Doe
+                 */
+                name?: components["parameters"]["CustomerNameFilter"];
+                /**
+                 * @description Only customers whose `address.city` equals this value exactly.
+                 * @example Warsaw
+                 */
+                city?: components["parameters"]["CustomerCityFilter"];
+                /**
+                 * @description Only objects created before and/or after the given moments, written in bracket form:
+                 *     `created_at[before]=2026-11-30` or `created_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                created_at?: components["parameters"]["CreatedAtRange"];
+                /**
+                 * @description Only objects last updated before and/or after the given moments, written in bracket form:
+                 *     `updated_at[before]=2026-11-30` or `updated_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                updated_at?: components["parameters"]["UpdatedAtRange"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of customers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created or updated customer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomersUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated customer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer is deleted. */
             204: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,124 @@
+import type { components } from '../../generated/openapi.js';
+import { applyChanges } from './changes.js';
+import type { DomainContext } from './context.js';
+import { notFound } from './errors.js';
+import { newId } from './ids.js';
+import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { writeUnique } from './unique.js';
+
+export type Customer = components['schemas']['Customer'];
+type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
+type CustomerUpdate = components['schemas']['CustomersUpdateRequestBody'];
+type Address = NonNullable<Customer['address']>;
+
+export interface TimeRange {
+  before?: string;
+  after?: string;
+}
+
+export interface CustomerListQuery extends PageRequest {
+  order?: SortOrder;
+  email?: string;
+  name?: string;
+  city?: string;
+  created_at?: TimeRange;
+  updated_at?: TimeRange;
+}
+
+function emptySummary(): Customer['summary'] {
+  return {
+    redemptions: {
+      total_redeemed: 0,
+      total_failed: 0,
+      total_succeeded: 0,
+      total_rolled_back: 0,
+      total_rollback_failed: 0,
+      total_rollback_succeeded: 0,
+      gift: { redeemed_amount: 0, amount_to_go: 0 },
+      loyalty_card: { redeemed_points: 0, points_to_go: 0 },
+    },
+    orders: { total_amount: 0, total_count: 0, average_amount: 0, last_order_amount: 0, last_order_date: null },
+  };
+}
+
+/** Every address field is present in responses, null where not given. */
+function fullAddress(address: CustomerCreate['address']): Customer['address'] {
+  if (address === undefined || address === null) return null;
+  const fields: (keyof Address)[] = ['city', 'state', 'line_1', 'line_2', 'country', 'postal_code'];
+  return Object.fromEntries(fields.map((field) => [field, address[field] ?? null])) as Address;
+}
+
+/** Finds a customer by ID, then by `source_id`. */
+export async function findCustomer({ uow }: DomainContext, ref: string): Promise<Customer> {
+  const customer = (await uow.customers.get(ref)) ?? (await uow.customers.getBy('source_id', ref));
+  if (!customer) throw notFound('customer', ref);
+  return customer;
+}
+
+/** Creates a customer, or updates the one that already has the `source_id` (the public API's upsert). */
+export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate): Promise<Customer> {
+  if (input.source_id) {
+    const existing = await ctx.uow.customers.getBy('source_id', input.source_id);
+    if (existing) {
+      const { source_id: _sameSourceId, ...changes } = input;
+      return updateCustomer(ctx, existing.id, changes);
+    }
+  }
+  const customer: Customer = {
+    id: newId('cust'),
+    source_id: input.source_id ?? null,
+    name: input.name ?? null,
+    description: input.description ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    birthday: input.birthday ?? null,
+    birthdate: input.birthdate ?? null,
+    address: fullAddress(input.address),
+    summary: emptySummary(),
+    loyalty: { points: 0, referred_customers: 0, campaigns: {} },
+    referrals: { total: 0, campaigns: [] },
+    metadata: input.metadata ?? {},
+    system_metadata: {},
+    created_at: ctx.clock.now().toISOString(),
+    updated_at: null,
+    object: 'customer',
+  };
+  return writeUnique('customer', () => ctx.uow.customers.insert(customer));
+}
+
+export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate): Promise<Customer> {
+  const customer = await findCustomer(ctx, ref);
+  const changes = input.address === undefined ? input : { ...input, address: fullAddress(input.address) };
+  const updated = applyChanges(customer, changes as Partial<Customer>, ctx.clock.now().toISOString());
+  return ctx.uow.customers.update(updated);
+}
+
+export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<void> {
+  const customer = await findCustomer(ctx, ref);
+  await ctx.uow.customers.delete(customer.id);
+}
+
+/** A bound of a range: a bare date means midnight UTC. */
+function instant(value: string): number {
+  return Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+}
+
+export function withinRange(value: string | null | undefined, range: TimeRange | undefined): boolean {
+  if (!range || (range.before === undefined && range.after === undefined)) return true;
+  if (!value) return false;
+  const at = Date.parse(value);
+  return (range.before === undefined || at < instant(range.before)) && (range.after === undefined || at > instant(range.after));
+}
+
+export async function listCustomers(ctx: DomainContext, query: CustomerListQuery) {
+  return ctx.uow.customers.query({
+    where: (customer) =>
+      (query.email === undefined || customer.email === query.email) &&
+      (query.name === undefined || customer.name === query.name) &&
+      (query.city === undefined || customer.address?.city === query.city) &&
+      withinRange(customer.created_at, query.created_at) &&
+      withinRange(customer.updated_at, query.updated_at),
+    orderBy: parseTimestampOrder(query.order),
+    ...pageWindow(query),
+  });
+}

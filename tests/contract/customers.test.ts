@@ -1,0 +1,168 @@
+import { describe, expect, test } from '@jest/globals';
+import { expectError, failed } from './expect-error.js';
+import { raw, unique, useTarget } from './target.js';
+
+const ctx = useTarget();
+
+async function customer(body: Record<string, unknown> = {}) {
+  const result = await ctx.client.POST('/v1/customers', { body });
+  expect(result.response.status).toBe(200);
+  return result.data!;
+}
+
+const ZERO_SUMMARY = {
+  redemptions: {
+    total_redeemed: 0,
+    total_failed: 0,
+    total_succeeded: 0,
+    total_rolled_back: 0,
+    total_rollback_failed: 0,
+    total_rollback_succeeded: 0,
+    gift: { redeemed_amount: 0, amount_to_go: 0 },
+    loyalty_card: { redeemed_points: 0, points_to_go: 0 },
+  },
+  orders: { total_amount: 0, total_count: 0, average_amount: 0, last_order_amount: 0, last_order_date: null },
+};
+
+describe('create-customer', () => {
+  test('when created, then every field is present, with zeroed summary, loyalty and referrals', async () => {
+    const sourceId = unique('jane');
+    const made = await customer({
+      source_id: sourceId,
+      name: 'Jane Doe',
+      email: 'jane@example.com',
+      birthdate: '1990-04-01',
+      address: { city: 'Warsaw', country: 'Poland' },
+      metadata: { tier: 'gold' },
+    });
+    expect(made).toEqual({
+      id: expect.stringMatching(/^cust_/),
+      source_id: sourceId,
+      name: 'Jane Doe',
+      description: null,
+      email: 'jane@example.com',
+      phone: null,
+      birthday: null,
+      birthdate: '1990-04-01',
+      address: { city: 'Warsaw', state: null, line_1: null, line_2: null, country: 'Poland', postal_code: null },
+      summary: ZERO_SUMMARY,
+      loyalty: { points: 0, referred_customers: 0, campaigns: {} },
+      referrals: { total: 0, campaigns: [] },
+      metadata: { tier: 'gold' },
+      system_metadata: {},
+      created_at: expect.any(String),
+      updated_at: null,
+      object: 'customer',
+    });
+  });
+
+  test('when the source_id exists, then that customer is updated, not duplicated', async () => {
+    const sourceId = unique('upsert');
+    const first = await customer({ source_id: sourceId, name: 'First', email: 'a@example.com' });
+    const second = await customer({ source_id: sourceId, name: 'Second' });
+    expect(second).toMatchObject({ id: first.id, name: 'Second', email: 'a@example.com', updated_at: expect.any(String) });
+    const list = await ctx.client.GET('/v1/customers', { params: { query: { name: 'Second', limit: 100 } } });
+    expect(list.data?.customers.filter((c) => c.source_id === sourceId)).toHaveLength(1);
+  });
+
+  test.each([
+    ['a malformed birthdate', { birthdate: '1990-13-45' }],
+    ['a birthdate with a time', { birthdate: '1990-04-01T00:00:00Z' }],
+    ['a malformed deprecated birthday', { birthday: '01/04/1990' }],
+    ['a malformed email', { email: 'not-an-email' }],
+    ['an address that is not an object', { address: 'Warsaw' }],
+    ['an unknown address field', { address: { street: 'x' } }],
+    ['an unknown field', { nickname: 'J' }],
+    ['a numeric name', { name: 5 }],
+  ])('when the body has %s, then 400 invalid_payload', async (_, body) => {
+    expectError(await raw(ctx.target, 'POST', '/v1/customers', { body: JSON.stringify(body) }), 400, 'invalid_payload');
+  });
+});
+
+describe('get, update and delete', () => {
+  test('when updated by source_id, then only the given fields change and nulls clear', async () => {
+    const made = await customer({ source_id: unique('upd'), name: 'Old', phone: '123', metadata: { a: 1 } });
+    const result = await ctx.client.PUT('/v1/customers/{customerId}', {
+      params: { path: { customerId: made.source_id! } },
+      body: { name: 'New', phone: null, birthday: '1980-01-02', address: { city: 'Krakow' } },
+    });
+    expect(result.data).toEqual({
+      ...made,
+      name: 'New',
+      phone: null,
+      birthday: '1980-01-02',
+      address: { city: 'Krakow', state: null, line_1: null, line_2: null, country: null, postal_code: null },
+      updated_at: expect.any(String),
+    });
+    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } });
+    expect(read.data).toEqual(result.data);
+  });
+
+  test('when the body is empty or bad, or the customer unknown, then 4xx and nothing changes', async () => {
+    const made = await customer({ name: 'Stable' });
+    expectError(await raw(ctx.target, 'PUT', `/v1/customers/${made.id}`, { body: '{}' }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'PUT', `/v1/customers/${made.id}`, { body: '{"birthdate":"tomorrow"}' }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'PUT', `/v1/customers/${made.id}`, { body: '{"source_id":"x"}' }), 400, 'invalid_payload');
+    const missing = await ctx.client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: 'cust_missing' } }, body: { name: 'x' } });
+    expect(expectError(failed(missing), 404, 'not_found').resource_type).toBe('customer');
+    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } });
+    expect(read.data).toEqual(made);
+  });
+
+  test('when deleted, then it is gone and the source_id makes a new customer', async () => {
+    const sourceId = unique('del');
+    const made = await customer({ source_id: sourceId });
+    const path = { customerId: sourceId };
+    expect((await ctx.client.DELETE('/v1/customers/{customerId}', { params: { path } })).response.status).toBe(204);
+    expectError(failed(await ctx.client.GET('/v1/customers/{customerId}', { params: { path } })), 404, 'not_found');
+    expectError(failed(await ctx.client.DELETE('/v1/customers/{customerId}', { params: { path } })), 404, 'not_found');
+    expect((await customer({ source_id: sourceId })).id).not.toBe(made.id);
+  });
+});
+
+describe('list-customers', () => {
+  test('when filtered by email, name, city and creation time, then exactly the matches are listed and counted', async () => {
+    const start = new Date(Date.now() - 1).toISOString();
+    const email = `${unique('list')}@example.com`;
+    const city = unique('City');
+    const a = await customer({ email, name: 'Alpha', address: { city } });
+    const b = await customer({ email, name: 'Beta' });
+    const c = await customer({ name: 'Alpha', address: { city } });
+    const ids = (list?: { customers: { id: string }[] }) => list?.customers.map((x) => x.id);
+
+    const byEmail = await ctx.client.GET('/v1/customers', { params: { query: { email } } });
+    expect(byEmail.data).toMatchObject({ object: 'list', data_ref: 'customers', total: 2 });
+    expect(ids(byEmail.data)).toEqual([a.id, b.id]);
+    const byCity = await ctx.client.GET('/v1/customers', { params: { query: { city, order: '-created_at' } } });
+    expect(ids(byCity.data)).toEqual([c.id, a.id]);
+    const byNameAndCity = await ctx.client.GET('/v1/customers', { params: { query: { city, name: 'Alpha', email } } });
+    expect(ids(byNameAndCity.data)).toEqual([a.id]);
+    const paged = await ctx.client.GET('/v1/customers', { params: { query: { email, limit: 1, page: 2 } } });
+    expect(paged.data).toMatchObject({ total: 2 });
+    expect(ids(paged.data)).toEqual([b.id]);
+    const past = await ctx.client.GET('/v1/customers', { params: { query: { email, limit: 1, page: 3 } } });
+    expect(past.data?.customers).toEqual([]);
+
+    const after = await raw(ctx.target, 'GET', `/v1/customers?city=${city}&created_at[after]=${encodeURIComponent(start)}`);
+    expect((after.body as { total: number }).total).toBe(2);
+    const before = await raw(ctx.target, 'GET', `/v1/customers?city=${city}&created_at[before]=2000-01-01`);
+    expect((before.body as { total: number }).total).toBe(0);
+  });
+
+  test('when filtered by update time, then only updated customers inside the window are listed', async () => {
+    const email = `${unique('upd')}@example.com`;
+    const untouched = await customer({ email });
+    const touched = await customer({ email });
+    await ctx.client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: touched.id } }, body: { name: 'T' } });
+    const result = await raw(ctx.target, 'GET', `/v1/customers?email=${encodeURIComponent(email)}&updated_at[after]=2000-01-01`);
+    expect((result.body as { customers: { id: string }[] }).customers.map((x) => x.id)).toEqual([touched.id]);
+    expect(untouched.updated_at).toBeNull();
+  });
+
+  test.each([['limit=0'], ['limit=101'], ['page=0'], ['created_at[before]=soon'], ['created_at[around]=2026-01-01'], ['order=email']])(
+    'when the query has %s, then 400 invalid_query_params',
+    async (query) => {
+      expectError(await raw(ctx.target, 'GET', `/v1/customers?${query}`), 400, 'invalid_query_params');
+    },
+  );
+});
