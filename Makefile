@@ -22,13 +22,13 @@ install: $(NPM_STAMP)
 # Bundle the multi-file source into one document, then derive the TypeScript types from it.
 generate: $(NPM_STAMP)
 	$(REDOCLY) bundle openapi/openapi.yaml --output generated/openapi.json --ext json
-	npx --no-install openapi-typescript generated/openapi.json --output generated/openapi.ts
+	npx --no-install openapi-typescript generated/openapi.json --output generated/openapi.ts --default-non-nullable false
 
 # Fails when generated/ does not match what `make generate` makes from openapi/.
 check-generated: $(NPM_STAMP)
 	@tmp=$$(mktemp -d); \
 	$(REDOCLY) bundle openapi/openapi.yaml --output $$tmp/openapi.json --ext json >/dev/null 2>&1 && \
-	npx --no-install openapi-typescript $$tmp/openapi.json --output $$tmp/openapi.ts >/dev/null 2>&1 && \
+	npx --no-install openapi-typescript $$tmp/openapi.json --output $$tmp/openapi.ts --default-non-nullable false >/dev/null 2>&1 && \
 	if diff -q $$tmp/openapi.json generated/openapi.json >/dev/null && diff -q $$tmp/openapi.ts generated/openapi.ts >/dev/null; then \
 	  echo "generated/ is fresh"; rm -rf $$tmp; \
 	else echo "generated/ is stale: run 'make generate' and commit the result" >&2; rm -rf $$tmp; exit 1; fi

@@ -4,6 +4,300 @@
  */
 
 export interface paths {
+    "/assets/qr/{assetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset ID from the voucher's `assets`.
+                 * @example U2FsdGVkX19fQR
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a voucher QR code image
+         * @description Renders the voucher code behind the asset ID as a QR code PNG. Asset URLs are public: they work
+         *     without credentials, and the ID cannot be guessed from the code. An ID that is malformed, forged or
+         *     whose voucher was deleted is a 404.
+         */
+        get: operations["get-voucher-qr"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/barcode/{assetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset ID from the voucher's `assets`.
+                 * @example U2FsdGVkX19fQR
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a voucher barcode image
+         * @description Renders the voucher code behind the asset ID as a barcode PNG. Asset URLs are public: they work
+         *     without credentials, and the ID cannot be guessed from the code. An ID that is malformed, forged or
+         *     whose voucher was deleted is a 404.
+         */
+        get: operations["get-voucher-barcode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/async-actions/{asyncActionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The async action's ID.
+                 * @example aa_0a875d56c805df6601
+                 */
+                asyncActionId: components["parameters"]["AsyncActionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an async action
+         * @description Returns the state of background work, such as the generation of many vouchers.
+         */
+        get: operations["get-async-action"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns
+         * @description Returns a page of the project's campaigns, oldest first unless `order` says otherwise, optionally
+         *     only those of one `campaign_type`. `total` counts every match; a page past the last returns an empty
+         *     `campaigns` array.
+         */
+        get: operations["list-campaigns"];
+        put?: never;
+        /**
+         * Create a campaign
+         * @description Creates a campaign and generates `vouchers_count` vouchers from its template. Up to 1000 codes are
+         *     made before the response, which then shows `creation_status` and `vouchers_generation_status` as
+         *     `DONE`; a larger count is made in the background, and both statuses stay `IN_PROGRESS` until every
+         *     code exists. A `code_config` that cannot make enough distinct codes is rejected with 400
+         *     `invalid_code_config`, a template whose type does not fit the campaign type with 400
+         *     `invalid_campaign_params`, a taken name with 409 `duplicate_found`, and an unknown category with
+         *     404.
+         */
+        post: operations["create-campaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a campaign
+         * @description Returns the campaign, found by ID or name, with its current `vouchers_count` and generation
+         *     statuses.
+         */
+        get: operations["get-campaign"];
+        /**
+         * Update a campaign
+         * @description Changes the fields given and keeps the others. The voucher template cannot change. A
+         *     `validity_timeframe` needs a `start_date`, given now or already set (400 otherwise).
+         */
+        put: operations["update-campaign"];
+        post?: never;
+        /**
+         * Delete a campaign
+         * @description Deletes the campaign and every voucher in it, at once and for good (there is no bin; `force` is
+         *     accepted). Each deleted voucher counts once in `vouchers_deleted`.
+         */
+        delete: operations["delete-campaign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a campaign
+         * @description Sets `active` to true, so the campaign's vouchers can be used again.
+         */
+        post: operations["enable-campaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a campaign
+         * @description Sets `active` to false; none of the campaign's vouchers can be used until it is enabled.
+         */
+        post: operations["disable-campaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/vouchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add vouchers to a campaign
+         * @description Generates vouchers in the campaign from its template and `code_config` (or the one given). With
+         *     `vouchers_count` 1 the voucher is returned; with more, an async action is returned and the
+         *     campaign's `vouchers_generation_status` is `IN_PROGRESS` until they all exist. Each new voucher
+         *     counts in the summary's `vouchers_created`. A `STATIC` or promotion campaign cannot gain vouchers
+         *     (400 `invalid_campaign_params`).
+         */
+        post: operations["add-vouchers-to-campaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/vouchers/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a voucher with a given code to a campaign
+         * @description Adds one voucher with the code in the path to the campaign, with the campaign's template. A taken
+         *     code is a 409 `duplicate_found`.
+         */
+        post: operations["add-voucher-with-specific-code-to-campaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a campaign summary
+         * @description Returns the campaign with counters of what happened in it, counted from the events the service
+         *     recorded, and only those between `start_date` and `end_date` when given. Validations, redemptions,
+         *     rollbacks and publications count from when those operations happen; vouchers created and deleted
+         *     count every voucher once.
+         */
+        get: operations["get-campaign-summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/categories": {
         parameters: {
             query?: never;
@@ -122,6 +416,159 @@ export interface paths {
          * @description Deletes the customer found by ID or `source_id`; its `source_id` is free again at once.
          */
         delete: operations["delete-customer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List vouchers
+         * @description Returns a page of the project's vouchers that match every filter given. `total` counts every match,
+         *     not just the page; a page past the last returns an empty `vouchers` array. `filters` takes
+         *     conditions on voucher fields in bracket form, for example
+         *     `filters[expiration_date][conditions][$before]=2026-12-31`, joined by `filters[junction]` (`and` by
+         *     default).
+         */
+        get: operations["list-vouchers"];
+        put?: never;
+        /**
+         * Create a voucher
+         * @description Creates a voucher, standalone or in a campaign (`campaign` or `campaign_id`). Without `code`, the
+         *     code is generated from `code_config` (or the campaign's). Settings left out come from the campaign's
+         *     template; a standalone voucher needs `type` and the matching `discount`, `gift` or `loyalty_card`
+         *     (400 `invalid_voucher` otherwise). A taken code is a 409 `duplicate_found`.
+         */
+        post: operations["generate-random-code"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a voucher
+         * @description Returns the voucher with the code in the path.
+         */
+        get: operations["get-voucher"];
+        /**
+         * Update a voucher
+         * @description Changes the fields given and keeps the others. A `discount` of another voucher type, or a `discount`
+         *     on a gift or loyalty card, is a 400 `invalid_voucher`; a `validity_timeframe` needs a `start_date`,
+         *     given now or already set.
+         */
+        put: operations["update-voucher"];
+        /**
+         * Create a voucher with a given code
+         * @description Creates a voucher whose code is the one in the path, standalone or in a campaign, as `POST
+         *     /v1/vouchers` does. A taken code is a 409 `duplicate_found`.
+         */
+        post: operations["create-voucher"];
+        /**
+         * Delete a voucher
+         * @description Deletes the voucher at once and for good (there is no bin; `force` is accepted); its code is free
+         *     again. A campaign voucher counts in the summary's `vouchers_deleted`.
+         */
+        delete: operations["delete-voucher"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a voucher
+         * @description Sets the voucher's `active` to true.
+         */
+        post: operations["enable-voucher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a voucher
+         * @description Sets the voucher's `active` to false; it cannot be used until enabled.
+         */
+        post: operations["disable-voucher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or remove balance
+         * @description Adds credit to a gift card (`amount`) or points to a loyalty card (`points`); a negative value takes
+         *     them off. The field must fit the voucher type, and the balance can never go below zero (both 400
+         *     `invalid_add_balance_params`).
+         */
+        post: operations["update-voucher-balance"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -382,77 +829,6 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * ListEnvelope
-         * @description The part every list response shares. Each list adds the array (named by `data_ref`) and its
-         *     pagination fields.
-         */
-        ListEnvelope: {
-            /**
-             * @description Always `list`.
-             * @constant
-             */
-            object: "list";
-            /**
-             * @description The name of the property that holds the array of results.
-             * @example data
-             */
-            data_ref: string;
-        };
-        /**
-         * CreatedAt
-         * Format: date-time
-         * @description When the object was created.
-         * @example 2026-11-21T09:30:00.000Z
-         */
-        CreatedAt: string;
-        /**
-         * Category
-         * @description A category that campaigns, vouchers and promotion tiers can be filed under.
-         */
-        Category: {
-            /**
-             * @description Category ID assigned by the service (prefix `cat_`).
-             * @example cat_0b688929a2476386a7
-             */
-            id: string;
-            /**
-             * @description Category name, unique in the project.
-             * @example Summer sale
-             */
-            name: string;
-            /**
-             * @description Rank of the category; lower numbers come first when objects in several categories are ordered.
-             * @example 1
-             */
-            hierarchy: number;
-            created_at: components["schemas"]["CreatedAt"];
-            /**
-             * Format: date-time
-             * @description When the category was last updated. Absent until it is.
-             * @example 2026-11-21T10:45:12.000Z
-             */
-            updated_at?: string;
-            /**
-             * @description Always `category`.
-             * @constant
-             */
-            object: "category";
-        };
-        /**
-         * CategoriesListResponseBody
-         * @description Every category of the project, by `hierarchy` and then oldest first.
-         */
-        CategoriesListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
-            data_ref?: "data";
-            data: components["schemas"]["Category"][];
-            /**
-             * @description Number of categories.
-             * @example 2
-             */
-            total: number;
-        };
-        /**
          * Error
          * @description The one error body of the interface, returned with every 4xx and 5xx status.
          */
@@ -494,6 +870,1000 @@ export interface components {
             resource_type?: string;
         };
         /**
+         * CreatedAt
+         * Format: date-time
+         * @description When the object was created.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CreatedAt: string;
+        /**
+         * UpdatedAt
+         * Format: date-time
+         * @description When the object was last updated, or null if it never was.
+         * @example 2026-11-21T10:45:12.000Z
+         */
+        UpdatedAt: string | null;
+        /**
+         * AsyncAction
+         * @description Work the service does in the background, such as generating many codes.
+         */
+        AsyncAction: {
+            /**
+             * @description Async action ID (prefix `aa_`).
+             * @example aa_0a875d56c805df6601
+             */
+            id: string;
+            /**
+             * @description What the work is.
+             * @enum {string}
+             */
+            type: "CAMPAIGN.VOUCHERS_GENERATION";
+            /**
+             * @description Where the work stands.
+             * @enum {string}
+             */
+            status: "ENQUEUED" | "IN_PROGRESS" | "DONE" | "FAILED";
+            /** @description What the work did, once it is done or failed. */
+            result: {
+                /** @description A summary of the outcome. */
+                message: string;
+                /** @description How many objects the work made. */
+                count: number;
+            } | null;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `async_action`.
+             * @constant
+             */
+            object: "async_action";
+        };
+        /**
+         * CampaignType
+         * @description What the campaign is. Discount coupon and referral campaigns hold `DISCOUNT_VOUCHER`s, gift campaigns
+         *     `GIFT_VOUCHER`s, loyalty programs `LOYALTY_CARD`s; promotion campaigns hold promotion tiers, not vouchers.
+         * @example DISCOUNT_COUPONS
+         * @enum {string}
+         */
+        CampaignType: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS" | "LOYALTY_PROGRAM" | "PROMOTION" | "REFERRAL_PROGRAM";
+        /**
+         * ListEnvelope
+         * @description The part every list response shares. Each list adds the array (named by `data_ref`) and its
+         *     pagination fields.
+         */
+        ListEnvelope: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object: "list";
+            /**
+             * @description The name of the property that holds the array of results.
+             * @example data
+             */
+            data_ref: string;
+        };
+        /**
+         * VoucherType
+         * @description The kind of voucher.
+         * @example DISCOUNT_VOUCHER
+         * @enum {string}
+         */
+        VoucherType: "DISCOUNT_VOUCHER" | "GIFT_VOUCHER" | "LOYALTY_CARD";
+        /**
+         * Discount
+         * @description What a discount voucher or promotion takes off. `AMOUNT` takes a fixed sum, `PERCENT` a share (capped by
+         *     `amount_limit` when set), `FIXED` sets the price to `fixed_amount`, and `UNIT` gives units of a product
+         *     or SKU for free. `effect` says what the discount applies to. Money is ×100.
+         * @example {
+         *       "type": "AMOUNT",
+         *       "amount_off": 1000,
+         *       "effect": "APPLY_TO_ORDER"
+         *     }
+         */
+        Discount: {
+            /**
+             * @description A fixed sum off.
+             * @constant
+             */
+            type: "AMOUNT";
+            /**
+             * @description The sum taken off, ×100.
+             * @example 1000
+             */
+            amount_off: number;
+            /** @description A formula computing the sum at validation time; stored and returned as given. */
+            amount_off_formula?: string;
+            /** @description The most this discount may take off across all items, ×100. */
+            aggregated_amount_limit?: number;
+            /**
+             * @description What the sum is taken from.
+             * @default APPLY_TO_ORDER
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS" | "APPLY_TO_ITEMS_PROPORTIONALLY" | "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY" | "APPLY_TO_ITEMS_BY_QUANTITY";
+            /** @description True when the amount comes from a formula. */
+            is_dynamic?: boolean;
+        } | {
+            /**
+             * @description A share off.
+             * @constant
+             */
+            type: "PERCENT";
+            /**
+             * @description The share taken off, in percent.
+             * @example 15
+             */
+            percent_off: number;
+            /** @description A formula computing the share at validation time; stored and returned as given. */
+            percent_off_formula?: string;
+            /**
+             * @description The most the discount may take off, ×100.
+             * @example 5000
+             */
+            amount_limit?: number;
+            /** @description The most this discount may take off across all items, ×100. */
+            aggregated_amount_limit?: number;
+            /**
+             * @description What the share is taken from.
+             * @default APPLY_TO_ORDER
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
+            /** @description True when the share comes from a formula. */
+            is_dynamic?: boolean;
+        } | {
+            /**
+             * @description The price becomes a fixed sum.
+             * @constant
+             */
+            type: "FIXED";
+            /**
+             * @description The price to charge, ×100.
+             * @example 4999
+             */
+            fixed_amount: number;
+            /** @description A formula computing the price; stored and returned as given. */
+            fixed_amount_formula?: string;
+            /**
+             * @description Whether the whole order or each item gets the fixed price.
+             * @default APPLY_TO_ORDER
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
+            /** @description True when the price comes from a formula. */
+            is_dynamic?: boolean;
+        } | {
+            /**
+             * @description Units of a product or SKU for free.
+             * @constant
+             */
+            type: "UNIT";
+            /**
+             * @description How many units are free.
+             * @example 1
+             */
+            unit_off: number;
+            /** @description A formula computing the units; stored and returned as given. */
+            unit_off_formula?: string;
+            /**
+             * @description The ID of the product or SKU given for free.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            unit_type: string;
+            /**
+             * @description Whether missing units are added to the order or new ones always are.
+             * @default ADD_MISSING_ITEMS
+             * @enum {string}
+             */
+            effect?: "ADD_MISSING_ITEMS" | "ADD_NEW_ITEMS";
+            /** @description True when the units come from a formula. */
+            is_dynamic?: boolean;
+        };
+        /**
+         * GiftRequest
+         * @description The credit of a new gift card, ×100.
+         */
+        GiftRequest: {
+            /**
+             * @description The card's starting credit, ×100; the balance starts equal to it.
+             * @example 10000
+             */
+            amount: number;
+            /**
+             * @description What the credit pays for.
+             * @default APPLY_TO_ORDER
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
+        };
+        /**
+         * LoyaltyExpirationRules
+         * @description When points added to a card expire.
+         */
+        LoyaltyExpirationRules: {
+            /**
+             * @description Points expire a number of months after they are added, or on a fixed day of the year.
+             * @enum {string}
+             */
+            period_type: "MONTH" | "FIXED_DAY_OF_YEAR";
+            /**
+             * @description Months (for `MONTH`) or years (for `FIXED_DAY_OF_YEAR`) until expiry.
+             * @example 12
+             */
+            period_value: number;
+            /**
+             * @description Moves the expiry to the end of the period it falls in.
+             * @enum {string}
+             */
+            rounding_type?: "END_OF_MONTH" | "END_OF_QUARTER" | "END_OF_HALF_YEAR" | "END_OF_YEAR" | "PARTICULAR_MONTH";
+            /** @description The month, for `PARTICULAR_MONTH` rounding. */
+            rounding_value?: number;
+            /** @description The month of a `FIXED_DAY_OF_YEAR` expiry. */
+            fixed_month?: number;
+            /** @description The day of a `FIXED_DAY_OF_YEAR` expiry. */
+            fixed_day?: number;
+        };
+        /**
+         * LoyaltyCardRequest
+         * @description The starting points of a new loyalty card, and when points expire.
+         */
+        LoyaltyCardRequest: {
+            /**
+             * @description Points on a new card.
+             * @example 0
+             */
+            points: number;
+            expiration_rules?: components["schemas"]["LoyaltyExpirationRules"];
+        };
+        /**
+         * CampaignVoucher
+         * @description The template from which the campaign's vouchers are made.
+         */
+        CampaignVoucher: {
+            type: components["schemas"]["VoucherType"];
+            /** @description The discount of each voucher; null unless `DISCOUNT_VOUCHER`. */
+            discount: components["schemas"]["Discount"] | null;
+            /** @description The starting credit of each gift card; null unless `GIFT_VOUCHER`. */
+            gift: components["schemas"]["GiftRequest"] | null;
+            /** @description Starting points and expiration rules of each card; null unless `LOYALTY_CARD`. */
+            loyalty_card: components["schemas"]["LoyaltyCardRequest"] | null;
+            /** @description The redemption limit of each voucher. */
+            redemption: {
+                /** @description The most redemptions of each voucher; null for no limit. */
+                quantity: number | null;
+            };
+            /** @description How codes are generated (see `CodeConfig`), with defaults filled in. */
+            code_config: {
+                /** @description Random characters in a code without a pattern. */
+                length: number;
+                /** @description The characters random positions are drawn from. */
+                charset: string;
+                /** @description A code template; each `#` becomes a random character. */
+                pattern?: string;
+                /** @description Text before the generated part. */
+                prefix: string;
+                /** @description Text after the generated part. */
+                postfix: string;
+            };
+            /** @description Whether the codes are referral codes. */
+            is_referral_code: boolean;
+        };
+        /**
+         * ValidityTimeframe
+         * @description Recurring windows of validity: starting at `start_date`, the object is valid for `duration`, and that
+         *     repeats every `interval` (ISO 8601 durations). Requires `start_date`.
+         */
+        ValidityTimeframe: {
+            /**
+             * @description How often a window opens. Without it there is one window.
+             * @example P1W
+             */
+            interval?: string;
+            /**
+             * @description How long each window stays open.
+             * @example PT4H
+             */
+            duration: string;
+        } | null;
+        /**
+         * ValidityDayOfWeek
+         * @description Days of the week on which the object is valid (UTC), 0 Sunday to 6 Saturday; null for every day.
+         * @example [
+         *       1,
+         *       2,
+         *       3,
+         *       4,
+         *       5
+         *     ]
+         */
+        ValidityDayOfWeek: number[] | null;
+        /**
+         * ValidityHours
+         * @description Hours of the day (UTC) in which the object is valid, per day of the week ("happy hours").
+         * @example {
+         *       "daily": [
+         *         {
+         *           "start_time": "16:00",
+         *           "expiration_time": "18:00",
+         *           "days_of_week": [
+         *             5
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        ValidityHours: {
+            daily: {
+                /**
+                 * @description When the window opens, `HH:mm`.
+                 * @example 16:00
+                 */
+                start_time: string;
+                /**
+                 * @description When it closes, `HH:mm`; earlier than `start_time` means the next day.
+                 * @example 18:00
+                 */
+                expiration_time: string;
+                /** @description Days on which the window opens, 0 Sunday to 6 Saturday. */
+                days_of_week: number[];
+            }[];
+        } | null;
+        /**
+         * Metadata
+         * @description Custom key-value pairs. Values may be any JSON value.
+         * @example {
+         *       "color": "blue",
+         *       "vendor": "ACME"
+         *     }
+         */
+        Metadata: {
+            [key: string]: unknown;
+        };
+        /**
+         * Category
+         * @description A category that campaigns, vouchers and promotion tiers can be filed under.
+         */
+        Category: {
+            /**
+             * @description Category ID assigned by the service (prefix `cat_`).
+             * @example cat_0b688929a2476386a7
+             */
+            id: string;
+            /**
+             * @description Category name, unique in the project.
+             * @example Summer sale
+             */
+            name: string;
+            /**
+             * @description Rank of the category; lower numbers come first when objects in several categories are ordered.
+             * @example 1
+             */
+            hierarchy: number;
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the category was last updated. Absent until it is.
+             * @example 2026-11-21T10:45:12.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description Always `category`.
+             * @constant
+             */
+            object: "category";
+        };
+        /**
+         * GenerationStatus
+         * @description Progress of the work that creates the campaign's vouchers. `IN_PROGRESS` while codes are still being
+         *     generated in the background; `DONE` once all of them exist; `FAILED` if generation stopped.
+         * @example DONE
+         * @enum {string}
+         */
+        GenerationStatus: "IN_PROGRESS" | "DONE" | "FAILED";
+        /**
+         * Campaign
+         * @description A campaign, grouping vouchers (or promotion tiers) under shared settings.
+         */
+        Campaign: {
+            /**
+             * @description Campaign ID assigned by the service (prefix `camp_`).
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            id: string;
+            /**
+             * @description Campaign name, unique in the project; usable in place of the ID.
+             * @example Summer sale 2026
+             */
+            name: string;
+            /**
+             * @description Free text about the campaign.
+             * @example 10% off every summer order
+             */
+            description: string | null;
+            campaign_type: components["schemas"]["CampaignType"];
+            /**
+             * @description `AUTO_UPDATE` campaigns may gain vouchers later (for example when customers join); `STATIC` ones keep the vouchers made at creation.
+             * @enum {string}
+             */
+            type: "AUTO_UPDATE" | "STATIC";
+            /** @description The voucher template; null for promotion campaigns. */
+            voucher: components["schemas"]["CampaignVoucher"] | null;
+            /** @description Whether customers join (get a voucher) automatically when they qualify. */
+            auto_join: boolean;
+            /** @description Whether a customer may hold only one voucher of the campaign. */
+            join_once: boolean;
+            /** @description Whether the vouchers' metadata follows the voucher metadata schema. */
+            use_voucher_metadata_schema: boolean;
+            /**
+             * @description Vouchers the campaign holds now.
+             * @example 100
+             */
+            vouchers_count: number;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive before this moment; null for no start.
+             */
+            start_date: string | null;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive after this moment; null for no end.
+             */
+            expiration_date: string | null;
+            validity_timeframe: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours: components["schemas"]["ValidityHours"];
+            /** @description False when the campaign has been disabled; its vouchers then cannot be used. */
+            active: boolean;
+            metadata: components["schemas"]["Metadata"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Name of the campaign's category, or null.
+             * @example Summer sale
+             */
+            category: string | null;
+            /**
+             * @description ID of the campaign's category, or null.
+             * @example cat_0b688929a2476386a7
+             */
+            category_id: string | null;
+            /** @description The campaign's category, as a list of zero or one. */
+            categories: components["schemas"]["Category"][];
+            creation_status: components["schemas"]["GenerationStatus"];
+            vouchers_generation_status: components["schemas"]["GenerationStatus"];
+            /** @description Always false here; the public service uses it for campaigns made from templates. */
+            protected: boolean;
+            /**
+             * @description Always `campaign`.
+             * @constant
+             */
+            object: "campaign";
+        };
+        /**
+         * CampaignsListResponseBody
+         * @description A page of campaigns.
+         */
+        CampaignsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "campaigns";
+            campaigns: components["schemas"]["Campaign"][];
+            /**
+             * @description Number of campaigns matching the query, over all pages.
+             * @example 3
+             */
+            total: number;
+        };
+        /**
+         * RedemptionQuantityRequest
+         * @description How many times a voucher may be redeemed.
+         */
+        RedemptionQuantityRequest: {
+            /**
+             * @description The most redemptions allowed; null for no limit.
+             * @example 1
+             */
+            quantity?: number | null;
+        };
+        /**
+         * CodeConfig
+         * @description How codes are generated. A `pattern` has `#` where a random character of `charset` goes; without one,
+         *     codes are `length` random characters. `prefix` and `postfix` are added around. Codes are unique in the
+         *     project; a configuration that cannot make enough distinct codes is rejected with `invalid_code_config`.
+         */
+        CodeConfig: {
+            /**
+             * @description Random characters in a code without a pattern.
+             * @default 8
+             * @example 8
+             */
+            length?: number;
+            /**
+             * @description The characters random positions are drawn from.
+             * @default 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
+             * @example ABCDEFGHJKLMNPQRSTUVWXYZ23456789
+             */
+            charset?: string;
+            /**
+             * @description A code template; each `#` becomes a random character of `charset`.
+             * @example SUMMER-####
+             */
+            pattern?: string;
+            /**
+             * @description Text before the generated part.
+             * @example SS-
+             */
+            prefix?: string;
+            /**
+             * @description Text after the generated part.
+             * @example -2026
+             */
+            postfix?: string;
+            /** @description Accepted for compatibility; sequential numbering is not generated. */
+            initial_count?: number;
+        };
+        /**
+         * CampaignVoucherRequest
+         * @description The template of the campaign's vouchers. Its `type` must fit the campaign type.
+         * @example {
+         *       "type": "DISCOUNT_VOUCHER",
+         *       "discount": {
+         *         "type": "PERCENT",
+         *         "percent_off": 10
+         *       },
+         *       "redemption": {
+         *         "quantity": 1
+         *       },
+         *       "code_config": {
+         *         "pattern": "SUMMER-####"
+         *       }
+         *     }
+         */
+        CampaignVoucherRequest: {
+            /**
+             * @description Discount vouchers (also used by referral programs).
+             * @constant
+             */
+            type: "DISCOUNT_VOUCHER";
+            discount: components["schemas"]["Discount"];
+            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+            code_config?: components["schemas"]["CodeConfig"];
+            /** @description Whether the codes are referral codes; true in referral programs. */
+            is_referral_code?: boolean;
+        } | {
+            /**
+             * @description Gift cards.
+             * @constant
+             */
+            type: "GIFT_VOUCHER";
+            gift: components["schemas"]["GiftRequest"];
+            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+            code_config?: components["schemas"]["CodeConfig"];
+        } | {
+            /**
+             * @description Loyalty cards.
+             * @constant
+             */
+            type: "LOYALTY_CARD";
+            loyalty_card: components["schemas"]["LoyaltyCardRequest"];
+            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+            code_config?: components["schemas"]["CodeConfig"];
+        };
+        /**
+         * CampaignsCreateRequestBody
+         * @description A new campaign. Every campaign type but `PROMOTION` needs a `voucher` template of the matching voucher
+         *     type. `vouchers_count` codes are generated from the template's `code_config`: up to 1000 before the
+         *     response, more in the background (watch `vouchers_generation_status`).
+         * @example {
+         *       "name": "Summer sale 2026",
+         *       "campaign_type": "DISCOUNT_COUPONS",
+         *       "voucher": {
+         *         "type": "DISCOUNT_VOUCHER",
+         *         "discount": {
+         *           "type": "PERCENT",
+         *           "percent_off": 10
+         *         },
+         *         "redemption": {
+         *           "quantity": 1
+         *         },
+         *         "code_config": {
+         *           "pattern": "SUMMER-####"
+         *         }
+         *       },
+         *       "vouchers_count": 100
+         *     }
+         */
+        CampaignsCreateRequestBody: {
+            /**
+             * @description Campaign name, unique in the project.
+             * @example Summer sale 2026
+             */
+            name: string;
+            /** @description Free text about the campaign. */
+            description?: string | null;
+            campaign_type: components["schemas"]["CampaignType"];
+            /**
+             * @description Whether the campaign may gain vouchers later.
+             * @default AUTO_UPDATE
+             * @enum {string}
+             */
+            type?: "AUTO_UPDATE" | "STATIC";
+            voucher?: components["schemas"]["CampaignVoucherRequest"];
+            /**
+             * @description How many vouchers to generate now.
+             * @default 0
+             * @example 100
+             */
+            vouchers_count?: number;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category. Use this or `category_id`. */
+            category?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Whether customers join automatically.
+             * @default false
+             */
+            auto_join?: boolean;
+            /**
+             * @description Whether a customer may hold only one voucher of the campaign.
+             * @default false
+             */
+            join_once?: boolean;
+            /**
+             * @description Whether the vouchers' metadata follows the voucher metadata schema.
+             * @default true
+             */
+            use_voucher_metadata_schema?: boolean;
+        };
+        /**
+         * CampaignsUpdateRequestBody
+         * @description The fields to change; the others keep their values. A `validity_timeframe` needs a `start_date`, given
+         *     now or already set.
+         * @example {
+         *       "expiration_date": "2026-09-30T23:59:59.000Z"
+         *     }
+         */
+        CampaignsUpdateRequestBody: {
+            /** @description Free text about the campaign. */
+            description?: string | null;
+            /**
+             * @description Whether the campaign may gain vouchers later.
+             * @enum {string}
+             */
+            type?: "AUTO_UPDATE" | "STATIC";
+            /**
+             * Format: date-time
+             * @description The campaign is inactive before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category, or null to remove it. */
+            category?: string | null;
+            /** @description ID of an existing category, or null to remove it. */
+            category_id?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            /** @description Whether customers join automatically. */
+            auto_join?: boolean;
+            /** @description Whether a customer may hold only one voucher of the campaign. */
+            join_once?: boolean;
+        };
+        /**
+         * CampaignsVouchersCreateRequestBody
+         * @description Settings for the vouchers added to the campaign; anything left out comes from the campaign's template.
+         * @example {
+         *       "metadata": {
+         *         "batch": "second"
+         *       }
+         *     }
+         */
+        CampaignsVouchersCreateRequestBody: {
+            /** @description Name of an existing category. */
+            category?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+            /**
+             * Format: date-time
+             * @description The vouchers cannot be used before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The vouchers cannot be used after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Free text about the vouchers. */
+            additional_info?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+            code_config?: components["schemas"]["CodeConfig"];
+        };
+        /**
+         * Gift
+         * @description A gift card's credit and what is left of it, ×100.
+         */
+        Gift: {
+            /**
+             * @description The credit loaded onto the card in total, ×100.
+             * @example 10000
+             */
+            amount: number;
+            /**
+             * @description The credit left, ×100.
+             * @example 7500
+             */
+            balance: number;
+            /**
+             * @description What the credit pays for.
+             * @enum {string}
+             */
+            effect: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
+        };
+        /**
+         * LoyaltyCard
+         * @description The points on a loyalty card.
+         */
+        LoyaltyCard: {
+            /**
+             * @description Points ever added to the card.
+             * @example 1200
+             */
+            points: number;
+            /**
+             * @description Points that can be spent now.
+             * @example 800
+             */
+            balance: number;
+            /**
+             * Format: date
+             * @description The next day on which points expire, or null.
+             * @example 2027-12-31
+             */
+            next_expiration_date: string | null;
+            /**
+             * @description How many points expire then, or null.
+             * @example 300
+             */
+            next_expiration_points: number | null;
+        };
+        /**
+         * VoucherAsset
+         * @description An image of the voucher's code, served by the service without credentials.
+         */
+        VoucherAsset: {
+            /**
+             * @description Opaque asset ID.
+             * @example U2FsdGVkX19fQR
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description Where the PNG image is served.
+             * @example http://localhost:3000/assets/qr/U2FsdGVkX19fQR
+             */
+            url: string;
+        };
+        /**
+         * Voucher
+         * @description A voucher: a discount voucher, a gift card or a loyalty card.
+         */
+        Voucher: {
+            /**
+             * @description Voucher ID assigned by the service (prefix `v_`).
+             * @example v_2Zr8Yb0sJ3kQ9w
+             */
+            id: string;
+            /**
+             * @description The code, unique in the project.
+             * @example SUMMER-7K2Q
+             */
+            code: string;
+            /**
+             * @description Name of the voucher's campaign, or null for a standalone voucher.
+             * @example Summer sale 2026
+             */
+            campaign: string | null;
+            /**
+             * @description ID of the voucher's campaign, or null.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id: string | null;
+            /** @description Name of the voucher's category, or null. */
+            category: string | null;
+            /** @description ID of the voucher's category, or null. */
+            category_id: string | null;
+            /** @description The voucher's category, as a list of zero or one. */
+            categories: components["schemas"]["Category"][];
+            type: components["schemas"]["VoucherType"];
+            /** @description The discount of a `DISCOUNT_VOUCHER`; null otherwise. */
+            discount: components["schemas"]["Discount"] | null;
+            /** @description The credit of a `GIFT_VOUCHER`; null otherwise. */
+            gift: components["schemas"]["Gift"] | null;
+            /** @description The points of a `LOYALTY_CARD`; null otherwise. */
+            loyalty_card: components["schemas"]["LoyaltyCard"] | null;
+            /**
+             * Format: date-time
+             * @description The voucher cannot be used before this moment.
+             */
+            start_date: string | null;
+            /**
+             * Format: date-time
+             * @description The voucher cannot be used after this moment.
+             */
+            expiration_date: string | null;
+            validity_timeframe: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours: components["schemas"]["ValidityHours"];
+            /** @description False when the voucher is disabled. */
+            active: boolean;
+            /** @description Free text about the voucher. */
+            additional_info: string | null;
+            metadata: components["schemas"]["Metadata"];
+            /** @description Images of the code. */
+            assets: {
+                qr: components["schemas"]["VoucherAsset"];
+                barcode: components["schemas"]["VoucherAsset"];
+            };
+            /** @description Whether the code is a referral code. */
+            is_referral_code: boolean;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description ID of the customer holding the voucher, or null.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            holder_id: string | null;
+            /** @description How often the voucher may be and has been redeemed. */
+            redemption: {
+                /** @description The most redemptions allowed; null for no limit. */
+                quantity: number | null;
+                /** @description Successful redemptions so far, less those rolled back. */
+                redeemed_quantity: number;
+                /** @description Points spent from a loyalty card. */
+                redeemed_points?: number;
+                /**
+                 * @description Always `list`.
+                 * @constant
+                 */
+                object: "list";
+                /**
+                 * @description Path of the voucher's redemption list.
+                 * @example /v1/vouchers/SUMMER-7K2Q/redemption
+                 */
+                url: string;
+            };
+            /** @description How often the voucher has been published to customers. */
+            publish: {
+                /**
+                 * @description Always `list`.
+                 * @constant
+                 */
+                object: "list";
+                /** @description Publications of the voucher. */
+                count: number;
+                /**
+                 * @description Path of the voucher's publication list.
+                 * @example /v1/publications?voucher=SUMMER-7K2Q
+                 */
+                url: string;
+            };
+            /**
+             * @description Always `voucher`.
+             * @constant
+             */
+            object: "voucher";
+        };
+        /**
+         * AsyncActionReference
+         * @description The background work started by the request; follow it with `GET /v1/async-actions/{asyncActionId}`.
+         */
+        AsyncActionReference: {
+            /**
+             * @description The ID of the async action.
+             * @example aa_0a875d56c805df6601
+             */
+            async_action_id: string;
+        };
+        /**
+         * VoucherCode
+         * @description A voucher code, unique in the project. No spaces, slashes, `?`, `#` or `%`.
+         * @example SUMMER-7K2Q
+         */
+        VoucherCode: string;
+        /**
+         * DateOrDateTime
+         * @description An ISO 8601 date (`YYYY-MM-DD`, midnight UTC) or date-time.
+         * @example 2026-11-01
+         */
+        DateOrDateTime: string;
+        /**
+         * CampaignSummary
+         * @description What happened in a campaign, counted from the events the service recorded, optionally within a time
+         *     window. Totals are `succeeded + failed`. Amounts are ×100 and are not reduced by rollbacks, which are
+         *     counted on their own.
+         */
+        CampaignSummary: {
+            campaign: components["schemas"]["Campaign"];
+            /** @description Redemptions attempted. */
+            redemptions: number;
+            /** @description Redemptions that succeeded. */
+            redemptions_succeeded: number;
+            /** @description Redemptions that failed. */
+            redemptions_failed: number;
+            /** @description Rollbacks attempted. */
+            rollbacks: number;
+            /** @description Rollbacks that succeeded. */
+            rollbacks_succeeded: number;
+            /** @description Rollbacks that failed. */
+            rollbacks_failed: number;
+            /** @description Validations made. */
+            validations: number;
+            /** @description Validations that found the voucher applicable. */
+            validations_succeeded: number;
+            /** @description Validations that did not. */
+            validations_failed: number;
+            /** @description Publications attempted. */
+            publications: number;
+            /** @description Publications that succeeded. */
+            publications_succeeded: number;
+            /** @description Publications that failed. */
+            publications_failed: number;
+            /** @description Vouchers generated at creation, added later, or made when a customer joined. */
+            vouchers_created: number;
+            /** @description Vouchers deleted, each counted once. */
+            vouchers_deleted: number;
+            /** @description Amount of the orders redeemed on, ×100. */
+            orders_amount: number;
+            /** @description Amount of the orders whose redemption was rolled back, ×100. */
+            orders_rolledback_amount: number;
+            /** @description Discount given, ×100. */
+            discounted_amount: number;
+            /** @description Discount rolled back, ×100. */
+            rolledback_discounted_amount: number;
+            /**
+             * @description Always `campaign_summary`.
+             * @constant
+             */
+            object: "campaign_summary";
+        };
+        /**
+         * CategoriesListResponseBody
+         * @description Every category of the project, by `hierarchy` and then oldest first.
+         */
+        CategoriesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Category"][];
+            /**
+             * @description Number of categories.
+             * @example 2
+             */
+            total: number;
+        };
+        /**
          * CategoriesCreateRequestBody
          * @description A new category.
          * @example {
@@ -532,12 +1902,6 @@ export interface components {
              */
             hierarchy?: number;
         };
-        /**
-         * DateOrDateTime
-         * @description An ISO 8601 date (`YYYY-MM-DD`, midnight UTC) or date-time.
-         * @example 2026-11-01
-         */
-        DateOrDateTime: string;
         /**
          * CustomerAddress
          * @description The customer's postal address, or null.
@@ -676,24 +2040,6 @@ export interface components {
                 date: string;
             }[];
         };
-        /**
-         * Metadata
-         * @description Custom key-value pairs. Values may be any JSON value.
-         * @example {
-         *       "color": "blue",
-         *       "vendor": "ACME"
-         *     }
-         */
-        Metadata: {
-            [key: string]: unknown;
-        };
-        /**
-         * UpdatedAt
-         * Format: date-time
-         * @description When the object was last updated, or null if it never was.
-         * @example 2026-11-21T10:45:12.000Z
-         */
-        UpdatedAt: string | null;
         /**
          * Customer
          * @description A customer of the project, with running totals of what they did.
@@ -854,6 +2200,205 @@ export interface components {
          *     }
          */
         CustomersUpdateRequestBody: components["schemas"]["CustomerFields"];
+        /**
+         * VoucherFilters
+         * @description Conditions on voucher fields, keyed by field name, joined by `junction`.
+         */
+        VoucherFilters: {
+            /**
+             * @description Whether every condition (`and`) or any (`or`) must hold.
+             * @default and
+             * @enum {string}
+             */
+            junction?: "and" | "or";
+        } & {
+            [key: string]: ("and" | "or") | {
+                /** @description Operators with one value or a list of values. */
+                conditions: {
+                    [key: string]: string | string[];
+                };
+            };
+        };
+        /**
+         * VouchersListResponseBody
+         * @description A page of vouchers.
+         */
+        VouchersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "vouchers";
+            vouchers: components["schemas"]["Voucher"][];
+            /**
+             * @description Number of vouchers matching the query, over all pages.
+             * @example 250
+             */
+            total: number;
+        };
+        /**
+         * VoucherFields
+         * @description Settings of a new voucher. A voucher in a campaign takes the campaign's template for every setting it
+         *     leaves out; a standalone voucher needs `type` and the matching `discount`, `gift` or `loyalty_card`.
+         */
+        VoucherFields: {
+            type?: components["schemas"]["VoucherType"];
+            /** @description Name of the campaign the voucher joins. Use this or `campaign_id`. */
+            campaign?: string;
+            /** @description ID of the campaign the voucher joins. */
+            campaign_id?: string;
+            /** @description Name of an existing category. Use this or `category_id`. */
+            category?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+            discount?: components["schemas"]["Discount"];
+            gift?: components["schemas"]["GiftRequest"];
+            loyalty_card?: components["schemas"]["LoyaltyCardRequest"];
+            /**
+             * Format: date-time
+             * @description The voucher cannot be used before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The voucher cannot be used after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /**
+             * @description False to create the voucher disabled.
+             * @default true
+             */
+            active?: boolean;
+            /** @description Free text about the voucher. */
+            additional_info?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+        };
+        /**
+         * VouchersCreateRequestBody
+         * @description A new voucher, with a code of your own or one generated from `code_config`.
+         * @example {
+         *       "type": "DISCOUNT_VOUCHER",
+         *       "discount": {
+         *         "type": "AMOUNT",
+         *         "amount_off": 1000
+         *       },
+         *       "code_config": {
+         *         "prefix": "WELCOME-",
+         *         "length": 6
+         *       }
+         *     }
+         */
+        VouchersCreateRequestBody: components["schemas"]["VoucherFields"] & {
+            code?: components["schemas"]["VoucherCode"];
+            code_config?: components["schemas"]["CodeConfig"];
+        };
+        /**
+         * VouchersUpdateRequestBody
+         * @description The fields to change; the others keep their values. The code, type, campaign and balances cannot change
+         *     here (gift credit and points move through `/balance`). A `discount` must keep the voucher's type.
+         * @example {
+         *       "expiration_date": "2026-12-31T23:59:59.000Z",
+         *       "metadata": {
+         *         "channel": "newsletter"
+         *       }
+         *     }
+         */
+        VouchersUpdateRequestBody: {
+            /** @description Name of an existing category, or null to remove it. */
+            category?: string | null;
+            /** @description ID of an existing category, or null to remove it. */
+            category_id?: string | null;
+            discount?: components["schemas"]["Discount"];
+            /**
+             * Format: date-time
+             * @description The voucher cannot be used before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The voucher cannot be used after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description False disables the voucher. */
+            active?: boolean;
+            /** @description Free text about the voucher. */
+            additional_info?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+        };
+        /**
+         * VouchersCreateWithCodeRequestBody
+         * @description A new voucher whose code is the one in the path.
+         * @example {
+         *       "type": "GIFT_VOUCHER",
+         *       "gift": {
+         *         "amount": 10000
+         *       }
+         *     }
+         */
+        VouchersCreateWithCodeRequestBody: components["schemas"]["VoucherFields"];
+        /**
+         * VouchersBalanceUpdateRequestBody
+         * @description Credit to add to a gift card (`amount`, ×100) or points to add to a loyalty card (`points`). A negative
+         *     value takes them off; the balance can never go below zero.
+         */
+        VouchersBalanceUpdateRequestBody: {
+            /**
+             * @description Gift credit to add, ×100; negative to subtract.
+             * @example 5000
+             */
+            amount?: number;
+            /**
+             * @description Loyalty points to add; negative to subtract.
+             * @example 100
+             */
+            points?: number;
+        };
+        /**
+         * VoucherBalance
+         * @description The result of a balance change.
+         */
+        VoucherBalance: {
+            /**
+             * @description The change applied (credit ×100, or points).
+             * @example 5000
+             */
+            amount: number;
+            /**
+             * @description Credit or points ever loaded onto the card, after the change.
+             * @example 15000
+             */
+            total: number;
+            /**
+             * @description Credit or points left, after the change.
+             * @example 12500
+             */
+            balance: number;
+            /**
+             * @description Which kind of balance changed.
+             * @enum {string}
+             */
+            type: "gift_voucher" | "loyalty_card";
+            /**
+             * @description Always `balance`.
+             * @constant
+             */
+            object: "balance";
+            /** @description The voucher whose balance changed. */
+            related_object: {
+                /**
+                 * @description Always `voucher`.
+                 * @constant
+                 */
+                type: "voucher";
+                /** @description The voucher's ID. */
+                id: string;
+            };
+        };
         /**
          * SourceId
          * @description The object's ID in an external system. Unique among objects of its type in the project.
@@ -1347,19 +2892,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Credentials are missing or wrong. */
-        Unauthorized: {
+        /** @description The path names an object that does not exist in the caller's project. */
+        NotFound: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "code": 401,
-                 *       "key": "unauthorized",
-                 *       "message": "Unauthorized",
-                 *       "details": "Missing or invalid X-App-Id and X-App-Token headers",
-                 *       "request_id": "v-0a9f9aeddb019a42db1c"
+                 *       "code": 404,
+                 *       "key": "not_found",
+                 *       "message": "Resource not found",
+                 *       "details": "Cannot find product with id prod_0a9f9aeddb019a42db",
+                 *       "request_id": "v-0a9f9aeddb019a42db1c",
+                 *       "resource_id": "prod_0a9f9aeddb019a42db",
+                 *       "resource_type": "product"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1395,6 +2942,24 @@ export interface components {
                  *       "key": "internal_error",
                  *       "message": "Internal Server Error",
                  *       "details": "An unexpected error occurred",
+                 *       "request_id": "v-0a9f9aeddb019a42db1c"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Credentials are missing or wrong. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 401,
+                 *       "key": "unauthorized",
+                 *       "message": "Unauthorized",
+                 *       "details": "Missing or invalid X-App-Id and X-App-Token headers",
                  *       "request_id": "v-0a9f9aeddb019a42db1c"
                  *     }
                  */
@@ -1457,33 +3022,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The path names an object that does not exist in the caller's project. */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": 404,
-                 *       "key": "not_found",
-                 *       "message": "Resource not found",
-                 *       "details": "Cannot find product with id prod_0a9f9aeddb019a42db",
-                 *       "request_id": "v-0a9f9aeddb019a42db1c",
-                 *       "resource_id": "prod_0a9f9aeddb019a42db",
-                 *       "resource_type": "product"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
     };
     parameters: {
         /**
-         * @description The category's ID.
-         * @example cat_0b688929a2476386a7
+         * @description The asset ID from the voucher's `assets`.
+         * @example U2FsdGVkX19fQR
          */
-        CategoryId: string;
+        AssetId: string;
+        /**
+         * @description The async action's ID.
+         * @example aa_0a875d56c805df6601
+         */
+        AsyncActionId: string;
         /**
          * @description How many objects to return, from 1 to 100.
          * @example 10
@@ -1495,10 +3045,51 @@ export interface components {
          */
         Page: number;
         /**
+         * @description Only campaigns of this type.
+         * @example DISCOUNT_COUPONS
+         */
+        CampaignTypeFilter: components["schemas"]["CampaignType"];
+        /**
          * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
          * @example -created_at
          */
         OrderByCreatedOrUpdated: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+        /**
+         * @description The campaign's ID or its name.
+         * @example camp_5a1e9f6ce3b24c1d88
+         */
+        CampaignId: string;
+        /**
+         * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
+         *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+         * @example true
+         */
+        Force: boolean;
+        /**
+         * @description How many vouchers to add, 1 to 100000. One is made before the response; more are made in the background.
+         * @example 1
+         */
+        VouchersCount: number;
+        /**
+         * @description The voucher's code (URL-encoded).
+         * @example SUMMER-7K2Q
+         */
+        Code: components["schemas"]["VoucherCode"];
+        /**
+         * @description Count only what happened at or after this moment (ISO 8601 date or date-time).
+         * @example 2026-11-01
+         */
+        SummaryStartDate: components["schemas"]["DateOrDateTime"];
+        /**
+         * @description Count only what happened at or before this moment (ISO 8601 date or date-time; a date means its whole day).
+         * @example 2026-11-30
+         */
+        SummaryEndDate: components["schemas"]["DateOrDateTime"];
+        /**
+         * @description The category's ID.
+         * @example cat_0b688929a2476386a7
+         */
+        CategoryId: string;
         /**
          * @description Only customers whose `email` equals this value exactly.
          * @example jane@example.com
@@ -1544,6 +3135,66 @@ export interface components {
          */
         CustomerId: string;
         /**
+         * @description Which page of vouchers to return, 1 to 99. A page past the last returns an empty array.
+         * @example 1
+         */
+        VouchersPage: number;
+        /**
+         * @description Only vouchers in this category, given by name or ID.
+         * @example Summer sale
+         */
+        VoucherCategoryFilter: string;
+        /**
+         * @description Only vouchers of the campaign with this ID.
+         * @example camp_5a1e9f6ce3b24c1d88
+         */
+        VoucherCampaignIdFilter: string;
+        /**
+         * @description Only vouchers of the campaign with this name.
+         * @example Summer sale 2026
+         */
+        VoucherCampaignFilter: string;
+        /**
+         * @description Only vouchers held by this customer, given by ID or `source_id` (URL-encode special characters).
+         * @example cust_7f8b2cd8a33d0f1e2b
+         */
+        VoucherCustomerFilter: string;
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `-created_at`, newest first.
+         * @example code
+         */
+        VouchersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "code" | "-code";
+        /**
+         * @description Only the voucher with exactly this code.
+         * @example SUMMER-7K2Q
+         */
+        VoucherCodeFilter: string;
+        /**
+         * @description Only vouchers with these IDs (repeat the parameter, `ids=a&ids=b`).
+         * @example [
+         *       "v_2Zr8Yb0sJ3kQ9w"
+         *     ]
+         */
+        VoucherIdsFilter: string[];
+        /**
+         * @description Conditions on voucher fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`
+         *     (repeat with `[]` for several values), joined by `filters[junction]` (`and`, the default, or `or`).
+         *     Fields: `code`, `type`, `active`, `campaign_id`, `category_id`, `holder_id`, `start_date`,
+         *     `expiration_date`, `created_at`, `updated_at` and `metadata.<key>`. Operators: `$is`, `$is_not`, `$in`,
+         *     `$not_in`, `$before` and `$after` (dates), `$less_than`, `$less_than_or_equal`, `$more_than`,
+         *     `$more_than_or_equal`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`,
+         *     `$has_value`. Example: `filters[expiration_date][conditions][$before]=2026-12-31`.
+         * @example {
+         *       "junction": "and",
+         *       "expiration_date": {
+         *         "conditions": {
+         *           "$before": "2026-12-31"
+         *         }
+         *       }
+         *     }
+         */
+        VoucherAdvancedFilters: components["schemas"]["VoucherFilters"];
+        /**
          * @description Only objects created at or after this timestamp (ISO 8601).
          * @example 2026-11-01T00:00:00.000Z
          */
@@ -1558,12 +3209,6 @@ export interface components {
          * @example prod_0a9f9aeddb019a42db
          */
         ProductId: string;
-        /**
-         * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-         *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
-         * @example true
-         */
-        Force: boolean;
         /**
          * @description The SKU's ID or its `source_id`.
          * @example sku_0b1621b319d248b79f
@@ -1581,6 +3226,468 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "get-voucher-qr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset ID from the voucher's `assets`.
+                 * @example U2FsdGVkX19fQR
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PNG image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-voucher-barcode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset ID from the voucher's `assets`.
+                 * @example U2FsdGVkX19fQR
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PNG image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-async-action": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The async action's ID.
+                 * @example aa_0a875d56c805df6601
+                 */
+                asyncActionId: components["parameters"]["AsyncActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The async action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncAction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-campaigns": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Only campaigns of this type.
+                 * @example DISCOUNT_COUPONS
+                 */
+                campaign_type?: components["parameters"]["CampaignTypeFilter"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of campaigns. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-campaign": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
+                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @example true
+                 */
+                force?: components["parameters"]["Force"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign and its vouchers are deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "enable-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "disable-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "add-vouchers-to-campaign": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many vouchers to add, 1 to 100000. One is made before the response; more are made in the background.
+                 * @example 1
+                 */
+                vouchers_count?: components["parameters"]["VouchersCount"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignsVouchersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description One voucher (when `vouchers_count` is 1), or the async action making more in the background. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"] | components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "add-voucher-with-specific-code-to-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignsVouchersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The new voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-campaign-summary": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Count only what happened at or after this moment (ISO 8601 date or date-time).
+                 * @example 2026-11-01
+                 */
+                start_date?: components["parameters"]["SummaryStartDate"];
+                /**
+                 * @description Count only what happened at or before this moment (ISO 8601 date or date-time; a date means its whole day).
+                 * @example 2026-11-30
+                 */
+                end_date?: components["parameters"]["SummaryEndDate"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     "list-categories": {
         parameters: {
             query?: never;
@@ -1930,6 +4037,387 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-vouchers": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of vouchers to return, 1 to 99. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["VouchersPage"];
+                /**
+                 * @description Only vouchers in this category, given by name or ID.
+                 * @example Summer sale
+                 */
+                category?: components["parameters"]["VoucherCategoryFilter"];
+                /**
+                 * @description Only vouchers of the campaign with this ID.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaign_id?: components["parameters"]["VoucherCampaignIdFilter"];
+                /**
+                 * @description Only vouchers of the campaign with this name.
+                 * @example Summer sale 2026
+                 */
+                campaign?: components["parameters"]["VoucherCampaignFilter"];
+                /**
+                 * @description Only vouchers held by this customer, given by ID or `source_id` (URL-encode special characters).
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customer?: components["parameters"]["VoucherCustomerFilter"];
+                /**
+                 * @description Only objects created before and/or after the given moments, written in bracket form:
+                 *     `created_at[before]=2026-11-30` or `created_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                created_at?: components["parameters"]["CreatedAtRange"];
+                /**
+                 * @description Only objects last updated before and/or after the given moments, written in bracket form:
+                 *     `updated_at[before]=2026-11-30` or `updated_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                updated_at?: components["parameters"]["UpdatedAtRange"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `-created_at`, newest first.
+                 * @example code
+                 */
+                order?: components["parameters"]["VouchersOrder"];
+                /**
+                 * @description Only the voucher with exactly this code.
+                 * @example SUMMER-7K2Q
+                 */
+                code?: components["parameters"]["VoucherCodeFilter"];
+                /**
+                 * @description Only vouchers with these IDs (repeat the parameter, `ids=a&ids=b`).
+                 * @example [
+                 *       "v_2Zr8Yb0sJ3kQ9w"
+                 *     ]
+                 */
+                ids?: components["parameters"]["VoucherIdsFilter"];
+                /**
+                 * @description Conditions on voucher fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`
+                 *     (repeat with `[]` for several values), joined by `filters[junction]` (`and`, the default, or `or`).
+                 *     Fields: `code`, `type`, `active`, `campaign_id`, `category_id`, `holder_id`, `start_date`,
+                 *     `expiration_date`, `created_at`, `updated_at` and `metadata.<key>`. Operators: `$is`, `$is_not`, `$in`,
+                 *     `$not_in`, `$before` and `$after` (dates), `$less_than`, `$less_than_or_equal`, `$more_than`,
+                 *     `$more_than_or_equal`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`,
+                 *     `$has_value`. Example: `filters[expiration_date][conditions][$before]=2026-12-31`.
+                 * @example {
+                 *       "junction": "and",
+                 *       "expiration_date": {
+                 *         "conditions": {
+                 *           "$before": "2026-12-31"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["VoucherAdvancedFilters"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vouchers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VouchersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "generate-random-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-voucher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-voucher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-voucher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersCreateWithCodeRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-voucher": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
+                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @example true
+                 */
+                force?: components["parameters"]["Force"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voucher is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "enable-voucher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "disable-voucher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-voucher-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersBalanceUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The balance after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoucherBalance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Clock } from './domain/clock.js';
+import { AssetSigner } from './assets.js';
 import { handlers } from './handlers/index.js';
+import { Jobs } from './jobs.js';
 import { serverSideAuth, type ApiKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
@@ -24,6 +26,10 @@ export interface AppOptions {
   validateResponses: boolean;
   /** Requests a minute per API key; 0 for no limit. */
   rateLimitPerMinute?: number;
+  /** Background work; one is made when not given. */
+  jobs?: Jobs;
+  /** Secret for signing asset URLs; random when not given. */
+  assetSecret?: string;
 }
 
 export function loadContract(): Record<string, unknown> {
@@ -48,6 +54,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   });
 
   app.use('/v1', serverSideAuth(options.apiKeys), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use(express.json({ limit: '1mb' }));
   app.use(
     OpenApiValidator.middleware({
@@ -59,7 +66,13 @@ export async function createApp(options: AppOptions): Promise<Express> {
       ignoreUndocumented: false,
     }),
   );
-  app.use(operationRoutes(contract as never, handlers, { store: options.store, clock: options.clock }));
+  const services = {
+    store: options.store,
+    clock: options.clock,
+    jobs: options.jobs ?? new Jobs(),
+    assets: new AssetSigner(options.assetSecret),
+  };
+  app.use(operationRoutes(contract as never, handlers, services));
   app.use(errorMapper);
 
   await checkContractLoads(app);

@@ -2,11 +2,14 @@
 import { createApp } from './app.js';
 import { configFromEnv } from './config.js';
 import { systemClock } from './domain/clock.js';
+import { Jobs } from './jobs.js';
 import { MemoryStore } from './store/memory.js';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
+  const jobs = new Jobs();
   const app = await createApp({
+    jobs,
     store: new MemoryStore(),
     clock: systemClock,
     apiKeys: config.apiKeys,
@@ -25,9 +28,14 @@ async function main(): Promise<void> {
     console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
   });
   const stop = (signal: string) => {
-    console.log(`${signal}: closing`);
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(1), 10_000).unref();
+    console.log(`${signal}: closing; finishing ${jobs.size} background job(s)`);
+    server.close(() => {
+      void jobs.idle().then(() => process.exit(0));
+    });
+    setTimeout(() => {
+      console.error(`gave up waiting; ${jobs.size} background job(s) unfinished`);
+      process.exit(1);
+    }, 30_000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -41,3 +41,31 @@ export async function deleteCategory(ctx: DomainContext, id: string): Promise<vo
 export async function listCategories(ctx: DomainContext): Promise<Category[]> {
   return (await ctx.uow.categories.query({ orderBy: { field: 'hierarchy', direction: 'asc' } })).rows;
 }
+
+/**
+ * Resolves a `category`/`category_id` pair from a request: undefined when neither was given, null when
+ * the request clears it, the category otherwise (404 when it does not exist).
+ */
+export async function resolveCategoryRef(
+  ctx: DomainContext,
+  ref: { category?: string | null; category_id?: string | null },
+): Promise<Category | null | undefined> {
+  if (ref.category_id !== undefined) return ref.category_id === null ? null : findCategory(ctx, ref.category_id);
+  if (ref.category !== undefined) {
+    if (ref.category === null) return null;
+    const category = await ctx.uow.categories.getBy('name', ref.category);
+    if (!category) throw notFound('category', ref.category);
+    return category;
+  }
+  return undefined;
+}
+
+/** The `category`, `category_id` and `categories` fields of a campaign or voucher. */
+export async function categoryFields(ctx: DomainContext, categoryId: string | null) {
+  const category = categoryId ? await ctx.uow.categories.get(categoryId) : undefined;
+  return {
+    category: category?.name ?? null,
+    category_id: category?.id ?? null,
+    categories: category ? [category] : [],
+  };
+}

@@ -2,19 +2,16 @@ import type { components } from '../../generated/openapi.js';
 import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';
 import { notFound } from './errors.js';
+import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 
 export type Customer = components['schemas']['Customer'];
 type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
 type CustomerUpdate = components['schemas']['CustomersUpdateRequestBody'];
 type Address = NonNullable<Customer['address']>;
-
-export interface TimeRange {
-  before?: string;
-  after?: string;
-}
 
 export interface CustomerListQuery extends PageRequest {
   order?: SortOrder;
@@ -83,31 +80,23 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate):
     updated_at: null,
     object: 'customer',
   };
-  return writeUnique('customer', () => ctx.uow.customers.insert(customer));
+  const created = await writeUnique('customer', () => ctx.uow.customers.insert(customer));
+  await recordEvent(ctx, 'customer.created', { customer_id: created.id }, { customer: { id: created.id, source_id: created.source_id } });
+  return created;
 }
 
 export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate): Promise<Customer> {
   const customer = await findCustomer(ctx, ref);
   const changes = input.address === undefined ? input : { ...input, address: fullAddress(input.address) };
   const updated = applyChanges(customer, changes as Partial<Customer>, ctx.clock.now().toISOString());
+  await recordEvent(ctx, 'customer.updated', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
   return ctx.uow.customers.update(updated);
 }
 
 export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<void> {
   const customer = await findCustomer(ctx, ref);
   await ctx.uow.customers.delete(customer.id);
-}
-
-/** A bound of a range: a bare date means midnight UTC. */
-function instant(value: string): number {
-  return Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-}
-
-export function withinRange(value: string | null | undefined, range: TimeRange | undefined): boolean {
-  if (!range || (range.before === undefined && range.after === undefined)) return true;
-  if (!value) return false;
-  const at = Date.parse(value);
-  return (range.before === undefined || at < instant(range.before)) && (range.after === undefined || at > instant(range.after));
+  await recordEvent(ctx, 'customer.deleted', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
 }
 
 export async function listCustomers(ctx: DomainContext, query: CustomerListQuery) {

@@ -69,6 +69,8 @@ const OPERATORS: Record<string, (actual: unknown, values: FilterValue[]) => bool
   $not_contain: (actual, values) => !values.some((value) => text(actual, (s) => s.includes(String(value)))),
   $starts_with: (actual, values) => values.some((value) => text(actual, (s) => s.startsWith(String(value)))),
   $ends_with: (actual, values) => values.some((value) => text(actual, (s) => s.endsWith(String(value)))),
+  $before: (actual, values) => (compare(actual, values[0]) ?? 0) < 0,
+  $after: (actual, values) => (compare(actual, values[0]) ?? 0) > 0,
   $is_unknown: (actual) => actual === null || actual === undefined,
   $has_value: (actual) => actual !== null && actual !== undefined,
 };

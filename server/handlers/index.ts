@@ -1,15 +1,23 @@
+import { assetHandlers } from './assets.js';
+import { asyncActionHandlers } from './async-actions.js';
+import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { skuHandlers } from './skus.js';
+import { voucherHandlers } from './vouchers.js';
 import type { Handlers } from './types.js';
 
 /** Every operation of the contract, by operationId. A missing one is a compile error here. */
 export const handlers: Handlers = {
+  ...assetHandlers,
+  ...asyncActionHandlers,
+  ...campaignHandlers,
   ...categoryHandlers,
   ...customerHandlers,
   ...productHandlers,
   ...skuHandlers,
   ...productCollectionHandlers,
+  ...voucherHandlers,
 };

@@ -4,7 +4,9 @@
  * does not compile.
  */
 import type { operations } from '../../generated/openapi.js';
+import type { AssetSigner } from '../assets.js';
 import type { Clock } from '../domain/clock.js';
+import type { Jobs } from '../jobs.js';
 import type { Store } from '../store/store.js';
 
 export type OperationId = keyof operations;
@@ -18,7 +20,11 @@ export type RequestBody<K extends OperationId> =
 
 type Responses<K extends OperationId> = Operation<K>['responses'];
 type SuccessStatus = 200 | 201 | 202 | 204;
-type BodyOf<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+type BodyOf<R> = R extends { content: { 'application/json': infer B } }
+  ? B
+  : R extends { content: { 'image/png': unknown } }
+    ? Buffer
+    : undefined;
 type SuccessStatusOf<K extends OperationId> = keyof Responses<K> & SuccessStatus;
 
 export type HandlerResult<K extends OperationId> = {
@@ -30,6 +36,8 @@ export type HandlerResult<K extends OperationId> = {
 /** Who is calling, established by authentication. */
 export interface RequestContext {
   requestId: string;
+  /** Scheme, host and port the caller used, for absolute URLs in responses. */
+  baseUrl: string;
   projectId: string;
   apiKey: { name: string; appId: string };
 }
@@ -38,6 +46,8 @@ export interface RequestContext {
 export interface Services {
   store: Store;
   clock: Clock;
+  jobs: Jobs;
+  assets: AssetSigner;
 }
 
 export interface HandlerInput<K extends OperationId> {

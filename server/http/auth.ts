@@ -33,7 +33,7 @@ export function serverSideAuth(keys: readonly ApiKey[]): RequestHandler {
       return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-App-Id or X-App-Token');
     }
     const context: RequestContext = {
-      requestId: String(res.locals.requestId),
+      ...(res.locals.context as RequestContext),
       projectId: key.projectId,
       apiKey: { name: key.name, appId: key.appId },
     };

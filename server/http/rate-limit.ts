@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { sendError } from './errors.js';
 
-/** Limits each API key to `perMinute` requests a minute; 0 turns the limit off. */
+/** Limits each API key (or, for public routes, each client address) to `perMinute` requests a minute; 0 turns the limit off. */
 export function rateLimitPerKey(perMinute: number): RequestHandler {
   if (perMinute <= 0) return (_req, _res, next) => next();
   return rateLimit({
@@ -10,7 +10,7 @@ export function rateLimitPerKey(perMinute: number): RequestHandler {
     limit: perMinute,
     standardHeaders: false,
     legacyHeaders: false,
-    keyGenerator: (_req, res) => String(res.locals.context?.apiKey.appId ?? 'anonymous'),
+    keyGenerator: (req, res) => String(res.locals.context?.apiKey.appId || `ip:${ipKeyGenerator(req.ip ?? '')}`),
     handler: (_req, res) =>
       sendError(res, 429, 'too_many_requests', 'Too Many Requests', `More than ${perMinute} requests a minute from this API key`),
   });

@@ -1,8 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import type { RequestContext } from '../handlers/types.js';
 
-/** Gives every request an ID, returned in error bodies as `request_id`. */
-export const requestId: RequestHandler = (_req, res, next) => {
-  res.locals.requestId = `v-${randomBytes(10).toString('hex')}`;
+/**
+ * Gives every request an ID (returned in error bodies as `request_id`) and the context of an anonymous
+ * caller, which authentication fills in.
+ */
+export const requestId: RequestHandler = (req, res, next) => {
+  const id = `v-${randomBytes(10).toString('hex')}`;
+  res.locals.requestId = id;
+  const context: RequestContext = {
+    requestId: id,
+    baseUrl: `${req.protocol}://${req.get('host') ?? 'localhost'}`,
+    projectId: '',
+    apiKey: { name: '', appId: '' },
+  };
+  res.locals.context = context;
   next();
 };

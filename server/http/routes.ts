@@ -42,6 +42,7 @@ export function operationRoutes(document: OpenApiDocument, handlers: Handlers, s
         }) as never;
         res.status(result.status);
         if (result.body === undefined) res.end();
+        else if (Buffer.isBuffer(result.body)) res.type('png').send(result.body);
         else res.json(result.body);
       });
     }

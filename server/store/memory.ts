@@ -122,6 +122,12 @@ class MemoryTable<T extends Row> {
     return id === undefined ? undefined : this.rows.get(id);
   }
 
+  countIndexed(field: string, value: unknown): number {
+    const index = this.indexes.get(field);
+    if (!index) throw new Error(`${this.name}.${field} is not an indexed field`);
+    return index.get(value)?.size ?? 0;
+  }
+
   lookupIndexed(field: string, value: unknown): T[] {
     const index = this.indexes.get(field);
     if (!index) throw new Error(`${this.name}.${field} is not an indexed field`);
@@ -168,6 +174,10 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 
   async findBy(field: keyof T & string, value: unknown) {
     return this.table.lookupIndexed(field, value);
+  }
+
+  async countBy(field: keyof T & string, value: unknown) {
+    return this.table.countIndexed(field, value);
   }
 
   async insert(row: T) {

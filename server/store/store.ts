@@ -30,6 +30,8 @@ export interface Table<T extends Row> {
   getBy(field: keyof T & string, value: unknown): Promise<T | undefined>;
   /** Rows whose indexed field equals the value, in insertion order. */
   findBy(field: keyof T & string, value: unknown): Promise<T[]>;
+  /** How many rows have the indexed field equal to the value. */
+  countBy(field: keyof T & string, value: unknown): Promise<number>;
   /** Throws UniqueViolation when the id or a unique field is taken. */
   insert(row: T): Promise<T>;
   /** Replaces the row with the same id. Throws UniqueViolation as insert does. */

@@ -2,10 +2,18 @@
 import type { Product, ProductCollection, Sku } from '../domain/catalog/types.js';
 import type { Category } from '../domain/categories.js';
 import type { Customer } from '../domain/customers.js';
+import type { AsyncActionRecord } from '../domain/async-actions.js';
+import type { CampaignRecord } from '../domain/campaigns.js';
+import type { EventRecord } from '../domain/events.js';
+import type { VoucherRecord } from '../domain/vouchers.js';
 
 export interface Tables {
   categories: Category;
   customers: Customer;
+  campaigns: CampaignRecord;
+  vouchers: VoucherRecord;
+  events: EventRecord;
+  async_actions: AsyncActionRecord;
   products: Product;
   skus: Sku;
   product_collections: ProductCollection;
@@ -21,6 +29,10 @@ export interface TableSpec {
 export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   categories: { unique: ['name'], indexed: [] },
   customers: { unique: ['source_id'], indexed: [] },
+  campaigns: { unique: ['name'], indexed: [] },
+  vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'] },
+  events: { unique: [], indexed: ['campaign_id', 'customer_id', 'voucher_id'] },
+  async_actions: { unique: [], indexed: [] },
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
   product_collections: { unique: ['name'], indexed: ['type'] },

@@ -1,0 +1,55 @@
+/**
+ * Voucher code images. Asset IDs are signed tokens naming the project and the code, so the image URLs
+ * work without credentials but cannot be made up from a code.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import bwipjs from 'bwip-js';
+import QRCode from 'qrcode';
+
+export type AssetKind = 'qr' | 'barcode';
+
+export class AssetSigner {
+  private readonly secret: Buffer;
+
+  constructor(secret?: string) {
+    this.secret = secret ? Buffer.from(secret) : randomBytes(32);
+  }
+
+  private signature(payload: string): string {
+    return createHmac('sha256', this.secret).update(payload).digest('base64url').slice(0, 22);
+  }
+
+  token(kind: AssetKind, projectId: string, code: string): string {
+    const payload = Buffer.from(JSON.stringify([kind, projectId, code])).toString('base64url');
+    return `${payload}_${this.signature(payload)}`;
+  }
+
+  /** The project and code behind a token, or undefined when it is malformed or forged. */
+  open(kind: AssetKind, token: string): { projectId: string; code: string } | undefined {
+    const cut = token.lastIndexOf('_');
+    if (cut <= 0) return undefined;
+    const payload = token.slice(0, cut);
+    const given = Buffer.from(token.slice(cut + 1));
+    const expected = Buffer.from(this.signature(payload));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    try {
+      const [tokenKind, projectId, code] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as string[];
+      return tokenKind === kind && projectId && code ? { projectId, code } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  assets(projectId: string, code: string, baseUrl: string) {
+    const entry = (kind: AssetKind) => {
+      const id = this.token(kind, projectId, code);
+      return { id, url: `${baseUrl}/assets/${kind}/${id}` };
+    };
+    return { qr: entry('qr'), barcode: entry('barcode') };
+  }
+}
+
+export async function renderAsset(kind: AssetKind, code: string): Promise<Buffer> {
+  if (kind === 'qr') return QRCode.toBuffer(code, { type: 'png', margin: 1, width: 256 });
+  return bwipjs.toBuffer({ bcid: 'code128', text: code, scale: 2, height: 12, includetext: true });
+}

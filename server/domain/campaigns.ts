@@ -1,0 +1,213 @@
+import type { components } from '../../generated/openapi.js';
+import { categoryFields, resolveCategoryRef } from './categories.js';
+import { applyChanges } from './changes.js';
+import { resolveCodeConfig, capacity } from './codes.js';
+import type { DomainContext } from './context.js';
+import { invalid, notFound } from './errors.js';
+import { recordEvent } from './events.js';
+import { newId } from './ids.js';
+import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { instant } from './time-range.js';
+import { writeUnique } from './unique.js';
+
+type Schemas = components['schemas'];
+export type Campaign = Schemas['Campaign'];
+type CampaignCreate = Schemas['CampaignsCreateRequestBody'];
+type CampaignUpdate = Schemas['CampaignsUpdateRequestBody'];
+export type CampaignVoucher = Schemas['CampaignVoucher'];
+
+/** A campaign as stored; counts and category names are derived when it is read. */
+export type CampaignRecord = Omit<Campaign, 'vouchers_count' | 'category' | 'categories' | 'object'>;
+
+/** Up to this many vouchers are generated before the response; more go to the background. */
+export const SYNC_GENERATION_LIMIT = 1000;
+
+const VOUCHER_TYPE_OF: Record<Campaign['campaign_type'], CampaignVoucher['type'] | null> = {
+  DISCOUNT_COUPONS: 'DISCOUNT_VOUCHER',
+  REFERRAL_PROGRAM: 'DISCOUNT_VOUCHER',
+  GIFT_VOUCHERS: 'GIFT_VOUCHER',
+  LOYALTY_PROGRAM: 'LOYALTY_CARD',
+  PROMOTION: null,
+};
+
+function campaignError(details: string) {
+  return invalid('invalid_campaign_params', 'Invalid campaign params', details);
+}
+
+/** Finds a campaign by ID, then by name. */
+export async function findCampaign({ uow }: DomainContext, ref: string): Promise<CampaignRecord> {
+  const campaign = (await uow.campaigns.get(ref)) ?? (await uow.campaigns.getBy('name', ref));
+  if (!campaign) throw notFound('campaign', ref);
+  return campaign;
+}
+
+export async function presentCampaign(ctx: DomainContext, record: CampaignRecord): Promise<Campaign> {
+  return {
+    ...record,
+    vouchers_count: await ctx.uow.vouchers.countBy('campaign_id', record.id),
+    ...(await categoryFields(ctx, record.category_id)),
+    object: 'campaign',
+  };
+}
+
+function template(input: CampaignCreate): CampaignVoucher | null {
+  const expected = VOUCHER_TYPE_OF[input.campaign_type];
+  if (expected === null) {
+    if (input.voucher) throw campaignError('A PROMOTION campaign has promotion tiers, not a voucher template');
+    return null;
+  }
+  if (!input.voucher) throw campaignError(`A ${input.campaign_type} campaign needs a voucher template of type ${expected}`);
+  const voucher = input.voucher;
+  if (voucher.type !== expected) {
+    throw campaignError(`A ${input.campaign_type} campaign holds ${expected}s, not ${voucher.type}s`);
+  }
+  return {
+    type: voucher.type,
+    discount: voucher.type === 'DISCOUNT_VOUCHER' ? voucher.discount : null,
+    gift: voucher.type === 'GIFT_VOUCHER' ? { effect: 'APPLY_TO_ORDER', ...voucher.gift } : null,
+    loyalty_card: voucher.type === 'LOYALTY_CARD' ? voucher.loyalty_card : null,
+    redemption: { quantity: voucher.redemption?.quantity ?? null },
+    code_config: resolveCodeConfig(voucher.code_config),
+    is_referral_code: input.campaign_type === 'REFERRAL_PROGRAM',
+  };
+}
+
+/** Creates the campaign record; generating its vouchers is the caller's next step. */
+export async function createCampaign(ctx: DomainContext, input: CampaignCreate): Promise<CampaignRecord> {
+  const voucher = template(input);
+  const count = input.vouchers_count ?? 0;
+  if (count > 0) {
+    if (!voucher) throw campaignError('A PROMOTION campaign cannot generate vouchers');
+    const space = capacity(resolveCodeConfig(voucher.code_config));
+    if (space < count) {
+      throw invalid('invalid_code_config', 'Invalid code config', `The code config can make ${space} distinct codes, fewer than the ${count} requested`);
+    }
+  }
+  const category = await resolveCategoryRef(ctx, input);
+  const status = count > SYNC_GENERATION_LIMIT ? 'IN_PROGRESS' : 'DONE';
+  const record: CampaignRecord = {
+    id: newId('camp'),
+    name: input.name,
+    description: input.description ?? null,
+    campaign_type: input.campaign_type,
+    type: input.type ?? 'AUTO_UPDATE',
+    voucher,
+    auto_join: input.auto_join ?? false,
+    join_once: input.join_once ?? false,
+    use_voucher_metadata_schema: input.use_voucher_metadata_schema ?? true,
+    start_date: input.start_date ?? null,
+    expiration_date: input.expiration_date ?? null,
+    validity_timeframe: input.validity_timeframe ?? null,
+    validity_day_of_week: input.validity_day_of_week ?? null,
+    validity_hours: input.validity_hours ?? null,
+    active: true,
+    metadata: input.metadata ?? {},
+    created_at: ctx.clock.now().toISOString(),
+    updated_at: null,
+    category_id: category?.id ?? null,
+    creation_status: status,
+    vouchers_generation_status: status,
+    protected: false,
+  };
+  const created = await writeUnique('campaign', () => ctx.uow.campaigns.insert(record));
+  await recordEvent(ctx, 'campaign.created', { campaign_id: created.id }, { campaign: { id: created.id, name: created.name } });
+  return created;
+}
+
+export async function setGenerationStatus(ctx: DomainContext, campaignId: string, status: Campaign['vouchers_generation_status']) {
+  const campaign = await ctx.uow.campaigns.get(campaignId);
+  if (!campaign) return;
+  await ctx.uow.campaigns.update({
+    ...campaign,
+    vouchers_generation_status: status,
+    creation_status: campaign.creation_status === 'DONE' ? 'DONE' : status,
+  });
+}
+
+export async function updateCampaign(ctx: DomainContext, ref: string, input: CampaignUpdate): Promise<CampaignRecord> {
+  const campaign = await findCampaign(ctx, ref);
+  const startDate = input.start_date !== undefined ? input.start_date : campaign.start_date;
+  const timeframe = input.validity_timeframe !== undefined ? input.validity_timeframe : campaign.validity_timeframe;
+  if (timeframe && !startDate) throw campaignError('validity_timeframe requires start_date');
+  const category = await resolveCategoryRef(ctx, input);
+  const { category: _name, category_id: _id, ...changes } = input;
+  const updated = applyChanges(
+    campaign,
+    { ...changes, ...(category !== undefined && { category_id: category?.id ?? null }) },
+    ctx.clock.now().toISOString(),
+  );
+  await ctx.uow.campaigns.update(updated);
+  await recordEvent(ctx, 'campaign.updated', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
+  return updated;
+}
+
+export async function setCampaignActive(ctx: DomainContext, ref: string, active: boolean): Promise<CampaignRecord> {
+  const campaign = await findCampaign(ctx, ref);
+  const updated = { ...campaign, active, updated_at: ctx.clock.now().toISOString() };
+  await ctx.uow.campaigns.update(updated);
+  await recordEvent(ctx, active ? 'campaign.enabled' : 'campaign.disabled', { campaign_id: campaign.id }, { campaign: { id: campaign.id } });
+  return updated;
+}
+
+/** Deletes the campaign and all its vouchers; each voucher deletion is recorded once. */
+export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<void> {
+  const campaign = await findCampaign(ctx, ref);
+  for (const voucher of await ctx.uow.vouchers.findBy('campaign_id', campaign.id)) {
+    await ctx.uow.vouchers.delete(voucher.id);
+    await recordEvent(ctx, 'voucher.deleted', { campaign_id: campaign.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code } });
+  }
+  await ctx.uow.campaigns.delete(campaign.id);
+  await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
+}
+
+export async function listCampaigns(ctx: DomainContext, query: PageRequest & { order?: SortOrder; campaign_type?: Campaign['campaign_type'] }) {
+  const page = await ctx.uow.campaigns.query({
+    ...(query.campaign_type && { where: (campaign: CampaignRecord) => campaign.campaign_type === query.campaign_type }),
+    orderBy: parseTimestampOrder(query.order),
+    ...pageWindow(query),
+  });
+  return { rows: await Promise.all(page.rows.map((row) => presentCampaign(ctx, row))), total: page.total };
+}
+
+const COUNTED = [
+  'redemptions',
+  'redemptions_succeeded',
+  'redemptions_failed',
+  'rollbacks',
+  'rollbacks_succeeded',
+  'rollbacks_failed',
+  'validations',
+  'validations_succeeded',
+  'validations_failed',
+  'publications',
+  'publications_succeeded',
+  'publications_failed',
+  'vouchers_created',
+  'vouchers_deleted',
+  'orders_amount',
+  'orders_rolledback_amount',
+  'discounted_amount',
+  'rolledback_discounted_amount',
+] as const;
+type Counters = Record<(typeof COUNTED)[number], number>;
+
+/** A date as an end bound covers its whole day. */
+function endInstant(value: string): number {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? instant(value) + 86_400_000 - 1 : instant(value);
+}
+
+/** Counts the campaign's recorded events, optionally within [start, end]. */
+export async function campaignSummary(ctx: DomainContext, ref: string, window: { start_date?: string; end_date?: string }) {
+  const campaign = await findCampaign(ctx, ref);
+  const from = window.start_date ? instant(window.start_date) : -Infinity;
+  const to = window.end_date ? endInstant(window.end_date) : Infinity;
+  const counters = Object.fromEntries(COUNTED.map((name) => [name, 0])) as Counters;
+  for (const event of await ctx.uow.events.findBy('campaign_id', campaign.id)) {
+    const at = Date.parse(event.created_at);
+    if (at < from || at > to) continue;
+    if (event.type === 'voucher.created') counters.vouchers_created += 1;
+    else if (event.type === 'campaign.vouchers.generation.completed') counters.vouchers_created += Number(event.data.count ?? 0);
+    else if (event.type === 'voucher.deleted') counters.vouchers_deleted += 1;
+  }
+  return { campaign: await presentCampaign(ctx, campaign), ...counters, object: 'campaign_summary' as const };
+}

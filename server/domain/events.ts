@@ -1,0 +1,52 @@
+/**
+ * The project's event log. Every change worth counting or telling the outside world about is recorded
+ * here, in the same unit of work as the change: summaries count these records, customer activity lists
+ * them, and webhooks will deliver them.
+ */
+import type { DomainContext } from './context.js';
+import { newId } from './ids.js';
+
+export type EventType =
+  | 'campaign.created'
+  | 'campaign.updated'
+  | 'campaign.deleted'
+  | 'campaign.enabled'
+  | 'campaign.disabled'
+  | 'campaign.vouchers.generation.completed'
+  | 'voucher.created'
+  | 'voucher.updated'
+  | 'voucher.deleted'
+  | 'voucher.enabled'
+  | 'voucher.disabled'
+  | 'voucher.gift.balance_added'
+  | 'voucher.loyalty_card.points_added'
+  | 'customer.created'
+  | 'customer.updated'
+  | 'customer.deleted';
+
+export interface EventRecord {
+  id: string;
+  type: EventType;
+  created_at: string;
+  campaign_id: string | null;
+  customer_id: string | null;
+  voucher_id: string | null;
+  data: Record<string, unknown>;
+}
+
+export async function recordEvent(
+  ctx: DomainContext,
+  type: EventType,
+  about: { campaign_id?: string | null; customer_id?: string | null; voucher_id?: string | null },
+  data: Record<string, unknown>,
+): Promise<EventRecord> {
+  return ctx.uow.events.insert({
+    id: newId('evt'),
+    type,
+    created_at: ctx.clock.now().toISOString(),
+    campaign_id: about.campaign_id ?? null,
+    customer_id: about.customer_id ?? null,
+    voucher_id: about.voucher_id ?? null,
+    data,
+  });
+}

@@ -1,0 +1,317 @@
+import type { components } from '../../generated/openapi.js';
+import { categoryFields, resolveCategoryRef } from './categories.js';
+import { applyChanges } from './changes.js';
+import { generateCodes, resolveCodeConfig, type CodeConfig, type ResolvedCodeConfig } from './codes.js';
+import { findCampaign, type CampaignRecord } from './campaigns.js';
+import type { DomainContext } from './context.js';
+import { invalid, notFound } from './errors.js';
+import { recordEvent } from './events.js';
+import { matchesFilter, type FilterDefinition } from './filters.js';
+import { newId } from './ids.js';
+import { pageWindow, parseOrder } from './pagination.js';
+import { withinRange, type TimeRange } from './time-range.js';
+import { writeUnique } from './unique.js';
+
+type Schemas = components['schemas'];
+export type Voucher = Schemas['Voucher'];
+type VoucherFields = Schemas['VoucherFields'];
+type VoucherUpdate = Schemas['VouchersUpdateRequestBody'];
+type CampaignVouchersCreate = Schemas['CampaignsVouchersCreateRequestBody'];
+
+/** A voucher as stored. Campaign and category names and the asset URLs are derived when it is read. */
+export type VoucherRecord = Omit<Voucher, 'campaign' | 'category' | 'categories' | 'assets' | 'redemption' | 'publish' | 'object'> & {
+  redemption: { quantity: number | null; redeemed_quantity: number; redeemed_points: number };
+  publish_count: number;
+};
+
+/** What a new voucher is made from: the request's fields over the campaign's template. */
+export type VoucherInput = VoucherFields & { code?: string; code_config?: CodeConfig };
+
+/** A voucher as the domain returns it: everything but the asset URLs, which depend on the server address. */
+export type VoucherView = Omit<Voucher, 'assets'>;
+
+function voucherError(details: string) {
+  return invalid('invalid_voucher', 'Invalid voucher', details);
+}
+
+export async function findVoucher({ uow }: DomainContext, code: string): Promise<VoucherRecord> {
+  const voucher = await uow.vouchers.getBy('code', code);
+  if (!voucher) throw notFound('voucher', code);
+  return voucher;
+}
+
+export async function presentVoucher(ctx: DomainContext, record: VoucherRecord): Promise<VoucherView> {
+  const { publish_count, redemption, ...rest } = record;
+  const campaign = record.campaign_id ? await ctx.uow.campaigns.get(record.campaign_id) : undefined;
+  const code = encodeURIComponent(record.code);
+  return {
+    ...rest,
+    campaign: campaign?.name ?? null,
+    ...(await categoryFields(ctx, record.category_id)),
+    redemption: {
+      quantity: redemption.quantity,
+      redeemed_quantity: redemption.redeemed_quantity,
+      ...(record.type === 'LOYALTY_CARD' && { redeemed_points: redemption.redeemed_points }),
+      object: 'list',
+      url: `/v1/vouchers/${code}/redemption`,
+    },
+    publish: { object: 'list', count: publish_count, url: `/v1/publications?voucher=${code}` },
+    object: 'voucher',
+  };
+}
+
+/** Codes from the config that no voucher of the project has yet. */
+export async function freshCodes(ctx: DomainContext, config: ResolvedCodeConfig, count: number): Promise<string[]> {
+  const chosen = new Set<string>();
+  for (let round = 0; round < 10 && chosen.size < count; round++) {
+    const candidates = generateCodes(config, count - chosen.size, (code) => chosen.has(code));
+    for (const code of candidates) if (!(await ctx.uow.vouchers.getBy('code', code))) chosen.add(code);
+  }
+  if (chosen.size < count) {
+    throw invalid('invalid_code_config', 'Invalid code config', `Only ${chosen.size} of ${count} codes are still free in the code config's space`);
+  }
+  return [...chosen];
+}
+
+async function resolveCampaign(ctx: DomainContext, input: VoucherInput): Promise<CampaignRecord | undefined> {
+  if (input.campaign_id !== undefined) return findCampaign(ctx, input.campaign_id);
+  if (input.campaign !== undefined) {
+    const campaign = await ctx.uow.campaigns.getBy('name', input.campaign);
+    if (!campaign) throw notFound('campaign', input.campaign);
+    return campaign;
+  }
+  return undefined;
+}
+
+/** The new voucher's type-specific parts, checked against its type. */
+function valueParts(type: VoucherRecord['type'], input: VoucherInput, campaign?: CampaignRecord) {
+  const template = campaign?.voucher;
+  const offered = (['discount', 'gift', 'loyalty_card'] as const).filter((part) => input[part] !== undefined);
+  const own = { DISCOUNT_VOUCHER: 'discount', GIFT_VOUCHER: 'gift', LOYALTY_CARD: 'loyalty_card' }[type];
+  const foreign = offered.find((part) => part !== own);
+  if (foreign) throw voucherError(`A ${type} cannot have ${foreign}`);
+  const discount = type === 'DISCOUNT_VOUCHER' ? (input.discount ?? template?.discount ?? null) : null;
+  const gift = type === 'GIFT_VOUCHER' ? (input.gift ?? template?.gift ?? null) : null;
+  const loyalty = type === 'LOYALTY_CARD' ? (input.loyalty_card ?? template?.loyalty_card ?? null) : null;
+  if (type === 'DISCOUNT_VOUCHER' && !discount) throw voucherError('A DISCOUNT_VOUCHER needs a discount');
+  if (type === 'GIFT_VOUCHER' && !gift) throw voucherError('A GIFT_VOUCHER needs a gift');
+  if (type === 'LOYALTY_CARD' && !loyalty) throw voucherError('A LOYALTY_CARD needs a loyalty_card');
+  return {
+    discount,
+    gift: gift ? { amount: gift.amount, balance: gift.amount, effect: gift.effect ?? 'APPLY_TO_ORDER' } : null,
+    loyalty_card: loyalty
+      ? { points: loyalty.points, balance: loyalty.points, next_expiration_date: null, next_expiration_points: null }
+      : null,
+  };
+}
+
+/**
+ * Builds voucher records without storing them: the request's fields over the campaign's template,
+ * one per code.
+ */
+export async function buildVouchers(
+  ctx: DomainContext,
+  input: VoucherInput,
+  codes: string[],
+  campaign?: CampaignRecord,
+): Promise<VoucherRecord[]> {
+  if (campaign && !campaign.voucher) throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} holds promotion tiers, not vouchers`);
+  const type = campaign?.voucher?.type ?? input.type;
+  if (!type) throw voucherError('A standalone voucher needs a type');
+  if (input.type !== undefined && input.type !== type) throw voucherError(`Campaign ${campaign?.name} holds ${type}s, not ${input.type}s`);
+  const parts = valueParts(type, input, campaign);
+  const category = await resolveCategoryRef(ctx, input);
+  const now = ctx.clock.now().toISOString();
+  const inherited = <K extends 'start_date' | 'expiration_date' | 'validity_timeframe' | 'validity_day_of_week' | 'validity_hours'>(key: K) =>
+    input[key] !== undefined ? input[key] : (campaign?.[key] ?? null);
+  return codes.map((code) => ({
+    id: newId('v'),
+    code,
+    campaign_id: campaign?.id ?? null,
+    category_id: category !== undefined ? (category?.id ?? null) : (campaign?.category_id ?? null),
+    type,
+    ...parts,
+    start_date: inherited('start_date') ?? null,
+    expiration_date: inherited('expiration_date') ?? null,
+    validity_timeframe: inherited('validity_timeframe') ?? null,
+    validity_day_of_week: inherited('validity_day_of_week') ?? null,
+    validity_hours: inherited('validity_hours') ?? null,
+    active: input.active ?? true,
+    additional_info: input.additional_info ?? null,
+    metadata: input.metadata ?? {},
+    is_referral_code: campaign?.voucher?.is_referral_code ?? false,
+    created_at: now,
+    updated_at: null,
+    holder_id: null,
+    redemption: {
+      quantity: input.redemption?.quantity !== undefined ? input.redemption.quantity : (campaign?.voucher?.redemption.quantity ?? null),
+      redeemed_quantity: 0,
+      redeemed_points: 0,
+    },
+    publish_count: 0,
+  }));
+}
+
+/** Creates one voucher with the given code, or one generated from the code config. */
+export async function createVoucher(ctx: DomainContext, input: VoucherInput, fixedCampaign?: CampaignRecord): Promise<VoucherRecord> {
+  const campaign = fixedCampaign ?? (await resolveCampaign(ctx, input));
+  const config = resolveCodeConfig(input.code_config ?? campaign?.voucher?.code_config);
+  const [code] = input.code !== undefined ? [input.code] : await freshCodes(ctx, config, 1);
+  const [record] = await buildVouchers(ctx, input, [code!], campaign);
+  const created = await writeUnique('voucher', () => ctx.uow.vouchers.insert(record!));
+  await recordEvent(ctx, 'voucher.created', { campaign_id: created.campaign_id, voucher_id: created.id }, { voucher: { id: created.id, code: created.code } });
+  return created;
+}
+
+/** Adds vouchers to a campaign that may gain them. */
+export async function campaignForNewVouchers(ctx: DomainContext, ref: string): Promise<CampaignRecord> {
+  const campaign = await findCampaign(ctx, ref);
+  if (!campaign.voucher) throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} holds promotion tiers, not vouchers`);
+  if (campaign.type === 'STATIC') throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} is STATIC and cannot gain vouchers`);
+  return campaign;
+}
+
+/** Generates and stores `count` vouchers of a campaign in one unit of work; records one event for all. */
+export async function generateCampaignVouchers(
+  ctx: DomainContext,
+  campaign: CampaignRecord,
+  input: CampaignVouchersCreate,
+  count: number,
+): Promise<VoucherRecord[]> {
+  const config = resolveCodeConfig(input.code_config ?? campaign.voucher?.code_config);
+  const codes = await freshCodes(ctx, config, count);
+  const records = await buildVouchers(ctx, input, codes, campaign);
+  for (const record of records) await ctx.uow.vouchers.insert(record);
+  await recordEvent(ctx, 'campaign.vouchers.generation.completed', { campaign_id: campaign.id }, { campaign: { id: campaign.id }, count });
+  return records;
+}
+
+export async function updateVoucher(ctx: DomainContext, code: string, input: VoucherUpdate): Promise<VoucherRecord> {
+  const voucher = await findVoucher(ctx, code);
+  if (input.discount && voucher.type !== 'DISCOUNT_VOUCHER') throw voucherError(`A ${voucher.type} cannot have a discount`);
+  const startDate = input.start_date !== undefined ? input.start_date : voucher.start_date;
+  const timeframe = input.validity_timeframe !== undefined ? input.validity_timeframe : voucher.validity_timeframe;
+  if (timeframe && !startDate) throw voucherError('validity_timeframe requires start_date');
+  const category = await resolveCategoryRef(ctx, input);
+  const { category: _name, category_id: _id, redemption, ...changes } = input;
+  const updated = applyChanges(
+    voucher,
+    {
+      ...changes,
+      ...(category !== undefined && { category_id: category?.id ?? null }),
+      ...(redemption?.quantity !== undefined && { redemption: { ...voucher.redemption, quantity: redemption.quantity } }),
+    },
+    ctx.clock.now().toISOString(),
+  );
+  await ctx.uow.vouchers.update(updated);
+  await recordEvent(ctx, 'voucher.updated', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
+  return updated;
+}
+
+export async function setVoucherActive(ctx: DomainContext, code: string, active: boolean): Promise<VoucherRecord> {
+  const voucher = await findVoucher(ctx, code);
+  const updated = { ...voucher, active, updated_at: ctx.clock.now().toISOString() };
+  await ctx.uow.vouchers.update(updated);
+  await recordEvent(ctx, active ? 'voucher.enabled' : 'voucher.disabled', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
+  return updated;
+}
+
+export async function deleteVoucher(ctx: DomainContext, code: string): Promise<void> {
+  const voucher = await findVoucher(ctx, code);
+  await ctx.uow.vouchers.delete(voucher.id);
+  await recordEvent(ctx, 'voucher.deleted', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
+}
+
+/** Adds (or with a negative value removes) gift credit or loyalty points; a balance never goes negative. */
+export async function changeBalance(ctx: DomainContext, code: string, change: { amount?: number; points?: number }) {
+  const voucher = await findVoucher(ctx, code);
+  const balanceError = (details: string) => invalid('invalid_add_balance_params', 'Invalid add balance params', details);
+  const now = ctx.clock.now().toISOString();
+  if (change.amount !== undefined) {
+    if (!voucher.gift) throw balanceError(`Voucher ${code} is a ${voucher.type}; only gift cards take an amount`);
+    const balance = voucher.gift.balance + change.amount;
+    if (balance < 0) throw balanceError(`Removing ${-change.amount} would leave a balance of ${balance}`);
+    const gift = { ...voucher.gift, balance, amount: voucher.gift.amount + Math.max(0, change.amount) };
+    await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: now });
+    await recordEvent(ctx, 'voucher.gift.balance_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, amount: change.amount });
+    return { amount: change.amount, total: gift.amount, balance, type: 'gift_voucher' as const, object: 'balance' as const, related_object: { type: 'voucher' as const, id: voucher.id } };
+  }
+  const points = change.points ?? 0;
+  if (!voucher.loyalty_card) throw balanceError(`Voucher ${code} is a ${voucher.type}; only loyalty cards take points`);
+  const balance = voucher.loyalty_card.balance + points;
+  if (balance < 0) throw balanceError(`Removing ${-points} points would leave a balance of ${balance}`);
+  const card = { ...voucher.loyalty_card, balance, points: voucher.loyalty_card.points + Math.max(0, points) };
+  await ctx.uow.vouchers.update({ ...voucher, loyalty_card: card, updated_at: now });
+  await recordEvent(ctx, 'voucher.loyalty_card.points_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, points });
+  return { amount: points, total: card.points, balance, type: 'loyalty_card' as const, object: 'balance' as const, related_object: { type: 'voucher' as const, id: voucher.id } };
+}
+
+export interface VoucherListQuery {
+  limit?: number;
+  page?: number;
+  category?: string;
+  campaign_id?: string;
+  campaign?: string;
+  customer?: string;
+  created_at?: TimeRange;
+  updated_at?: TimeRange;
+  order?: 'created_at' | '-created_at' | 'updated_at' | '-updated_at' | 'code' | '-code';
+  code?: string;
+  ids?: string[];
+  filters?: Record<string, unknown>;
+}
+
+/** Query-string filters carry single values as strings; the filter engine takes arrays. */
+function normalizeFilters(filters: Record<string, unknown>): FilterDefinition {
+  const definition: FilterDefinition = { junction: filters.junction === 'or' ? 'or' : 'and' };
+  for (const [field, clause] of Object.entries(filters)) {
+    if (field === 'junction') continue;
+    const conditions = (clause as { conditions: Record<string, string | string[]> }).conditions;
+    definition[field] = {
+      conditions: Object.fromEntries(Object.entries(conditions).map(([op, value]) => [op, Array.isArray(value) ? value : [value]])),
+    };
+  }
+  return definition;
+}
+
+export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) {
+  const empty = { rows: [] as VoucherView[], total: 0 };
+  let categoryId: string | undefined;
+  if (query.category !== undefined) {
+    const category = (await ctx.uow.categories.get(query.category)) ?? (await ctx.uow.categories.getBy('name', query.category));
+    if (!category) return empty;
+    categoryId = category.id;
+  }
+  let campaignIds: string[] = [];
+  if (query.campaign_id !== undefined) campaignIds.push(query.campaign_id);
+  if (query.campaign !== undefined) {
+    const campaign = await ctx.uow.campaigns.getBy('name', query.campaign);
+    if (!campaign) return empty;
+    campaignIds.push(campaign.id);
+  }
+  campaignIds = [...new Set(campaignIds)];
+  if (campaignIds.length > 1) return empty;
+  let holderId: string | undefined;
+  if (query.customer !== undefined) {
+    const customer = (await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer));
+    if (!customer) return empty;
+    holderId = customer.id;
+  }
+  const ids = query.ids ? new Set(query.ids) : undefined;
+  const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters) : undefined;
+  const [campaignId] = campaignIds;
+  const page = await ctx.uow.vouchers.query({
+    where: (voucher) =>
+      (campaignId === undefined || voucher.campaign_id === campaignId) &&
+      (categoryId === undefined || voucher.category_id === categoryId) &&
+      (holderId === undefined || voucher.holder_id === holderId) &&
+      (query.code === undefined || voucher.code === query.code) &&
+      (ids === undefined || ids.has(voucher.id)) &&
+      withinRange(voucher.created_at, query.created_at) &&
+      withinRange(voucher.updated_at, query.updated_at) &&
+      (filter === undefined || matchesFilter(voucher, filter)),
+    orderBy: parseOrder<'created_at' | 'updated_at' | 'code'>(query.order ?? '-created_at'),
+    ...pageWindow(query),
+  });
+  return { rows: await Promise.all(page.rows.map((row) => presentVoucher(ctx, row))), total: page.total };
+}

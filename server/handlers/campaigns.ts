@@ -1,0 +1,103 @@
+import { startAsyncAction } from '../domain/async-actions.js';
+import {
+  campaignSummary,
+  createCampaign,
+  deleteCampaign,
+  findCampaign,
+  listCampaigns,
+  presentCampaign,
+  setCampaignActive,
+  SYNC_GENERATION_LIMIT,
+  updateCampaign,
+} from '../domain/campaigns.js';
+import { generateInBackground } from '../domain/generation.js';
+import { campaignForNewVouchers, createVoucher, generateCampaignVouchers } from '../domain/vouchers.js';
+import type { HandlersOf } from './types.js';
+import { inProject } from './unit-of-work.js';
+import { voucherResponse } from './vouchers.js';
+
+type CampaignOperations =
+  | 'list-campaigns'
+  | 'create-campaign'
+  | 'get-campaign'
+  | 'update-campaign'
+  | 'delete-campaign'
+  | 'enable-campaign'
+  | 'disable-campaign'
+  | 'add-vouchers-to-campaign'
+  | 'add-voucher-with-specific-code-to-campaign'
+  | 'get-campaign-summary';
+
+export const campaignHandlers: HandlersOf<CampaignOperations> = {
+  'list-campaigns': async ({ query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => listCampaigns(ctx, query));
+    return { status: 200, body: { object: 'list', data_ref: 'campaigns', campaigns: page.rows, total: page.total } };
+  },
+  'create-campaign': async ({ body, context, services }) => {
+    const count = body.vouchers_count ?? 0;
+    const { campaign, background } = await inProject(services, context, async (ctx) => {
+      const record = await createCampaign(ctx, body);
+      if (count === 0) return { campaign: await presentCampaign(ctx, record), background: undefined };
+      if (count <= SYNC_GENERATION_LIMIT) {
+        await generateCampaignVouchers(ctx, record, {}, count);
+        return { campaign: await presentCampaign(ctx, record), background: undefined };
+      }
+      const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATION');
+      return { campaign: await presentCampaign(ctx, record), background: { campaignId: record.id, asyncActionId: action.id } };
+    });
+    if (background) {
+      services.jobs.start(`generate ${background.campaignId}`, () =>
+        generateInBackground(services.store, services.clock, context.projectId, { ...background, count, input: {} }),
+      );
+    }
+    return { status: 200, body: campaign };
+  },
+  'get-campaign': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await findCampaign(ctx, path.campaignId))),
+  }),
+  'update-campaign': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await updateCampaign(ctx, path.campaignId, body))),
+  }),
+  'delete-campaign': async ({ path, context, services }) => {
+    await inProject(services, context, (ctx) => deleteCampaign(ctx, path.campaignId));
+    return { status: 204 };
+  },
+  'enable-campaign': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await setCampaignActive(ctx, path.campaignId, true))),
+  }),
+  'disable-campaign': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await setCampaignActive(ctx, path.campaignId, false))),
+  }),
+  'add-vouchers-to-campaign': async ({ path, query, body, context, services }) => {
+    const count = query.vouchers_count ?? 1;
+    if (count === 1) {
+      return voucherResponse(services, context, async (ctx) => {
+        const campaign = await campaignForNewVouchers(ctx, path.campaignId);
+        return createVoucher(ctx, body, campaign);
+      });
+    }
+    const job = await inProject(services, context, async (ctx) => {
+      const campaign = await campaignForNewVouchers(ctx, path.campaignId);
+      const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATION');
+      await ctx.uow.campaigns.update({ ...campaign, vouchers_generation_status: 'IN_PROGRESS' });
+      return { campaignId: campaign.id, asyncActionId: action.id };
+    });
+    services.jobs.start(`add vouchers to ${job.campaignId}`, () =>
+      generateInBackground(services.store, services.clock, context.projectId, { ...job, count, input: body }),
+    );
+    return { status: 200, body: { async_action_id: job.asyncActionId } };
+  },
+  'add-voucher-with-specific-code-to-campaign': ({ path, body, context, services }) =>
+    voucherResponse(services, context, async (ctx) => {
+      const campaign = await campaignForNewVouchers(ctx, path.campaignId);
+      return createVoucher(ctx, { ...body, code: path.code }, campaign);
+    }),
+  'get-campaign-summary': async ({ path, query, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => campaignSummary(ctx, path.campaignId, query)),
+  }),
+};

@@ -1,0 +1,73 @@
+import type { DomainContext } from '../domain/context.js';
+import {
+  changeBalance,
+  createVoucher,
+  deleteVoucher,
+  findVoucher,
+  listVouchers,
+  presentVoucher,
+  setVoucherActive,
+  updateVoucher,
+  type VoucherRecord,
+  type VoucherView,
+} from '../domain/vouchers.js';
+import type { HandlersOf, RequestContext, Services } from './types.js';
+import { inProject } from './unit-of-work.js';
+
+type VoucherOperations =
+  | 'list-vouchers'
+  | 'generate-random-code'
+  | 'get-voucher'
+  | 'create-voucher'
+  | 'update-voucher'
+  | 'delete-voucher'
+  | 'enable-voucher'
+  | 'disable-voucher'
+  | 'update-voucher-balance';
+
+/** Adds the asset URLs, which depend on the address the caller used. */
+export function withAssets(services: Services, context: RequestContext, voucher: VoucherView) {
+  return { ...voucher, assets: services.assets.assets(context.projectId, voucher.code, context.baseUrl) };
+}
+
+/** Runs a voucher use case and returns the voucher as the contract shows it. */
+export async function voucherResponse(
+  services: Services,
+  context: RequestContext,
+  work: (ctx: DomainContext) => Promise<VoucherRecord>,
+) {
+  const view = await inProject(services, context, async (ctx) => presentVoucher(ctx, await work(ctx)));
+  return { status: 200 as const, body: withAssets(services, context, view) };
+}
+
+export const voucherHandlers: HandlersOf<VoucherOperations> = {
+  'list-vouchers': async ({ query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => listVouchers(ctx, query as never));
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        data_ref: 'vouchers',
+        vouchers: page.rows.map((voucher) => withAssets(services, context, voucher)),
+        total: page.total,
+      },
+    };
+  },
+  'generate-random-code': ({ body, context, services }) => voucherResponse(services, context, (ctx) => createVoucher(ctx, body)),
+  'create-voucher': ({ path, body, context, services }) =>
+    voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...body, code: path.code })),
+  'get-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findVoucher(ctx, path.code)),
+  'update-voucher': ({ path, body, context, services }) =>
+    voucherResponse(services, context, (ctx) => updateVoucher(ctx, path.code, body)),
+  'enable-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, true)),
+  'disable-voucher': ({ path, context, services }) =>
+    voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, false)),
+  'delete-voucher': async ({ path, context, services }) => {
+    await inProject(services, context, (ctx) => deleteVoucher(ctx, path.code));
+    return { status: 204 };
+  },
+  'update-voucher-balance': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => changeBalance(ctx, path.code, body)),
+  }),
+};
