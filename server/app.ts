@@ -62,7 +62,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: options.validateResponses,
       validateSecurity: false,
-      validateFormats: true,
+      validateFormats: 'full',
       ignoreUndocumented: false,
     }),
   );

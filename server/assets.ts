@@ -8,6 +8,8 @@ import QRCode from 'qrcode';
 
 export type AssetKind = 'qr' | 'barcode';
 
+const SIGNATURE_LENGTH = 22;
+
 export class AssetSigner {
   private readonly secret: Buffer;
 
@@ -16,7 +18,7 @@ export class AssetSigner {
   }
 
   private signature(payload: string): string {
-    return createHmac('sha256', this.secret).update(payload).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.secret).update(payload).digest('base64url').slice(0, SIGNATURE_LENGTH);
   }
 
   token(kind: AssetKind, projectId: string, code: string): string {
@@ -26,8 +28,9 @@ export class AssetSigner {
 
   /** The project and code behind a token, or undefined when it is malformed or forged. */
   open(kind: AssetKind, token: string): { projectId: string; code: string } | undefined {
-    const cut = token.lastIndexOf('_');
-    if (cut <= 0) return undefined;
+    // The signature has a fixed length and may itself contain `_`, so cut by position.
+    const cut = token.length - SIGNATURE_LENGTH - 1;
+    if (cut <= 0 || token[cut] !== '_') return undefined;
     const payload = token.slice(0, cut);
     const given = Buffer.from(token.slice(cut + 1));
     const expected = Buffer.from(this.signature(payload));
