@@ -421,6 +421,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{customerId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a customer's activity
+         * @description Returns what happened to the customer (found by ID or `source_id`), newest first unless `order` says
+         *     otherwise, paged with a cursor: pass `more_starting_after` as `starting_after_id` while `has_more`
+         *     is true, and every entry comes exactly once. Entries are recorded as things happen: the customer
+         *     created and updated, gift credit and loyalty points moved on cards the customer holds, and, as those
+         *     operations arrive, redemptions, publications and loyalty events.
+         */
+        get: operations["list-customer-activity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/vouchers": {
         parameters: {
             query?: never;
@@ -2201,6 +2231,56 @@ export interface components {
          */
         CustomersUpdateRequestBody: components["schemas"]["CustomerFields"];
         /**
+         * CustomerActivity
+         * @description Something that happened to a customer, recorded when it happened.
+         */
+        CustomerActivity: {
+            /**
+             * @description Event ID (prefix `evt_`).
+             * @example evt_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /**
+             * @description The event kind, such as `customer.created`, `customer.updated` or `voucher.gift.balance_added`.
+             * @example customer.created
+             */
+            type: string;
+            /**
+             * @description The objects the event concerns, by name (`customer`, `voucher`…), with what changed.
+             * @example {
+             *       "customer": {
+             *         "id": "cust_7f8b2cd8a33d0f1e2b",
+             *         "source_id": "jane-doe-1"
+             *       }
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description Always `customer_activity`.
+             * @constant
+             */
+            object: "customer_activity";
+        };
+        /**
+         * CustomersActivityListResponseBody
+         * @description A page of a customer's activity, paged with a cursor.
+         */
+        CustomersActivityListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["CustomerActivity"][];
+            /** @description Whether more entries follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example evt_0a1b2c3d4e5f6a7b8c
+             */
+            more_starting_after?: string;
+        };
+        /**
          * VoucherFilters
          * @description Conditions on voucher fields, keyed by field name, joined by `junction`.
          */
@@ -3135,6 +3215,17 @@ export interface components {
          */
         CustomerId: string;
         /**
+         * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+         *     after that entry, in the same order. An ID that is not in the list is rejected.
+         * @example evt_0a1b2c3d4e5f6a7b8c
+         */
+        StartingAfterId: string;
+        /**
+         * @description Sort by creation time; a leading dash means newest first, the default.
+         * @example created_at
+         */
+        OrderByCreatedAt: "created_at" | "-created_at";
+        /**
          * @description Which page of vouchers to return, 1 to 99. A page past the last returns an empty array.
          * @example 1
          */
@@ -4033,6 +4124,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-customer-activity": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @example created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedAt"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomersActivityListResponseBody"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

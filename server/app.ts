@@ -62,7 +62,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: options.validateResponses,
       validateSecurity: false,
-      validateFormats: 'full',
+      validateFormats: true,
+      ajvFormats: { mode: 'full' },
       ignoreUndocumented: false,
     }),
   );

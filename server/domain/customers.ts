@@ -1,10 +1,10 @@
 import type { components } from '../../generated/openapi.js';
 import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';
-import { notFound } from './errors.js';
+import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
-import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { cursorPage, pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 
@@ -110,4 +110,58 @@ export async function listCustomers(ctx: DomainContext, query: CustomerListQuery
     orderBy: parseTimestampOrder(query.order),
     ...pageWindow(query),
   });
+}
+
+/**
+ * The customer as the contract shows it. Balances still to spend and loyalty points are derived from
+ * the cards the customer holds now, so they are always true; the other counters are kept as things happen.
+ */
+export async function presentCustomer(ctx: DomainContext, record: Customer): Promise<Customer> {
+  let giftToGo = 0;
+  let points = 0;
+  const campaigns: Customer['loyalty']['campaigns'] = {};
+  for (const voucher of await ctx.uow.vouchers.findBy('holder_id', record.id)) {
+    if (voucher.gift) giftToGo += voucher.gift.balance;
+    if (voucher.loyalty_card) {
+      points += voucher.loyalty_card.balance;
+      const campaign = voucher.campaign_id ? await ctx.uow.campaigns.get(voucher.campaign_id) : undefined;
+      if (campaign) {
+        const entry = campaigns[campaign.name] ?? { points: 0, referred_customers: 0 };
+        campaigns[campaign.name] = { ...entry, points: entry.points + voucher.loyalty_card.balance };
+      }
+    }
+  }
+  const redemptions = record.summary.redemptions;
+  return {
+    ...record,
+    summary: {
+      ...record.summary,
+      redemptions: {
+        ...redemptions,
+        gift: { ...redemptions.gift, amount_to_go: giftToGo },
+        loyalty_card: { ...redemptions.loyalty_card, points_to_go: points },
+      },
+    },
+    loyalty: { ...record.loyalty, points, campaigns },
+  };
+}
+
+export async function customerActivity(
+  ctx: DomainContext,
+  ref: string,
+  query: { limit?: number; starting_after_id?: string; order?: 'created_at' | '-created_at' },
+) {
+  const customer = await findCustomer(ctx, ref);
+  const events = await ctx.uow.events.findBy('customer_id', customer.id);
+  const ordered = events
+    .map((event, position) => ({ event, position }))
+    .sort((a, b) => a.event.created_at.localeCompare(b.event.created_at) || a.position - b.position)
+    .map(({ event }) => event);
+  if ((query.order ?? '-created_at') === '-created_at') ordered.reverse();
+  const page = cursorPage(ordered, query);
+  if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
+  return {
+    ...page,
+    rows: page.rows.map((event) => ({ id: event.id, type: event.type, data: event.data, created_at: event.created_at, object: 'customer_activity' as const })),
+  };
 }

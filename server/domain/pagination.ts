@@ -33,3 +33,19 @@ export function createdBetween(start?: string, end?: string): ((row: { created_a
     return at >= from && at <= to;
   };
 }
+
+/** Cursor pagination over rows already in order: the page after `starting_after_id`, if given. */
+export function cursorPage<T extends { id: string }>(
+  rows: readonly T[],
+  { limit = DEFAULT_LIMIT, starting_after_id }: { limit?: number; starting_after_id?: string },
+): { rows: T[]; has_more: boolean; more_starting_after?: string } | undefined {
+  let start = 0;
+  if (starting_after_id !== undefined) {
+    const index = rows.findIndex((row) => row.id === starting_after_id);
+    if (index < 0) return undefined;
+    start = index + 1;
+  }
+  const page = rows.slice(start, start + limit);
+  const has_more = start + limit < rows.length;
+  return { rows: page, has_more, ...(has_more && page.length > 0 && { more_starting_after: page[page.length - 1]!.id }) };
+}

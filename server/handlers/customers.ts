@@ -1,28 +1,58 @@
-import { deleteCustomer, findCustomer, listCustomers, updateCustomer, upsertCustomer } from '../domain/customers.js';
+import {
+  customerActivity,
+  deleteCustomer,
+  findCustomer,
+  listCustomers,
+  presentCustomer,
+  updateCustomer,
+  upsertCustomer,
+} from '../domain/customers.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 
-type CustomerOperations = 'list-customers' | 'create-customer' | 'get-customer' | 'update-customer' | 'delete-customer';
+type CustomerOperations =
+  | 'list-customers'
+  | 'create-customer'
+  | 'get-customer'
+  | 'update-customer'
+  | 'delete-customer'
+  | 'list-customer-activity';
 
 export const customerHandlers: HandlersOf<CustomerOperations> = {
   'list-customers': async ({ query, context, services }) => {
-    const page = await inProject(services, context, (ctx) => listCustomers(ctx, query));
+    const page = await inProject(services, context, async (ctx) => {
+      const found = await listCustomers(ctx, query);
+      return { ...found, rows: await Promise.all(found.rows.map((row) => presentCustomer(ctx, row))) };
+    });
     return { status: 200, body: { object: 'list', data_ref: 'customers', customers: page.rows, total: page.total } };
   },
   'create-customer': async ({ body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => upsertCustomer(ctx, body)),
+    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await upsertCustomer(ctx, body))),
   }),
   'get-customer': async ({ path, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => findCustomer(ctx, path.customerId)),
+    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await findCustomer(ctx, path.customerId))),
   }),
   'update-customer': async ({ path, body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => updateCustomer(ctx, path.customerId, body)),
+    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await updateCustomer(ctx, path.customerId, body))),
   }),
   'delete-customer': async ({ path, context, services }) => {
     await inProject(services, context, (ctx) => deleteCustomer(ctx, path.customerId));
     return { status: 204 };
+  },
+  'list-customer-activity': async ({ path, query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => customerActivity(ctx, path.customerId, query));
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        data_ref: 'data',
+        data: page.rows,
+        has_more: page.has_more,
+        ...(page.more_starting_after !== undefined && { more_starting_after: page.more_starting_after }),
+      },
+    };
   },
 };
