@@ -9,6 +9,7 @@ import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { instant } from './time-range.js';
 import { writeUnique } from './unique.js';
+import { timeframeWithoutStart } from './validity.js';
 
 type Schemas = components['schemas'];
 export type Campaign = Schemas['Campaign'];
@@ -126,9 +127,7 @@ export async function setGenerationStatus(ctx: DomainContext, campaignId: string
 
 export async function updateCampaign(ctx: DomainContext, ref: string, input: CampaignUpdate): Promise<CampaignRecord> {
   const campaign = await findCampaign(ctx, ref);
-  const startDate = input.start_date !== undefined ? input.start_date : campaign.start_date;
-  const timeframe = input.validity_timeframe !== undefined ? input.validity_timeframe : campaign.validity_timeframe;
-  if (timeframe && !startDate) throw campaignError('validity_timeframe requires start_date');
+  if (timeframeWithoutStart(campaign, input)) throw campaignError('validity_timeframe requires start_date');
   const category = await resolveCategoryRef(ctx, input);
   const { category: _name, category_id: _id, ...changes } = input;
   const updated = applyChanges(

@@ -68,3 +68,12 @@ export function validityAt(settings: ValiditySettings, now: Date): ValidityVerdi
   if (settings.validity_hours && !inHours(settings.validity_hours, now)) return { valid: false, reason: 'outside_hours' };
   return { valid: true };
 }
+
+type Window = Pick<ValiditySettings, 'start_date' | 'validity_timeframe'>;
+
+/** Whether an update would leave a validity timeframe without the start date it counts from. */
+export function timeframeWithoutStart(current: Window, changes: Partial<Window>): boolean {
+  const start = changes.start_date !== undefined ? changes.start_date : current.start_date;
+  const timeframe = changes.validity_timeframe !== undefined ? changes.validity_timeframe : current.validity_timeframe;
+  return Boolean(timeframe) && !start;
+}

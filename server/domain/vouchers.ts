@@ -11,6 +11,7 @@ import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
+import { timeframeWithoutStart } from './validity.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -189,9 +190,7 @@ export async function generateCampaignVouchers(
 export async function updateVoucher(ctx: DomainContext, code: string, input: VoucherUpdate): Promise<VoucherRecord> {
   const voucher = await findVoucher(ctx, code);
   if (input.discount && voucher.type !== 'DISCOUNT_VOUCHER') throw voucherError(`A ${voucher.type} cannot have a discount`);
-  const startDate = input.start_date !== undefined ? input.start_date : voucher.start_date;
-  const timeframe = input.validity_timeframe !== undefined ? input.validity_timeframe : voucher.validity_timeframe;
-  if (timeframe && !startDate) throw voucherError('validity_timeframe requires start_date');
+  if (timeframeWithoutStart(voucher, input)) throw voucherError('validity_timeframe requires start_date');
   const category = await resolveCategoryRef(ctx, input);
   const { category: _name, category_id: _id, redemption, ...changes } = input;
   const updated = applyChanges(
