@@ -451,6 +451,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/validation-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List validation rules
+         * @description Returns a page of the project's validation rules, oldest first unless `order` says otherwise, each
+         *     with its `assignments_count`. `total` counts every rule.
+         */
+        get: operations["list-validation-rules"];
+        put?: never;
+        /**
+         * Create a validation rule
+         * @description Creates a validation rule. `logic` may name only numbered rules that exist, and must be a
+         *     well-formed expression of `and`, `or` and parentheses (400 `invalid_validation_rules` otherwise).
+         */
+        post: operations["create-validation-rules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/validation-rules/{validationRuleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a validation rule
+         * @description Returns the validation rule.
+         */
+        get: operations["get-validation-rule"];
+        /**
+         * Update a validation rule
+         * @description Changes the fields given; `rules` and `error` are replaced whole. The same checks as at creation
+         *     apply.
+         */
+        put: operations["update-validation-rule"];
+        post?: never;
+        /**
+         * Delete a validation rule
+         * @description Deletes the rule and every assignment of it.
+         */
+        delete: operations["delete-validation-rules"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/validation-rules/{validationRuleId}/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a rule's assignments
+         * @description Returns a page of the rule's assignments. An unknown rule ID is not an error: the answer is an empty
+         *     `data` array with `total` 0.
+         */
+        get: operations["list-validation-rule-assignments"];
+        put?: never;
+        /**
+         * Assign a validation rule
+         * @description Assigns the rule to a voucher (by code or ID), a campaign (by ID or name) or a promotion tier. The
+         *     object must exist (404), and a rule is assigned to an object at most once (409 `duplicate_found`).
+         */
+        post: operations["create-validation-rule-assignment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/validation-rules/{validationRuleId}/assignments/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+                /**
+                 * @description The assignment's ID.
+                 * @example asgm_74F7QZoYbUoljwQO
+                 */
+                assignmentId: components["parameters"]["AssignmentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unassign a validation rule
+         * @description Deletes the assignment, which must belong to the rule in the path.
+         */
+        delete: operations["delete-validation-rule-assignment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/validation-rules-assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List validation rule assignments
+         * @description Returns a page of all the project's assignments, optionally only those of one `rule` or one
+         *     `related_object_id`, in the same shape as a rule's assignment list.
+         */
+        get: operations["list-validation-rules-assignments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/vouchers": {
         parameters: {
             query?: never;
@@ -2281,6 +2426,244 @@ export interface components {
             more_starting_after?: string;
         };
         /**
+         * ValidationRuleError
+         * @description A custom message returned when the rule is not met.
+         */
+        ValidationRuleError: {
+            /**
+             * @description The message shown to the customer.
+             * @example Spend at least 50.00 to use this code
+             */
+            message: string;
+        };
+        /**
+         * ValidationRuleCondition
+         * @description One numbered rule: a fact about the order, the customer or redemptions (`name`, plus `property` for
+         *     metadata facts) and the conditions it must meet, with an optional message shown when it fails.
+         * @example {
+         *       "name": "order.amount",
+         *       "conditions": {
+         *         "$more_than_or_equal": [
+         *           5000
+         *         ]
+         *       },
+         *       "error": {
+         *         "message": "Spend at least 50.00"
+         *       }
+         *     }
+         */
+        ValidationRuleCondition: {
+            /**
+             * @description The fact the rule tests.
+             * @example order.amount
+             * @enum {string}
+             */
+            name: "order.amount" | "order.items.count" | "order.items.quantity" | "order.metadata" | "customer.metadata" | "customer.segment" | "product.id" | "sku.id" | "collection.id" | "product.quantity" | "redemption.count" | "redemption.count.per_customer";
+            /**
+             * @description The metadata key, for `order.metadata` and `customer.metadata`.
+             * @example channel
+             */
+            property?: string;
+            /** @description Operators and their values; all must hold. */
+            conditions: {
+                [key: string]: (string | number | boolean)[];
+            };
+            error?: components["schemas"]["ValidationRuleError"];
+        };
+        /**
+         * ValidationRuleRules
+         * @description Numbered rules (`"1"`, `"2"`, …) and the `logic` that joins them, such as `(1 and 2) or 3`. Without
+         *     `logic`, every rule must hold. `logic` may name only rules that exist.
+         * @example {
+         *       "1": {
+         *         "name": "order.amount",
+         *         "conditions": {
+         *           "$more_than_or_equal": [
+         *             5000
+         *           ]
+         *         }
+         *       },
+         *       "logic": "1"
+         *     }
+         */
+        ValidationRuleRules: {
+            /**
+             * @description How the numbered rules combine, with `and`, `or` and parentheses.
+             * @example 1 and 2
+             */
+            logic?: string;
+        } & {
+            [key: string]: string | components["schemas"]["ValidationRuleCondition"];
+        };
+        /**
+         * ValidationRule
+         * @description Conditions a voucher, campaign or promotion tier is checked against at validation and redemption.
+         */
+        ValidationRule: {
+            /**
+             * @description Validation rule ID (prefix `val_`).
+             * @example val_4j7DCRm2IS59
+             */
+            id: string;
+            /**
+             * @description Rule name.
+             * @example Orders of 50.00 and more
+             */
+            name: string;
+            rules: components["schemas"]["ValidationRuleRules"];
+            /** @description The fallback message when a rule without its own message fails, or null. */
+            error: components["schemas"]["ValidationRuleError"] | null;
+            /**
+             * @description How the rule was built.
+             * @enum {string}
+             */
+            type: "basic" | "advanced" | "complex";
+            /**
+             * @description What the rule is meant for.
+             * @example global
+             */
+            context_type: string;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /** @description How many objects the rule is assigned to. */
+            assignments_count: number;
+            /**
+             * @description Always `validation_rules`.
+             * @constant
+             */
+            object: "validation_rules";
+        };
+        /**
+         * ValidationRulesListResponseBody
+         * @description A page of validation rules.
+         */
+        ValidationRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["ValidationRule"][];
+            /** @description Number of validation rules, over all pages. */
+            total: number;
+        };
+        /**
+         * ValidationRulesCreateRequestBody
+         * @description A new validation rule.
+         * @example {
+         *       "name": "Orders of 50.00 and more",
+         *       "rules": {
+         *         "1": {
+         *           "name": "order.amount",
+         *           "conditions": {
+         *             "$more_than_or_equal": [
+         *               5000
+         *             ]
+         *           }
+         *         },
+         *         "logic": "1"
+         *       },
+         *       "error": {
+         *         "message": "Spend at least 50.00"
+         *       }
+         *     }
+         */
+        ValidationRulesCreateRequestBody: {
+            /**
+             * @description Rule name.
+             * @example Orders of 50.00 and more
+             */
+            name: string;
+            rules: components["schemas"]["ValidationRuleRules"];
+            error?: components["schemas"]["ValidationRuleError"];
+            /**
+             * @description How the rule was built; informational.
+             * @default basic
+             * @enum {string}
+             */
+            type?: "basic" | "advanced" | "complex";
+            /**
+             * @description What the rule is meant for; informational.
+             * @default global
+             * @enum {string}
+             */
+            context_type?: "global" | "campaign.discount_coupons" | "campaign.gift_vouchers" | "campaign.promotion" | "campaign.loyalty_program" | "campaign.referral_program" | "voucher.discount_voucher" | "voucher.gift_voucher" | "voucher.loyalty_card";
+        };
+        /**
+         * ValidationRulesUpdateRequestBody
+         * @description The fields to change; `rules` and `error` are replaced whole when given.
+         * @example {
+         *       "name": "Orders of 60.00 and more"
+         *     }
+         */
+        ValidationRulesUpdateRequestBody: {
+            /** @description Rule name. */
+            name?: string;
+            rules?: components["schemas"]["ValidationRuleRules"];
+            /** @description The fallback message, or null to remove it. */
+            error?: components["schemas"]["ValidationRuleError"] | null;
+        };
+        /**
+         * ValidationRuleAssignment
+         * @description The link between a validation rule and the voucher, campaign or promotion tier it applies to.
+         */
+        ValidationRuleAssignment: {
+            /**
+             * @description Assignment ID (prefix `asgm_`).
+             * @example asgm_74F7QZoYbUoljwQO
+             */
+            id: string;
+            /**
+             * @description The validation rule.
+             * @example val_4j7DCRm2IS59
+             */
+            rule_id: string;
+            /**
+             * @description The voucher, campaign or promotion tier.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            related_object_id: string;
+            /**
+             * @description What `related_object_id` names.
+             * @enum {string}
+             */
+            related_object_type: "voucher" | "campaign" | "promotion_tier";
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description Always `validation_rules_assignment`.
+             * @constant
+             */
+            object: "validation_rules_assignment";
+        };
+        /**
+         * ValidationRuleAssignmentsListResponseBody
+         * @description A page of validation rule assignments.
+         */
+        ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["ValidationRuleAssignment"][];
+            /** @description Number of matching assignments, over all pages. */
+            total: number;
+        };
+        /**
+         * ValidationRuleAssignmentsCreateRequestBody
+         * @description What to assign the rule to. A voucher is named by code or ID; a campaign by ID or name.
+         * @example {
+         *       "related_object_type": "campaign",
+         *       "related_object_id": "camp_5a1e9f6ce3b24c1d88"
+         *     }
+         */
+        ValidationRuleAssignmentsCreateRequestBody: {
+            /**
+             * @description The kind of object.
+             * @enum {string}
+             */
+            related_object_type: "voucher" | "campaign" | "promotion_tier";
+            /**
+             * @description The object.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            related_object_id: string;
+        };
+        /**
          * VoucherFilters
          * @description Conditions on voucher fields, keyed by field name, joined by `junction`.
          */
@@ -3225,6 +3608,31 @@ export interface components {
          * @example created_at
          */
         OrderByCreatedAt: "created_at" | "-created_at";
+        /**
+         * @description The validation rule's ID.
+         * @example val_4j7DCRm2IS59
+         */
+        ValidationRuleId: string;
+        /**
+         * @description Which page of assignments to return, 1 to 100. A page past the last returns an empty array.
+         * @example 1
+         */
+        AssignmentsPage: number;
+        /**
+         * @description The assignment's ID.
+         * @example asgm_74F7QZoYbUoljwQO
+         */
+        AssignmentId: string;
+        /**
+         * @description Only assignments to this voucher, campaign or promotion tier ID.
+         * @example camp_5a1e9f6ce3b24c1d88
+         */
+        RelatedObjectIdFilter: string;
+        /**
+         * @description Only assignments of this validation rule ID.
+         * @example val_4j7DCRm2IS59
+         */
+        RuleFilter: string;
         /**
          * @description Which page of vouchers to return, 1 to 99. A page past the last returns an empty array.
          * @example 1
@@ -4176,6 +4584,341 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-validation-rules": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of validation rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRulesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-validation-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationRulesCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-validation-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-validation-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationRulesUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-validation-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule and its assignments are deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-validation-rule-assignments": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of assignments to return, 1 to 100. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["AssignmentsPage"];
+                /**
+                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @example created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedAt"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assignments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-validation-rule-assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationRuleAssignmentsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRuleAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-validation-rule-assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The validation rule's ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                validationRuleId: components["parameters"]["ValidationRuleId"];
+                /**
+                 * @description The assignment's ID.
+                 * @example asgm_74F7QZoYbUoljwQO
+                 */
+                assignmentId: components["parameters"]["AssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-validation-rules-assignments": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of assignments to return, 1 to 100. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["AssignmentsPage"];
+                /**
+                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @example created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedAt"];
+                /**
+                 * @description Only assignments to this voucher, campaign or promotion tier ID.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                related_object_id?: components["parameters"]["RelatedObjectIdFilter"];
+                /**
+                 * @description Only assignments of this validation rule ID.
+                 * @example val_4j7DCRm2IS59
+                 */
+                rule?: components["parameters"]["RuleFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assignments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -9,6 +9,7 @@ import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { instant } from './time-range.js';
 import { writeUnique } from './unique.js';
+import { dropAssignmentsOf } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
 
 type Schemas = components['schemas'];
@@ -152,9 +153,11 @@ export async function setCampaignActive(ctx: DomainContext, ref: string, active:
 export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<void> {
   const campaign = await findCampaign(ctx, ref);
   for (const voucher of await ctx.uow.vouchers.findBy('campaign_id', campaign.id)) {
+    await dropAssignmentsOf(ctx, voucher.id);
     await ctx.uow.vouchers.delete(voucher.id);
     await recordEvent(ctx, 'voucher.deleted', { campaign_id: campaign.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code } });
   }
+  await dropAssignmentsOf(ctx, campaign.id);
   await ctx.uow.campaigns.delete(campaign.id);
   await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
 }

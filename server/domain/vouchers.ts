@@ -11,6 +11,7 @@ import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
+import { dropAssignmentsOf } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
 
 type Schemas = components['schemas'];
@@ -217,6 +218,7 @@ export async function setVoucherActive(ctx: DomainContext, code: string, active:
 
 export async function deleteVoucher(ctx: DomainContext, code: string): Promise<void> {
   const voucher = await findVoucher(ctx, code);
+  await dropAssignmentsOf(ctx, voucher.id);
   await ctx.uow.vouchers.delete(voucher.id);
   await recordEvent(ctx, 'voucher.deleted', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
 }

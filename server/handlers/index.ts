@@ -6,6 +6,7 @@ import { customerHandlers } from './customers.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { skuHandlers } from './skus.js';
+import { validationRuleHandlers } from './validation-rules.js';
 import { voucherHandlers } from './vouchers.js';
 import type { Handlers } from './types.js';
 
@@ -19,5 +20,6 @@ export const handlers: Handlers = {
   ...productHandlers,
   ...skuHandlers,
   ...productCollectionHandlers,
+  ...validationRuleHandlers,
   ...voucherHandlers,
 };

@@ -5,6 +5,7 @@ import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
+import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
 
 export interface Tables {
@@ -14,6 +15,8 @@ export interface Tables {
   vouchers: VoucherRecord;
   events: EventRecord;
   async_actions: AsyncActionRecord;
+  validation_rules: ValidationRuleRecord;
+  validation_rule_assignments: ValidationRuleAssignment;
   products: Product;
   skus: Sku;
   product_collections: ProductCollection;
@@ -33,6 +36,8 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'] },
   events: { unique: [], indexed: ['campaign_id', 'customer_id', 'voucher_id'] },
   async_actions: { unique: [], indexed: [] },
+  validation_rules: { unique: [], indexed: [] },
+  validation_rule_assignments: { unique: [], indexed: ['rule_id', 'related_object_id'] },
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
   product_collections: { unique: ['name'], indexed: ['type'] },
