@@ -451,6 +451,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/promotions/{campaignId}/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a promotion's tiers
+         * @description Returns every tier of the promotion campaign (ID or name), by `hierarchy`.
+         */
+        get: operations["list-promotion-tiers-from-campaign"];
+        put?: never;
+        /**
+         * Create a promotion tier
+         * @description Adds a tier to a `PROMOTION` campaign (ID or name; any other campaign type is a 400
+         *     `invalid_campaign_params`). `validation_rules` are assigned to the new tier and listed in its
+         *     `validation_rule_assignments` with `related_object_type` `promotion_tier`; an unknown rule is a 404
+         *     and nothing is created. Without `hierarchy`, the tier goes after the campaign's last one.
+         */
+        post: operations["create-promotion-tier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List promotion tiers
+         * @description Returns a page of every promotion tier of the project, optionally only those usable now
+         *     (`is_available=true`) or not. `total` counts every match.
+         */
+        get: operations["list-promotion-tiers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/tiers/{promotionTierId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a promotion tier
+         * @description Returns the tier.
+         */
+        get: operations["get-promotion-tier"];
+        /**
+         * Update a promotion tier
+         * @description Changes the fields given and keeps the others. A `validity_timeframe` needs a `start_date`, given
+         *     now or already set.
+         */
+        put: operations["update-promotion-tier"];
+        post?: never;
+        /**
+         * Delete a promotion tier
+         * @description Deletes the tier and its rule assignments.
+         */
+        delete: operations["delete-promotion-tier"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/tiers/{promotionTierId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a promotion tier
+         * @description Sets the tier's `active` to true.
+         */
+        post: operations["enable-promotion-tier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/tiers/{promotionTierId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a promotion tier
+         * @description Sets the tier's `active` to false; it does not apply even inside its dates.
+         */
+        post: operations["disable-promotion-tier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validation-rules": {
         parameters: {
             query?: never;
@@ -2426,6 +2567,230 @@ export interface components {
             more_starting_after?: string;
         };
         /**
+         * PromotionTierAction
+         * @description What the tier gives when it applies.
+         */
+        PromotionTierAction: {
+            discount: components["schemas"]["Discount"];
+        };
+        /**
+         * ValidationRuleAssignment
+         * @description The link between a validation rule and the voucher, campaign or promotion tier it applies to.
+         */
+        ValidationRuleAssignment: {
+            /**
+             * @description Assignment ID (prefix `asgm_`).
+             * @example asgm_74F7QZoYbUoljwQO
+             */
+            id: string;
+            /**
+             * @description The validation rule.
+             * @example val_4j7DCRm2IS59
+             */
+            rule_id: string;
+            /**
+             * @description The voucher, campaign or promotion tier.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            related_object_id: string;
+            /**
+             * @description What `related_object_id` names.
+             * @enum {string}
+             */
+            related_object_type: "voucher" | "campaign" | "promotion_tier";
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description Always `validation_rules_assignment`.
+             * @constant
+             */
+            object: "validation_rules_assignment";
+        };
+        /**
+         * ValidationRuleAssignmentsListResponseBody
+         * @description A page of validation rule assignments.
+         */
+        ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["ValidationRuleAssignment"][];
+            /** @description Number of matching assignments, over all pages. */
+            total: number;
+        };
+        /**
+         * PromotionTier
+         * @description A tier of a promotion campaign, with its discount, validity and rules.
+         */
+        PromotionTier: {
+            /**
+             * @description Tier ID (prefix `promo_`).
+             * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+             */
+            id: string;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /** @description Tier name. */
+            name: string;
+            /** @description Text shown to customers. */
+            banner: string | null;
+            /** @description The discount the tier gives, or null when not set yet. */
+            action: components["schemas"]["PromotionTierAction"] | null;
+            metadata: components["schemas"]["Metadata"];
+            /** @description Order in which tiers apply; lower first. */
+            hierarchy: number;
+            /** @description The promotion the tier belongs to (the campaign's ID). */
+            promotion_id: string;
+            /** @description The parent campaign's validity. */
+            campaign: {
+                /** @description Campaign ID. */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description The campaign's start.
+                 */
+                start_date: string | null;
+                /**
+                 * Format: date-time
+                 * @description The campaign's end.
+                 */
+                expiration_date: string | null;
+                validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
+                /** @description Whether the campaign is enabled. */
+                active: boolean;
+                /**
+                 * @description Always `campaign`.
+                 * @constant
+                 */
+                object: "campaign";
+            };
+            /** @description The parent campaign's ID. */
+            campaign_id: string;
+            /** @description False when the tier is switched off, even inside its dates. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description The tier is inactive before this moment.
+             */
+            start_date: string | null;
+            /**
+             * Format: date-time
+             * @description The tier is inactive after this moment.
+             */
+            expiration_date: string | null;
+            validity_timeframe: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours: components["schemas"]["ValidityHours"];
+            /** @description What the tier did, counted from real redemptions. */
+            summary: {
+                redemptions: {
+                    /** @description Successful redemptions, less rollbacks. */
+                    total_redeemed: number;
+                };
+                orders: {
+                    /** @description Amount of the orders the tier was redeemed on, ×100. */
+                    total_amount: number;
+                    /** @description Discount the tier gave, ×100. */
+                    total_discount_amount: number;
+                };
+            };
+            /**
+             * @description Always `promotion_tier`.
+             * @constant
+             */
+            object: "promotion_tier";
+            validation_rule_assignments: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+            /** @description ID of the tier's category, or null. */
+            category_id: string | null;
+            /** @description The tier's category, as a list of zero or one. */
+            categories: components["schemas"]["Category"][];
+        };
+        /**
+         * PromotionTiersListResponseBody
+         * @description A page of promotion tiers.
+         */
+        PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "tiers";
+            tiers: components["schemas"]["PromotionTier"][];
+            /** @description Number of matching tiers, over all pages. */
+            total: number;
+            /** @description Whether later pages hold more tiers. */
+            has_more: boolean;
+        };
+        /**
+         * PromotionTierFields
+         * @description Settings of a promotion tier, shared by create and update requests.
+         */
+        PromotionTierFields: {
+            /**
+             * @description Tier name.
+             * @example 10% off orders above 100.00
+             */
+            name?: string;
+            /**
+             * @description Text shown to customers.
+             * @example Save 10% today
+             */
+            banner?: string | null;
+            action?: components["schemas"]["PromotionTierAction"];
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Order in which tiers apply when several qualify; lower first.
+             * @example 1
+             */
+            hierarchy?: number;
+            /** @description False to switch the tier off even inside its dates. */
+            active?: boolean;
+            /**
+             * Format: date-time
+             * @description The tier is inactive before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The tier is inactive after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category, or null for none. */
+            category?: string | null;
+            /** @description ID of an existing category, or null for none. */
+            category_id?: string | null;
+        };
+        /**
+         * PromotionTiersCreateRequestBody
+         * @description A new tier of a promotion campaign. `validation_rules` are rule IDs to assign to it.
+         * @example {
+         *       "name": "10% off orders above 100.00",
+         *       "banner": "Save 10%",
+         *       "action": {
+         *         "discount": {
+         *           "type": "PERCENT",
+         *           "percent_off": 10
+         *         }
+         *       },
+         *       "hierarchy": 1,
+         *       "validity_day_of_week": [
+         *         5
+         *       ]
+         *     }
+         */
+        PromotionTiersCreateRequestBody: components["schemas"]["PromotionTierFields"] & {
+            /** @description Tier name; required when creating. */
+            name: string;
+            /** @description IDs of validation rules to assign to the tier. */
+            validation_rules?: string[];
+        };
+        /**
+         * PromotionTiersUpdateRequestBody
+         * @description The fields to change; the others keep their values.
+         * @example {
+         *       "banner": "Save 15%"
+         *     }
+         */
+        PromotionTiersUpdateRequestBody: components["schemas"]["PromotionTierFields"];
+        /**
          * ValidationRuleError
          * @description A custom message returned when the rule is not met.
          */
@@ -2599,49 +2964,6 @@ export interface components {
             rules?: components["schemas"]["ValidationRuleRules"];
             /** @description The fallback message, or null to remove it. */
             error?: components["schemas"]["ValidationRuleError"] | null;
-        };
-        /**
-         * ValidationRuleAssignment
-         * @description The link between a validation rule and the voucher, campaign or promotion tier it applies to.
-         */
-        ValidationRuleAssignment: {
-            /**
-             * @description Assignment ID (prefix `asgm_`).
-             * @example asgm_74F7QZoYbUoljwQO
-             */
-            id: string;
-            /**
-             * @description The validation rule.
-             * @example val_4j7DCRm2IS59
-             */
-            rule_id: string;
-            /**
-             * @description The voucher, campaign or promotion tier.
-             * @example camp_5a1e9f6ce3b24c1d88
-             */
-            related_object_id: string;
-            /**
-             * @description What `related_object_id` names.
-             * @enum {string}
-             */
-            related_object_type: "voucher" | "campaign" | "promotion_tier";
-            created_at: components["schemas"]["CreatedAt"];
-            /**
-             * @description Always `validation_rules_assignment`.
-             * @constant
-             */
-            object: "validation_rules_assignment";
-        };
-        /**
-         * ValidationRuleAssignmentsListResponseBody
-         * @description A page of validation rule assignments.
-         */
-        ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
-            data_ref?: "data";
-            data: components["schemas"]["ValidationRuleAssignment"][];
-            /** @description Number of matching assignments, over all pages. */
-            total: number;
         };
         /**
          * ValidationRuleAssignmentsCreateRequestBody
@@ -3608,6 +3930,21 @@ export interface components {
          * @example created_at
          */
         OrderByCreatedAt: "created_at" | "-created_at";
+        /**
+         * @description With `true`, only tiers usable now (tier and campaign active, inside their dates, days and hours); with `false`, only the others.
+         * @example true
+         */
+        IsAvailable: boolean;
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `hierarchy`.
+         * @example hierarchy
+         */
+        OrderByHierarchy: "hierarchy" | "-hierarchy" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+        /**
+         * @description The promotion tier's ID.
+         * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+         */
+        PromotionTierId: string;
         /**
          * @description The validation rule's ID.
          * @example val_4j7DCRm2IS59
@@ -4579,6 +4916,278 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomersActivityListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-promotion-tiers-from-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign's tiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTiersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-promotion-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionTiersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTier"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-promotion-tiers": {
+        parameters: {
+            query?: {
+                /**
+                 * @description With `true`, only tiers usable now (tier and campaign active, inside their dates, days and hours); with `false`, only the others.
+                 * @example true
+                 */
+                is_available?: components["parameters"]["IsAvailable"];
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `hierarchy`.
+                 * @example hierarchy
+                 */
+                order?: components["parameters"]["OrderByHierarchy"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTiersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-promotion-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTier"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-promotion-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionTiersUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTier"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-promotion-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "enable-promotion-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTier"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "disable-promotion-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTier"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -157,6 +157,10 @@ export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<v
     await ctx.uow.vouchers.delete(voucher.id);
     await recordEvent(ctx, 'voucher.deleted', { campaign_id: campaign.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code } });
   }
+  for (const tier of await ctx.uow.promotion_tiers.findBy('campaign_id', campaign.id)) {
+    await dropAssignmentsOf(ctx, tier.id);
+    await ctx.uow.promotion_tiers.delete(tier.id);
+  }
   await dropAssignmentsOf(ctx, campaign.id);
   await ctx.uow.campaigns.delete(campaign.id);
   await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });

@@ -91,8 +91,10 @@ async function relatedObjectId(ctx: DomainContext, type: AssignmentCreate['relat
   } else if (type === 'campaign') {
     const campaign = (await uow.campaigns.get(ref)) ?? (await uow.campaigns.getBy('name', ref));
     if (campaign) return campaign.id;
+  } else {
+    const tier = await uow.promotion_tiers.get(ref);
+    if (tier) return tier.id;
   }
-  // Promotion tiers have no store yet, so no tier can be found.
   throw notFound(type, ref);
 }
 

@@ -5,6 +5,7 @@ import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
+import { promotionTierHandlers } from './promotion-tiers.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { voucherHandlers } from './vouchers.js';
@@ -18,6 +19,7 @@ export const handlers: Handlers = {
   ...categoryHandlers,
   ...customerHandlers,
   ...productHandlers,
+  ...promotionTierHandlers,
   ...skuHandlers,
   ...productCollectionHandlers,
   ...validationRuleHandlers,

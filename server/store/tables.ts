@@ -5,6 +5,7 @@ import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
+import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
 
@@ -16,6 +17,7 @@ export interface Tables {
   events: EventRecord;
   async_actions: AsyncActionRecord;
   validation_rules: ValidationRuleRecord;
+  promotion_tiers: PromotionTierRecord;
   validation_rule_assignments: ValidationRuleAssignment;
   products: Product;
   skus: Sku;
@@ -37,6 +39,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   events: { unique: [], indexed: ['campaign_id', 'customer_id', 'voucher_id'] },
   async_actions: { unique: [], indexed: [] },
   validation_rules: { unique: [], indexed: [] },
+  promotion_tiers: { unique: [], indexed: ['campaign_id'] },
   validation_rule_assignments: { unique: [], indexed: ['rule_id', 'related_object_id'] },
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },

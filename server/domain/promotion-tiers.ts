@@ -1,0 +1,140 @@
+import type { components } from '../../generated/openapi.js';
+import { findCampaign } from './campaigns.js';
+import { categoryFields, resolveCategoryRef } from './categories.js';
+import { applyChanges } from './changes.js';
+import type { DomainContext } from './context.js';
+import { invalid, notFound } from './errors.js';
+import { newId } from './ids.js';
+import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
+import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
+import { timeframeWithoutStart, validityAt } from './validity.js';
+
+type Schemas = components['schemas'];
+export type PromotionTier = Schemas['PromotionTier'];
+type TierCreate = Schemas['PromotionTiersCreateRequestBody'];
+type TierUpdate = Schemas['PromotionTiersUpdateRequestBody'];
+
+/** A tier as stored; its campaign, assignments and categories are attached when it is read. */
+export type PromotionTierRecord = Omit<PromotionTier, 'campaign' | 'validation_rule_assignments' | 'categories' | 'object'>;
+
+export async function findPromotionTier({ uow }: DomainContext, id: string): Promise<PromotionTierRecord> {
+  const tier = await uow.promotion_tiers.get(id);
+  if (!tier) throw notFound('promotion_tier', id);
+  return tier;
+}
+
+export async function presentPromotionTier(ctx: DomainContext, tier: PromotionTierRecord): Promise<PromotionTier> {
+  const campaign = await ctx.uow.campaigns.get(tier.campaign_id);
+  const assignments = await ctx.uow.validation_rule_assignments.findBy('related_object_id', tier.id);
+  const { categories } = await categoryFields(ctx, tier.category_id);
+  return {
+    ...tier,
+    campaign: {
+      id: tier.campaign_id,
+      start_date: campaign?.start_date ?? null,
+      expiration_date: campaign?.expiration_date ?? null,
+      validity_day_of_week: campaign?.validity_day_of_week ?? null,
+      active: campaign?.active ?? false,
+      object: 'campaign',
+    },
+    validation_rule_assignments: { object: 'list', data_ref: 'data', data: assignments, total: assignments.length },
+    categories,
+    object: 'promotion_tier',
+  };
+}
+
+export async function createPromotionTier(ctx: DomainContext, campaignRef: string, input: TierCreate): Promise<PromotionTierRecord> {
+  const campaign = await findCampaign(ctx, campaignRef);
+  if (campaign.campaign_type !== 'PROMOTION') {
+    throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} is ${campaign.campaign_type}, not PROMOTION`);
+  }
+  for (const ruleId of input.validation_rules ?? []) await findValidationRule(ctx, ruleId);
+  const siblings = await ctx.uow.promotion_tiers.findBy('campaign_id', campaign.id);
+  const category = await resolveCategoryRef(ctx, input);
+  const tier = await ctx.uow.promotion_tiers.insert({
+    id: newId('promo'),
+    created_at: ctx.clock.now().toISOString(),
+    updated_at: null,
+    name: input.name,
+    banner: input.banner ?? null,
+    action: input.action ?? null,
+    metadata: input.metadata ?? {},
+    hierarchy: input.hierarchy ?? Math.max(0, ...siblings.map((sibling) => sibling.hierarchy)) + 1,
+    promotion_id: campaign.id,
+    campaign_id: campaign.id,
+    active: input.active ?? true,
+    start_date: input.start_date ?? null,
+    expiration_date: input.expiration_date ?? null,
+    validity_timeframe: input.validity_timeframe ?? null,
+    validity_day_of_week: input.validity_day_of_week ?? null,
+    validity_hours: input.validity_hours ?? null,
+    summary: { redemptions: { total_redeemed: 0 }, orders: { total_amount: 0, total_discount_amount: 0 } },
+    category_id: category?.id ?? null,
+  });
+  for (const ruleId of input.validation_rules ?? []) {
+    await assignValidationRule(ctx, ruleId, { related_object_type: 'promotion_tier', related_object_id: tier.id });
+  }
+  return tier;
+}
+
+export async function updatePromotionTier(ctx: DomainContext, id: string, input: TierUpdate): Promise<PromotionTierRecord> {
+  const tier = await findPromotionTier(ctx, id);
+  if (timeframeWithoutStart(tier, input)) {
+    throw invalid('invalid_payload', 'Invalid payload', 'validity_timeframe requires start_date');
+  }
+  const category = await resolveCategoryRef(ctx, input);
+  const { category: _name, category_id: _id, ...changes } = input;
+  const updated = applyChanges(
+    tier,
+    { ...changes, ...(category !== undefined && { category_id: category?.id ?? null }) },
+    ctx.clock.now().toISOString(),
+  );
+  return ctx.uow.promotion_tiers.update(updated);
+}
+
+export async function setPromotionTierActive(ctx: DomainContext, id: string, active: boolean): Promise<PromotionTierRecord> {
+  const tier = await findPromotionTier(ctx, id);
+  return ctx.uow.promotion_tiers.update({ ...tier, active, updated_at: ctx.clock.now().toISOString() });
+}
+
+export async function deletePromotionTier(ctx: DomainContext, id: string): Promise<void> {
+  const tier = await findPromotionTier(ctx, id);
+  await dropAssignmentsOf(ctx, tier.id);
+  await ctx.uow.promotion_tiers.delete(tier.id);
+}
+
+/** Whether the tier can be used now: the tier and its campaign both active and in their windows. */
+export async function tierAvailable(ctx: DomainContext, tier: PromotionTierRecord): Promise<boolean> {
+  const now = ctx.clock.now();
+  const campaign = await ctx.uow.campaigns.get(tier.campaign_id);
+  return Boolean(campaign) && validityAt(campaign!, now).valid && validityAt(tier, now).valid;
+}
+
+export async function listCampaignTiers(ctx: DomainContext, campaignRef: string) {
+  const campaign = await findCampaign(ctx, campaignRef);
+  const tiers = await ctx.uow.promotion_tiers.findBy('campaign_id', campaign.id);
+  tiers.sort((a, b) => a.hierarchy - b.hierarchy);
+  return Promise.all(tiers.map((tier) => presentPromotionTier(ctx, tier)));
+}
+
+export async function listPromotionTiers(
+  ctx: DomainContext,
+  query: PageRequest & { is_available?: boolean; order?: 'hierarchy' | '-hierarchy' | 'created_at' | '-created_at' | 'updated_at' | '-updated_at' },
+) {
+  let available: Set<string> | undefined;
+  if (query.is_available !== undefined) {
+    available = new Set();
+    for (const tier of (await ctx.uow.promotion_tiers.query({})).rows) if (await tierAvailable(ctx, tier)) available.add(tier.id);
+  }
+  const page = await ctx.uow.promotion_tiers.query({
+    ...(available && { where: (tier: PromotionTierRecord) => available!.has(tier.id) === query.is_available }),
+    orderBy: parseOrder<'hierarchy' | 'created_at' | 'updated_at'>(query.order ?? 'hierarchy'),
+    ...pageWindow(query),
+  });
+  const { offset, limit } = pageWindow(query);
+  return {
+    rows: await Promise.all(page.rows.map((tier) => presentPromotionTier(ctx, tier))),
+    total: page.total,
+    has_more: offset + limit < page.total,
+  };
+}
