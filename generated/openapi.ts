@@ -592,6 +592,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/validations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate redeemables
+         * @description Checks up to 30 vouchers and promotion tiers, in the order given, against the order and the
+         *     customer, and computes what each gives. A redeemable is inapplicable when it is unknown, disabled,
+         *     outside its (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule;
+         *     the verdict carries the reason as an error key and, for rules, the rule's custom message. When any
+         *     is inapplicable, `valid` is false and the others are `SKIPPED`. Discounts apply one after another to
+         *     what is left of the order; percentages round half up to whole minor units. Nothing is changed, but
+         *     the validation is counted in the campaign summary.
+         */
+        post: operations["validate-stacked-discounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validation-rules": {
         parameters: {
             query?: never;
@@ -2790,6 +2816,211 @@ export interface components {
          *     }
          */
         PromotionTiersUpdateRequestBody: components["schemas"]["PromotionTierFields"];
+        /**
+         * RedeemableRequest
+         * @description A voucher (by code) or promotion tier (by ID) to apply, and for a gift card how much credit to use.
+         */
+        RedeemableRequest: {
+            /**
+             * @description What `id` names.
+             * @enum {string}
+             */
+            object: "voucher" | "promotion_tier";
+            /**
+             * @description The voucher code or the promotion tier ID.
+             * @example SUMMER-7K2Q
+             */
+            id: string;
+            /** @description For a gift card, the credit to use; by default as much as the order needs. */
+            gift?: {
+                /** @description Credit to use, ×100. */
+                credits: number;
+            };
+        };
+        /**
+         * OrderItemRequest
+         * @description A line of an order. Give `amount`, or `price` and `quantity`; `product_id`/`sku_id` let rules and item discounts match it.
+         */
+        OrderItemRequest: {
+            /** @description The product, by ID or `source_id`. */
+            product_id?: string;
+            /** @description The SKU, by ID or `source_id`. */
+            sku_id?: string;
+            /**
+             * @description Units on the line.
+             * @default 1
+             */
+            quantity?: number;
+            /** @description Unit price, ×100; taken from the catalog when left out. */
+            price?: number;
+            /** @description Line amount, ×100; `price × quantity` when left out. */
+            amount?: number;
+        };
+        /**
+         * OrderRequest
+         * @description The order being validated or redeemed. Its amount is `amount`, or the sum of its items.
+         */
+        OrderRequest: {
+            /** @description An existing order's ID. */
+            id?: string;
+            /** @description The order's ID in an external system. */
+            source_id?: string;
+            /**
+             * @description Order amount before discounts, ×100.
+             * @example 12000
+             */
+            amount?: number;
+            items?: components["schemas"]["OrderItemRequest"][];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * CustomerReference
+         * @description The customer, by `id` or `source_id`; `metadata` given here is used by rules for this request only.
+         */
+        CustomerReference: {
+            /** @description Customer ID. */
+            id?: string;
+            /** @description Customer `source_id`. */
+            source_id?: string;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * ValidationsValidateRequestBody
+         * @description Up to 30 redeemables, checked in the order given against one order and customer.
+         * @example {
+         *       "redeemables": [
+         *         {
+         *           "object": "voucher",
+         *           "id": "SUMMER-7K2Q"
+         *         }
+         *       ],
+         *       "order": {
+         *         "amount": 12000
+         *       },
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       }
+         *     }
+         */
+        ValidationsValidateRequestBody: {
+            redeemables: components["schemas"]["RedeemableRequest"][];
+            order?: components["schemas"]["OrderRequest"];
+            customer?: components["schemas"]["CustomerReference"];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * RedeemableError
+         * @description Why a redeemable does not apply, in the interface's error shape, with a rule's custom message when one applies.
+         */
+        RedeemableError: {
+            /** @description The HTTP status such a failure has on its own (400, or 404 for an unknown redeemable). */
+            code: number;
+            /**
+             * @description The reason: `resource_not_found`, `voucher_disabled`, `voucher_not_active`, `voucher_expired`, `voucher_not_active_now`, `quantity_exceeded`, `gift_amount_exceeded`, `order_rules_violated`, `customer_rules_violated`, `promotion_inactive`, `promotion_not_active_now`, `invalid_voucher`.
+             * @example voucher_expired
+             */
+            key: string;
+            /** @description Short description. */
+            message: string;
+            /** @description What exactly failed. */
+            details: string;
+            /** @description The custom message of the validation rule that failed, when it has one. */
+            error?: {
+                /** @description The rule's message. */
+                message: string;
+            };
+        };
+        /**
+         * ValidationRedeemable
+         * @description The verdict for one redeemable.
+         */
+        ValidationRedeemable: {
+            /**
+             * @description `SKIPPED` when an earlier redeemable of the request was inapplicable, so nothing is applied.
+             * @enum {string}
+             */
+            status: "APPLICABLE" | "INAPPLICABLE" | "SKIPPED";
+            /** @description The voucher code or tier ID, as requested. */
+            id: string;
+            /**
+             * @description What `id` names.
+             * @enum {string}
+             */
+            object: "voucher" | "promotion_tier";
+            /** @description What the redeemable gives, or why it does not apply. */
+            result: {
+                discount?: components["schemas"]["Discount"];
+                /** @description The discount this redeemable takes off the order, ×100. */
+                discount_amount?: number;
+                /** @description Gift credit this card pays, and its balance before. */
+                gift?: {
+                    /** @description Credit used, ×100. */
+                    credits: number;
+                    /** @description Balance before, ×100. */
+                    balance: number;
+                };
+                error?: components["schemas"]["RedeemableError"];
+            };
+            /** @description The campaign of the voucher or tier. */
+            campaign_id?: string | null;
+        };
+        /**
+         * OrderCalculated
+         * @description The order with the effect of the applicable redeemables, ×100. Gift credit lowers `total_amount` but is not a discount.
+         */
+        OrderCalculated: {
+            /** @description The order's ID, when it exists. */
+            id?: string | null;
+            /** @description The order's `source_id`, when given. */
+            source_id?: string | null;
+            /** @description Amount before discounts. */
+            amount: number;
+            /** @description Sum of the discounts. */
+            discount_amount: number;
+            /** @description Gift credit used. */
+            gift_amount: number;
+            /** @description What is left to pay. */
+            total_amount: number;
+            /** @description The order lines with their amounts. */
+            items: {
+                /** @description The product ID. */
+                product_id?: string | null;
+                /** @description The SKU ID. */
+                sku_id?: string | null;
+                /** @description Units. */
+                quantity: number;
+                /** @description Unit price. */
+                price?: number | null;
+                /** @description Line amount. */
+                amount: number;
+            }[];
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Always `order`.
+             * @constant
+             */
+            object: "order";
+        };
+        /**
+         * ValidationsValidateResponseBody
+         * @description Whether every redeemable applies, each verdict, and the order with the discounts applied.
+         */
+        ValidationsValidateResponseBody: {
+            /** @description True when every redeemable applies. */
+            valid: boolean;
+            /** @description The applicable (or, when any failed, skipped) redeemables, in request order. */
+            redeemables: components["schemas"]["ValidationRedeemable"][];
+            /** @description The redeemables that do not apply, with the reason. */
+            inapplicable_redeemables: components["schemas"]["ValidationRedeemable"][];
+            order: components["schemas"]["OrderCalculated"];
+            /** @description Identifies the customer (or an anonymous one) across validations and redemptions. */
+            tracking_id: string;
+            /**
+             * @description Always `validation`.
+             * @constant
+             */
+            object: "validation";
+        };
         /**
          * ValidationRuleError
          * @description A custom message returned when the rule is not met.
@@ -5193,6 +5424,36 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "validate-stacked-discounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationsValidateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The verdicts and the calculated order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationsValidateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -214,6 +214,13 @@ export async function campaignSummary(ctx: DomainContext, ref: string, window: {
     if (event.type === 'voucher.created') counters.vouchers_created += 1;
     else if (event.type === 'campaign.vouchers.generation.completed') counters.vouchers_created += Number(event.data.count ?? 0);
     else if (event.type === 'voucher.deleted') counters.vouchers_deleted += 1;
+    else if (event.type === 'validation.succeeded') {
+      counters.validations += 1;
+      counters.validations_succeeded += 1;
+    } else if (event.type === 'validation.failed') {
+      counters.validations += 1;
+      counters.validations_failed += 1;
+    }
   }
   return { campaign: await presentCampaign(ctx, campaign), ...counters, object: 'campaign_summary' as const };
 }

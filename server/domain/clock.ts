@@ -18,3 +18,18 @@ export class ManualClock implements Clock {
     this.current = new Date(this.current.getTime() + milliseconds);
   }
 }
+
+/** Real time shifted by an offset that tests can move, so time still passes but can jump. */
+export class OffsetClock implements Clock {
+  private offset = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offset);
+  }
+  /** From now on, `now()` starts at `moment` and runs on from there. */
+  travelTo(moment: Date): void {
+    this.offset = moment.getTime() - Date.now();
+  }
+  reset(): void {
+    this.offset = 0;
+  }
+}

@@ -22,7 +22,9 @@ export type EventType =
   | 'voucher.loyalty_card.points_added'
   | 'customer.created'
   | 'customer.updated'
-  | 'customer.deleted';
+  | 'customer.deleted'
+  | 'validation.succeeded'
+  | 'validation.failed';
 
 export interface EventRecord {
   id: string;

@@ -8,6 +8,7 @@ import { productHandlers } from './products.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
+import { validationHandlers } from './validations.js';
 import { voucherHandlers } from './vouchers.js';
 import type { Handlers } from './types.js';
 
@@ -23,5 +24,6 @@ export const handlers: Handlers = {
   ...skuHandlers,
   ...productCollectionHandlers,
   ...validationRuleHandlers,
+  ...validationHandlers,
   ...voucherHandlers,
 };

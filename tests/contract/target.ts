@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createApiClient, type ApiClient } from '../../client/index.js';
 import { createApp } from '../../server/app.js';
-import { systemClock } from '../../server/domain/clock.js';
+import { OffsetClock } from '../../server/domain/clock.js';
 import { MemoryStore } from '../../server/store/memory.js';
 
 export interface Credentials {
@@ -25,6 +25,8 @@ export interface Target {
   otherProject?: Credentials;
   /** Whether this run started the server itself (so test-only settings such as rate limits apply). */
   inProcess: boolean;
+  /** The in-process server's clock, which tests may move; absent for a remote target. */
+  clock?: OffsetClock;
   close(): Promise<void>;
 }
 
@@ -55,9 +57,10 @@ export async function startTarget(): Promise<Target> {
   }
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const otherProject = { appId: `app-${secret()}`, appToken: secret() };
+  const clock = new OffsetClock();
   const app = await createApp({
     store: new MemoryStore(),
-    clock: systemClock,
+    clock,
     apiKeys: [
       { name: 'contract-suite', ...credentials, projectId: 'proj_contract_a' },
       { name: 'contract-suite-other', ...otherProject, projectId: 'proj_contract_b' },
@@ -70,6 +73,7 @@ export async function startTarget(): Promise<Target> {
     credentials,
     otherProject,
     inProcess: true,
+    clock,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,0 +1,51 @@
+/**
+ * Discount arithmetic. All money is integers ×100; percentages round half up to a whole minor unit,
+ * and no discount takes more than what is left of the order.
+ */
+import type { components } from '../../generated/openapi.js';
+
+export type Discount = components['schemas']['Discount'];
+
+export interface PricedItem {
+  product_id: string | null;
+  sku_id: string | null;
+  quantity: number;
+  price: number | null;
+  amount: number;
+}
+
+export function percentOf(amount: number, percent: number): number {
+  return Math.floor((amount * percent) / 100 + 0.5);
+}
+
+/** What the discount takes off `remaining`, given the order's items for item-based discounts. */
+export function discountAmount(discount: Discount, remaining: number, items: readonly PricedItem[]): number {
+  let off: number;
+  switch (discount.type) {
+    case 'AMOUNT':
+      off = discount.effect === 'APPLY_TO_ITEMS' ? items.reduce((sum, item) => sum + Math.min(discount.amount_off, item.amount), 0) : discount.amount_off;
+      if (discount.aggregated_amount_limit !== undefined) off = Math.min(off, discount.aggregated_amount_limit);
+      break;
+    case 'PERCENT': {
+      off =
+        discount.effect === 'APPLY_TO_ITEMS' && items.length > 0
+          ? items.reduce((sum, item) => sum + percentOf(item.amount, discount.percent_off), 0)
+          : percentOf(remaining, discount.percent_off);
+      if (discount.amount_limit !== undefined) off = Math.min(off, discount.amount_limit);
+      break;
+    }
+    case 'FIXED':
+      off =
+        discount.effect === 'APPLY_TO_ITEMS' && items.length > 0
+          ? items.reduce((sum, item) => sum + Math.max(0, item.amount - discount.fixed_amount * item.quantity), 0)
+          : Math.max(0, remaining - discount.fixed_amount);
+      break;
+    case 'UNIT': {
+      const item = items.find((line) => line.product_id === discount.unit_type || line.sku_id === discount.unit_type);
+      const unitPrice = item?.price ?? (item ? Math.floor(item.amount / item.quantity) : 0);
+      off = unitPrice * discount.unit_off;
+      break;
+    }
+  }
+  return Math.max(0, Math.min(off, remaining));
+}
