@@ -592,6 +592,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/redemptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List redemptions
+         * @description Returns a page of redemptions, newest first unless `order` says otherwise, optionally only one
+         *     result, campaign or customer. `total` counts every match.
+         */
+        get: operations["list-redemptions"];
+        put?: never;
+        /**
+         * Redeem redeemables
+         * @description Redeems the redeemables on the order, all or none: when any is inapplicable, nothing is redeemed,
+         *     the failure is recorded (and counted in the campaign summary), and the answer is 400 with the first
+         *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), its
+         *     custom rule message in `details` when there is one, and the code in `resource_id`. Otherwise each
+         *     redeemable gets a redemption under one parent: voucher `redeemed_quantity` goes up, gift balances go
+         *     down, tier and customer summaries count it. A voucher with a redemption limit is never redeemed more
+         *     often than the limit, however many requests arrive at once.
+         */
+        post: operations["redeem-stacked-discounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/redemptions/{redemptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The redemption's ID.
+                 * @example r_0b4aa7c6eacb8d1e2f
+                 */
+                redemptionId: components["parameters"]["RedemptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a redemption
+         * @description Returns the redemption.
+         */
+        get: operations["get-redemption"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/redemptions/{redemptionId}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The redemption's ID.
+                 * @example r_0b4aa7c6eacb8d1e2f
+                 */
+                redemptionId: components["parameters"]["RedemptionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back a redemption
+         * @description Undoes a succeeded redemption (for a parent, every child): the voucher's `redeemed_quantity` goes
+         *     back down and gift credit returns to the card. A redemption that is already rolled back answers 400
+         *     `already_rolled_back`, and one that failed 400 `invalid_rollback_params`; both failures are counted
+         *     in the campaign summary.
+         */
+        post: operations["rollback-redemption"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validations": {
         parameters: {
             query?: never;
@@ -2817,6 +2903,119 @@ export interface components {
          */
         PromotionTiersUpdateRequestBody: components["schemas"]["PromotionTierFields"];
         /**
+         * OrderCalculated
+         * @description The order with the effect of the applicable redeemables, ×100. Gift credit lowers `total_amount` but is not a discount.
+         */
+        OrderCalculated: {
+            /** @description The order's ID, when it exists. */
+            id?: string | null;
+            /** @description The order's `source_id`, when given. */
+            source_id?: string | null;
+            /** @description Amount before discounts. */
+            amount: number;
+            /** @description Sum of the discounts. */
+            discount_amount: number;
+            /** @description Gift credit used. */
+            gift_amount: number;
+            /** @description What is left to pay. */
+            total_amount: number;
+            /** @description The order lines with their amounts. */
+            items: {
+                /** @description The product ID. */
+                product_id?: string | null;
+                /** @description The SKU ID. */
+                sku_id?: string | null;
+                /** @description Units. */
+                quantity: number;
+                /** @description Unit price. */
+                price?: number | null;
+                /** @description Line amount. */
+                amount: number;
+            }[];
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Always `order`.
+             * @constant
+             */
+            object: "order";
+        };
+        /**
+         * Redemption
+         * @description One redeemable used on an order. A request redeeming several redeemables makes one redemption each,
+         *     all children of one parent redemption (with `related_object_type` `redemption`).
+         */
+        Redemption: {
+            /**
+             * @description Redemption ID (prefix `r_`).
+             * @example r_0b4aa7c6eacb8d1e2f
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the redemption happened.
+             */
+            date: string;
+            /** @description The customer, when known. */
+            customer_id: string | null;
+            /** @description The tracking ID of the customer. */
+            tracking_id: string;
+            /** @description The discount given, ×100. */
+            amount: number;
+            /** @description The gift credit used, ×100. */
+            gift_amount: number;
+            order: components["schemas"]["OrderCalculated"];
+            /**
+             * @description Whether the redemption succeeded.
+             * @enum {string}
+             */
+            result: "SUCCESS" | "FAILURE";
+            /**
+             * @description `ROLLED_BACK` once a rollback succeeded.
+             * @enum {string}
+             */
+            status: "SUCCEEDED" | "FAILED" | "ROLLED_BACK";
+            /**
+             * @description What was redeemed; `redemption` for a parent.
+             * @enum {string}
+             */
+            related_object_type: "voucher" | "promotion_tier" | "redemption";
+            /** @description The voucher ID, tier ID, or for a parent its own ID. */
+            related_object_id: string;
+            /** @description The voucher's code, for a voucher redemption. */
+            voucher_code?: string;
+            /** @description The parent redemption, or null for a parent. */
+            parent_redemption_id: string | null;
+            /** @description The campaign of the voucher or tier. */
+            campaign_id: string | null;
+            /** @description Who redeemed. */
+            channel: {
+                /** @description The API key's app ID. */
+                channel_id: string;
+                /**
+                 * @description Always `API` here.
+                 * @enum {string}
+                 */
+                channel_type: "API";
+            };
+            metadata: components["schemas"]["Metadata"];
+            /**
+             * @description Always `redemption`.
+             * @constant
+             */
+            object: "redemption";
+        };
+        /**
+         * RedemptionsListResponseBody
+         * @description A page of redemptions.
+         */
+        RedemptionsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "redemptions";
+            redemptions: components["schemas"]["Redemption"][];
+            /** @description Number of matching redemptions, over all pages. */
+            total: number;
+        };
+        /**
          * RedeemableRequest
          * @description A voucher (by code) or promotion tier (by ID) to apply, and for a gift card how much credit to use.
          */
@@ -2909,6 +3108,65 @@ export interface components {
             metadata?: components["schemas"]["Metadata"];
         };
         /**
+         * RedemptionsRedeemResponseBody
+         * @description The redemptions made, their parent, and the order with the discounts applied.
+         */
+        RedemptionsRedeemResponseBody: {
+            redemptions: components["schemas"]["Redemption"][];
+            parent_redemption: components["schemas"]["Redemption"];
+            order: components["schemas"]["OrderCalculated"];
+        };
+        /**
+         * RedemptionsRollbackRequestBody
+         * @description Why the redemption is rolled back.
+         */
+        RedemptionsRollbackRequestBody: {
+            /**
+             * @description Free text.
+             * @example Order cancelled
+             */
+            reason?: string;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * RedemptionRollback
+         * @description The undoing of a redemption (for a parent, of all its children).
+         */
+        RedemptionRollback: {
+            /** @description Rollback ID (prefix `rr_`). */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            date: string;
+            /** @description The redemption rolled back. */
+            redemption: string;
+            /** @description Why. */
+            reason: string | null;
+            /**
+             * @description Always `SUCCESS`; a rollback that cannot happen answers an error instead.
+             * @enum {string}
+             */
+            result: "SUCCESS";
+            /**
+             * @description Always `SUCCEEDED`.
+             * @enum {string}
+             */
+            status: "SUCCEEDED";
+            /** @description Discount given back, ×100. */
+            amount: number;
+            /** @description Gift credit restored, ×100. */
+            gift_amount: number;
+            /** @description The redemptions rolled back (for a parent, its children). */
+            rollbacks: string[];
+            /**
+             * @description Always `redemption_rollback`.
+             * @constant
+             */
+            object: "redemption_rollback";
+        };
+        /**
          * RedeemableError
          * @description Why a redeemable does not apply, in the interface's error shape, with a rule's custom message when one applies.
          */
@@ -2963,43 +3221,6 @@ export interface components {
             };
             /** @description The campaign of the voucher or tier. */
             campaign_id?: string | null;
-        };
-        /**
-         * OrderCalculated
-         * @description The order with the effect of the applicable redeemables, ×100. Gift credit lowers `total_amount` but is not a discount.
-         */
-        OrderCalculated: {
-            /** @description The order's ID, when it exists. */
-            id?: string | null;
-            /** @description The order's `source_id`, when given. */
-            source_id?: string | null;
-            /** @description Amount before discounts. */
-            amount: number;
-            /** @description Sum of the discounts. */
-            discount_amount: number;
-            /** @description Gift credit used. */
-            gift_amount: number;
-            /** @description What is left to pay. */
-            total_amount: number;
-            /** @description The order lines with their amounts. */
-            items: {
-                /** @description The product ID. */
-                product_id?: string | null;
-                /** @description The SKU ID. */
-                sku_id?: string | null;
-                /** @description Units. */
-                quantity: number;
-                /** @description Unit price. */
-                price?: number | null;
-                /** @description Line amount. */
-                amount: number;
-            }[];
-            metadata?: components["schemas"]["Metadata"];
-            /**
-             * @description Always `order`.
-             * @constant
-             */
-            object: "order";
         };
         /**
          * ValidationsValidateResponseBody
@@ -4176,6 +4397,26 @@ export interface components {
          * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
          */
         PromotionTierId: string;
+        /**
+         * @description Only redemptions with this result.
+         * @example SUCCESS
+         */
+        RedemptionResultFilter: "SUCCESS" | "FAILURE";
+        /**
+         * @description Only redemptions of this campaign, by ID or name.
+         * @example camp_5a1e9f6ce3b24c1d88
+         */
+        RedemptionCampaignFilter: string;
+        /**
+         * @description Only redemptions by this customer, by ID or `source_id`.
+         * @example cust_7f8b2cd8a33d0f1e2b
+         */
+        RedemptionCustomerFilter: string;
+        /**
+         * @description The redemption's ID.
+         * @example r_0b4aa7c6eacb8d1e2f
+         */
+        RedemptionId: string;
         /**
          * @description The validation rule's ID.
          * @example val_4j7DCRm2IS59
@@ -5424,6 +5665,160 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-redemptions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Only redemptions with this result.
+                 * @example SUCCESS
+                 */
+                result?: components["parameters"]["RedemptionResultFilter"];
+                /**
+                 * @description Only redemptions of this campaign, by ID or name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaign?: components["parameters"]["RedemptionCampaignFilter"];
+                /**
+                 * @description Only redemptions by this customer, by ID or `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customer?: components["parameters"]["RedemptionCustomerFilter"];
+                /**
+                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @example created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedAt"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of redemptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedemptionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "redeem-stacked-discounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationsValidateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The redemptions and the calculated order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedemptionsRedeemResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-redemption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The redemption's ID.
+                 * @example r_0b4aa7c6eacb8d1e2f
+                 */
+                redemptionId: components["parameters"]["RedemptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The redemption. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Redemption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "rollback-redemption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The redemption's ID.
+                 * @example r_0b4aa7c6eacb8d1e2f
+                 */
+                redemptionId: components["parameters"]["RedemptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedemptionsRollbackRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The rollback. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedemptionRollback"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -220,6 +220,22 @@ export async function campaignSummary(ctx: DomainContext, ref: string, window: {
     } else if (event.type === 'validation.failed') {
       counters.validations += 1;
       counters.validations_failed += 1;
+    } else if (event.type === 'redemption.succeeded') {
+      counters.redemptions += 1;
+      counters.redemptions_succeeded += 1;
+      counters.orders_amount += Number(event.data.order_amount ?? 0);
+      counters.discounted_amount += Number(event.data.discount_amount ?? 0);
+    } else if (event.type === 'redemption.failed') {
+      counters.redemptions += 1;
+      counters.redemptions_failed += 1;
+    } else if (event.type === 'redemption.rollback.succeeded') {
+      counters.rollbacks += 1;
+      counters.rollbacks_succeeded += 1;
+      counters.orders_rolledback_amount += Number(event.data.order_amount ?? 0);
+      counters.rolledback_discounted_amount += Number(event.data.discount_amount ?? 0);
+    } else if (event.type === 'redemption.rollback.failed') {
+      counters.rollbacks += 1;
+      counters.rollbacks_failed += 1;
     }
   }
   return { campaign: await presentCampaign(ctx, campaign), ...counters, object: 'campaign_summary' as const };

@@ -24,7 +24,11 @@ export type EventType =
   | 'customer.updated'
   | 'customer.deleted'
   | 'validation.succeeded'
-  | 'validation.failed';
+  | 'validation.failed'
+  | 'redemption.succeeded'
+  | 'redemption.failed'
+  | 'redemption.rollback.succeeded'
+  | 'redemption.rollback.failed';
 
 export interface EventRecord {
   id: string;

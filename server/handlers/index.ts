@@ -6,6 +6,7 @@ import { customerHandlers } from './customers.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
+import { redemptionHandlers } from './redemptions.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
@@ -21,6 +22,7 @@ export const handlers: Handlers = {
   ...customerHandlers,
   ...productHandlers,
   ...promotionTierHandlers,
+  ...redemptionHandlers,
   ...skuHandlers,
   ...productCollectionHandlers,
   ...validationRuleHandlers,

@@ -6,6 +6,7 @@ import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
+import type { Redemption } from '../domain/redemptions.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
 
@@ -18,6 +19,7 @@ export interface Tables {
   async_actions: AsyncActionRecord;
   validation_rules: ValidationRuleRecord;
   promotion_tiers: PromotionTierRecord;
+  redemptions: Redemption;
   validation_rule_assignments: ValidationRuleAssignment;
   products: Product;
   skus: Sku;
@@ -40,6 +42,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   async_actions: { unique: [], indexed: [] },
   validation_rules: { unique: [], indexed: [] },
   promotion_tiers: { unique: [], indexed: ['campaign_id'] },
+  redemptions: { unique: [], indexed: ['parent_redemption_id'] },
   validation_rule_assignments: { unique: [], indexed: ['rule_id', 'related_object_id'] },
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
