@@ -592,6 +592,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/publications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List publications
+         * @description Returns a page of publications, newest first unless `order` says otherwise, optionally only those of
+         *     one customer, campaign or code. `total` counts every match.
+         */
+        get: operations["list-publications"];
+        put?: never;
+        /**
+         * Publish a voucher
+         * @description Assigns a voucher to a customer: the named code, or the oldest active voucher of the campaign that
+         *     nobody holds. The voucher's `holder_id` becomes the customer and its `publish.count` goes up; the
+         *     publication is counted in the campaign summary. A campaign with no free voucher answers 400
+         *     `no_voucher_suitable_for_publication`, and a code already held by another customer 400
+         *     `invalid_publish_params`.
+         */
+        post: operations["create-publication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/redemptions": {
         parameters: {
             query?: never;
@@ -2903,6 +2932,91 @@ export interface components {
          */
         PromotionTiersUpdateRequestBody: components["schemas"]["PromotionTierFields"];
         /**
+         * Publication
+         * @description A voucher given to a customer.
+         */
+        Publication: {
+            /** @description Publication ID (prefix `pub_`). */
+            id: string;
+            created_at: components["schemas"]["CreatedAt"];
+            /** @description The customer who got the voucher. */
+            customer_id: string;
+            /** @description The customer's tracking ID. */
+            tracking_id: string;
+            metadata: components["schemas"]["Metadata"];
+            /** @description Where the voucher went out. */
+            channel: string;
+            /**
+             * @description Always `SUCCESS`; a publication that cannot happen answers an error.
+             * @enum {string}
+             */
+            result: "SUCCESS";
+            /** @description The published code. */
+            voucher_code: string;
+            /** @description The voucher's campaign. */
+            campaign_id: string | null;
+            voucher?: components["schemas"]["Voucher"];
+            /**
+             * @description Always `publication`.
+             * @constant
+             */
+            object: "publication";
+        };
+        /**
+         * PublicationsListResponseBody
+         * @description A page of publications.
+         */
+        PublicationsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "publications";
+            publications: components["schemas"]["Publication"][];
+            /** @description Number of matching publications, over all pages. */
+            total: number;
+        };
+        /**
+         * PublicationsCreateRequestBody
+         * @description Gives a voucher to a customer: the one named by `voucher`, or the next free one of `campaign`. The
+         *     customer is found by `id` or `source_id`; a `source_id` not seen before creates the customer.
+         * @example {
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "campaign": {
+         *         "name": "Summer sale 2026"
+         *       }
+         *     }
+         */
+        PublicationsCreateRequestBody: {
+            /** @description The customer, by `id` or `source_id`, with details used when the customer is new. */
+            customer: {
+                /** @description Customer ID. */
+                id?: string;
+                /** @description Customer `source_id`. */
+                source_id?: string;
+                /** @description Name, for a new customer. */
+                name?: string;
+                /**
+                 * Format: email
+                 * @description Email, for a new customer.
+                 */
+                email?: string;
+                metadata?: components["schemas"]["Metadata"];
+            };
+            /** @description The code to publish. */
+            voucher?: string;
+            /** @description The campaign whose next free voucher to publish. */
+            campaign?: {
+                /** @description The campaign's name or ID. */
+                name: string;
+            };
+            /**
+             * @description Where the voucher goes out.
+             * @default API
+             */
+            channel?: string;
+            metadata?: components["schemas"]["Metadata"];
+        } & (unknown | unknown);
+        /**
          * OrderCalculated
          * @description The order with the effect of the applicable redeemables, ×100. Gift credit lowers `total_amount` but is not a discount.
          */
@@ -4398,20 +4512,25 @@ export interface components {
          */
         PromotionTierId: string;
         /**
-         * @description Only redemptions with this result.
-         * @example SUCCESS
+         * @description Only redemptions by this customer, by ID or `source_id`.
+         * @example cust_7f8b2cd8a33d0f1e2b
          */
-        RedemptionResultFilter: "SUCCESS" | "FAILURE";
+        RedemptionCustomerFilter: string;
         /**
          * @description Only redemptions of this campaign, by ID or name.
          * @example camp_5a1e9f6ce3b24c1d88
          */
         RedemptionCampaignFilter: string;
         /**
-         * @description Only redemptions by this customer, by ID or `source_id`.
-         * @example cust_7f8b2cd8a33d0f1e2b
+         * @description Only publications of this code.
+         * @example SUMMER-7K2Q
          */
-        RedemptionCustomerFilter: string;
+        PublicationVoucherFilter: string;
+        /**
+         * @description Only redemptions with this result.
+         * @example SUCCESS
+         */
+        RedemptionResultFilter: "SUCCESS" | "FAILURE";
         /**
          * @description The redemption's ID.
          * @example r_0b4aa7c6eacb8d1e2f
@@ -5665,6 +5784,92 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-publications": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Only redemptions by this customer, by ID or `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customer?: components["parameters"]["RedemptionCustomerFilter"];
+                /**
+                 * @description Only redemptions of this campaign, by ID or name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaign?: components["parameters"]["RedemptionCampaignFilter"];
+                /**
+                 * @description Only publications of this code.
+                 * @example SUMMER-7K2Q
+                 */
+                voucher?: components["parameters"]["PublicationVoucherFilter"];
+                /**
+                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @example created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedAt"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of publications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicationsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-publication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicationsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The publication with the voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Publication"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -236,6 +236,12 @@ export async function campaignSummary(ctx: DomainContext, ref: string, window: {
     } else if (event.type === 'redemption.rollback.failed') {
       counters.rollbacks += 1;
       counters.rollbacks_failed += 1;
+    } else if (event.type === 'publication.succeeded') {
+      counters.publications += 1;
+      counters.publications_succeeded += 1;
+    } else if (event.type === 'publication.failed') {
+      counters.publications += 1;
+      counters.publications_failed += 1;
     }
   }
   return { campaign: await presentCampaign(ctx, campaign), ...counters, object: 'campaign_summary' as const };

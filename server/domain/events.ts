@@ -28,7 +28,9 @@ export type EventType =
   | 'redemption.succeeded'
   | 'redemption.failed'
   | 'redemption.rollback.succeeded'
-  | 'redemption.rollback.failed';
+  | 'redemption.rollback.failed'
+  | 'publication.succeeded'
+  | 'publication.failed';
 
 export interface EventRecord {
   id: string;

@@ -6,6 +6,7 @@ import { customerHandlers } from './customers.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
+import { publicationHandlers } from './publications.js';
 import { redemptionHandlers } from './redemptions.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
@@ -22,6 +23,7 @@ export const handlers: Handlers = {
   ...customerHandlers,
   ...productHandlers,
   ...promotionTierHandlers,
+  ...publicationHandlers,
   ...redemptionHandlers,
   ...skuHandlers,
   ...productCollectionHandlers,

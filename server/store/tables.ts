@@ -7,6 +7,7 @@ import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
+import type { PublicationRecord } from '../domain/publications.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
 
@@ -20,6 +21,7 @@ export interface Tables {
   validation_rules: ValidationRuleRecord;
   promotion_tiers: PromotionTierRecord;
   redemptions: Redemption;
+  publications: PublicationRecord;
   validation_rule_assignments: ValidationRuleAssignment;
   products: Product;
   skus: Sku;
@@ -43,6 +45,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   validation_rules: { unique: [], indexed: [] },
   promotion_tiers: { unique: [], indexed: ['campaign_id'] },
   redemptions: { unique: [], indexed: ['parent_redemption_id'] },
+  publications: { unique: [], indexed: [] },
   validation_rule_assignments: { unique: [], indexed: ['rule_id', 'related_object_id'] },
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
