@@ -621,6 +621,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/qualifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check eligibility
+         * @description Finds the vouchers the customer holds and/or the promotion tiers that would apply to the order, each
+         *     checked on its own with the same engine as validation, and returns the qualifying ones with their
+         *     discounts: promotion tiers by hierarchy, then vouchers oldest first. Nothing is changed or counted.
+         */
+        post: operations["check-eligibility"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/redemptions": {
         parameters: {
             query?: never;
@@ -3017,6 +3039,141 @@ export interface components {
             metadata?: components["schemas"]["Metadata"];
         } & (unknown | unknown);
         /**
+         * CustomerReference
+         * @description The customer, by `id` or `source_id`; `metadata` given here is used by rules for this request only.
+         */
+        CustomerReference: {
+            /** @description Customer ID. */
+            id?: string;
+            /** @description Customer `source_id`. */
+            source_id?: string;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * OrderItemRequest
+         * @description A line of an order. Give `amount`, or `price` and `quantity`; `product_id`/`sku_id` let rules and item discounts match it.
+         */
+        OrderItemRequest: {
+            /** @description The product, by ID or `source_id`. */
+            product_id?: string;
+            /** @description The SKU, by ID or `source_id`. */
+            sku_id?: string;
+            /**
+             * @description Units on the line.
+             * @default 1
+             */
+            quantity?: number;
+            /** @description Unit price, ×100; taken from the catalog when left out. */
+            price?: number;
+            /** @description Line amount, ×100; `price × quantity` when left out. */
+            amount?: number;
+        };
+        /**
+         * OrderRequest
+         * @description The order being validated or redeemed. Its amount is `amount`, or the sum of its items.
+         */
+        OrderRequest: {
+            /** @description An existing order's ID. */
+            id?: string;
+            /** @description The order's ID in an external system. */
+            source_id?: string;
+            /**
+             * @description Order amount before discounts, ×100.
+             * @example 12000
+             */
+            amount?: number;
+            items?: components["schemas"]["OrderItemRequest"][];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * QualificationsCheckEligibilityRequestBody
+         * @description The customer and order to find offers for. `scenario` picks the candidates: `CUSTOMER_WALLET` the
+         *     vouchers the customer holds, `AUDIENCE_ONLY` the promotion tiers, `ALL` both.
+         * @example {
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "order": {
+         *         "amount": 12000
+         *       },
+         *       "scenario": "ALL"
+         *     }
+         */
+        QualificationsCheckEligibilityRequestBody: {
+            customer?: components["schemas"]["CustomerReference"];
+            order?: components["schemas"]["OrderRequest"];
+            /**
+             * @description Which candidates to check.
+             * @default ALL
+             * @enum {string}
+             */
+            scenario?: "ALL" | "CUSTOMER_WALLET" | "AUDIENCE_ONLY";
+            /** @description Paging of the answer. */
+            options?: {
+                /**
+                 * @description The most redeemables to return.
+                 * @default 5
+                 */
+                limit?: number;
+            };
+        };
+        /**
+         * RedeemableError
+         * @description Why a redeemable does not apply, in the interface's error shape, with a rule's custom message when one applies.
+         */
+        RedeemableError: {
+            /** @description The HTTP status such a failure has on its own (400, or 404 for an unknown redeemable). */
+            code: number;
+            /**
+             * @description The reason: `resource_not_found`, `voucher_disabled`, `voucher_not_active`, `voucher_expired`, `voucher_not_active_now`, `quantity_exceeded`, `gift_amount_exceeded`, `order_rules_violated`, `customer_rules_violated`, `promotion_inactive`, `promotion_not_active_now`, `invalid_voucher`.
+             * @example voucher_expired
+             */
+            key: string;
+            /** @description Short description. */
+            message: string;
+            /** @description What exactly failed. */
+            details: string;
+            /** @description The custom message of the validation rule that failed, when it has one. */
+            error?: {
+                /** @description The rule's message. */
+                message: string;
+            };
+        };
+        /**
+         * ValidationRedeemable
+         * @description The verdict for one redeemable.
+         */
+        ValidationRedeemable: {
+            /**
+             * @description `SKIPPED` when an earlier redeemable of the request was inapplicable, so nothing is applied.
+             * @enum {string}
+             */
+            status: "APPLICABLE" | "INAPPLICABLE" | "SKIPPED";
+            /** @description The voucher code or tier ID, as requested. */
+            id: string;
+            /**
+             * @description What `id` names.
+             * @enum {string}
+             */
+            object: "voucher" | "promotion_tier";
+            /** @description What the redeemable gives, or why it does not apply. */
+            result: {
+                discount?: components["schemas"]["Discount"];
+                /** @description The discount this redeemable takes off the order, ×100. */
+                discount_amount?: number;
+                /** @description Gift credit this card pays, and its balance before. */
+                gift?: {
+                    /** @description Credit used, ×100. */
+                    credits: number;
+                    /** @description Balance before, ×100. */
+                    balance: number;
+                };
+                error?: components["schemas"]["RedeemableError"];
+            };
+            /** @description The campaign of the voucher or tier. */
+            campaign_id?: string | null;
+        };
+        /**
          * OrderCalculated
          * @description The order with the effect of the applicable redeemables, ×100. Gift credit lowers `total_amount` but is not a discount.
          */
@@ -3052,6 +3209,29 @@ export interface components {
              * @constant
              */
             object: "order";
+        };
+        /**
+         * QualificationsCheckEligibilityResponseBody
+         * @description The redeemables that would apply to the order for the customer, each on its own, with what it gives.
+         */
+        QualificationsCheckEligibilityResponseBody: {
+            redeemables: components["schemas"]["ListEnvelope"] & {
+                /** @constant */
+                data_ref?: "data";
+                data: components["schemas"]["ValidationRedeemable"][];
+                /** @description Every qualifying redeemable. */
+                total: number;
+                /** @description Whether more qualify than `options.limit` returned. */
+                has_more: boolean;
+            };
+            /** @description The customer's tracking ID. */
+            tracking_id: string;
+            order: components["schemas"]["OrderCalculated"];
+            /**
+             * @description Always `qualification`.
+             * @constant
+             */
+            object: "qualification";
         };
         /**
          * Redemption
@@ -3151,53 +3331,6 @@ export interface components {
             };
         };
         /**
-         * OrderItemRequest
-         * @description A line of an order. Give `amount`, or `price` and `quantity`; `product_id`/`sku_id` let rules and item discounts match it.
-         */
-        OrderItemRequest: {
-            /** @description The product, by ID or `source_id`. */
-            product_id?: string;
-            /** @description The SKU, by ID or `source_id`. */
-            sku_id?: string;
-            /**
-             * @description Units on the line.
-             * @default 1
-             */
-            quantity?: number;
-            /** @description Unit price, ×100; taken from the catalog when left out. */
-            price?: number;
-            /** @description Line amount, ×100; `price × quantity` when left out. */
-            amount?: number;
-        };
-        /**
-         * OrderRequest
-         * @description The order being validated or redeemed. Its amount is `amount`, or the sum of its items.
-         */
-        OrderRequest: {
-            /** @description An existing order's ID. */
-            id?: string;
-            /** @description The order's ID in an external system. */
-            source_id?: string;
-            /**
-             * @description Order amount before discounts, ×100.
-             * @example 12000
-             */
-            amount?: number;
-            items?: components["schemas"]["OrderItemRequest"][];
-            metadata?: components["schemas"]["Metadata"];
-        };
-        /**
-         * CustomerReference
-         * @description The customer, by `id` or `source_id`; `metadata` given here is used by rules for this request only.
-         */
-        CustomerReference: {
-            /** @description Customer ID. */
-            id?: string;
-            /** @description Customer `source_id`. */
-            source_id?: string;
-            metadata?: components["schemas"]["Metadata"];
-        };
-        /**
          * ValidationsValidateRequestBody
          * @description Up to 30 redeemables, checked in the order given against one order and customer.
          * @example {
@@ -3279,62 +3412,6 @@ export interface components {
              * @constant
              */
             object: "redemption_rollback";
-        };
-        /**
-         * RedeemableError
-         * @description Why a redeemable does not apply, in the interface's error shape, with a rule's custom message when one applies.
-         */
-        RedeemableError: {
-            /** @description The HTTP status such a failure has on its own (400, or 404 for an unknown redeemable). */
-            code: number;
-            /**
-             * @description The reason: `resource_not_found`, `voucher_disabled`, `voucher_not_active`, `voucher_expired`, `voucher_not_active_now`, `quantity_exceeded`, `gift_amount_exceeded`, `order_rules_violated`, `customer_rules_violated`, `promotion_inactive`, `promotion_not_active_now`, `invalid_voucher`.
-             * @example voucher_expired
-             */
-            key: string;
-            /** @description Short description. */
-            message: string;
-            /** @description What exactly failed. */
-            details: string;
-            /** @description The custom message of the validation rule that failed, when it has one. */
-            error?: {
-                /** @description The rule's message. */
-                message: string;
-            };
-        };
-        /**
-         * ValidationRedeemable
-         * @description The verdict for one redeemable.
-         */
-        ValidationRedeemable: {
-            /**
-             * @description `SKIPPED` when an earlier redeemable of the request was inapplicable, so nothing is applied.
-             * @enum {string}
-             */
-            status: "APPLICABLE" | "INAPPLICABLE" | "SKIPPED";
-            /** @description The voucher code or tier ID, as requested. */
-            id: string;
-            /**
-             * @description What `id` names.
-             * @enum {string}
-             */
-            object: "voucher" | "promotion_tier";
-            /** @description What the redeemable gives, or why it does not apply. */
-            result: {
-                discount?: components["schemas"]["Discount"];
-                /** @description The discount this redeemable takes off the order, ×100. */
-                discount_amount?: number;
-                /** @description Gift credit this card pays, and its balance before. */
-                gift?: {
-                    /** @description Credit used, ×100. */
-                    credits: number;
-                    /** @description Balance before, ×100. */
-                    balance: number;
-                };
-                error?: components["schemas"]["RedeemableError"];
-            };
-            /** @description The campaign of the voucher or tier. */
-            campaign_id?: string | null;
         };
         /**
          * ValidationsValidateResponseBody
@@ -5868,6 +5945,36 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "check-eligibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QualificationsCheckEligibilityRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The qualifying redeemables. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualificationsCheckEligibilityResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -7,6 +7,7 @@ import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
 import { publicationHandlers } from './publications.js';
+import { qualificationHandlers } from './qualifications.js';
 import { redemptionHandlers } from './redemptions.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
@@ -24,6 +25,7 @@ export const handlers: Handlers = {
   ...productHandlers,
   ...promotionTierHandlers,
   ...publicationHandlers,
+  ...qualificationHandlers,
   ...redemptionHandlers,
   ...skuHandlers,
   ...productCollectionHandlers,
