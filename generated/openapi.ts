@@ -3125,7 +3125,7 @@ export interface components {
             /** @description The HTTP status such a failure has on its own (400, or 404 for an unknown redeemable). */
             code: number;
             /**
-             * @description The reason: `resource_not_found`, `voucher_disabled`, `voucher_not_active`, `voucher_expired`, `voucher_not_active_now`, `quantity_exceeded`, `gift_amount_exceeded`, `order_rules_violated`, `customer_rules_violated`, `promotion_inactive`, `promotion_not_active_now`, `invalid_voucher`.
+             * @description The reason: `resource_not_found`, `voucher_disabled`, `voucher_not_active`, `voucher_expired`, `voucher_not_active_now`, `quantity_exceeded`, `gift_amount_exceeded`, `order_rules_violated`, `customer_rules_violated`, `redemption_rules_violated`, `promotion_inactive`, `promotion_not_active_now`, `invalid_voucher`.
              * @example voucher_expired
              */
             key: string;

@@ -101,7 +101,13 @@ async function inCollection(ctx: DomainContext, collectionId: string, item: Pric
 
 type RuleCondition = { name: string; property?: string; conditions: Conditions; error?: { message: string } };
 
-async function ruleHolds(ctx: DomainContext, rule: RuleCondition, facts: Facts, redeemed: number): Promise<boolean> {
+/** Redemption counts a rule can test: all successful ones of the object, and the customer's own. */
+interface Counts {
+  total: number;
+  byCustomer: () => Promise<number>;
+}
+
+async function ruleHolds(ctx: DomainContext, rule: RuleCondition, facts: Facts, counts: Counts): Promise<boolean> {
   switch (rule.name) {
     case 'order.amount':
       return matchesConditions(facts.amount, rule.conditions);
@@ -129,8 +135,9 @@ async function ruleHolds(ctx: DomainContext, rule: RuleCondition, facts: Facts, 
       return matchesConditions(ids, rule.conditions);
     }
     case 'redemption.count':
+      return matchesConditions(counts.total, rule.conditions);
     case 'redemption.count.per_customer':
-      return matchesConditions(redeemed, rule.conditions);
+      return matchesConditions(await counts.byCustomer(), rule.conditions);
     default:
       // A segment or other fact the engine does not know never holds.
       return false;
@@ -138,7 +145,7 @@ async function ruleHolds(ctx: DomainContext, rule: RuleCondition, facts: Facts, 
 }
 
 /** The first failing assigned rule, as an error; undefined when all hold. */
-async function brokenRule(ctx: DomainContext, objectIds: string[], facts: Facts, redeemed: number): Promise<RedeemableError | undefined> {
+async function brokenRule(ctx: DomainContext, objectIds: string[], facts: Facts, counts: Counts): Promise<RedeemableError | undefined> {
   const ruleIds = new Set<string>();
   for (const id of objectIds) for (const assignment of await ctx.uow.validation_rule_assignments.findBy('related_object_id', id)) ruleIds.add(assignment.rule_id);
   for (const ruleId of ruleIds) {
@@ -147,17 +154,23 @@ async function brokenRule(ctx: DomainContext, objectIds: string[], facts: Facts,
     const rules = rule.rules as Record<string, unknown>;
     const outcome = new Map<string, boolean>();
     for (const [number, condition] of Object.entries(rules)) {
-      if (number !== 'logic') outcome.set(number, await ruleHolds(ctx, condition as RuleCondition, facts, redeemed));
+      if (number !== 'logic') outcome.set(number, await ruleHolds(ctx, condition as RuleCondition, facts, counts));
     }
     if (evaluateLogic(parseLogic(effectiveLogic(rules)), (number) => outcome.get(number) ?? false)) continue;
     const [failedNumber] = [...outcome].find(([, holds]) => !holds) ?? [];
     const failed = failedNumber ? (rules[failedNumber] as RuleCondition) : undefined;
     const custom = failed?.error?.message ?? rule.error?.message;
-    const customerRule = failed?.name.startsWith('customer.') ?? false;
+    const subject = failed?.name.split('.')[0];
+    const [key, message] =
+      subject === 'customer'
+        ? ['customer_rules_violated', 'Customer does not match validation rules']
+        : subject === 'redemption'
+          ? ['redemption_rules_violated', 'Redemption does not match validation rules']
+          : ['order_rules_violated', 'Order does not match validation rules'];
     return failure(
       400,
-      customerRule ? 'customer_rules_violated' : 'order_rules_violated',
-      customerRule ? 'Customer does not match validation rules' : 'Order does not match validation rules',
+      key,
+      message,
       `Validation rule ${rule.id} (${rule.name}) is not met${failed ? `: ${failed.name}` : ''}`,
       custom,
     );
@@ -180,6 +193,14 @@ export async function evaluate(ctx: DomainContext, request: Request): Promise<Ev
     orderMetadata: request.order?.metadata ?? {},
     customerMetadata: { ...(customer?.metadata ?? {}), ...(request.customer?.metadata ?? {}) },
   };
+  const countsFor = (objectId: string, total: number): Counts => ({
+    total,
+    byCustomer: async () => {
+      if (!customer) return 0;
+      const own = await ctx.uow.redemptions.findBy('related_object_id', objectId);
+      return own.filter((redemption) => redemption.customer_id === customer.id && redemption.status === 'SUCCEEDED').length;
+    },
+  });
   let remaining = amount;
   let giftTotal = 0;
   const verdicts: { verdict: Verdict; applied?: Applied }[] = [];
@@ -206,7 +227,7 @@ export async function evaluate(ctx: DomainContext, request: Request): Promise<Ev
         reject(failure(400, 'quantity_exceeded', 'Voucher redemptions limit exceeded', `Voucher ${voucher.code} was redeemed ${voucher.redemption.redeemed_quantity} of ${voucher.redemption.quantity} times`), voucher.campaign_id);
         continue;
       }
-      const broken = await brokenRule(ctx, [voucher.id, ...(voucher.campaign_id ? [voucher.campaign_id] : [])], facts, voucher.redemption.redeemed_quantity);
+      const broken = await brokenRule(ctx, [voucher.id, ...(voucher.campaign_id ? [voucher.campaign_id] : [])], facts, countsFor(voucher.id, voucher.redemption.redeemed_quantity));
       if (broken) {
         reject(broken, voucher.campaign_id);
         continue;
@@ -249,7 +270,7 @@ export async function evaluate(ctx: DomainContext, request: Request): Promise<Ev
         reject(failure(400, key, message, `Promotion tier ${tier.id}: ${validity.reason.replace(/_/g, ' ')}`), tier.campaign_id);
         continue;
       }
-      const broken = await brokenRule(ctx, [tier.id, tier.campaign_id], facts, tier.summary.redemptions.total_redeemed);
+      const broken = await brokenRule(ctx, [tier.id, tier.campaign_id], facts, countsFor(tier.id, tier.summary.redemptions.total_redeemed));
       if (broken) {
         reject(broken, tier.campaign_id);
         continue;

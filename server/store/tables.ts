@@ -44,7 +44,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   async_actions: { unique: [], indexed: [] },
   validation_rules: { unique: [], indexed: [] },
   promotion_tiers: { unique: [], indexed: ['campaign_id'] },
-  redemptions: { unique: [], indexed: ['parent_redemption_id'] },
+  redemptions: { unique: [], indexed: ['parent_redemption_id', 'related_object_id'] },
   publications: { unique: [], indexed: [] },
   validation_rule_assignments: { unique: [], indexed: ['rule_id', 'related_object_id'] },
   products: { unique: ['source_id', 'name'], indexed: [] },

@@ -118,3 +118,24 @@ describe('redemptions', () => {
     expectError(await raw(ctx.target, 'POST', '/v1/redemptions', { body: '{"redeemables":[]}' }), 400, 'invalid_payload');
   });
 });
+
+describe('per-customer limits', () => {
+  test('when a rule allows one redemption per customer, then a second by the same customer fails and another customer succeeds', async () => {
+    const { code } = await campaignWithCode({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 10 } });
+    const rule = (
+      await ctx.client.POST('/v1/validation-rules', {
+        body: { name: 'Once each', rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than: [1] }, error: { message: 'Once per customer' } } } },
+      })
+    ).data!;
+    await ctx.client.POST('/v1/validation-rules/{validationRuleId}/assignments', { params: { path: { validationRuleId: rule.id } }, body: { related_object_type: 'voucher', related_object_id: code } });
+    const [first, second] = [unique('once-a'), unique('once-b')];
+    const redeemAs = (sourceId: string) =>
+      ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 100 }, customer: { source_id: sourceId } } });
+    await ctx.client.POST('/v1/customers', { body: { source_id: first } });
+    await ctx.client.POST('/v1/customers', { body: { source_id: second } });
+    expect((await redeemAs(first)).response.status).toBe(200);
+    const again = await redeemAs(first);
+    expect(expectError(failed(again), 400, 'redemption_rules_violated').details).toBe('Once per customer');
+    expect((await redeemAs(second)).response.status).toBe(200);
+  });
+});
