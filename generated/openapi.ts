@@ -592,6 +592,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders
+         * @description Returns a page of orders, oldest first unless `order` says otherwise. `total` counts every order.
+         */
+        get: operations["list-orders"];
+        put?: never;
+        /**
+         * Create an order
+         * @description Creates an order (or, for a known `source_id`, updates it). The customer, when given, must exist
+         *     (404).
+         */
+        post: operations["create-order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order's ID or its `source_id`.
+                 * @example ord_0a1b2c3d4e5f6a7b8c
+                 */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an order
+         * @description Returns the order, found by ID or `source_id`.
+         */
+        get: operations["get-order"];
+        /**
+         * Update an order
+         * @description Changes the fields given; the amount follows new items when no amount is given. `total_amount` keeps
+         *     the discounts already applied.
+         */
+        put: operations["update-order"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/publications": {
         parameters: {
             query?: never;
@@ -2954,6 +3010,144 @@ export interface components {
          */
         PromotionTiersUpdateRequestBody: components["schemas"]["PromotionTierFields"];
         /**
+         * Order
+         * @description An order of a customer. Redemptions create or update the order they are made on.
+         */
+        Order: {
+            /**
+             * @description Order ID (prefix `ord_`).
+             * @example ord_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /** @description The order's ID in an external system, unique in the project. */
+            source_id: string | null;
+            /**
+             * @description Where the order stands.
+             * @enum {string}
+             */
+            status: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
+            /** @description Amount before discounts, ×100. */
+            amount: number;
+            /** @description Discounts applied by redemptions, ×100. */
+            discount_amount: number;
+            /** @description Amount after discounts, ×100. */
+            total_amount: number;
+            /** @description The order lines. */
+            items: {
+                /** @description The product. */
+                product_id: string | null;
+                /** @description The SKU. */
+                sku_id: string | null;
+                /** @description Units. */
+                quantity: number;
+                /** @description Unit price, ×100. */
+                price: number | null;
+                /** @description Line amount, ×100. */
+                amount: number;
+                /**
+                 * @description Always `order_item`.
+                 * @constant
+                 */
+                object: "order_item";
+            }[];
+            metadata: components["schemas"]["Metadata"];
+            /** @description The customer, when known. */
+            customer_id: string | null;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `order`.
+             * @constant
+             */
+            object: "order";
+        };
+        /**
+         * OrdersListResponseBody
+         * @description A page of orders.
+         */
+        OrdersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "orders";
+            orders: components["schemas"]["Order"][];
+            /** @description Number of orders, over all pages. */
+            total: number;
+        };
+        /**
+         * OrderItemRequest
+         * @description A line of an order. Give `amount`, or `price` and `quantity`; `product_id`/`sku_id` let rules and item discounts match it.
+         */
+        OrderItemRequest: {
+            /** @description The product, by ID or `source_id`. */
+            product_id?: string;
+            /** @description The SKU, by ID or `source_id`. */
+            sku_id?: string;
+            /**
+             * @description Units on the line.
+             * @default 1
+             */
+            quantity?: number;
+            /** @description Unit price, ×100; taken from the catalog when left out. */
+            price?: number;
+            /** @description Line amount, ×100; `price × quantity` when left out. */
+            amount?: number;
+        };
+        /**
+         * CustomerReference
+         * @description The customer, by `id` or `source_id`; `metadata` given here is used by rules for this request only.
+         */
+        CustomerReference: {
+            /** @description Customer ID. */
+            id?: string;
+            /** @description Customer `source_id`. */
+            source_id?: string;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * OrdersCreateRequestBody
+         * @description An order. The amount is `amount`, or the sum of the items. As in the public API, a `source_id` that
+         *     names an existing order updates that order instead.
+         * @example {
+         *       "source_id": "order-1001",
+         *       "status": "PAID",
+         *       "amount": 12000,
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       }
+         *     }
+         */
+        OrdersCreateRequestBody: {
+            /** @description The order's ID in an external system. */
+            source_id?: string;
+            /**
+             * @description Where the order stands; `CREATED` for a new order when left out, unchanged for an existing one.
+             * @enum {string}
+             */
+            status?: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
+            /** @description Amount, ×100. */
+            amount?: number;
+            items?: components["schemas"]["OrderItemRequest"][];
+            metadata?: components["schemas"]["Metadata"];
+            customer?: components["schemas"]["CustomerReference"];
+        };
+        /**
+         * OrdersUpdateRequestBody
+         * @description The fields to change; the others keep their values. Items, when given, replace the old ones.
+         * @example {
+         *       "status": "FULFILLED"
+         *     }
+         */
+        OrdersUpdateRequestBody: {
+            /**
+             * @description Where the order stands.
+             * @enum {string}
+             */
+            status?: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
+            /** @description Amount, ×100. */
+            amount?: number;
+            items?: components["schemas"]["OrderItemRequest"][];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
          * Publication
          * @description A voucher given to a customer.
          */
@@ -3038,36 +3232,6 @@ export interface components {
             channel?: string;
             metadata?: components["schemas"]["Metadata"];
         } & (unknown | unknown);
-        /**
-         * CustomerReference
-         * @description The customer, by `id` or `source_id`; `metadata` given here is used by rules for this request only.
-         */
-        CustomerReference: {
-            /** @description Customer ID. */
-            id?: string;
-            /** @description Customer `source_id`. */
-            source_id?: string;
-            metadata?: components["schemas"]["Metadata"];
-        };
-        /**
-         * OrderItemRequest
-         * @description A line of an order. Give `amount`, or `price` and `quantity`; `product_id`/`sku_id` let rules and item discounts match it.
-         */
-        OrderItemRequest: {
-            /** @description The product, by ID or `source_id`. */
-            product_id?: string;
-            /** @description The SKU, by ID or `source_id`. */
-            sku_id?: string;
-            /**
-             * @description Units on the line.
-             * @default 1
-             */
-            quantity?: number;
-            /** @description Unit price, ×100; taken from the catalog when left out. */
-            price?: number;
-            /** @description Line amount, ×100; `price × quantity` when left out. */
-            amount?: number;
-        };
         /**
          * OrderRequest
          * @description The order being validated or redeemed. Its amount is `amount`, or the sum of its items.
@@ -4589,6 +4753,11 @@ export interface components {
          */
         PromotionTierId: string;
         /**
+         * @description The order's ID or its `source_id`.
+         * @example ord_0a1b2c3d4e5f6a7b8c
+         */
+        OrderId: string;
+        /**
          * @description Only redemptions by this customer, by ID or `source_id`.
          * @example cust_7f8b2cd8a33d0f1e2b
          */
@@ -5861,6 +6030,145 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-orders": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrdersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrdersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order's ID or its `source_id`.
+                 * @example ord_0a1b2c3d4e5f6a7b8c
+                 */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order's ID or its `source_id`.
+                 * @example ord_0a1b2c3d4e5f6a7b8c
+                 */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrdersUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -67,7 +67,7 @@ const TIER_VALIDITY: typeof VOUCHER_VALIDITY = {
 };
 
 /** Order lines with catalog IDs and prices filled in. */
-async function priceItems(ctx: DomainContext, order: Request['order']): Promise<PricedItem[]> {
+export async function priceItems(ctx: DomainContext, order: { items?: Schemas['OrderItemRequest'][] } | undefined): Promise<PricedItem[]> {
   const items: PricedItem[] = [];
   for (const item of order?.items ?? []) {
     const product = item.product_id ? ((await ctx.uow.products.get(item.product_id)) ?? (await ctx.uow.products.getBy('source_id', item.product_id))) : undefined;

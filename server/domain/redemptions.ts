@@ -4,6 +4,7 @@ import { DomainError, invalid, notFound } from './errors.js';
 import { evaluate } from './engine.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
+import { orderForRedemption } from './orders.js';
 import { pageWindow, type PageRequest } from './pagination.js';
 
 type Schemas = components['schemas'];
@@ -53,11 +54,13 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
       ),
     };
   }
+  const order = await orderForRedemption(ctx, request.order, evaluation.order, evaluation.customerId);
+  const calculated = { ...evaluation.order, id: order.id, source_id: order.source_id };
   const base = {
     date: now,
     customer_id: evaluation.customerId,
     tracking_id: evaluation.trackingId,
-    order: evaluation.order,
+    order: calculated,
     result: 'SUCCESS' as const,
     status: 'SUCCEEDED' as const,
     channel: { channel_id: channelId, channel_type: 'API' as const },
@@ -128,7 +131,7 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
       gift: { ...summary.redemptions.gift, redeemed_amount: summary.redemptions.gift.redeemed_amount + evaluation.order.gift_amount },
     },
   }));
-  return { ok: true, redemptions: children, parent, order: evaluation.order };
+  return { ok: true, redemptions: children, parent, order: calculated };
 }
 
 export async function findRedemption({ uow }: DomainContext, id: string): Promise<Redemption> {

@@ -3,6 +3,7 @@ import { asyncActionHandlers } from './async-actions.js';
 import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
+import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
@@ -28,6 +29,7 @@ export const handlers: Handlers = {
   ...qualificationHandlers,
   ...redemptionHandlers,
   ...skuHandlers,
+  ...orderHandlers,
   ...productCollectionHandlers,
   ...validationRuleHandlers,
   ...validationHandlers,

@@ -8,6 +8,7 @@ import type { EventRecord } from '../domain/events.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
 import type { PublicationRecord } from '../domain/publications.js';
+import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
 
@@ -22,6 +23,7 @@ export interface Tables {
   promotion_tiers: PromotionTierRecord;
   redemptions: Redemption;
   publications: PublicationRecord;
+  orders: Order;
   validation_rule_assignments: ValidationRuleAssignment;
   products: Product;
   skus: Sku;
@@ -46,6 +48,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   promotion_tiers: { unique: [], indexed: ['campaign_id'] },
   redemptions: { unique: [], indexed: ['parent_redemption_id', 'related_object_id'] },
   publications: { unique: [], indexed: [] },
+  orders: { unique: ['source_id'], indexed: ['customer_id'] },
   validation_rule_assignments: { unique: [], indexed: ['rule_id', 'related_object_id'] },
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },

@@ -1,0 +1,56 @@
+import { describe, expect, test } from '@jest/globals';
+import { expectError, failed } from './expect-error.js';
+import { raw, unique, useTarget } from './target.js';
+
+const ctx = useTarget();
+
+describe('orders', () => {
+  test('when created, read by source_id, updated and listed, then each step shows', async () => {
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('buyer') } })).data!;
+    const sourceId = unique('order');
+    const created = await ctx.client.POST('/v1/orders', {
+      body: { source_id: sourceId, items: [{ quantity: 2, price: 1500 }, { quantity: 1, price: 1000 }], customer: { id: customer.id } },
+    });
+    expect(created.data).toMatchObject({
+      id: expect.stringMatching(/^ord_/),
+      source_id: sourceId,
+      status: 'CREATED',
+      amount: 4000,
+      discount_amount: 0,
+      total_amount: 4000,
+      customer_id: customer.id,
+      object: 'order',
+    });
+    expect(created.data?.items).toHaveLength(2);
+    const read = await ctx.client.GET('/v1/orders/{orderId}', { params: { path: { orderId: sourceId } } });
+    expect(read.data).toEqual(created.data);
+    const updated = await ctx.client.PUT('/v1/orders/{orderId}', { params: { path: { orderId: created.data!.id } }, body: { status: 'PAID' } });
+    expect(updated.data).toMatchObject({ status: 'PAID', amount: 4000, updated_at: expect.any(String) });
+    const upserted = await ctx.client.POST('/v1/orders', { body: { source_id: sourceId, amount: 5000 } });
+    expect(upserted.data).toMatchObject({ id: created.data!.id, amount: 5000, status: 'PAID' });
+    const listed = await ctx.client.GET('/v1/orders', { params: { query: { order: '-created_at', limit: 1 } } });
+    expect(listed.data).toMatchObject({ object: 'list', data_ref: 'orders' });
+  });
+
+  test('when a redemption names an order, then the order records the discount; a new one is created otherwise', async () => {
+    const code = unique('ORDV');
+    await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 700 } } });
+    const sourceId = unique('redeemed-order');
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { source_id: sourceId, amount: 3000 } } });
+    const orderId = redeemed.data!.order.id!;
+    expect(redeemed.data?.order).toMatchObject({ id: expect.stringMatching(/^ord_/), source_id: sourceId });
+    const order = (await ctx.client.GET('/v1/orders/{orderId}', { params: { path: { orderId } } })).data!;
+    expect(order).toMatchObject({ source_id: sourceId, status: 'PAID', amount: 3000, discount_amount: 700, total_amount: 2300 });
+    expect(redeemed.data?.redemptions[0]?.order.id).toBe(orderId);
+    const unknown = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { id: 'ord_nope', amount: 10 } } });
+    expectError(failed(unknown), 404, 'not_found');
+  });
+
+  test('when the input is bad or the order unknown, then 4xx', async () => {
+    expectError(await raw(ctx.target, 'POST', '/v1/orders', { body: JSON.stringify({ status: 'LOST' }) }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/orders', { body: JSON.stringify({ customer: { id: 'cust_nope' } }) }), 404, 'not_found');
+    expectError(await raw(ctx.target, 'GET', '/v1/orders/ord_nope'), 404, 'not_found');
+    expectError(await raw(ctx.target, 'PUT', '/v1/orders/ord_nope', { body: '{"status":"PAID"}' }), 404, 'not_found');
+    expectError(await raw(ctx.target, 'GET', '/v1/orders?limit=101'), 400, 'invalid_query_params');
+  });
+});
