@@ -113,8 +113,9 @@ export async function listCustomers(ctx: DomainContext, query: CustomerListQuery
 }
 
 /**
- * The customer as the contract shows it. Balances still to spend and loyalty points are derived from
- * the cards the customer holds now, so they are always true; the other counters are kept as things happen.
+ * The customer as the contract shows it. Order totals, balances still to spend and loyalty points are
+ * derived from the customer's orders and the cards they hold now, so they are always true; redemption
+ * counters are kept as redemptions happen.
  */
 export async function presentCustomer(ctx: DomainContext, record: Customer): Promise<Customer> {
   let giftToGo = 0;
@@ -131,11 +132,21 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
       }
     }
   }
+  const orders = (await ctx.uow.orders.findBy('customer_id', record.id)).filter((order) => order.status !== 'CANCELED');
+  const totalAmount = orders.reduce((sum, order) => sum + order.amount, 0);
+  const last = orders.reduce<(typeof orders)[number] | undefined>((latest, order) => (!latest || order.created_at >= latest.created_at ? order : latest), undefined);
   const redemptions = record.summary.redemptions;
   return {
     ...record,
     summary: {
       ...record.summary,
+      orders: {
+        total_amount: totalAmount,
+        total_count: orders.length,
+        average_amount: orders.length ? Math.floor(totalAmount / orders.length) : 0,
+        last_order_amount: last?.amount ?? 0,
+        last_order_date: last?.created_at ?? null,
+      },
       redemptions: {
         ...redemptions,
         gift: { ...redemptions.gift, amount_to_go: giftToGo },

@@ -30,6 +30,16 @@ describe('orders', () => {
     expect(upserted.data).toMatchObject({ id: created.data!.id, amount: 5000, status: 'PAID' });
     const listed = await ctx.client.GET('/v1/orders', { params: { query: { order: '-created_at', limit: 1 } } });
     expect(listed.data).toMatchObject({ object: 'list', data_ref: 'orders' });
+    await ctx.client.POST('/v1/orders', { body: { amount: 1000, customer: { source_id: customer.source_id! } } });
+    await ctx.client.POST('/v1/orders', { body: { amount: 9999, status: 'CANCELED', customer: { id: customer.id } } });
+    const buyer = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })).data!;
+    expect(buyer.summary.orders).toEqual({
+      total_amount: 6000,
+      total_count: 2,
+      average_amount: 3000,
+      last_order_amount: 1000,
+      last_order_date: expect.any(String),
+    });
   });
 
   test('when a redemption names an order, then the order records the discount; a new one is created otherwise', async () => {
