@@ -4,7 +4,7 @@ import { applyChanges } from './changes.js';
 import { resolveCodeConfig, capacity } from './codes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
-import { recordEvent } from './events.js';
+import { recordEvent, type EventType } from './events.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { instant } from './time-range.js';
@@ -195,7 +195,36 @@ const COUNTED = [
   'discounted_amount',
   'rolledback_discounted_amount',
 ] as const;
-type Counters = Record<(typeof COUNTED)[number], number>;
+type Counters = Record<Counter, number>;
+
+type Counter = (typeof COUNTED)[number];
+const one = () => 1;
+const field = (name: string) => (data: Record<string, unknown>) => Number(data[name] ?? 0);
+
+/** Which summary counters each recorded event moves, and by how much. */
+const SUMMARY_COUNTS: Partial<Record<EventType, [Counter, (data: Record<string, unknown>) => number][]>> = {
+  'voucher.created': [['vouchers_created', one]],
+  'campaign.vouchers.generation.completed': [['vouchers_created', field('count')]],
+  'voucher.deleted': [['vouchers_deleted', one]],
+  'validation.succeeded': [['validations', one], ['validations_succeeded', one]],
+  'validation.failed': [['validations', one], ['validations_failed', one]],
+  'redemption.succeeded': [
+    ['redemptions', one],
+    ['redemptions_succeeded', one],
+    ['orders_amount', field('order_amount')],
+    ['discounted_amount', field('discount_amount')],
+  ],
+  'redemption.failed': [['redemptions', one], ['redemptions_failed', one]],
+  'redemption.rollback.succeeded': [
+    ['rollbacks', one],
+    ['rollbacks_succeeded', one],
+    ['orders_rolledback_amount', field('order_amount')],
+    ['rolledback_discounted_amount', field('discount_amount')],
+  ],
+  'redemption.rollback.failed': [['rollbacks', one], ['rollbacks_failed', one]],
+  'publication.succeeded': [['publications', one], ['publications_succeeded', one]],
+  'publication.failed': [['publications', one], ['publications_failed', one]],
+};
 
 /** A date as an end bound covers its whole day. */
 function endInstant(value: string): number {
@@ -211,38 +240,7 @@ export async function campaignSummary(ctx: DomainContext, ref: string, window: {
   for (const event of await ctx.uow.events.findBy('campaign_id', campaign.id)) {
     const at = Date.parse(event.created_at);
     if (at < from || at > to) continue;
-    if (event.type === 'voucher.created') counters.vouchers_created += 1;
-    else if (event.type === 'campaign.vouchers.generation.completed') counters.vouchers_created += Number(event.data.count ?? 0);
-    else if (event.type === 'voucher.deleted') counters.vouchers_deleted += 1;
-    else if (event.type === 'validation.succeeded') {
-      counters.validations += 1;
-      counters.validations_succeeded += 1;
-    } else if (event.type === 'validation.failed') {
-      counters.validations += 1;
-      counters.validations_failed += 1;
-    } else if (event.type === 'redemption.succeeded') {
-      counters.redemptions += 1;
-      counters.redemptions_succeeded += 1;
-      counters.orders_amount += Number(event.data.order_amount ?? 0);
-      counters.discounted_amount += Number(event.data.discount_amount ?? 0);
-    } else if (event.type === 'redemption.failed') {
-      counters.redemptions += 1;
-      counters.redemptions_failed += 1;
-    } else if (event.type === 'redemption.rollback.succeeded') {
-      counters.rollbacks += 1;
-      counters.rollbacks_succeeded += 1;
-      counters.orders_rolledback_amount += Number(event.data.order_amount ?? 0);
-      counters.rolledback_discounted_amount += Number(event.data.discount_amount ?? 0);
-    } else if (event.type === 'redemption.rollback.failed') {
-      counters.rollbacks += 1;
-      counters.rollbacks_failed += 1;
-    } else if (event.type === 'publication.succeeded') {
-      counters.publications += 1;
-      counters.publications_succeeded += 1;
-    } else if (event.type === 'publication.failed') {
-      counters.publications += 1;
-      counters.publications_failed += 1;
-    }
+    for (const [counter, amount] of SUMMARY_COUNTS[event.type] ?? []) counters[counter] += amount(event.data);
   }
   return { campaign: await presentCampaign(ctx, campaign), ...counters, object: 'campaign_summary' as const };
 }

@@ -17,8 +17,13 @@ export async function findOrder({ uow }: DomainContext, ref: string): Promise<Or
   return order;
 }
 
-async function lines(ctx: DomainContext, items: Schemas['OrderItemRequest'][] | undefined) {
-  return (await priceItems(ctx, { items: items ?? [] })).map((item) => ({ ...item, object: 'order_item' as const }));
+/** New lines and amount when the request gives them; the current ones otherwise. */
+async function linesAndAmount(ctx: DomainContext, input: { items?: Schemas['OrderItemRequest'][]; amount?: number }, current?: Order) {
+  const items = input.items
+    ? (await priceItems(ctx, { items: input.items })).map((item) => ({ ...item, object: 'order_item' as const }))
+    : (current?.items ?? []);
+  const amount = input.amount ?? (input.items ? items.reduce((sum, item) => sum + item.amount, 0) : (current?.amount ?? 0));
+  return { items, amount };
 }
 
 async function customerIdOf(ctx: DomainContext, ref: Schemas['CustomerReference'] | undefined): Promise<string | null> {
@@ -30,8 +35,7 @@ async function customerIdOf(ctx: DomainContext, ref: Schemas['CustomerReference'
 
 export async function createOrder(ctx: DomainContext, input: OrderCreate): Promise<Order> {
   const existing = input.source_id ? await ctx.uow.orders.getBy('source_id', input.source_id) : undefined;
-  const items = input.items ? await lines(ctx, input.items) : (existing?.items ?? []);
-  const amount = input.amount ?? (input.items ? items.reduce((sum, item) => sum + item.amount, 0) : (existing?.amount ?? 0));
+  const { items, amount } = await linesAndAmount(ctx, input, existing);
   const now = ctx.clock.now().toISOString();
   const customerId = (await customerIdOf(ctx, input.customer)) ?? existing?.customer_id ?? null;
   if (existing) {
@@ -66,8 +70,7 @@ export async function createOrder(ctx: DomainContext, input: OrderCreate): Promi
 
 export async function updateOrder(ctx: DomainContext, ref: string, input: OrderUpdate): Promise<Order> {
   const order = await findOrder(ctx, ref);
-  const items = input.items ? await lines(ctx, input.items) : order.items;
-  const amount = input.amount ?? (input.items ? items.reduce((sum, item) => sum + item.amount, 0) : order.amount);
+  const { items, amount } = await linesAndAmount(ctx, input, order);
   return ctx.uow.orders.update({
     ...order,
     status: input.status ?? order.status,
