@@ -6419,7 +6419,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RedemptionsRollbackRequestBody"];
             };

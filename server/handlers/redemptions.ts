@@ -20,7 +20,7 @@ export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
     body: await inProject(services, context, (ctx) => findRedemption(ctx, path.redemptionId)),
   }),
   'rollback-redemption': async ({ path, body, context, services }) => {
-    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, body));
+    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, body ?? {}));
     if (!outcome.ok) throw outcome.error;
     return { status: 200, body: outcome.rollback };
   },

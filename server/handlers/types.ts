@@ -16,7 +16,11 @@ type Part<T, P extends string> = T extends { [X in P]?: infer V } ? ([V] extends
 export type PathParams<K extends OperationId> = Part<Operation<K>['parameters'], 'path'>;
 export type QueryParams<K extends OperationId> = Part<Operation<K>['parameters'], 'query'>;
 export type RequestBody<K extends OperationId> =
-  Operation<K> extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
+  Operation<K> extends { requestBody: { content: { 'application/json': infer B } } }
+    ? B
+    : Operation<K> extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B | undefined
+      : undefined;
 
 type Responses<K extends OperationId> = Operation<K>['responses'];
 type SuccessStatus = 200 | 201 | 202 | 204;
