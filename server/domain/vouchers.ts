@@ -302,6 +302,9 @@ export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) 
   const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters) : undefined;
   const [campaignId] = campaignIds;
   const page = await ctx.uow.vouchers.query({
+    ...(campaignId !== undefined
+      ? { index: { field: 'campaign_id' as const, value: campaignId } }
+      : holderId !== undefined && { index: { field: 'holder_id' as const, value: holderId } }),
     where: (voucher) =>
       (campaignId === undefined || voucher.campaign_id === campaignId) &&
       (categoryId === undefined || voucher.category_id === categoryId) &&

@@ -137,7 +137,7 @@ class MemoryTable<T extends Row> {
   }
 
   select(query: Query<T>): Page<T> {
-    let rows = [...this.rows.values()];
+    let rows = query.index ? this.lookupIndexed(query.index.field, query.index.value) : [...this.rows.values()];
     if (query.where) rows = rows.filter(query.where);
     const total = rows.length;
     const order = query.orderBy;

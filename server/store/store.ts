@@ -10,6 +10,8 @@ export interface Row {
 }
 
 export interface Query<T> {
+  /** Scan only the rows whose indexed field equals the value, instead of the whole table. */
+  index?: { field: keyof T & string; value: unknown };
   /** Rows for which this returns false are left out. */
   where?: (row: T) => boolean;
   /** Sort key; ties keep insertion order (reversed for descending). Without it, insertion order. */

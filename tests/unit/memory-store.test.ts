@@ -113,3 +113,32 @@ describe('MemoryStore', () => {
     });
   });
 });
+
+describe('MemoryStore index scans', () => {
+  test('a query scoped to an index sees only those rows, in insertion order, with the same where, order and total', async () => {
+    const store = new MemoryStore();
+    await store.createProject('p');
+    await store.transaction('p', async (uow) => {
+      for (const [id, product_id, price] of [['s1', 'a', 3], ['s2', 'b', 1], ['s3', 'a', 1], ['s4', 'a', 2]] as const) {
+        await uow.skus.insert({
+          id,
+          source_id: null,
+          product_id,
+          sku: null,
+          price,
+          currency: null,
+          attributes: {},
+          image_url: null,
+          metadata: {},
+          created_at: '2026-01-01T00:00:00.000Z',
+          updated_at: null,
+          object: 'sku',
+        });
+      }
+      const scoped = await uow.skus.query({ index: { field: 'product_id', value: 'a' } });
+      expect(scoped.rows.map((row) => row.id)).toEqual(['s1', 's3', 's4']);
+      const sorted = await uow.skus.query({ index: { field: 'product_id', value: 'a' }, where: (row) => row.id !== 's1', orderBy: { field: 'price', direction: 'asc' }, limit: 1 });
+      expect(sorted).toEqual({ rows: [expect.objectContaining({ id: 's3' })], total: 2 });
+    });
+  });
+});

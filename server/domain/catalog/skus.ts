@@ -74,7 +74,8 @@ export async function listSkus(ctx: DomainContext, productRef: string, query: Li
   const product = await findProduct(ctx, productRef);
   const inRange = createdBetween(query.start_date, query.end_date);
   return ctx.uow.skus.query({
-    where: (sku) => sku.product_id === product.id && (!inRange || inRange(sku)),
+    index: { field: 'product_id', value: product.id },
+    ...(inRange && { where: inRange }),
     orderBy: parseTimestampOrder(query.order),
     ...pageWindow(query),
   });
