@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import { categoryFields, resolveCategoryRef } from './categories.js';
+import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
 import { applyChanges } from './changes.js';
 import { resolveCodeConfig, capacity } from './codes.js';
 import type { DomainContext } from './context.js';
@@ -129,13 +129,7 @@ export async function setGenerationStatus(ctx: DomainContext, campaignId: string
 export async function updateCampaign(ctx: DomainContext, ref: string, input: CampaignUpdate): Promise<CampaignRecord> {
   const campaign = await findCampaign(ctx, ref);
   if (timeframeWithoutStart(campaign, input)) throw campaignError('validity_timeframe requires start_date');
-  const category = await resolveCategoryRef(ctx, input);
-  const { category: _name, category_id: _id, ...changes } = input;
-  const updated = applyChanges(
-    campaign,
-    { ...changes, ...(category !== undefined && { category_id: category?.id ?? null }) },
-    ctx.clock.now().toISOString(),
-  );
+  const updated = applyChanges(campaign, await categoryChange(ctx, input), ctx.clock.now().toISOString());
   await ctx.uow.campaigns.update(updated);
   await recordEvent(ctx, 'campaign.updated', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
   return updated;

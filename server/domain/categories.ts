@@ -69,3 +69,16 @@ export async function categoryFields(ctx: DomainContext, categoryId: string | nu
     categories: category ? [category] : [],
   };
 }
+
+/**
+ * Turns an update request's `category`/`category_id` into the stored `category_id` change: the rest of
+ * the request, plus `category_id` when either was given.
+ */
+export async function categoryChange<T extends { category?: string | null; category_id?: string | null }>(
+  ctx: DomainContext,
+  input: T,
+): Promise<Omit<T, 'category' | 'category_id'> & { category_id?: string | null }> {
+  const category = await resolveCategoryRef(ctx, input);
+  const { category: _name, category_id: _id, ...rest } = input;
+  return { ...rest, ...(category !== undefined && { category_id: category?.id ?? null }) };
+}

@@ -35,21 +35,10 @@ async function customerIdOf(ctx: DomainContext, ref: Schemas['CustomerReference'
 
 export async function createOrder(ctx: DomainContext, input: OrderCreate): Promise<Order> {
   const existing = input.source_id ? await ctx.uow.orders.getBy('source_id', input.source_id) : undefined;
-  const { items, amount } = await linesAndAmount(ctx, input, existing);
-  const now = ctx.clock.now().toISOString();
   const customerId = (await customerIdOf(ctx, input.customer)) ?? existing?.customer_id ?? null;
-  if (existing) {
-    return ctx.uow.orders.update({
-      ...existing,
-      status: input.status ?? existing.status,
-      amount,
-      items,
-      total_amount: Math.max(0, amount - existing.discount_amount),
-      metadata: input.metadata ?? existing.metadata,
-      customer_id: customerId,
-      updated_at: now,
-    });
-  }
+  if (existing) return changeOrder(ctx, existing, input, customerId);
+  const { items, amount } = await linesAndAmount(ctx, input);
+  const now = ctx.clock.now().toISOString();
   return writeUnique('order', () =>
     ctx.uow.orders.insert({
       id: newId('ord'),
@@ -68,8 +57,8 @@ export async function createOrder(ctx: DomainContext, input: OrderCreate): Promi
   );
 }
 
-export async function updateOrder(ctx: DomainContext, ref: string, input: OrderUpdate): Promise<Order> {
-  const order = await findOrder(ctx, ref);
+/** Applies an update (or an upsert's fields) to an order; discounts already applied stay. */
+async function changeOrder(ctx: DomainContext, order: Order, input: OrderUpdate, customerId = order.customer_id): Promise<Order> {
   const { items, amount } = await linesAndAmount(ctx, input, order);
   return ctx.uow.orders.update({
     ...order,
@@ -78,8 +67,13 @@ export async function updateOrder(ctx: DomainContext, ref: string, input: OrderU
     items,
     total_amount: Math.max(0, amount - order.discount_amount),
     metadata: input.metadata ?? order.metadata,
+    customer_id: customerId,
     updated_at: ctx.clock.now().toISOString(),
   });
+}
+
+export async function updateOrder(ctx: DomainContext, ref: string, input: OrderUpdate): Promise<Order> {
+  return changeOrder(ctx, await findOrder(ctx, ref), input);
 }
 
 export async function listOrders(ctx: DomainContext, query: PageRequest & { order?: SortOrder }) {

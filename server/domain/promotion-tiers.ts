@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import { findCampaign } from './campaigns.js';
-import { categoryFields, resolveCategoryRef } from './categories.js';
+import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
 import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
@@ -82,14 +82,7 @@ export async function updatePromotionTier(ctx: DomainContext, id: string, input:
   if (timeframeWithoutStart(tier, input)) {
     throw invalid('invalid_payload', 'Invalid payload', 'validity_timeframe requires start_date');
   }
-  const category = await resolveCategoryRef(ctx, input);
-  const { category: _name, category_id: _id, ...changes } = input;
-  const updated = applyChanges(
-    tier,
-    { ...changes, ...(category !== undefined && { category_id: category?.id ?? null }) },
-    ctx.clock.now().toISOString(),
-  );
-  return ctx.uow.promotion_tiers.update(updated);
+  return ctx.uow.promotion_tiers.update(applyChanges(tier, await categoryChange(ctx, input), ctx.clock.now().toISOString()));
 }
 
 export async function setPromotionTierActive(ctx: DomainContext, id: string, active: boolean): Promise<PromotionTierRecord> {

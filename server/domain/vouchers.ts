@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import { categoryFields, resolveCategoryRef } from './categories.js';
+import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
 import { applyChanges } from './changes.js';
 import { generateCodes, resolveCodeConfig, type CodeConfig, type ResolvedCodeConfig } from './codes.js';
 import { findCampaign, type CampaignRecord } from './campaigns.js';
@@ -192,13 +192,11 @@ export async function updateVoucher(ctx: DomainContext, code: string, input: Vou
   const voucher = await findVoucher(ctx, code);
   if (input.discount && voucher.type !== 'DISCOUNT_VOUCHER') throw voucherError(`A ${voucher.type} cannot have a discount`);
   if (timeframeWithoutStart(voucher, input)) throw voucherError('validity_timeframe requires start_date');
-  const category = await resolveCategoryRef(ctx, input);
-  const { category: _name, category_id: _id, redemption, ...changes } = input;
+  const { redemption, ...changes } = await categoryChange(ctx, input);
   const updated = applyChanges(
     voucher,
     {
       ...changes,
-      ...(category !== undefined && { category_id: category?.id ?? null }),
       ...(redemption?.quantity !== undefined && { redemption: { ...voucher.redemption, quantity: redemption.quantity } }),
     },
     ctx.clock.now().toISOString(),
