@@ -1,0 +1,133 @@
+/**
+ * The published API reference in a real browser: Debian's chromium, driven by playwright-core, loads /docs
+ * from an in-process reference server. Every tag and every operation of the bundled contract must be
+ * reachable from the page, the page must log no console errors, and it must not depend on any other host.
+ */
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createApp } from '../../server/app.js';
+import { systemClock } from '../../server/domain/clock.js';
+import { BUNDLED_CONTRACT, DOCS_HTML, packageRoot } from '../../server/paths.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import { listen, secret } from '../contract/target.js';
+
+jest.setTimeout(120_000);
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = join(packageRoot(), 'dist', 'docs-screenshot.png');
+/** Redoc's "API docs by Redocly" footer always loads this image from Redocly's CDN; it is all that may leave. */
+const ALLOWED_OUTSIDE = new Set(['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg']);
+
+interface Contract {
+  tags: { name: string }[];
+  paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+}
+const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Contract;
+const operations = Object.values(contract.paths).flatMap((item) =>
+  ['get', 'post', 'put', 'patch', 'delete'].flatMap((method) => {
+    const operation = item[method];
+    return operation?.operationId ? [{ operationId: operation.operationId, tag: operation.tags?.[0] ?? '' }] : [];
+  }),
+);
+
+const state = {} as {
+  server: Server;
+  baseUrl: string;
+  profile: string;
+  context: BrowserContext;
+  page: Page;
+  consoleErrors: string[];
+  outside: string[];
+};
+
+beforeAll(async () => {
+  const app = await createApp({
+    store: new MemoryStore(),
+    clock: systemClock,
+    apiKeys: [{ name: 'docs', appId: `app-${secret()}`, appToken: secret(), projectId: 'proj_docs' }],
+    validateResponses: true,
+  });
+  ({ server: state.server, baseUrl: state.baseUrl } = await listen(app));
+  state.profile = mkdtempSync(join(tmpdir(), 'docs-chromium-'));
+  state.context = await chromium.launchPersistentContext(state.profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  state.consoleErrors = [];
+  state.outside = [];
+  // Nothing may leave the server: a request elsewhere is recorded and answered empty, so an offline CI
+  // and a reader behind a firewall see the same page.
+  await state.context.route(
+    (url) => !url.href.startsWith(state.baseUrl),
+    (route) => {
+      state.outside.push(route.request().url());
+      return route.fulfill({ status: 204, body: '' });
+    },
+  );
+  state.page = await state.context.newPage();
+  state.page.on('console', (message) => {
+    if (message.type() === 'error') state.consoleErrors.push(message.text());
+  });
+  state.page.on('pageerror', (error) => state.consoleErrors.push(String(error)));
+  state.page.on('response', (response) => {
+    if (response.status() >= 400) state.consoleErrors.push(`${response.status()} ${response.url()}`);
+  });
+});
+
+afterAll(async () => {
+  await state.context?.close();
+  if (state.profile) rmSync(state.profile, { recursive: true, force: true });
+  await new Promise((resolve) => state.server?.close(resolve));
+});
+
+describe('the API reference at /docs in chromium', () => {
+  test('when the page loads, then it shows every tag and operation of the contract, logs no errors and needs no other host', async () => {
+    expect(readFileSync(DOCS_HTML, 'utf8').length).toBeGreaterThan(0);
+    const { page } = state;
+    const response = await page.goto(`${state.baseUrl}/docs`, { waitUntil: 'load' });
+    expect(response?.status()).toBe(200);
+    await page.waitForSelector('[data-section-id]', { timeout: 30_000 });
+
+    const menuTexts = await page.$$eval('a[href]', (links) => links.map((link) => link.textContent?.trim() ?? ''));
+    expect(contract.tags.map((tag) => tag.name).filter((name) => !menuTexts.includes(name))).toEqual([]);
+
+    // The menu lists a tag's operations once the tag is opened; open each tag and collect the links.
+    const hrefs = new Set<string>();
+    for (const tag of contract.tags) {
+      await page.getByRole('link', { name: tag.name, exact: true }).first().click();
+      for (const href of await page.$$eval('a[href^="#/"]', (links) => links.map((link) => link.getAttribute('href') ?? ''))) {
+        hrefs.add(href.split('#')[1] ?? '');
+      }
+    }
+    const shown = new Set([...hrefs].map((href) => href.split('/').at(-1)));
+    expect(operations.filter((operation) => !shown.has(operation.operationId))).toEqual([]);
+
+    // An operation's own section renders its request and responses.
+    const first = operations[0]!;
+    await page.goto(`${state.baseUrl}/docs#${[...hrefs].find((href) => href.endsWith(`/${first.operationId}`))}`);
+    await page.waitForSelector(`[data-section-id$="/${first.operationId}"]`, { timeout: 30_000 });
+
+    await page.goto(`${state.baseUrl}/docs`, { waitUntil: 'load' });
+    await page.waitForSelector('[data-section-id]', { timeout: 30_000 });
+    mkdirSync(join(packageRoot(), 'dist'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+
+    expect(state.consoleErrors).toEqual([]);
+    expect(state.outside.filter((url) => !ALLOWED_OUTSIDE.has(url))).toEqual([]);
+  });
+});
