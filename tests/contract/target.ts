@@ -12,6 +12,8 @@ import { createApiClient, type ApiClient } from '../../client/index.js';
 import { createApp } from '../../server/app.js';
 import { OffsetClock } from '../../server/domain/clock.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { ConformanceChecker } from './conformance.js';
+import { record } from './kit-record.js';
 
 export interface Credentials {
   appId: string;
@@ -81,12 +83,39 @@ export async function startTarget(): Promise<Target> {
 /** Every status the suite has seen; no request may ever get a 5xx. */
 export const seenStatuses: { method: string; url: string; status: number }[] = [];
 
+/** Every way a response has broken the contract since the last check; each test must leave it empty. */
+export const contractViolations: string[] = [];
+let checker: ConformanceChecker | undefined;
+
+/**
+ * The fetch under the whole suite: it remembers every status and checks every response against the
+ * contract on the client's side, so a remote server that does not validate its own answers is judged too.
+ */
 export const recordingFetch: typeof fetch = async (input, init) => {
   const request = input instanceof Request ? input : new Request(input, init);
   const response = await fetch(request);
   seenStatuses.push({ method: request.method, url: request.url, status: response.status });
+  checker ??= new ConformanceChecker();
+  const verdict = checker.check({
+    method: request.method,
+    url: request.url,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: await response.clone().text(),
+  });
+  contractViolations.push(...verdict.violations);
+  record({ kind: 'exchange', method: request.method, url: request.url, status: response.status, operationId: verdict.operationId, violations: verdict.violations });
   return response;
 };
+
+/**
+ * Passes a check the target cannot take (no second project, a clock that cannot move), saying why; the
+ * contract kit reports it as skipped for the operations named.
+ */
+export function skip(reason: string, operationIds: string[] = []): void {
+  console.warn(`skipped: ${reason}`);
+  record({ kind: 'skip', reason, operationIds });
+}
 
 export function clientFor(target: Target, credentials: Partial<Credentials> = target.credentials): ApiClient {
   return createApiClient({
@@ -142,7 +171,9 @@ export function useTarget(): { target: Target; client: ApiClient } {
   afterEach(() => {
     const serverErrors = seenStatuses.filter((seen) => seen.status >= 500);
     seenStatuses.length = 0;
+    const violations = contractViolations.splice(0);
     expect(serverErrors).toEqual([]);
+    expect(violations).toEqual([]);
   });
   afterAll(async () => {
     await box.target?.close();
