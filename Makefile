@@ -49,7 +49,7 @@ typecheck: $(NPM_STAMP)
 	npx --no-install tsc -p tsconfig.json --noEmit
 
 build: $(NPM_STAMP)
-	rm -rf dist/server dist/client dist/generated
+	rm -rf dist/server dist/client dist/generated dist/bin dist/tests
 	npx --no-install tsc -p tsconfig.build.json
 
 docs: $(NPM_STAMP)
@@ -64,7 +64,7 @@ unit: $(NPM_STAMP)
 contract: $(NPM_STAMP)
 	npm test -- --selectProjects contract
 
-test: install chromium check-generated lint typecheck docs
+test: install chromium check-generated lint typecheck docs build
 	npm test
 
 clean:

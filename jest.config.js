@@ -16,6 +16,7 @@ export default {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'contract', testMatch: ['<rootDir>/tests/contract/**/*.test.ts'] },
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'] },
+    { ...common, displayName: 'kit', testMatch: ['<rootDir>/tests/kit/**/*.test.ts'] },
   ],
   reporters: ['default', '<rootDir>/tests/summary-reporter.cjs'],
 };

@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+/**
+ * The contract kit: `promo-loyalty-contract contract --base-url URL` runs this package's contract suite
+ * against any implementation of the interface. Every response is checked against the contract on the
+ * client's side, and the suite's scenarios check behaviour. It prints progress, then a table per
+ * operation, writes a JSON report and JUnit XML, and exits 1 when anything failed.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { packageRoot } from '../server/paths.js';
+import { buildReport, formatTable, readRecords, type JestResults } from './kit-report.js';
+
+const USAGE = `Usage: promo-loyalty-contract contract --base-url URL [options]
+
+Runs the contract suite against the server at URL and checks every response against the contract.
+
+Options (each may also be given by the environment variable in brackets):
+  --base-url URL          the server under test                       [CONTRACT_BASE_URL]
+  --app-id ID             server-side API key: X-App-Id                [CONTRACT_APP_ID]
+  --app-token TOKEN       server-side API key: X-App-Token             [CONTRACT_APP_TOKEN]
+  --other-app-id ID       a key of a second project, for the checks    [CONTRACT_OTHER_APP_ID]
+  --other-app-token TOKEN   that projects cannot see each other        [CONTRACT_OTHER_APP_TOKEN]
+  --only AREAS            comma-separated areas to run (see --list-areas); default all
+  --report-dir DIR        where contract-report.json and junit.xml go (default: contract-report)
+  --max-workers N         test files run in parallel (default: jest's choice)
+  --list-areas            print the areas and exit
+  -h, --help              print this help
+`;
+
+const root = packageRoot();
+const contractDir = join(root, 'tests', 'contract');
+
+function areasOnDisk(): string[] {
+  return readdirSync(contractDir)
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => name.replace(/\.test\.ts$/, ''))
+    .sort();
+}
+
+/**
+ * An area names test files: `vouchers` takes vouchers.test.ts and every file named after a voucher
+ * (voucher-listing.test.ts), so an area keeps its meaning as files are added.
+ */
+function selectFiles(only: string[], areas: string[]): { files: string[]; unknown: string[] } {
+  const files = new Set<string>();
+  const unknown: string[] = [];
+  for (const wanted of only) {
+    const stem = wanted.replace(/s$/, '');
+    const matches = areas.filter((area) => area === wanted || area === stem || area.startsWith(`${stem}-`) || area.startsWith(`${wanted}-`));
+    if (matches.length === 0) unknown.push(wanted);
+    for (const match of matches) files.add(match);
+  }
+  return { files: [...files].sort(), unknown };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'base-url': { type: 'string' },
+      'app-id': { type: 'string' },
+      'app-token': { type: 'string' },
+      'other-app-id': { type: 'string' },
+      'other-app-token': { type: 'string' },
+      only: { type: 'string' },
+      'report-dir': { type: 'string', default: 'contract-report' },
+      'max-workers': { type: 'string' },
+      'list-areas': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals[0] !== 'contract' || positionals.length > 1) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  const areas = areasOnDisk();
+  if (values['list-areas']) {
+    process.stdout.write(`${areas.join('\n')}\n`);
+    return 0;
+  }
+  const env = process.env;
+  const baseUrl = values['base-url'] ?? env.CONTRACT_BASE_URL;
+  const appId = values['app-id'] ?? env.CONTRACT_APP_ID;
+  const appToken = values['app-token'] ?? env.CONTRACT_APP_TOKEN;
+  const otherAppId = values['other-app-id'] ?? env.CONTRACT_OTHER_APP_ID;
+  const otherAppToken = values['other-app-token'] ?? env.CONTRACT_OTHER_APP_TOKEN;
+  if (!baseUrl || !appId || !appToken) {
+    process.stderr.write(`The server and its key are needed: --base-url, --app-id and --app-token.\n\n${USAGE}`);
+    return 2;
+  }
+  const only = values.only?.split(',').map((area) => area.trim()).filter(Boolean) ?? [];
+  const selected = only.length > 0 ? selectFiles(only, areas) : { files: areas, unknown: [] };
+  if (selected.unknown.length > 0) {
+    process.stderr.write(`Unknown area(s): ${selected.unknown.join(', ')}. Areas: ${areas.join(', ')}\n`);
+    return 2;
+  }
+
+  const reportDir = resolve(values['report-dir']);
+  mkdirSync(reportDir, { recursive: true });
+  const recordDir = mkdtempSync(join(tmpdir(), 'contract-kit-'));
+  const resultsFile = join(recordDir, 'jest-results.json');
+  const startedAt = new Date().toISOString();
+  const require = createRequire(import.meta.url);
+  const jest = require.resolve('jest/bin/jest');
+  const args = [
+    '--experimental-vm-modules',
+    jest,
+    '--config',
+    join(root, 'jest.config.js'),
+    '--selectProjects',
+    'contract',
+    '--silent',
+    '--ci',
+    '--reporters',
+    join(root, 'tests', 'kit', 'progress-reporter.cjs'),
+    '--reporters',
+    'jest-junit',
+    '--json',
+    '--outputFile',
+    resultsFile,
+    ...(values['max-workers'] ? ['--maxWorkers', values['max-workers']] : []),
+    '--runTestsByPath',
+    ...selected.files.map((area) => join(contractDir, `${area}.test.ts`)),
+  ];
+  process.stdout.write(`Contract kit: ${baseUrl}, areas: ${only.length > 0 ? selected.files.join(', ') : 'all'}\n`);
+  const code = await new Promise<number>((done) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {
+        ...env,
+        NODE_NO_WARNINGS: '1',
+        CONTRACT_BASE_URL: baseUrl,
+        CONTRACT_APP_ID: appId,
+        CONTRACT_APP_TOKEN: appToken,
+        ...(otherAppId && otherAppToken ? { CONTRACT_OTHER_APP_ID: otherAppId, CONTRACT_OTHER_APP_TOKEN: otherAppToken } : {}),
+        CONTRACT_KIT_RECORD: recordDir,
+        JEST_JUNIT_OUTPUT_DIR: reportDir,
+        JEST_JUNIT_OUTPUT_NAME: 'junit.xml',
+        JEST_JUNIT_SUITE_NAME: 'contract kit: {filename}',
+        JEST_JUNIT_CLASSNAME: '{classname}',
+        JEST_JUNIT_TITLE: '{title}',
+      },
+    });
+    child.on('exit', (status) => done(status ?? 1));
+  });
+
+  let results: JestResults;
+  try {
+    results = JSON.parse(readFileSync(resultsFile, 'utf8')) as JestResults;
+  } catch {
+    process.stderr.write(`The suite did not run (jest exited ${code}).\n`);
+    rmSync(recordDir, { recursive: true, force: true });
+    return 1;
+  }
+  const contract = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8'));
+  const report = buildReport({
+    contract,
+    results,
+    records: readRecords(recordDir),
+    rootDir: root,
+    baseUrl,
+    areas: selected.files,
+    allAreas: only.length === 0,
+    startedAt,
+  });
+  rmSync(recordDir, { recursive: true, force: true });
+  writeFileSync(join(reportDir, 'contract-report.json'), `${JSON.stringify(report, null, 2)}\n`);
+
+  process.stdout.write(`\n${formatTable(report, process.stdout.columns || 150)}\n\n`);
+  const { operations, tests } = report;
+  process.stdout.write(`operations: ${operations.passed} passed, ${operations.failed} failed, ${operations.skipped} skipped\n`);
+  process.stdout.write(`scenarios: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped\n`);
+  process.stdout.write(`reports: ${join(reportDir, 'contract-report.json')}, ${join(reportDir, 'junit.xml')}\n`);
+  process.stdout.write(report.ok ? 'The server conforms to the contract.\n' : 'The server does NOT conform to the contract.\n');
+  return report.ok && code === 0 ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);

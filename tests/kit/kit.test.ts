@@ -1,0 +1,126 @@
+/**
+ * The contract kit, run as its users run it (the built command, over HTTP): it passes against the
+ * reference server, and it reports each deliberately broken variant as failing, naming the fault.
+ * Needs `make build` first (make test does it).
+ */
+import { describe, expect, jest, test } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../../server/app.js';
+import { systemClock } from '../../server/domain/clock.js';
+import { packageRoot } from '../../server/paths.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import type { KitReport } from '../../bin/kit-report.js';
+import { listen, secret, type Credentials } from '../contract/target.js';
+import { brokenVariant, type Variant } from './broken-variants.js';
+
+jest.setTimeout(300_000);
+
+const KIT = join(packageRoot(), 'dist', 'bin', 'contract.js');
+
+async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>>; credentials: Credentials; other: Credentials }> {
+  const credentials = { appId: `app-${secret()}`, appToken: secret() };
+  const other = { appId: `app-${secret()}`, appToken: secret() };
+  const app = await createApp({
+    store: new MemoryStore(),
+    clock: systemClock,
+    apiKeys: [
+      { name: 'kit', ...credentials, projectId: 'proj_kit_a' },
+      { name: 'kit-other', ...other, projectId: 'proj_kit_b' },
+    ],
+    // As a production deployment runs: the server does not check its own answers, the kit does.
+    validateResponses: false,
+  });
+  return { app, credentials, other };
+}
+
+interface KitRun {
+  code: number;
+  output: string;
+  report: KitReport;
+  junit: string;
+}
+
+async function runKit(baseUrl: string, credentials: Credentials, other: Credentials | undefined, only?: string): Promise<KitRun> {
+  const reportDir = mkdtempSync(join(tmpdir(), 'kit-report-'));
+  const args = [KIT, 'contract', '--base-url', baseUrl, '--report-dir', reportDir, ...(only ? ['--only', only, '--max-workers', '1'] : [])];
+  const env = {
+    ...process.env,
+    CONTRACT_APP_ID: credentials.appId,
+    CONTRACT_APP_TOKEN: credentials.appToken,
+    ...(other && { CONTRACT_OTHER_APP_ID: other.appId, CONTRACT_OTHER_APP_TOKEN: other.appToken }),
+  };
+  try {
+    const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
+      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('exit', (status) => resolve({ code: status ?? 1, output }));
+    });
+    const reportFile = join(reportDir, 'contract-report.json');
+    if (!existsSync(reportFile)) throw new Error(`the kit wrote no report (exit ${code}):\n${output}`);
+    return {
+      code,
+      output,
+      report: JSON.parse(readFileSync(reportFile, 'utf8')) as KitReport,
+      junit: readFileSync(join(reportDir, 'junit.xml'), 'utf8'),
+    };
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+}
+
+/** Everything the report blames, in one string. */
+const blamed = (report: KitReport) =>
+  [
+    ...report.operations.rows.filter((row) => row.result === 'failed').map((row) => `${row.operationId}: ${row.reason}`),
+    ...report.otherFailures.map((failure) => `${failure.test}: ${failure.reason}`),
+  ].join('\n');
+
+describe('contract kit', () => {
+  test('when run against the reference server, then every area passes, every operation is called, and the reports say so', async () => {
+    expect(existsSync(KIT)).toBe(true);
+    const { app, credentials, other } = await referenceApp();
+    const { server, baseUrl } = await listen(app);
+    try {
+      const run = await runKit(baseUrl, credentials, other);
+      expect({ code: run.code, failed: blamed(run.report) }).toEqual({ code: 0, failed: '' });
+      expect(run.report.ok).toBe(true);
+      expect(run.report.operations.skipped).toBe(0);
+      expect(run.report.tests.passed).toBeGreaterThan(100);
+      expect(run.output).toMatch(/\[\d+\/\d+\] tests\/contract\/\S+\.test\.ts: \d+ passed/);
+      expect(run.output).toMatch(/operations: \d+ passed, 0 failed, 0 skipped/);
+      expect(run.junit).toMatch(/<testsuites [^>]*failures="0"/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  // Each variant with the areas whose scenarios meet its fault, and what the report must say.
+  const cases: { variant: Variant; only: string; blame: RegExp }[] = [
+    { variant: 'ignores-limit-bounds', only: 'customer-activity', blame: /list-customer-activity: .*"status": 200/ },
+    { variant: 'wrong-object-value', only: 'categories', blame: /\/object must be equal to (constant|one of the allowed values)/ },
+    { variant: 'total-per-page', only: 'products', blame: /list-products: .*total/ },
+    { variant: 'skips-authentication', only: 'platform', blame: /unauthorized|401/ },
+    { variant: '5xx-on-bad-input', only: 'categories', blame: /create-category: .*"status": 500/ },
+    { variant: 'repeats-across-cursor-pages', only: 'customer-activity', blame: /list-customer-activity: .*(13|length)/ },
+    { variant: 'undocumented-field-type', only: 'categories', blame: /\/created_at must be string/ },
+  ];
+
+  test.each(cases)('when the server $variant, then the kit fails and blames it', async ({ variant, only, blame }) => {
+    const { app, credentials } = await referenceApp();
+    const { server, baseUrl } = await listen(brokenVariant(variant, app, credentials));
+    try {
+      const run = await runKit(baseUrl, credentials, undefined, only);
+      expect(run.code).toBe(1);
+      expect(run.report.ok).toBe(false);
+      expect(run.output).toMatch(/The server does NOT conform to the contract/);
+      expect(blamed(run.report)).toMatch(blame);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
