@@ -7,7 +7,7 @@ REDOCLY := npx --no-install redocly
 export REDOCLY_TELEMETRY := off
 OPENAPI_SOURCES := $(shell find openapi -type f)
 
-.PHONY: help install chromium generate check-generated lint typecheck build docs serve test unit contract clean
+.PHONY: help install chromium generate check-generated lint typecheck build docs serve test unit contract fuzz bench clean
 
 help:
 	@echo "make serve   install, generate, build and start the reference server on http://localhost:3000"
@@ -69,3 +69,7 @@ test: install chromium check-generated lint typecheck docs build
 
 clean:
 	rm -rf dist node_modules
+
+# Schema-driven fuzzing at length: many generated requests per operation (make test runs a few).
+fuzz: $(NPM_STAMP)
+	FUZZ_RUNS=$${FUZZ_RUNS:-300} npm test -- --selectProjects contract --runTestsByPath tests/contract/fuzz.test.ts

@@ -14,6 +14,7 @@ import { serverSideAuth, type ApiKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
 import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
 import type { Store } from './store/store.js';
@@ -44,6 +45,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.use(requestId);
+  app.use(normalizeQueryEncoding);
 
   app.get('/openapi.json', (_req, res) => {
     res.json(contract);

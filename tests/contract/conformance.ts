@@ -50,7 +50,7 @@ interface Route {
 }
 
 /** `/v1/x/{id}` → pointer-escaped `~1v1~1x~1{id}` for a JSON pointer into `paths`. */
-const pointerPart = (text: string) => text.replace(/~/g, '~0').replace(/\//g, '~1');
+export const pointerPart = (text: string) => text.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class ConformanceChecker {
   private readonly contract: Contract;
@@ -118,6 +118,20 @@ export class ConformanceChecker {
     return { operationId: operation.operationId, violations };
   }
 
+  /** Whether a value is valid for the schema at a JSON pointer into the contract (`#/components/...`). */
+  accepts(pointer: string, value: unknown): boolean {
+    return this.compiled(pointer)(value) as boolean;
+  }
+
+  private compiled(pointer: string): ValidateFunction {
+    let validate = this.validators.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `contract${pointer}` });
+      this.validators.set(pointer, validate);
+    }
+    return validate;
+  }
+
   private resolve(response: Response): { response: Response; pointer?: string } {
     if (!response.$ref) return { response };
     const name = response.$ref.split('/').at(-1)!;
@@ -131,11 +145,7 @@ export class ConformanceChecker {
     } catch {
       return [`${label}: the body is not JSON: ${exchange.body.slice(0, 80)}`];
     }
-    let validate = this.validators.get(pointer);
-    if (!validate) {
-      validate = this.ajv.compile({ $ref: `contract${pointer}` });
-      this.validators.set(pointer, validate);
-    }
+    const validate = this.compiled(pointer);
     if (validate(body)) return [];
     return (validate.errors ?? []).slice(0, 5).map((error) => {
       const where = error.instancePath || '(body)';

@@ -56,6 +56,15 @@ describe('routing and media types', () => {
     expectError(await raw(ctx.target, 'GET', '/v1/no-such-thing'), 404, 'route_not_found');
     expectError(await raw(ctx.target, 'PATCH', '/v1/products/prod_x', { body: '{}' }), 405, 'method_not_allowed');
   });
+
+  test("when a query value holds characters clients leave unencoded (a space as '+', !'()*), then it is read as meant", async () => {
+    const name = `O'Brien (VIP)! ${unique('q')}*`;
+    const made = (await ctx.client.POST('/v1/customers', { body: { name } })).data!;
+    const typed = await ctx.client.GET('/v1/customers', { params: { query: { name } } });
+    expect(typed.data?.customers.map((customer) => customer.id)).toEqual([made.id]);
+    const form = await raw(ctx.target, 'GET', `/v1/customers?${new URLSearchParams({ name }).toString()}`);
+    expect((form.body as { customers: { id: string }[] }).customers.map((customer) => customer.id)).toEqual([made.id]);
+  });
 });
 
 describe('published contract and docs', () => {

@@ -35,6 +35,9 @@ export interface Target {
 export async function listen(app: { listen: (port: number, host: string) => Server }): Promise<{ server: Server; baseUrl: string }> {
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  // The server shares its event loop with the tests; a busy test can delay the client's idle-socket timer
+  // past the server's, which then closes a socket the client is about to reuse. Let the client close first.
+  server.keepAliveTimeout = 60_000;
   const { port } = server.address() as AddressInfo;
   return { server, baseUrl: `http://127.0.0.1:${port}` };
 }
