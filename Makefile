@@ -73,3 +73,9 @@ clean:
 # Schema-driven fuzzing at length: many generated requests per operation (make test runs a few).
 fuzz: $(NPM_STAMP)
 	FUZZ_RUNS=$${FUZZ_RUNS:-300} npm test -- --selectProjects contract --runTestsByPath tests/contract/fuzz.test.ts
+
+# Throughput and latency of the reference server against bare Express 5, memory per voucher, and list
+# latency at 1k and 1M vouchers. Prints figures; asserts nothing. Settings: see bench/run.ts.
+bench: $(NPM_STAMP)
+	npx --no-install tsc -p tsconfig.bench.json
+	node dist/bench/run.js

@@ -1,0 +1,69 @@
+/**
+ * A benchmark server in its own process, so the load generator does not share its event loop. Forked by
+ * bench/run.ts with a mode: `reference` (the reference server over a generated fixture, with request
+ * validation on and response validation off, as in production) or `bare` (Express 5 answering a fixed
+ * body of the size asked for). It reports over IPC when it is ready and, when asked, its RSS.
+ */
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../server/app.js';
+import { systemClock } from '../server/domain/clock.js';
+import { MemoryStore } from '../server/store/memory.js';
+import { buildFixture } from './fixture.js';
+
+const APP_ID = 'bench-app';
+const APP_TOKEN = 'bench-token';
+const PROJECT = 'proj_bench';
+
+function heapUsed(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+async function reference(vouchers: number, campaigns: number, customers: number) {
+  const store = new MemoryStore();
+  const app = await createApp({ store, clock: systemClock, apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }], validateResponses: false });
+  const before = heapUsed();
+  const started = Date.now();
+  const fixture = await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns, customers: 0 });
+  const bytesPerVoucher = (heapUsed() - before) / Math.max(1, vouchers);
+  await buildFixture(store, systemClock, PROJECT, { vouchers: 0, campaigns: 0, customers });
+  const buildMs = Date.now() - started;
+  return { app, info: { bytesPerVoucher, buildMs, campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id, codes: fixture.codes, appId: APP_ID, appToken: APP_TOKEN } };
+}
+
+/** Bare Express 5: `/bare/<bytes>` answers a JSON body of exactly that many bytes, for GET and POST. */
+function bare() {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '1mb' }));
+  const bodies = new Map<number, string>();
+  const body = (bytes: number) => {
+    let text = bodies.get(bytes);
+    if (!text) bodies.set(bytes, (text = JSON.stringify({ pad: 'x'.repeat(Math.max(0, bytes - 10)) })));
+    return text;
+  };
+  app.all('/bare/:bytes', (req, res) => {
+    res.type('json').send(body(Number(req.params.bytes)));
+  });
+  return { app, info: {} };
+}
+
+async function main() {
+  const [mode, vouchers = '0', campaigns = '1', customers = '0'] = process.argv.slice(2);
+  const { app, info } = mode === 'bare' ? bare() : await reference(Number(vouchers), Number(campaigns), Number(customers));
+  const server = app.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    process.send?.({ type: 'ready', port, ...info });
+  });
+  server.keepAliveTimeout = 60_000;
+  process.on('message', (message: { type: string }) => {
+    if (message.type === 'rss') process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
