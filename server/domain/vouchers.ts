@@ -299,19 +299,33 @@ export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) 
   const ids = query.ids ? new Set(query.ids) : undefined;
   const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters) : undefined;
   const [campaignId] = campaignIds;
+  const index =
+    campaignId !== undefined
+      ? { field: 'campaign_id' as const, value: campaignId }
+      : holderId !== undefined
+        ? { field: 'holder_id' as const, value: holderId }
+        : undefined;
+  // Without a condition beyond the index, the store reads the page straight off its insertion order.
+  // (The validator fills in the deepObject ranges as `{}` when they are not given.)
+  const ranged = (range?: TimeRange) => range !== undefined && Object.keys(range).length > 0;
+  const filtered =
+    (holderId !== undefined && index?.field !== 'holder_id') ||
+    ranged(query.created_at) ||
+    ranged(query.updated_at) ||
+    [categoryId, query.code, ids, filter].some((condition) => condition !== undefined);
   const page = await ctx.uow.vouchers.query({
-    ...(campaignId !== undefined
-      ? { index: { field: 'campaign_id' as const, value: campaignId } }
-      : holderId !== undefined && { index: { field: 'holder_id' as const, value: holderId } }),
-    where: (voucher) =>
-      (campaignId === undefined || voucher.campaign_id === campaignId) &&
-      (categoryId === undefined || voucher.category_id === categoryId) &&
-      (holderId === undefined || voucher.holder_id === holderId) &&
-      (query.code === undefined || voucher.code === query.code) &&
-      (ids === undefined || ids.has(voucher.id)) &&
-      withinRange(voucher.created_at, query.created_at) &&
-      withinRange(voucher.updated_at, query.updated_at) &&
-      (filter === undefined || matchesFilter(voucher, filter)),
+    ...(index && { index }),
+    ...(filtered && {
+      where: (voucher: VoucherRecord) =>
+        (campaignId === undefined || voucher.campaign_id === campaignId) &&
+        (categoryId === undefined || voucher.category_id === categoryId) &&
+        (holderId === undefined || voucher.holder_id === holderId) &&
+        (query.code === undefined || voucher.code === query.code) &&
+        (ids === undefined || ids.has(voucher.id)) &&
+        withinRange(voucher.created_at, query.created_at) &&
+        withinRange(voucher.updated_at, query.updated_at) &&
+        (filter === undefined || matchesFilter(voucher, filter)),
+    }),
     orderBy: parseOrder<'created_at' | 'updated_at' | 'code'>(query.order ?? '-created_at'),
     ...pageWindow(query),
   });

@@ -34,19 +34,54 @@ function compareValues(a: unknown, b: unknown): number {
   return String(a) < String(b) ? -1 : 1;
 }
 
+/**
+ * Row IDs in insertion order, each with the sequence number it had when listed, so a page can be read
+ * without sorting. An entry is live while its row still has that sequence number (it was not removed, or
+ * not removed and inserted anew) and, in an index's list, still holds the indexed value. Dead entries are
+ * skipped, and compacted away once they are the majority. A list that may miss entries or hold them out
+ * of order is marked stale and rebuilt before it is next read.
+ */
+class InsertionOrder {
+  ids: string[] = [];
+  seqs: number[] = [];
+  dead = 0;
+  stale = false;
+
+  push(id: string, seq: number): void {
+    this.ids.push(id);
+    this.seqs.push(seq);
+  }
+
+  reset(entries: [string, number][]): void {
+    entries.sort((a, b) => a[1] - b[1]);
+    this.ids = entries.map(([id]) => id);
+    this.seqs = entries.map(([, seq]) => seq);
+    this.dead = 0;
+    this.stale = false;
+  }
+}
+
 class MemoryTable<T extends Row> {
   readonly rows = new Map<string, T>();
   private readonly seq = new Map<string, number>();
   private nextSeq = 0;
   private readonly unique = new Map<string, Map<unknown, string>>();
   private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
+  private readonly inserted = new InsertionOrder();
+  private readonly insertedByIndex = new Map<string, Map<unknown, InsertionOrder>>();
+  /** For each `ordered` field: whether its values have so far never decreased along insertion order. */
+  private readonly followsInsertion = new Map<string, { holds: boolean; last?: unknown; seen: boolean }>();
 
   constructor(
     readonly name: string,
     readonly spec: TableSpec,
   ) {
     for (const field of spec.unique) this.unique.set(field, new Map());
-    for (const field of spec.indexed) this.indexes.set(field, new Map());
+    for (const field of spec.indexed) {
+      this.indexes.set(field, new Map());
+      this.insertedByIndex.set(field, new Map());
+    }
+    for (const field of spec.ordered ?? []) this.followsInsertion.set(field, { holds: true, seen: false });
   }
 
   private field(row: T, field: string): unknown {
@@ -65,9 +100,14 @@ class MemoryTable<T extends Row> {
   put(row: T): void {
     const previous = this.rows.get(row.id);
     if (previous) this.unindex(previous);
-    else this.seq.set(row.id, this.nextSeq++);
+    else {
+      const seq = this.nextSeq++;
+      this.seq.set(row.id, seq);
+      this.inserted.push(row.id, seq);
+    }
     this.rows.set(row.id, row);
     this.index(row);
+    this.trackOrder(row, previous);
   }
 
   remove(id: string): T | undefined {
@@ -76,6 +116,11 @@ class MemoryTable<T extends Row> {
     this.unindex(previous);
     this.rows.delete(id);
     this.seq.delete(id);
+    this.inserted.dead++;
+    for (const field of this.indexes.keys()) {
+      const list = this.insertedByIndex.get(field)?.get(this.field(previous, field));
+      if (list) list.dead++;
+    }
     return previous;
   }
 
@@ -84,6 +129,76 @@ class MemoryTable<T extends Row> {
     this.rows.set(row.id, row);
     this.seq.set(row.id, position);
     this.index(row);
+    // Its entries may have been compacted away meanwhile.
+    this.inserted.stale = true;
+    for (const field of this.indexes.keys()) this.listOf(field, this.field(row, field)).stale = true;
+  }
+
+  private listOf(field: string, value: unknown): InsertionOrder {
+    const lists = this.insertedByIndex.get(field)!;
+    let list = lists.get(value);
+    if (!list) lists.set(value, (list = new InsertionOrder()));
+    return list;
+  }
+
+  /** Keeps the insertion-order lists of the indexes and the `ordered` fields' monotonicity up to date. */
+  private trackOrder(row: T, previous: T | undefined): void {
+    const seq = this.seq.get(row.id)!;
+    for (const field of this.indexes.keys()) {
+      const value = this.field(row, field);
+      if (!previous) this.listOf(field, value).push(row.id, seq);
+      else if (this.field(previous, field) !== value) {
+        this.listOf(field, this.field(previous, field)).dead++;
+        // The row joins this value's list out of insertion order (and may still have an entry there).
+        this.listOf(field, value).stale = true;
+      }
+    }
+    for (const [field, state] of this.followsInsertion) {
+      const value = this.field(row, field);
+      if (previous) {
+        if (this.field(previous, field) !== value) state.holds = false;
+        continue;
+      }
+      if (state.seen && compareValues(value, state.last) < 0) state.holds = false;
+      state.seen = true;
+      state.last = value;
+    }
+  }
+
+  /** The list, rebuilt if stale and compacted if mostly dead. */
+  private readable(list: InsertionOrder, index?: { field: string; value: unknown }): InsertionOrder {
+    if (list.stale) {
+      const ids = index ? [...(this.indexes.get(index.field)!.get(index.value) ?? [])] : [...this.rows.keys()];
+      list.reset(ids.map((id) => [id, this.seq.get(id)!]));
+    } else if (list.dead > 64 && list.dead * 2 > list.ids.length) {
+      const live: [string, number][] = [];
+      list.ids.forEach((id, i) => {
+        if (this.isLive(id, list.seqs[i]!, index)) live.push([id, list.seqs[i]!]);
+      });
+      list.reset(live);
+    }
+    return list;
+  }
+
+  private isLive(id: string, seq: number, index?: { field: string; value: unknown }): boolean {
+    if (this.seq.get(id) !== seq) return false;
+    return !index || this.field(this.rows.get(id)!, index.field) === index.value;
+  }
+
+  /** A page read off insertion order, forwards or backwards, skipping dead entries. */
+  private pageInOrder(index: { field: string; value: unknown } | undefined, descending: boolean, offset: number, limit: number): T[] {
+    const list = this.readable(index ? this.listOf(index.field, index.value) : this.inserted, index);
+    const rows: T[] = [];
+    let skipped = 0;
+    const count = list.ids.length;
+    for (let step = 0; step < count && rows.length < limit; step++) {
+      const i = descending ? count - 1 - step : step;
+      const id = list.ids[i]!;
+      if (!this.isLive(id, list.seqs[i]!, index)) continue;
+      if (skipped < offset) skipped++;
+      else rows.push(this.rows.get(id)!);
+    }
+    return rows;
   }
 
   position(id: string): number | undefined {
@@ -137,6 +252,13 @@ class MemoryTable<T extends Row> {
   }
 
   select(query: Query<T>): Page<T> {
+    const ordered = !query.orderBy || this.followsInsertion.get(query.orderBy.field)?.holds;
+    if (!query.where && ordered) {
+      const total = query.index ? this.countIndexed(query.index.field, query.index.value) : this.rows.size;
+      const offset = query.offset ?? 0;
+      const rows = this.pageInOrder(query.index, query.orderBy?.direction === 'desc', offset, query.limit ?? Infinity);
+      return { rows, total };
+    }
     let rows = query.index ? this.lookupIndexed(query.index.field, query.index.value) : [...this.rows.values()];
     if (query.where) rows = rows.filter(query.where);
     const total = rows.length;
