@@ -3,14 +3,16 @@ import { createApp } from './app.js';
 import { configFromEnv } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Jobs } from './jobs.js';
+import { startLoyaltyTimer } from './loyalty-timer.js';
 import { MemoryStore } from './store/memory.js';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   const jobs = new Jobs();
+  const store = new MemoryStore();
   const app = await createApp({
     jobs,
-    store: new MemoryStore(),
+    store,
     clock: systemClock,
     apiKeys: config.apiKeys,
     validateResponses: config.validateResponses,
@@ -27,7 +29,9 @@ async function main(): Promise<void> {
     }
     console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
   });
+  const stopSettling = startLoyaltyTimer(store, systemClock, 60_000);
   const stop = (signal: string) => {
+    stopSettling();
     console.log(`${signal}: closing; finishing ${jobs.size} background job(s)`);
     server.close(() => {
       void jobs.idle().then(() => process.exit(0));

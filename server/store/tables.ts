@@ -11,6 +11,16 @@ import type { PublicationRecord } from '../domain/publications.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
+import type {
+  CardState,
+  CardTransaction,
+  EarningRule,
+  LoyaltyClock,
+  LoyaltyTier,
+  PendingPoints,
+  Reward,
+  RewardAssignment,
+} from '../domain/loyalty/types.js';
 
 export interface Tables {
   categories: Category;
@@ -28,6 +38,14 @@ export interface Tables {
   products: Product;
   skus: Sku;
   product_collections: ProductCollection;
+  loyalty_cards: CardState;
+  loyalty_transactions: CardTransaction;
+  loyalty_clock: LoyaltyClock;
+  earning_rules: EarningRule;
+  pending_points: PendingPoints;
+  loyalty_tiers: LoyaltyTier;
+  rewards: Reward;
+  reward_assignments: RewardAssignment;
 }
 
 export interface TableSpec {
@@ -53,4 +71,12 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
   product_collections: { unique: ['name'], indexed: ['type'] },
+  loyalty_cards: { unique: [], indexed: ['campaign_id', 'next_expiration_date'] },
+  loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
+  loyalty_clock: { unique: [], indexed: [] },
+  earning_rules: { unique: [], indexed: ['campaign_id'] },
+  pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'] },
+  loyalty_tiers: { unique: [], indexed: ['campaign_id'] },
+  rewards: { unique: [], indexed: [] },
+  reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
 };
