@@ -4,6 +4,7 @@
  * activates on its day without any call, and nothing is ever listed past its time.
  */
 import type { DomainContext } from '../context.js';
+import { newId } from '../ids.js';
 import { activatePending } from './pending-points.js';
 import { movePoints, recordCardEvent } from './cards.js';
 import { dayAfter, dayBefore, setSettledThrough, settledThrough, today } from './settle-clock.js';
@@ -18,7 +19,9 @@ async function expireCard(ctx: DomainContext, cardId: string, day: string): Prom
   await recordCardEvent(ctx, 'customer.loyalty.card.points_expired', moved.card, { points: expired, balance: moved.balance.balance });
 }
 
-export async function settleLoyalty(ctx: DomainContext): Promise<void> {
+/** Runs the due work; what it records has the service itself as its source, whoever's call came first. */
+export async function settleLoyalty(caller: DomainContext): Promise<void> {
+  const ctx: DomainContext = { uow: caller.uow, clock: caller.clock, groupId: newId('grp') };
   const now = today(ctx);
   const through = await settledThrough(ctx);
   if (through >= now) return;
