@@ -1581,7 +1581,7 @@ export interface paths {
          *     the assignment's points with the member's tier mapping applied. A `CAMPAIGN` reward gives the member
          *     a voucher of its campaign (a gift card or loyalty card loaded with `balance`); a `MATERIAL` reward
          *     takes one unit of `stock`; a `COIN` reward pays the given order with points. Too few points is 400
-         *     `insufficient_points`, no stock left 400 `reward_out_of_stock`, a reward not offered in the program
+         *     `not_enough_points`, no stock left 400 `reward_out_of_stock`, a reward not offered in the program
          *     404; nothing changes then.
          */
         post: operations["redeem-reward"];
@@ -1983,7 +1983,7 @@ export interface paths {
          *     the assignment's points with the member's tier mapping applied. A `CAMPAIGN` reward gives the member
          *     a voucher of its campaign (a gift card or loyalty card loaded with `balance`); a `MATERIAL` reward
          *     takes one unit of `stock`; a `COIN` reward pays the given order with points. Too few points is 400
-         *     `insufficient_points`, no stock left 400 `reward_out_of_stock`, a reward not offered in the program
+         *     `not_enough_points`, no stock left 400 `reward_out_of_stock`, a reward not offered in the program
          *     404; nothing changes then. The card must be a loyalty card of the program named in the path (404
          *     otherwise).
          */
@@ -6334,7 +6334,10 @@ export interface components {
          *       }
          *     }
          */
-        EarningRuleRequest: components["schemas"]["EarningRuleFields"] & Record<string, never>;
+        EarningRuleRequest: components["schemas"]["EarningRuleFields"] & {
+            event: components["schemas"]["EarningRuleEvent"];
+            loyalty: components["schemas"]["EarningRuleLoyalty"];
+        };
         /**
          * EarningRulesCreateRequestBody
          * @description One or more earning rules to create in the program, all or none.

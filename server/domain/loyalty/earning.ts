@@ -76,8 +76,8 @@ export async function createEarningRules(ctx: DomainContext, campaignRef: string
     const rule: EarningRule = {
       id: newId('ern'),
       campaign_id: program.id,
-      event: request.event!,
-      loyalty: request.loyalty!,
+      event: request.event,
+      loyalty: request.loyalty,
       source: { banner: request.source?.banner ?? null, object_id: program.id, object_type: 'campaign' },
       loyalty_tier: request.loyalty_tier ?? null,
       segment: request.segment ?? null,
