@@ -4317,6 +4317,13 @@ export interface components {
                     /** @description Balance before, ×100. */
                     balance: number;
                 };
+                /** @description Points this loyalty card pays with, and its balance before. */
+                loyalty_card?: {
+                    /** @description Points used. */
+                    points: number;
+                    /** @description Balance before. */
+                    balance: number;
+                };
                 error?: components["schemas"]["RedeemableError"];
             };
             /** @description The campaign of the voucher or tier. */
@@ -4440,6 +4447,11 @@ export interface components {
                  */
                 channel_type: "API";
             };
+            /** @description For a loyalty card that paid with points, how many it spent. */
+            loyalty_card?: {
+                /** @description Points spent (given back by a rollback). */
+                points: number;
+            };
             metadata: components["schemas"]["Metadata"];
             /**
              * @description Always `redemption`.
@@ -4460,7 +4472,8 @@ export interface components {
         };
         /**
          * RedeemableRequest
-         * @description A voucher (by code) or promotion tier (by ID) to apply, and for a gift card how much credit to use.
+         * @description A voucher (by code) or promotion tier (by ID) to apply; for a gift card, how much credit to use; for a
+         *     loyalty card, the `COIN` reward that pays part of the order with the card's points.
          */
         RedeemableRequest: {
             /**
@@ -4477,6 +4490,17 @@ export interface components {
             gift?: {
                 /** @description Credit to use, ×100. */
                 credits: number;
+            };
+            /**
+             * @description For a loyalty card: the `COIN` reward of its program (reward ID or reward assignment ID) through which
+             *     points pay for the order, `points_ratio` points for every `exchange_ratio` of money. `points` caps the
+             *     points used; by default as many as the order needs, as far as the balance goes.
+             */
+            reward?: {
+                /** @description Reward ID or reward assignment ID. */
+                id: string;
+                /** @description The most points to use. */
+                points?: number;
             };
         };
         /**
@@ -6019,10 +6043,11 @@ export interface components {
             reason: string | null;
             /**
              * @description What moved the points: a manual addition or removal, points earned by an earning rule (including
-             *     activated pending points), spent on a reward, moved between cards, or expired.
+             *     activated pending points), spent on a reward or an order, given back by a rollback, moved between
+             *     cards, or expired.
              * @enum {string}
              */
-            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "POINTS_REDEMPTION" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
+            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
             /** @description The balance after the movement, and what caused it. */
             details: {
                 balance: components["schemas"]["LoyaltyCardBalance"];
@@ -6036,6 +6061,11 @@ export interface components {
                 /** @description The earning rule that gave the points. */
                 earning_rule?: {
                     /** @description Earning rule ID. */
+                    id: string;
+                };
+                /** @description The redemption that spent the points, or whose rollback gave them back. */
+                redemption?: {
+                    /** @description Redemption ID. */
                     id: string;
                 };
                 /** @description The reward the points were spent on. */
