@@ -3,6 +3,7 @@ import { asyncActionHandlers } from './async-actions.js';
 import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
+import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
 import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
@@ -25,6 +26,7 @@ export const handlers: Handlers = {
   ...campaignHandlers,
   ...categoryHandlers,
   ...customerHandlers,
+  ...locationHandlers,
   ...loyaltyHandlers,
   ...productHandlers,
   ...promotionTierHandlers,
