@@ -1,4 +1,4 @@
-/** Two projects: unit tests of the domain, and the contract suite that talks HTTP. */
+/** Unit tests of the domain, the contract suite over HTTP, the docs in a browser, and the contract kit. */
 const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -12,6 +12,8 @@ const common = {
 };
 
 export default {
+  // Generous: the contract suite shares the machine's cores with the in-process server and other workers.
+  testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'contract', testMatch: ['<rootDir>/tests/contract/**/*.test.ts'] },

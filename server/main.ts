@@ -2,20 +2,27 @@
 import { createApp } from './app.js';
 import { configFromEnv } from './config.js';
 import { systemClock } from './domain/clock.js';
+import { fixturesPath, loadFixtureFile } from './fixtures.js';
 import { Jobs } from './jobs.js';
+import { startLoyaltyTimer } from './loyalty-timer.js';
+import { BUNDLED_CONTRACT } from './paths.js';
 import { MemoryStore } from './store/memory.js';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   const jobs = new Jobs();
+  const store = new MemoryStore();
   const app = await createApp({
     jobs,
-    store: new MemoryStore(),
+    store,
     clock: systemClock,
     apiKeys: config.apiKeys,
     validateResponses: config.validateResponses,
     rateLimitPerMinute: config.rateLimitPerMinute,
   });
+  const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
+  const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
+  if (fixtureFile) console.log(`Loaded ${loaded} object(s) from ${fixtureFile}`);
   const server = app.listen(config.port, config.host, () => {
     const base = `http://localhost:${config.port}`;
     console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);
@@ -27,7 +34,9 @@ async function main(): Promise<void> {
     }
     console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
   });
+  const stopSettling = startLoyaltyTimer(store, systemClock, 60_000);
   const stop = (signal: string) => {
+    stopSettling();
     console.log(`${signal}: closing; finishing ${jobs.size} background job(s)`);
     server.close(() => {
       void jobs.idle().then(() => process.exit(0));

@@ -3,6 +3,8 @@ import { asyncActionHandlers } from './async-actions.js';
 import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
+import { locationHandlers } from './locations.js';
+import { loyaltyHandlers } from './loyalties.js';
 import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
@@ -10,6 +12,7 @@ import { promotionTierHandlers } from './promotion-tiers.js';
 import { publicationHandlers } from './publications.js';
 import { qualificationHandlers } from './qualifications.js';
 import { redemptionHandlers } from './redemptions.js';
+import { rewardHandlers } from './rewards.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
@@ -23,11 +26,14 @@ export const handlers: Handlers = {
   ...campaignHandlers,
   ...categoryHandlers,
   ...customerHandlers,
+  ...locationHandlers,
+  ...loyaltyHandlers,
   ...productHandlers,
   ...promotionTierHandlers,
   ...publicationHandlers,
   ...qualificationHandlers,
   ...redemptionHandlers,
+  ...rewardHandlers,
   ...skuHandlers,
   ...orderHandlers,
   ...productCollectionHandlers,

@@ -349,6 +349,10 @@ export class MemoryStore implements Store {
     return this.partitions.has(projectId);
   }
 
+  async projectIds(): Promise<string[]> {
+    return [...this.partitions.keys()];
+  }
+
   async transaction<R>(projectId: string, work: (uow: UnitOfWork) => Promise<R>): Promise<R> {
     const partition = this.partitions.get(projectId);
     if (!partition) throw new UnknownProject(projectId);

@@ -5,12 +5,23 @@ import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
+import type { Location } from '../domain/locations.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
 import type { PublicationRecord } from '../domain/publications.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
+import type {
+  CardState,
+  CardTransaction,
+  EarningRule,
+  LoyaltyClock,
+  LoyaltyTier,
+  PendingPoints,
+  Reward,
+  RewardAssignment,
+} from '../domain/loyalty/types.js';
 
 export interface Tables {
   categories: Category;
@@ -28,6 +39,15 @@ export interface Tables {
   products: Product;
   skus: Sku;
   product_collections: ProductCollection;
+  loyalty_cards: CardState;
+  loyalty_transactions: CardTransaction;
+  loyalty_clock: LoyaltyClock;
+  earning_rules: EarningRule;
+  pending_points: PendingPoints;
+  loyalty_tiers: LoyaltyTier;
+  rewards: Reward;
+  reward_assignments: RewardAssignment;
+  locations: Location;
 }
 
 export interface TableSpec {
@@ -59,4 +79,13 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
   product_collections: { unique: ['name'], indexed: ['type'] },
+  loyalty_cards: { unique: [], indexed: ['campaign_id', 'next_expiration_date'] },
+  loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
+  loyalty_clock: { unique: [], indexed: [] },
+  earning_rules: { unique: [], indexed: ['campaign_id'] },
+  pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'] },
+  loyalty_tiers: { unique: [], indexed: ['campaign_id'] },
+  rewards: { unique: [], indexed: [] },
+  reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
+  locations: { unique: [], indexed: [] },
 };

@@ -7,13 +7,19 @@
 import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { createApiClient, type ApiClient } from '../../client/index.js';
 import { createApp } from '../../server/app.js';
 import { OffsetClock } from '../../server/domain/clock.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { loadFixtureFile } from '../../server/fixtures.js';
+import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
 import { ConformanceChecker } from './conformance.js';
 import { record } from './kit-record.js';
+
+/** The objects every target must hold in its first project: start another server with this file. */
+export const CONTRACT_FIXTURES = join(packageRoot(), 'tests', 'fixtures', 'contract.json');
 
 export interface Credentials {
   appId: string;
@@ -63,8 +69,9 @@ export async function startTarget(): Promise<Target> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const otherProject = { appId: `app-${secret()}`, appToken: secret() };
   const clock = new OffsetClock();
+  const store = new MemoryStore();
   const app = await createApp({
-    store: new MemoryStore(),
+    store,
     clock,
     apiKeys: [
       { name: 'contract-suite', ...credentials, projectId: 'proj_contract_a' },
@@ -72,6 +79,7 @@ export async function startTarget(): Promise<Target> {
     ],
     validateResponses: true,
   });
+  await loadFixtureFile(store, clock, 'proj_contract_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
   const { server, baseUrl } = await listen(app);
   return {
     baseUrl,

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
-import { packageRoot } from '../../server/paths.js';
+import { loadFixtureFile } from '../../server/fixtures.js';
+import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import type { KitReport } from '../../bin/kit-report.js';
-import { listen, secret, type Credentials } from '../contract/target.js';
+import { CONTRACT_FIXTURES, listen, secret, type Credentials } from '../contract/target.js';
 import { brokenVariant, type Variant } from './broken-variants.js';
 
 jest.setTimeout(300_000);
@@ -23,8 +24,9 @@ const KIT = join(packageRoot(), 'dist', 'bin', 'contract.js');
 async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>>; credentials: Credentials; other: Credentials }> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const other = { appId: `app-${secret()}`, appToken: secret() };
+  const store = new MemoryStore();
   const app = await createApp({
-    store: new MemoryStore(),
+    store,
     clock: systemClock,
     apiKeys: [
       { name: 'kit', ...credentials, projectId: 'proj_kit_a' },
@@ -33,6 +35,8 @@ async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createAp
     // As a production deployment runs: the server does not check its own answers, the kit does.
     validateResponses: false,
   });
+  // The objects the suite expects in the first project of any server it tests.
+  await loadFixtureFile(store, systemClock, 'proj_kit_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
   return { app, credentials, other };
 }
 
