@@ -6,6 +6,9 @@ import { createCampaign, type CampaignRecord } from '../server/domain/campaigns.
 import type { Clock } from '../server/domain/clock.js';
 import { upsertCustomer } from '../server/domain/customers.js';
 import { generateCampaignVouchers } from '../server/domain/vouchers.js';
+import { AssetSigner } from '../server/assets.js';
+import { handlers } from '../server/handlers/index.js';
+import { Jobs } from '../server/jobs.js';
 import type { Store } from '../server/store/store.js';
 
 export interface FixtureSize {
@@ -59,4 +62,42 @@ export async function buildFixture(store: Store, clock: Clock, projectId: string
     });
   }
   return { campaigns, codes };
+}
+
+/**
+ * A loyalty program whose members are the fixture's customers, with an earning rule that gives pending
+ * points for paid orders, and one paid order per member: `members` members with pending points. Built
+ * through the operation handlers, so it takes exactly the path a request would.
+ */
+export async function buildLoyalty(store: Store, clock: Clock, projectId: string, members: number): Promise<{ programId: string; firstMember: string }> {
+  const services = { store, clock, jobs: new Jobs(), assets: new AssetSigner() };
+  const context = { requestId: 'bench', baseUrl: 'http://localhost', projectId, apiKey: { name: 'bench', appId: 'bench' } };
+  const call = async (operationId: string, input: { path?: Record<string, string>; body?: unknown }) => {
+    const handler = handlers[operationId as keyof typeof handlers] as unknown as (input: object) => Promise<{ status: number; body: unknown }>;
+    const result = await handler({ path: {}, query: {}, ...input, context, services });
+    if (result.status >= 300) throw new Error(`${operationId} answered ${result.status}: ${JSON.stringify(result.body)}`);
+    return result.body as { id: string; code: string };
+  };
+  const program = await call('create-loyalty-program', {
+    body: { name: 'Bench club', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } },
+  });
+  await call('create-earning-rule', {
+    path: { campaignId: program.id },
+    body: [
+      {
+        event: 'order.paid',
+        loyalty: { type: 'PROPORTIONAL', calculation_type: 'ORDER_AMOUNT', order: { amount: { every: 1000, points: 10 } } },
+        source: { banner: '10 points for every 10.00' },
+        pending_points: { period_type: 'DAY', period_value: 30 },
+      },
+    ],
+  });
+  let firstMember = '';
+  for (let i = 0; i < members; i++) {
+    const customer = { source_id: `bench-customer-${i}` };
+    const card = await call('add-member', { path: { campaignId: program.id }, body: { customer } });
+    if (i === 0) firstMember = card.code;
+    await call('create-order', { body: { status: 'PAID', amount: 12_000, customer } });
+  }
+  return { programId: program.id, firstMember };
 }

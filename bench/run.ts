@@ -5,7 +5,8 @@
  * voucher, and list latency at a small and a large voucher count. Figures are printed, never asserted.
  *
  * Settings (environment): BENCH_DURATION seconds per route (10), BENCH_CONNECTIONS (50), BENCH_VOUCHERS
- * (100000), BENCH_CUSTOMERS (10000), BENCH_SMALL (1000) and BENCH_LARGE (1000000; 0 skips the comparison).
+ * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
+ * contract has loyalty programs), BENCH_SMALL (1000) and BENCH_LARGE (1000000; 0 skips the comparison).
  */
 import autocannon, { type Result } from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -20,6 +21,7 @@ const DURATION = env('BENCH_DURATION', 10);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const VOUCHERS = env('BENCH_VOUCHERS', 100_000);
 const CUSTOMERS = env('BENCH_CUSTOMERS', 10_000);
+const MEMBERS = env('BENCH_MEMBERS', 10_000);
 const SMALL = env('BENCH_SMALL', 1_000);
 const LARGE = env('BENCH_LARGE', 1_000_000);
 
@@ -32,6 +34,7 @@ interface Ready {
   codes?: string[];
   appId?: string;
   appToken?: string;
+  loyalty?: { programId: string; firstMember: string };
 }
 
 interface BenchServer {
@@ -133,8 +136,13 @@ function contractHas(pattern: RegExp): boolean {
 }
 
 async function main(): Promise<void> {
-  console.log(`Benchmark: ${VOUCHERS} vouchers in 10 campaigns, ${CUSTOMERS} customers; ${DURATION} s per route, ${CONNECTIONS} connections`);
-  const reference = await startServer('reference', String(VOUCHERS), '10', String(CUSTOMERS));
+  const loyalty = contractHas(/^\/v1\/loyalties\/\{campaignId\}\/pending-points$/);
+  const members = loyalty ? Math.min(MEMBERS, CUSTOMERS) : 0;
+  console.log(
+    `Benchmark: ${VOUCHERS} vouchers in 10 campaigns, ${CUSTOMERS} customers, ${members} loyalty members with pending points; ` +
+      `${DURATION} s per route, ${CONNECTIONS} connections`,
+  );
+  const reference = await startServer('reference', String(VOUCHERS), '10', String(CUSTOMERS), String(members));
   const bare = await startServer('bare');
   const { ready } = reference;
   console.log(`Fixture built in ${((ready.buildMs ?? 0) / 1000).toFixed(1)} s`);
@@ -153,6 +161,16 @@ async function main(): Promise<void> {
       body: () => JSON.stringify({ redeemables: [{ object: 'voucher', id: codes[next++ % codes.length] }], order: { amount: 10000 } }),
     },
   ];
+  if (ready.loyalty) {
+    // The second page of the program's pending points, reached with the cursor the first page gives.
+    const first = await fetch(`${reference.url}/v1/loyalties/${ready.loyalty.programId}/pending-points?limit=10`, { headers });
+    const cursor = ((await first.json()) as { more_starting_after?: string }).more_starting_after;
+    routes.push({
+      name: 'GET pending-points cursor page',
+      method: 'GET',
+      path: `/v1/loyalties/${ready.loyalty.programId}/pending-points?limit=10${cursor ? `&starting_after_id=${cursor}` : ''}`,
+    });
+  }
   const widths = [42, 10, 10, 10, 9, 10, 12, 8];
   console.log('');
   console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio'], widths));
@@ -171,7 +189,7 @@ async function main(): Promise<void> {
       ) + flags,
     );
   }
-  if (!contractHas(/pending-points/)) console.log(pad(['pending-points cursor page', 'not in the contract yet'], [42, 24]));
+  if (!ready.loyalty) console.log(pad(['pending-points cursor page', 'not in the contract yet'], [42, 24]));
   if (!contractHas(/^\/client\/v1\/events/)) console.log(pad(['POST /client/v1/events', 'not in the contract yet'], [42, 24]));
   const distinct = Math.min(next, codes.length);
   console.log(`(redemptions spent ${distinct} distinct vouchers${next > codes.length ? `, then reused them: ${next} requests` : ''})`);

@@ -1,6 +1,7 @@
 /**
  * A benchmark server in its own process, so the load generator does not share its event loop. Forked by
- * bench/run.ts with a mode: `reference` (the reference server over a generated fixture, with request
+ * bench/run.ts with a mode: `reference` (the reference server over a generated fixture, loyalty members
+ * included when the contract has loyalty programs, with request
  * validation on and response validation off, as in production) or `bare` (Express 5 answering a fixed
  * body of the size asked for). It reports over IPC when it is ready and, when asked, its RSS.
  */
@@ -9,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../server/app.js';
 import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
-import { buildFixture } from './fixture.js';
+import { buildFixture, buildLoyalty } from './fixture.js';
 
 const APP_ID = 'bench-app';
 const APP_TOKEN = 'bench-token';
@@ -20,7 +21,7 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
-async function reference(vouchers: number, campaigns: number, customers: number) {
+async function reference(vouchers: number, campaigns: number, customers: number, members: number) {
   const store = new MemoryStore();
   const app = await createApp({ store, clock: systemClock, apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }], validateResponses: false });
   const before = heapUsed();
@@ -28,8 +29,9 @@ async function reference(vouchers: number, campaigns: number, customers: number)
   const fixture = await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns, customers: 0 });
   const bytesPerVoucher = (heapUsed() - before) / Math.max(1, vouchers);
   await buildFixture(store, systemClock, PROJECT, { vouchers: 0, campaigns: 0, customers });
+  const loyalty = members > 0 ? await buildLoyalty(store, systemClock, PROJECT, Math.min(members, customers)) : undefined;
   const buildMs = Date.now() - started;
-  return { app, info: { bytesPerVoucher, buildMs, campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id, codes: fixture.codes.slice(0, 200_000), appId: APP_ID, appToken: APP_TOKEN } };
+  return { app, info: { bytesPerVoucher, buildMs, loyalty, campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id, codes: fixture.codes.slice(0, 200_000), appId: APP_ID, appToken: APP_TOKEN } };
 }
 
 /** Bare Express 5: `/bare/<bytes>` answers a JSON body of exactly that many bytes, for GET and POST. */
@@ -50,8 +52,8 @@ function bare() {
 }
 
 async function main() {
-  const [mode, vouchers = '0', campaigns = '1', customers = '0'] = process.argv.slice(2);
-  const { app, info } = mode === 'bare' ? bare() : await reference(Number(vouchers), Number(campaigns), Number(customers));
+  const [mode, vouchers = '0', campaigns = '1', customers = '0', members = '0'] = process.argv.slice(2);
+  const { app, info } = mode === 'bare' ? bare() : await reference(Number(vouchers), Number(campaigns), Number(customers), Number(members));
   const server = app.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;
     process.send?.({ type: 'ready', port, ...info });
