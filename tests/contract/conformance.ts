@@ -75,7 +75,8 @@ export class ConformanceChecker {
 
   /** The operation a request goes to, by method and path. */
   route(method: string, url: string): { template: string; operation?: Operation } | undefined {
-    const path = new URL(url, 'http://x').pathname;
+    // A trailing slash names the same resource, as most HTTP frameworks route it.
+    const path = new URL(url, 'http://x').pathname.replace(/(.)\/$/, '$1');
     const route = this.routes.find((candidate) => candidate.pattern.test(path));
     if (!route) return undefined;
     return { template: route.template, operation: route.item[method.toLowerCase() as (typeof METHODS)[number]] };

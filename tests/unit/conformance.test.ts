@@ -33,5 +33,6 @@ describe('the client-side contract check', () => {
   test('when literal and parameter paths overlap, then the literal one is chosen', () => {
     expect(checker.route('GET', 'http://h/v1/promotions/tiers/t1')?.template).toBe('/v1/promotions/tiers/{promotionTierId}');
     expect(checker.route('GET', 'http://h/v1/promotions/camp_1/tiers?limit=1')?.template).toBe('/v1/promotions/{campaignId}/tiers');
+    expect(checker.route('GET', 'http://h/v1/products/')?.template).toBe('/v1/products');
   });
 });
