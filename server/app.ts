@@ -10,13 +10,16 @@ import type { Clock } from './domain/clock.js';
 import { AssetSigner } from './assets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
-import { serverSideAuth, type ApiKey } from './http/auth.js';
+import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
+import { managementAuth, serverSideAuth, type ApiKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { operationRoutes } from './http/routes.js';
 import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
 import type { Store } from './store/store.js';
+import { DEFAULT_DELIVERY_POLICY, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
+import { withOutbox } from './webhooks/outbox.js';
 
 export interface AppOptions {
   store: Store;
@@ -30,6 +33,10 @@ export interface AppOptions {
   jobs?: Jobs;
   /** Secret for signing asset URLs; random when not given. */
   assetSecret?: string;
+  /** The organization's management key for `/management/v1`; without it every management call is refused. */
+  managementKey?: ManagementKey;
+  /** Webhook delivery settings; `allowPlainHttp` lets webhooks target `http` URLs (local testing only). */
+  webhooks?: Partial<DeliveryPolicy> & { allowPlainHttp?: boolean };
 }
 
 export function loadContract(): Record<string, unknown> {
@@ -38,7 +45,18 @@ export function loadContract(): Record<string, unknown> {
 
 export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
-  for (const key of options.apiKeys) await options.store.createProject(key.projectId);
+  const jobs = options.jobs ?? new Jobs();
+  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks });
+  const store = withOutbox(options.store, deliveries.committed);
+  await store.createProject(ORGANIZATION);
+  for (const key of options.apiKeys) {
+    await store.createProject(key.projectId);
+    await store.transaction(ORGANIZATION, (uow) => registerConfiguredKey({ uow, clock: options.clock }, key));
+  }
+  const lookupKey = async (appId: string): Promise<ApiKey | undefined> => {
+    const key = await store.transaction(ORGANIZATION, (uow) => findApiKey({ uow, clock: options.clock }, appId));
+    return key && { name: key.name, appId: key.app_id, appToken: key.app_token, projectId: key.project_id };
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -53,7 +71,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
     return sendError(res, 404, 'not_found', 'Resource not found', 'The API reference is not built; run `make docs`');
   });
 
-  app.use('/v1', serverSideAuth(options.apiKeys), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  app.use('/v1', serverSideAuth(lookupKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use(express.json({ limit: '1mb' }));
   app.use(
@@ -68,10 +87,11 @@ export async function createApp(options: AppOptions): Promise<Express> {
     }),
   );
   const services = {
-    store: options.store,
+    store,
     clock: options.clock,
-    jobs: options.jobs ?? new Jobs(),
+    jobs,
     assets: new AssetSigner(options.assetSecret),
+    webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false },
   };
   app.use(operationRoutes(contract as never, handlers, services));
   app.use(errorMapper);

@@ -15,22 +15,29 @@ async function main(): Promise<void> {
     apiKeys: config.apiKeys,
     validateResponses: config.validateResponses,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    managementKey: config.managementKey,
+    webhooks: config.webhooks,
   });
   const server = app.listen(config.port, config.host, () => {
     const base = `http://localhost:${config.port}`;
     console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);
     if (config.defaulted.length > 0) {
       const [key] = config.apiKeys;
-      console.log(`No ${config.defaulted.join('/')} set; using demo credentials for project ${key?.projectId}:`);
-      console.log(`  X-App-Id: ${key?.appId}`);
-      console.log(`  X-App-Token: ${key?.appToken}`);
+      console.log(`No ${config.defaulted.join('/')} set; using demo credentials:`);
+      if (config.defaulted.some((name) => name.startsWith('APP_'))) {
+        console.log(`  project ${key?.projectId}: X-App-Id: ${key?.appId}, X-App-Token: ${key?.appToken}`);
+      }
+      if (config.defaulted.some((name) => name.startsWith('MANAGEMENT_'))) {
+        console.log(`  management: X-Management-Id: ${config.managementKey.id}, X-Management-Token: ${config.managementKey.token}`);
+      }
     }
+    if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');
     console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
   });
   const stop = (signal: string) => {
     console.log(`${signal}: closing; finishing ${jobs.size} background job(s)`);
     server.close(() => {
-      void jobs.idle().then(() => process.exit(0));
+      void jobs.shutdown().then(() => process.exit(0));
     });
     setTimeout(() => {
       console.error(`gave up waiting; ${jobs.size} background job(s) unfinished`);

@@ -3,6 +3,8 @@ import { asyncActionHandlers } from './async-actions.js';
 import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
+import { managementHandlers } from './management.js';
+import { metadataSchemaHandlers } from './metadata-schemas.js';
 import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
@@ -23,6 +25,8 @@ export const handlers: Handlers = {
   ...campaignHandlers,
   ...categoryHandlers,
   ...customerHandlers,
+  ...managementHandlers,
+  ...metadataSchemaHandlers,
   ...productHandlers,
   ...promotionTierHandlers,
   ...publicationHandlers,

@@ -227,6 +227,14 @@ export class MemoryStore implements Store {
     return this.partitions.has(projectId);
   }
 
+  async dropProject(projectId: string): Promise<void> {
+    const partition = this.partitions.get(projectId);
+    if (!partition) return;
+    await partition.lock.runExclusive(() => {
+      this.partitions.delete(projectId);
+    });
+  }
+
   async transaction<R>(projectId: string, work: (uow: UnitOfWork) => Promise<R>): Promise<R> {
     const partition = this.partitions.get(projectId);
     if (!partition) throw new UnknownProject(projectId);
