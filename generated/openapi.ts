@@ -5025,11 +5025,11 @@ export interface components {
             total: number;
         };
         /**
-         * Project
+         * ProjectBase
          * @description A project: a separate space of vouchers, campaigns, customers and everything else. Its data is reached
          *     only with the API keys that belong to it.
          */
-        Project: {
+        ProjectBase: {
             /**
              * @description Project ID assigned by the service (prefix `proj_`; projects configured at start keep their configured ID).
              * @example proj_0c9a1e5bd2a6f41e3b
@@ -5063,6 +5063,12 @@ export interface components {
              */
             object: "project";
         };
+        /**
+         * Project
+         * @description A project: a separate space of vouchers, campaigns, customers and everything else. Its data is reached
+         *     only with the API keys that belong to it.
+         */
+        Project: components["schemas"]["ProjectBase"];
         /**
          * ProjectsListResponseBody
          * @description Every project of the organization, oldest first. Not paginated.
@@ -5112,7 +5118,7 @@ export interface components {
          * ProjectsCreateResponseBody
          * @description The created project and its first server-side API key. The token is shown only here; store it.
          */
-        ProjectsCreateResponseBody: components["schemas"]["Project"] & {
+        ProjectsCreateResponseBody: components["schemas"]["ProjectBase"] & {
             /** @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. */
             server_side_key: {
                 /**

@@ -12,6 +12,18 @@ type MetadataSchemaUpdate = components['schemas']['MetadataSchemasUpdateRequestB
 type CustomEventCreate = components['schemas']['CustomEventSchemasCreateRequestBody'];
 type CustomEventUpdate = components['schemas']['CustomEventSchemasUpdateRequestBody'];
 
+type Properties = MetadataSchema['properties'];
+type Definition = Properties[string];
+
+/** A definition with its flags filled in, so that every stored definition says whether it is an array and optional. */
+function complete(definition: Definition): Definition {
+  return { ...definition, array: definition.array ?? false, optional: definition.optional ?? true };
+}
+
+function completeAll(properties: Properties): Properties {
+  return Object.fromEntries(Object.entries(properties).map(([name, definition]) => [name, complete(definition)]));
+}
+
 export async function findMetadataSchema({ uow }: DomainContext, id: string): Promise<MetadataSchema> {
   const schema = await uow.metadata_schemas.get(id);
   if (!schema) throw notFound('metadata_schema', id);
@@ -32,7 +44,7 @@ export async function createMetadataSchema(ctx: DomainContext, input: MetadataSc
   const schema: MetadataSchema = {
     id: newId('ms'),
     related_object: input.related_object,
-    properties: input.properties,
+    properties: completeAll(input.properties),
     allow_defined_only: input.allow_defined_only ?? false,
     created_at: ctx.clock.now().toISOString(),
     updated_at: null,
@@ -46,7 +58,7 @@ export async function updateMetadataSchema(ctx: DomainContext, id: string, input
   const properties = { ...schema.properties };
   for (const [name, definition] of Object.entries(input.properties ?? {})) {
     if (definition === null) delete properties[name];
-    else properties[name] = definition;
+    else properties[name] = complete(definition);
   }
   return ctx.uow.metadata_schemas.update({
     ...schema,
@@ -75,7 +87,7 @@ export async function createCustomEventSchema(ctx: DomainContext, input: CustomE
   const schema: CustomEventSchema = {
     id: newId('ms'),
     name: input.name,
-    schema: { properties: input.schema?.properties ?? {} },
+    schema: { properties: completeAll(input.schema?.properties ?? {}) },
     created_at: ctx.clock.now().toISOString(),
     updated_at: null,
     object: 'custom-event-schema',
@@ -88,7 +100,7 @@ export async function updateCustomEventSchema(ctx: DomainContext, id: string, in
   const updated: CustomEventSchema = {
     ...schema,
     ...(input.name !== undefined && { name: input.name }),
-    ...(input.schema !== undefined && { schema: { properties: input.schema.properties } }),
+    ...(input.schema !== undefined && { schema: { properties: completeAll(input.schema.properties) } }),
     updated_at: ctx.clock.now().toISOString(),
   };
   return writeUnique('custom_event_schema', () => ctx.uow.custom_event_schemas.update(updated));
