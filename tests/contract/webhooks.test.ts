@@ -1,0 +1,220 @@
+/**
+ * Webhook delivery through real HTTP receivers on loopback: exactly the subscribed events arrive, signed;
+ * failures are retried with backoff; a receiver that never answers slows no API call; and shutdown
+ * finishes or reports what is pending. Runs against the in-process server only, whose retry delays are
+ * short (see TEST_WEBHOOKS); the tests check outcomes, not timings, except one generous bound.
+ */
+import { afterEach, describe, expect, jest, test } from '@jest/globals';
+import type { components } from '../../client/index.js';
+import { clientFor, managementClientFor, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
+import { eventually, startReceiver, validSignature, type Answer, type Receiver } from './webhook-receiver.js';
+
+type EventType = components['schemas']['WebhookEventType'];
+
+const ctx = useTarget();
+const receivers: Receiver[] = [];
+const describeInProcess = process.env.CONTRACT_BASE_URL ? describe.skip : describe;
+
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+});
+
+async function receiver(answer?: Answer) {
+  const made = await startReceiver(answer);
+  receivers.push(made);
+  return made;
+}
+
+/** A fresh project on the target, with a client holding its key. */
+async function project(target: Target = ctx.target) {
+  const made = (await managementClientFor(target).POST('/management/v1/projects', { body: { name: unique('Hooks') } })).data!;
+  return { id: made.id, client: clientFor(target, { appId: made.server_side_key.app_id, appToken: made.server_side_key.app_token }) };
+}
+
+async function webhook(projectId: string, body: { target_url: string; events: EventType[]; active?: boolean }, target: Target = ctx.target) {
+  const made = await managementClientFor(target).POST('/management/v1/projects/{projectId}/webhooks', { params: { path: { projectId } }, body });
+  expect(made.response.status).toBe(200);
+  return made.data!;
+}
+
+async function deliveries(projectId: string, webhookId: string, target: Target = ctx.target) {
+  const list = await managementClientFor(target).GET('/management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', {
+    params: { path: { projectId, webhookId } },
+  });
+  return list.data!.data;
+}
+
+describeInProcess('webhook delivery', () => {
+  test('when events happen, then exactly the subscribed kinds reach active webhooks, signed, with the affected objects', async () => {
+    const { id: projectId, client } = await project();
+    const first = await receiver();
+    const second = await receiver();
+    const silent = await receiver();
+    const created = await webhook(projectId, { target_url: first.url, events: ['customer.created'] });
+    const deleted = await webhook(projectId, { target_url: second.url, events: ['customer.deleted', 'campaign.created'] });
+    await webhook(projectId, { target_url: silent.url, events: ['customer.created', 'customer.deleted'], active: false });
+
+    const customer = (await client.POST('/v1/customers', { body: { source_id: unique('hooked'), name: 'Jane', email: 'jane@example.com' } })).data!;
+    await client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } }, body: { name: 'Jane D.' } });
+    await client.POST('/v1/categories', { body: { name: unique('Quiet'), hierarchy: 1 } });
+    await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
+    // The same kind of event in another project reaches nobody here.
+    await ctx.client.POST('/v1/customers', { body: { source_id: unique('elsewhere') } });
+    await ctx.target.jobs!.idle();
+
+    expect(first.received.map((r) => r.body.type)).toEqual(['customer.created']);
+    expect(second.received.map((r) => r.body.type)).toEqual(['customer.deleted']);
+    expect(silent.received).toEqual([]);
+
+    const [arrival] = first.received;
+    expect(validSignature(arrival!, created.secret)).toBe(true);
+    expect(validSignature(arrival!, deleted.secret)).toBe(false);
+    expect(validSignature(second.received[0]!, deleted.secret)).toBe(true);
+    expect(arrival!.headers['content-type']).toBe('application/json');
+    expect(arrival!.headers['x-webhook-id']).toBe(created.id);
+    expect(arrival!.headers['x-webhook-attempt']).toBe('1');
+    expect(arrival!.body).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'customer.created',
+      created_at: expect.any(String),
+      data: { customer: expect.objectContaining({ id: customer.id, source_id: customer.source_id, name: 'Jane', email: 'jane@example.com' }) },
+      project_id: projectId,
+      object: 'event',
+    });
+    expect(second.received[0]!.body.data).toEqual({ customer: expect.objectContaining({ id: customer.id, name: 'Jane D.' }) });
+
+    const [delivery] = await deliveries(projectId, created.id);
+    expect(delivery).toEqual({
+      id: expect.stringMatching(/^whd_/),
+      webhook_id: created.id,
+      event_id: arrival!.body.id,
+      event_type: 'customer.created',
+      status: 'DELIVERED',
+      attempts: [{ number: 1, started_at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, error: null }],
+      next_attempt_at: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      object: 'webhook_delivery',
+    });
+  });
+
+  test('when a receiver fails twice and then answers 200, then it gets the same signed event on the third attempt', async () => {
+    const { id: projectId, client } = await project();
+    const flaky = await receiver((n) => (n === 1 ? 500 : n === 2 ? 503 : 200));
+    const hook = await webhook(projectId, { target_url: flaky.url, events: ['customer.created'] });
+    await client.POST('/v1/customers', { body: { name: 'Retry me' } });
+    await ctx.target.jobs!.idle();
+
+    expect(flaky.received).toHaveLength(3);
+    expect(flaky.received.map((r) => r.headers['x-webhook-attempt'])).toEqual(['1', '2', '3']);
+    expect(new Set(flaky.received.map((r) => r.raw)).size).toBe(1);
+    expect(flaky.received.every((r) => validSignature(r, hook.secret))).toBe(true);
+    const [delivery] = await deliveries(projectId, hook.id);
+    expect(delivery).toMatchObject({ status: 'DELIVERED', event_id: flaky.received[0]!.body.id, next_attempt_at: null });
+    expect(delivery!.attempts.map((a) => [a.number, a.status_code, a.error])).toEqual([
+      [1, 500, 'answered 500'],
+      [2, 503, 'answered 503'],
+      [3, 200, null],
+    ]);
+  });
+
+  test('when a receiver always fails, then the delivery stops FAILED after the allowed attempts', async () => {
+    const { id: projectId, client } = await project();
+    const broken = await receiver(() => 500);
+    const hook = await webhook(projectId, { target_url: broken.url, events: ['customer.created'] });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    let logged: string[];
+    try {
+      await client.POST('/v1/customers', { body: { name: 'Never heard' } });
+      await ctx.target.jobs!.idle();
+    } finally {
+      logged = errors.mock.calls.map(([message]) => String(message));
+      errors.mockRestore();
+    }
+    expect(broken.received).toHaveLength(TEST_WEBHOOKS.maxAttempts);
+    const [delivery] = await deliveries(projectId, hook.id);
+    expect(delivery).toMatchObject({ status: 'FAILED', next_attempt_at: null });
+    expect(delivery!.attempts).toHaveLength(TEST_WEBHOOKS.maxAttempts);
+    expect(logged.some((message) => message.includes(delivery!.id))).toBe(true);
+  });
+
+  test('when a receiver never answers, then API calls answer at their usual speed and the delivery is retried, then failed', async () => {
+    // A server whose receivers get 5 s to answer: if delivery ran inside the request, each call would take 5 s.
+    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, timeoutMs: 5000, maxAttempts: 2 } });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { id: projectId, client } = await project(target);
+      const mute = await receiver(() => 'hang');
+      const hook = await webhook(projectId, { target_url: mute.url, events: ['customer.created'] }, target);
+      const durations: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        expect((await client.POST('/v1/customers', { body: { name: `Waiting ${i}` } })).response.status).toBe(200);
+        durations.push(performance.now() - started);
+      }
+      // Generous: far above a normal call, far below the receiver's 5 s timeout.
+      expect(Math.max(...durations)).toBeLessThan(2500);
+      await eventually(() => (mute.received.length === 5 ? true : undefined));
+
+      await mute.close();
+      const failed = await eventually(async () => {
+        const list = await deliveries(projectId, hook.id, target);
+        return list.length === 5 && list.every((d) => d.status === 'FAILED') ? list : undefined;
+      });
+      for (const delivery of failed) {
+        expect(delivery.attempts).toHaveLength(2);
+        expect(delivery.attempts.every((a) => a.status_code === null && typeof a.error === 'string')).toBe(true);
+      }
+    } finally {
+      await target.close();
+      errors.mockRestore();
+    }
+  });
+
+  test('when the server stops with deliveries waiting to be retried, then each gets one last attempt and what fails is reported', async () => {
+    // Retries an hour apart: only shutdown can make them happen during the test.
+    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, backoffMs: 3_600_000 } });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { id: projectId, client } = await project(target);
+      const recovering = await receiver((n) => (n === 1 ? 500 : 200));
+      const down = await receiver(() => 503);
+      const good = await webhook(projectId, { target_url: recovering.url, events: ['customer.created'] }, target);
+      const bad = await webhook(projectId, { target_url: down.url, events: ['customer.created'] }, target);
+      await client.POST('/v1/customers', { body: { name: 'Late' } });
+      for (const hook of [good, bad]) {
+        await eventually(async () => ((await deliveries(projectId, hook.id, target))[0]?.attempts.length === 1 ? true : undefined));
+      }
+      const [waiting] = await deliveries(projectId, good.id, target);
+      expect(waiting).toMatchObject({ status: 'PENDING', next_attempt_at: expect.any(String) });
+
+      await target.jobs!.shutdown();
+      const [finished] = await deliveries(projectId, good.id, target);
+      expect(finished).toMatchObject({ status: 'DELIVERED', next_attempt_at: null });
+      expect(finished!.attempts.map((a) => a.status_code)).toEqual([500, 200]);
+      const [reported] = await deliveries(projectId, bad.id, target);
+      expect(reported).toMatchObject({ status: 'FAILED', next_attempt_at: null });
+      expect(reported!.attempts.map((a) => a.status_code)).toEqual([503, 503]);
+      expect(errors.mock.calls.some(([message]) => String(message).includes(reported!.id) && String(message).includes('the server stopped'))).toBe(true);
+    } finally {
+      await target.close();
+      errors.mockRestore();
+    }
+  });
+
+  test('when a webhook is deactivated or deleted, then later events are not delivered to it', async () => {
+    const { id: projectId, client } = await project();
+    const sink = await receiver();
+    const hook = await webhook(projectId, { target_url: sink.url, events: ['customer.created'] });
+    const path = { params: { path: { projectId, webhookId: hook.id } } };
+    await client.POST('/v1/customers', { body: { name: 'One' } });
+    await ctx.target.jobs!.idle();
+    await managementClientFor(ctx.target).PUT('/management/v1/projects/{projectId}/webhooks/{webhookId}', { ...path, body: { active: false } });
+    await client.POST('/v1/customers', { body: { name: 'Two' } });
+    await ctx.target.jobs!.idle();
+    await managementClientFor(ctx.target).DELETE('/management/v1/projects/{projectId}/webhooks/{webhookId}', path);
+    await client.POST('/v1/customers', { body: { name: 'Three' } });
+    await ctx.target.jobs!.idle();
+    expect(sink.received.map((r) => (r.body.data.customer as { name: string }).name)).toEqual(['One']);
+  });
+});
