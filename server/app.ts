@@ -17,6 +17,7 @@ import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { operationRoutes } from './http/routes.js';
 import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
+import { withMetadataSchemas } from './store/metadata-schemas.js';
 import type { Store } from './store/store.js';
 import { DEFAULT_DELIVERY_POLICY, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
 import { withOutbox } from './webhooks/outbox.js';
@@ -47,7 +48,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
   const jobs = options.jobs ?? new Jobs();
   const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks });
-  const store = withOutbox(options.store, deliveries.committed);
+  const store = withOutbox(withMetadataSchemas(options.store), deliveries.committed);
   await store.createProject(ORGANIZATION);
   for (const key of options.apiKeys) {
     await store.createProject(key.projectId);
