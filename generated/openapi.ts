@@ -1527,7 +1527,7 @@ export interface paths {
         };
         /**
          * List the users of the project
-         * @description Returns the users assigned to the project, in the order they were assigned. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns the users assigned to the project, oldest user first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         get: operations["list-users"];
         put?: never;
@@ -5455,7 +5455,7 @@ export interface components {
         };
         /**
          * ProjectUsersListResponseBody
-         * @description The users assigned to the project, in the order they were assigned. Not paginated.
+         * @description The users assigned to the project, oldest user first. Not paginated.
          */
         ProjectUsersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
