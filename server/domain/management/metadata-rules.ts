@@ -84,7 +84,7 @@ export function checkMetadata(schema: MetadataSchema, metadata: Record<string, u
     if (undefinedKey !== undefined) throw broken(where, undefinedKey, 'allow_defined_only', 'is not defined in the schema');
   }
   for (const [name, definition] of Object.entries(schema.properties)) {
-    const value = given[name];
+    const value = Object.hasOwn(given, name) ? given[name] : undefined;
     if (value === undefined || value === null) {
       if (definition.optional === false) throw broken(where, name, 'optional: false', 'is required');
       continue;

@@ -97,7 +97,7 @@ export async function updateProject(ctx: DomainContext, id: string, input: Proje
 export async function deleteProject(ctx: DomainContext, id: string): Promise<void> {
   await findProject(ctx, id);
   for (const key of await ctx.uow.api_keys.findBy('project_id', id)) await ctx.uow.api_keys.delete(key.id);
-  for (const user of (await ctx.uow.users.query({ where: (user) => id in user.projects })).rows) {
+  for (const user of (await ctx.uow.users.query({ where: (user) => Object.hasOwn(user.projects, id) })).rows) {
     const { [id]: _dropped, ...projects } = user.projects;
     await ctx.uow.users.update({ ...user, projects });
   }

@@ -33,14 +33,14 @@ async function findUser({ uow }: DomainContext, idOrLogin: string): Promise<User
 async function findAssigned(ctx: DomainContext, projectId: string, idOrLogin: string): Promise<UserRecord> {
   await findProject(ctx, projectId);
   const user = await findUser(ctx, idOrLogin);
-  if (!(projectId in user.projects)) throw notFound('user', idOrLogin);
+  if (!Object.hasOwn(user.projects, projectId)) throw notFound('user', idOrLogin);
   return user;
 }
 
 export async function assignUser(ctx: DomainContext, projectId: string, input: Assign): Promise<UserRecord> {
   await findProject(ctx, projectId);
   const user = await findUser(ctx, (input.id ?? input.login)!);
-  if (projectId in user.projects) {
+  if (Object.hasOwn(user.projects, projectId)) {
     throw new DomainError('duplicate', 'duplicate_found', 'Duplicated resource found', `User ${user.login} is already assigned to project ${projectId}`, user.id, 'user');
   }
   return ctx.uow.users.update({ ...user, projects: { ...user.projects, [projectId]: input.role } });
@@ -48,7 +48,7 @@ export async function assignUser(ctx: DomainContext, projectId: string, input: A
 
 export async function listProjectUsers(ctx: DomainContext, projectId: string): Promise<UserRecord[]> {
   await findProject(ctx, projectId);
-  return (await ctx.uow.users.query({ where: (user) => projectId in user.projects })).rows;
+  return (await ctx.uow.users.query({ where: (user) => Object.hasOwn(user.projects, projectId) })).rows;
 }
 
 export async function getProjectUser(ctx: DomainContext, projectId: string, idOrLogin: string): Promise<UserRecord> {
@@ -63,7 +63,7 @@ export async function changeRole(ctx: DomainContext, projectId: string, idOrLogi
 export async function unassignUser(ctx: DomainContext, projectId: string, idOrLogin: string): Promise<void> {
   await findProject(ctx, projectId);
   const user = await findUser(ctx, idOrLogin);
-  if (!(projectId in user.projects)) {
+  if (!Object.hasOwn(user.projects, projectId)) {
     throw new DomainError('invalid', 'user_not_assigned', 'User is not assigned', `User ${user.login} is not assigned to project ${projectId}`, user.id, 'user');
   }
   const { [projectId]: _dropped, ...projects } = user.projects;
