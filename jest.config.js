@@ -1,6 +1,7 @@
 /** Two projects: unit tests of the domain, and the contract suite that talks HTTP. */
 const common = {
   testEnvironment: 'node',
+  testTimeout: 30_000,
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [

@@ -1879,6 +1879,972 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/loyalties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List loyalty programs
+         * @description Returns a page of the project's loyalty programs (campaigns of type `LOYALTY_PROGRAM`), oldest first
+         *     unless `order` says otherwise. `total` counts every program.
+         */
+        get: operations["list-loyalty-programs"];
+        put?: never;
+        /**
+         * Create a loyalty program
+         * @description Creates a campaign of type `LOYALTY_PROGRAM` whose vouchers are loyalty cards, and generates
+         *     `vouchers_count` unassigned cards. A taken name is 409 `duplicate_found`; an unknown category 404.
+         */
+        post: operations["create-loyalty-program"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a member
+         * @description Returns the loyalty card with the code.
+         */
+        get: operations["get-member"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a card's activity
+         * @description Returns what happened on the card: orders paid, points added, removed, transferred and expired,
+         *     pending points added, activated and canceled, tiers joined, upgraded and downgraded, and rewards
+         *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true.
+         */
+        get: operations["list-member-activity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or remove points on a card
+         * @description Adds points to the card (positive `points`) or takes them away (negative). Taking more than the
+         *     balance is 400 `invalid_add_balance_params` and changes nothing. Added points expire under the
+         *     program's expiration rules; taken points come from the points that expire soonest. The member's tier
+         *     follows the new balance.
+         */
+        post: operations["add-remove-loyalty-card-balance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/pending-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a card's pending points
+         * @description Returns the pending points entries of the card. Paged with a cursor in ID order (`order` `id` or
+         *     `-id`): pass `more_starting_after` as `starting_after_id` while `has_more` is true, and every entry
+         *     comes exactly once. Entries whose `activates_at` day has come are activated before the list is made,
+         *     so they are never listed.
+         */
+        get: operations["list-member-pending-points"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+                /** @description The pending points entry's ID. */
+                pendingPointsId: components["parameters"]["PendingPointsId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate pending points
+         * @description Adds the entry's points to the card now, before `activates_at`, and removes the entry. The member's
+         *     tier follows the new balance.
+         */
+        post: operations["activate-member-pending-points"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+                /** @description The pending points entry's ID. */
+                pendingPointsId: components["parameters"]["PendingPointsId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adjust pending points
+         * @description Adds points to the entry or takes them away; the entry cannot go below zero (400
+         *     `invalid_add_balance_params`).
+         */
+        post: operations["adjust-member-pending-points"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+                /** @description The pending points entry's ID. */
+                pendingPointsId: components["parameters"]["PendingPointsId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel pending points
+         * @description Removes the entry without adding its points to the card.
+         */
+        post: operations["cancel-member-pending-points"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/redemption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a reward
+         * @description Spends points on a reward offered in the card's program (by reward ID or assignment ID). The cost is
+         *     the assignment's points with the member's tier mapping applied. A `CAMPAIGN` reward gives the member
+         *     a voucher of its campaign (a gift card or loyalty card loaded with `balance`); a `MATERIAL` reward
+         *     takes one unit of `stock`; a `COIN` reward pays the given order with points. Too few points is 400
+         *     `not_enough_points`, no stock left 400 `reward_out_of_stock`, a reward not offered in the program
+         *     404; nothing changes then.
+         */
+        post: operations["redeem-reward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a member's tiers
+         * @description Returns the tier the card's balance puts the member in (none when no tier covers it), with
+         *     `expiration` saying since when.
+         */
+        get: operations["list-member-loyalty-tier"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a card's transactions
+         * @description Returns the card's point movements, newest first, paged with a cursor: pass `more_starting_after` as
+         *     `starting_after_id` while `has_more` is true.
+         */
+        get: operations["list-loyalty-card-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a loyalty program
+         * @description Returns the program, found by campaign ID or name. Another kind of campaign is 404.
+         */
+        get: operations["get-loyalty-program"];
+        /**
+         * Update a loyalty program
+         * @description Changes the fields given; the others keep their values.
+         */
+        put: operations["update-loyalty-program"];
+        post?: never;
+        /**
+         * Delete a loyalty program
+         * @description Deletes the program with its cards, earning rules, tiers, pending points and reward assignments, at
+         *     once and for good.
+         */
+        delete: operations["delete-loyalty-program"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/earning-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List earning rules
+         * @description Returns a page of the program's earning rules, oldest first unless `order` says otherwise.
+         */
+        get: operations["list-earning-rules"];
+        put?: never;
+        /**
+         * Create earning rules
+         * @description Creates one or more earning rules in the program, all or none. A `customer.loyalty.tier.joined` rule
+         *     needs a `loyalty_tier` of the program and a `customer.segment.entered` rule a `segment`; a
+         *     `PROPORTIONAL` rule needs the ratio its `calculation_type` uses (400 `invalid_earning_rule`
+         *     otherwise).
+         */
+        post: operations["create-earning-rule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/earning-rules/{earningRuleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an earning rule
+         * @description Returns the earning rule of the program.
+         */
+        get: operations["get-earning-rule"];
+        /**
+         * Update an earning rule
+         * @description Changes the fields given; the others keep their values. `pending_points` null makes the rule add
+         *     points at once.
+         */
+        put: operations["update-earning-rule"];
+        post?: never;
+        /**
+         * Delete an earning rule
+         * @description Deletes the earning rule. Pending points it already gave stay pending.
+         */
+        delete: operations["delete-earning-rule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/earning-rules/{earningRuleId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an earning rule
+         * @description Sets `active` to false: the rule gives no points until enabled.
+         */
+        post: operations["disable-earning-rule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/earning-rules/{earningRuleId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an earning rule
+         * @description Sets `active` to true: the rule gives points again.
+         */
+        post: operations["enable-earning-rule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Returns a page of the program's cards that customers hold, newest first unless `order` says
+         *     otherwise, optionally of one `customer`.
+         */
+        get: operations["list-members"];
+        put?: never;
+        /**
+         * Add a member
+         * @description Gives the customer a loyalty card of the program: the unassigned card named by `voucher`, or a new
+         *     one generated from the program's code config. The customer is found by `id` or `source_id` and
+         *     created when the `source_id` is new. A card already held is 400 `voucher_already_published`; a
+         *     second card in a `join_once` program is 400 `customer_already_member`; a `STATIC` program cannot
+         *     make new cards (400).
+         */
+        post: operations["add-member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a member of a program
+         * @description Returns the loyalty card. The card must be a loyalty card of the program named in the path (404
+         *     otherwise).
+         */
+        get: operations["get-member-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a member's activity
+         * @description Returns what happened on the card: orders paid, points added, removed, transferred and expired,
+         *     pending points added, activated and canceled, tiers joined, upgraded and downgraded, and rewards
+         *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. The card must be a loyalty
+         *     card of the program named in the path (404 otherwise).
+         */
+        get: operations["list-member-activity-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or remove points on a member's card
+         * @description Adds points to the card (positive `points`) or takes them away (negative). Taking more than the
+         *     balance is 400 `invalid_add_balance_params` and changes nothing. Added points expire under the
+         *     program's expiration rules; taken points come from the points that expire soonest. The member's tier
+         *     follows the new balance. The card must be a loyalty card of the program named in the path (404
+         *     otherwise).
+         */
+        post: operations["add-remove-loyalty-card-balance-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/pending-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a member's pending points
+         * @description Returns the pending points entries of the card. Paged with a cursor in ID order (`order` `id` or
+         *     `-id`): pass `more_starting_after` as `starting_after_id` while `has_more` is true, and every entry
+         *     comes exactly once. Entries whose `activates_at` day has come are activated before the list is made,
+         *     so they are never listed. The card must be a loyalty card of the program named in the path (404
+         *     otherwise).
+         */
+        get: operations["list-member-pending-points-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/redemption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a reward for a member
+         * @description Spends points on a reward offered in the card's program (by reward ID or assignment ID). The cost is
+         *     the assignment's points with the member's tier mapping applied. A `CAMPAIGN` reward gives the member
+         *     a voucher of its campaign (a gift card or loyalty card loaded with `balance`); a `MATERIAL` reward
+         *     takes one unit of `stock`; a `COIN` reward pays the given order with points. Too few points is 400
+         *     `not_enough_points`, no stock left 400 `reward_out_of_stock`, a reward not offered in the program
+         *     404; nothing changes then. The card must be a loyalty card of the program named in the path (404
+         *     otherwise).
+         */
+        post: operations["redeem-reward-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a member's transactions
+         * @description Returns the card's point movements, newest first, paged with a cursor: pass `more_starting_after` as
+         *     `starting_after_id` while `has_more` is true. The card must be a loyalty card of the program named
+         *     in the path (404 otherwise).
+         */
+        get: operations["list-loyalty-card-transactions-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transfer points to a card
+         * @description Moves points from the listed cards onto this card, all or none. Each source card loses the points
+         *     (soonest-expiring first) and the target card gains them; each side gets a transaction pointing at
+         *     the other. A source without enough points, an unknown code, a card that is not a loyalty card, or
+         *     the target itself as a source is 400 (404 for unknown codes) and moves nothing. The card must be a
+         *     loyalty card of the program named in the path (404 otherwise).
+         */
+        post: operations["transfer-points"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/pending-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a program's pending points
+         * @description Returns the pending points entries of every card of the program. Paged with a cursor in ID order
+         *     (`order` `id` or `-id`): pass `more_starting_after` as `starting_after_id` while `has_more` is true,
+         *     and every entry comes exactly once. Entries whose `activates_at` day has come are activated before
+         *     the list is made, so they are never listed.
+         */
+        get: operations["list-campaign-pending-points"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List loyalty tiers
+         * @description Returns a page of the program's tiers, lowest range first.
+         */
+        get: operations["list-loyalty-tiers"];
+        put?: never;
+        /**
+         * Create loyalty tiers
+         * @description Creates one or more tiers, all or none. Ranges may not overlap each other or the program's tiers,
+         *     `to` may not be below `from`, and names are unique in the program (400 `invalid_loyalty_tier`);
+         *     mapped earning rules and reward assignments must belong to the program (404). Members move into the
+         *     new tiers at once.
+         */
+        post: operations["create-in-bulk-loyalty-tiers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/tiers/{loyaltyTierId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty tier's ID. */
+                loyaltyTierId: components["parameters"]["LoyaltyTierId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a loyalty tier
+         * @description Returns the tier of the program.
+         */
+        get: operations["get-loyalty-tier"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/tiers/{loyaltyTierId}/earning-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty tier's ID. */
+                loyaltyTierId: components["parameters"]["LoyaltyTierId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a tier's earning rules
+         * @description Returns a page of the program's earning rules as they apply to members of this tier: the tier's
+         *     `earning_rules` mapping is applied to `FIXED` points.
+         */
+        get: operations["list-loyalty-tier-earning-rules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/tiers/{loyaltyTierId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty tier's ID. */
+                loyaltyTierId: components["parameters"]["LoyaltyTierId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a tier's rewards
+         * @description Returns every reward offered in the program, each with its assignment;
+         *     `assignment.parameters.loyalty.points` is the cost for members of this tier (the tier's `rewards`
+         *     mapping applied).
+         */
+        get: operations["list-loyalty-tier-rewards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List rewards
+         * @description Returns a page of rewards, oldest first, optionally only the one of an `assignment_id`.
+         */
+        get: operations["list-rewards"];
+        put?: never;
+        /**
+         * Create a reward
+         * @description Creates a reward. `parameters` must hold the part for the type: a `CAMPAIGN` reward names a
+         *     discount, gift or loyalty campaign (404 when unknown; `balance` is required for gift and loyalty
+         *     campaigns), a `MATERIAL` reward an existing product and SKU of it (404), a `COIN` reward its ratios.
+         *     Anything else is 400 `invalid_reward`.
+         */
+        post: operations["create-reward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rewards/{rewardId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a reward
+         * @description Returns the reward.
+         */
+        get: operations["get-reward"];
+        /**
+         * Update a reward
+         * @description Changes `name`, `parameters`, `stock`, `attributes` and `metadata`; the type stays.
+         */
+        put: operations["update-reward"];
+        post?: never;
+        /**
+         * Delete a reward
+         * @description Deletes the reward and its assignments.
+         */
+        delete: operations["delete-reward"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rewards/{rewardId}/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a reward's assignments
+         * @description Returns a page of the programs the reward is offered in, with its cost.
+         */
+        get: operations["list-reward-assignments"];
+        put?: never;
+        /**
+         * Assign a reward
+         * @description Offers the reward in a loyalty program at a cost in points (`parameters` is required except for
+         *     `COIN` rewards). A program that is not a loyalty program is 400; a reward already offered there is
+         *     409 `duplicate_found`.
+         */
+        post: operations["create-reward-assignment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rewards/{rewardId}/assignments/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a reward assignment
+         * @description Returns the assignment of the reward.
+         */
+        get: operations["get-reward-assignment"];
+        /**
+         * Update a reward assignment
+         * @description Changes the cost.
+         */
+        put: operations["update-reward-assignment"];
+        post?: never;
+        /**
+         * Delete a reward assignment
+         * @description Stops offering the reward in the program.
+         */
+        delete: operations["delete-reward-assignment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -2498,6 +3464,34 @@ export interface components {
             initial_count?: number;
         };
         /**
+         * LoyaltyCardTemplateRequest
+         * @description The template of a loyalty program's cards.
+         * @example {
+         *       "type": "LOYALTY_CARD",
+         *       "loyalty_card": {
+         *         "points": 0,
+         *         "expiration_rules": {
+         *           "period_type": "MONTH",
+         *           "period_value": 12,
+         *           "rounding_type": "END_OF_MONTH"
+         *         }
+         *       },
+         *       "code_config": {
+         *         "pattern": "LOY-########"
+         *       }
+         *     }
+         */
+        LoyaltyCardTemplateRequest: {
+            /**
+             * @description Loyalty cards.
+             * @constant
+             */
+            type: "LOYALTY_CARD";
+            loyalty_card: components["schemas"]["LoyaltyCardRequest"];
+            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+            code_config?: components["schemas"]["CodeConfig"];
+        };
+        /**
          * CampaignVoucherRequest
          * @description The template of the campaign's vouchers. Its `type` must fit the campaign type.
          * @example {
@@ -2534,16 +3528,7 @@ export interface components {
             gift: components["schemas"]["GiftRequest"];
             redemption?: components["schemas"]["RedemptionQuantityRequest"];
             code_config?: components["schemas"]["CodeConfig"];
-        } | {
-            /**
-             * @description Loyalty cards.
-             * @constant
-             */
-            type: "LOYALTY_CARD";
-            loyalty_card: components["schemas"]["LoyaltyCardRequest"];
-            redemption?: components["schemas"]["RedemptionQuantityRequest"];
-            code_config?: components["schemas"]["CodeConfig"];
-        };
+        } | components["schemas"]["LoyaltyCardTemplateRequest"];
         /**
          * CampaignsCreateRequestBody
          * @description A new campaign. Every campaign type but `PROMOTION` needs a `voucher` template of the matching voucher
@@ -5945,6 +6930,1273 @@ export interface components {
             total: number;
         };
         /**
+         * LoyaltyProgramsCreateRequestBody
+         * @description A new loyalty program: a campaign of type `LOYALTY_PROGRAM` whose vouchers are loyalty cards.
+         *     `vouchers_count` cards are generated up front (customers get them when they join); more are made as
+         *     members join.
+         * @example {
+         *       "name": "Coffee club",
+         *       "voucher": {
+         *         "type": "LOYALTY_CARD",
+         *         "loyalty_card": {
+         *           "points": 0,
+         *           "expiration_rules": {
+         *             "period_type": "MONTH",
+         *             "period_value": 12
+         *           }
+         *         }
+         *       },
+         *       "join_once": true
+         *     }
+         */
+        LoyaltyProgramsCreateRequestBody: {
+            /**
+             * @description Program name, unique among the project's campaigns.
+             * @example Coffee club
+             */
+            name: string;
+            /** @description Free text about the program. */
+            description?: string | null;
+            /**
+             * @description Whether the program may gain cards later; members can join only an `AUTO_UPDATE` program.
+             * @default AUTO_UPDATE
+             * @enum {string}
+             */
+            type?: "AUTO_UPDATE" | "STATIC";
+            voucher: components["schemas"]["LoyaltyCardTemplateRequest"];
+            /**
+             * @description How many unassigned cards to generate now.
+             * @default 0
+             */
+            vouchers_count?: number;
+            /**
+             * Format: date-time
+             * @description The program is inactive before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The program is inactive after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category. Use this or `category_id`. */
+            category?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Whether a customer who pays an order joins the program (gets a card) automatically.
+             * @default false
+             */
+            auto_join?: boolean;
+            /**
+             * @description Whether a customer may hold only one card of the program.
+             * @default false
+             */
+            join_once?: boolean;
+            /**
+             * @description Whether the cards' metadata follows the voucher metadata schema.
+             * @default true
+             */
+            use_voucher_metadata_schema?: boolean;
+        };
+        /**
+         * EventSource
+         * @description Who caused an event: an API key (channel API), a user of the dashboard (USER_PORTAL), or the service itself for automatic steps (AUTOMATION).
+         */
+        EventSource: {
+            /**
+             * @description Where the event came from.
+             * @enum {string}
+             */
+            channel: "API" | "USER_PORTAL" | "AUTOMATION";
+            /** @description The API key that made the call, for `API`. */
+            api_key?: {
+                /** @description The key's name. */
+                name: string;
+                /** @description The key's application ID. */
+                app_id: string;
+            };
+            /** @description The user, for `USER_PORTAL`. */
+            user?: {
+                /** @description User ID. */
+                id: string;
+            };
+        };
+        /**
+         * MemberActivity
+         * @description Something that happened on a loyalty card.
+         */
+        MemberActivity: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /**
+             * @description The event kind: `customer.order.paid`, `customer.loyalty.card.points_added`,
+             *     `customer.loyalty.card.points_removed`, `customer.loyalty.card.pending_points.added`,
+             *     `customer.loyalty.card.pending_points.activated`, `customer.loyalty.card.pending_points.canceled`,
+             *     `customer.loyalty.card.points_transferred`, `customer.loyalty.card.points_expired`,
+             *     `customer.loyalty.tier.joined`, `customer.loyalty.tier.upgraded`, `customer.loyalty.tier.downgraded`,
+             *     `customer.loyalty.tier.left` or `customer.reward_redemptions.created`.
+             * @example customer.loyalty.tier.upgraded
+             */
+            type: string;
+            /** @description What the event concerns, and who caused it. */
+            data: {
+                /**
+                 * @description The objects concerned, by name: `customer` and `campaign` always; `loyalty_card`, `order`,
+                 *     `points`, `pending_points`, `earning_rule`, `reward`, `loyalty_tier_from` and `loyalty_tier_to` as
+                 *     the event has them.
+                 */
+                data: {
+                    [key: string]: unknown;
+                };
+                event_source: components["schemas"]["EventSource"];
+            };
+            created_at: components["schemas"]["CreatedAt"];
+            /** @description Groups the events one call caused. */
+            group_id: string;
+        };
+        /**
+         * MemberActivityListResponseBody
+         * @description A page of a card's activity, paged with a cursor.
+         */
+        MemberActivityListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["MemberActivity"][];
+            /** @description Whether more entries follow this page. */
+            has_more: boolean;
+            /** @description Present when `has_more` is true; pass it as `starting_after_id` for the next page. */
+            more_starting_after?: string;
+        };
+        /**
+         * LoyaltyCardBalanceRequestBody
+         * @description Points to add to a card (positive) or take from it (negative). Taking more than the card's balance is
+         *     rejected; a balance never goes below zero.
+         * @example {
+         *       "points": 250,
+         *       "reason": "Goodwill gesture"
+         *     }
+         */
+        LoyaltyCardBalanceRequestBody: {
+            /**
+             * @description The change in points; not zero.
+             * @example 250
+             */
+            points: number;
+            /**
+             * @description Why the points moved; kept on the card's transaction.
+             * @example Goodwill gesture
+             */
+            reason?: string;
+            /** @description Your own reference for the transaction. */
+            source_id?: string;
+        };
+        /**
+         * LoyaltyCardBalance
+         * @description The result of a change to a card's points.
+         */
+        LoyaltyCardBalance: {
+            /**
+             * @description The change applied, in points (negative when points were taken).
+             * @example 250
+             */
+            points: number;
+            /**
+             * @description Points ever added to the card, after the change.
+             * @example 1250
+             */
+            total: number;
+            /**
+             * @description Points left to spend, after the change.
+             * @example 1000
+             */
+            balance: number;
+            /**
+             * @description Always `loyalty_card`.
+             * @constant
+             */
+            type: "loyalty_card";
+            /**
+             * @description Always `balance`.
+             * @constant
+             */
+            object: "balance";
+            /**
+             * @description `MANUAL` when an API call moved the points, `AUTOMATIC` when the service did (earning, activation, expiry).
+             * @enum {string}
+             */
+            operation_type: "MANUAL" | "AUTOMATIC";
+            /** @description The card. */
+            related_object: {
+                /**
+                 * @description Always `voucher`.
+                 * @constant
+                 */
+                type: "voucher";
+                /** @description The card's voucher ID. */
+                id: string;
+            };
+        };
+        /**
+         * LoyaltyPendingPoints
+         * @description Points earned on a card that wait until `activates_at` (a date, UTC). On that day they are added to the
+         *     card by themselves (or earlier with the activate operation), and the entry leaves every listing.
+         */
+        LoyaltyPendingPoints: {
+            /**
+             * @description Pending points ID (prefix `lopp_`).
+             * @example lopp_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /** @description The loyalty card. */
+            voucher_id: string;
+            /** @description The loyalty program. */
+            campaign_id: string;
+            /** @description The card holder. */
+            customer_id: string;
+            /** @description The order that earned the points, for order events. */
+            order_id: string | null;
+            /**
+             * @description Points waiting.
+             * @example 12
+             */
+            points: number;
+            /**
+             * Format: date
+             * @description The day the points are added to the card.
+             * @example 2026-11-29
+             */
+            activates_at: string;
+            created_at: components["schemas"]["CreatedAt"];
+            /** @description What earned the points. */
+            details: {
+                /** @description The holder's tier when the points were earned. */
+                holder_loyalty_tier: {
+                    /** @description Loyalty tier ID. */
+                    id: string;
+                    /** @description Tier name. */
+                    name: string;
+                } | null;
+                /** @description The event that earned the points. */
+                event: {
+                    /** @description Event ID. */
+                    id: string;
+                    /**
+                     * @description Event kind, such as `customer.order.paid`.
+                     * @example customer.order.paid
+                     */
+                    type: string;
+                    /** @description Groups the events one call caused. */
+                    group_id: string;
+                    /** @description The customer the event concerns. */
+                    entity_id: string;
+                    created_at: components["schemas"]["CreatedAt"];
+                    /**
+                     * @description `EFFECT` for what follows from an action.
+                     * @enum {string}
+                     */
+                    category: "EFFECT" | "ACTION";
+                    event_source: components["schemas"]["EventSource"];
+                };
+                /** @description The rule that gave the points. */
+                earning_rule: {
+                    /** @description Earning rule ID. */
+                    id: string;
+                    /** @description The rule's display text. */
+                    source: {
+                        /** @description The rule's banner. */
+                        banner: string | null;
+                    };
+                };
+                /** @description The order, for order events. */
+                order: {
+                    /** @description Order ID. */
+                    id: string;
+                    /** @description Order `source_id`. */
+                    source_id: string | null;
+                } | null;
+            };
+        };
+        /**
+         * LoyaltyPendingPointsListResponseBody
+         * @description A page of pending points entries, paged with a cursor in ID order.
+         */
+        LoyaltyPendingPointsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["LoyaltyPendingPoints"][];
+            /** @description Whether more entries follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example lopp_0a1b2c3d4e5f6a7b8c
+             */
+            more_starting_after?: string;
+        };
+        /**
+         * LoyaltyPendingPointsBalanceRequestBody
+         * @description Points to add to (positive) or take from (negative) a pending entry; the entry cannot go below zero.
+         * @example {
+         *       "points": 5
+         *     }
+         */
+        LoyaltyPendingPointsBalanceRequestBody: {
+            /**
+             * @description The change; not zero.
+             * @example -2
+             */
+            points: number;
+        };
+        /**
+         * LoyaltyRewardRedemptionRequestBody
+         * @description Spends the member's points on a reward offered in their program, named by reward ID or reward assignment
+         *     ID. A `COIN` reward pays for `order` with points: `points` caps how many to use (all that the order
+         *     needs, as far as the balance goes, when absent).
+         * @example {
+         *       "reward": {
+         *         "id": "rew_3c4d5e6f7a8b9c0d1e"
+         *       }
+         *     }
+         */
+        LoyaltyRewardRedemptionRequestBody: {
+            /** @description The reward. */
+            reward: {
+                /** @description Reward ID or reward assignment ID. */
+                id: string;
+                /** @description For `COIN` rewards, the most points to use. */
+                points?: number;
+            };
+            order?: components["schemas"]["OrderRequest"];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * LoyaltyRewardRedemption
+         * @description A reward redeemed with a loyalty card's points.
+         */
+        LoyaltyRewardRedemption: {
+            /** @description Redemption ID (prefix `r_`). */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the reward was redeemed.
+             */
+            date: string;
+            /** @description The member. */
+            customer_id: string;
+            /**
+             * @description Always `voucher`, the card.
+             * @constant
+             */
+            related_object_type: "voucher";
+            /** @description The card's voucher ID. */
+            related_object_id: string;
+            /** @description The card's code. */
+            voucher_code: string;
+            /** @description The loyalty program. */
+            campaign_id: string;
+            /**
+             * @description Always `SUCCESS`; a refusal is an error response.
+             * @constant
+             */
+            result: "SUCCESS";
+            /**
+             * @description Always `SUCCEEDED`.
+             * @constant
+             */
+            status: "SUCCEEDED";
+            /** @description Who redeemed. */
+            channel: {
+                /** @description The API key's app ID. */
+                channel_id: string;
+                /**
+                 * @description Always `API` here.
+                 * @enum {string}
+                 */
+                channel_type: "API";
+            };
+            metadata: components["schemas"]["Metadata"];
+            /** @description For a `COIN` reward, the order paid with points. */
+            order: components["schemas"]["OrderCalculated"] | null;
+            /** @description What the member got. */
+            reward: {
+                /** @description Reward ID. */
+                id: string;
+                /** @description Reward name. */
+                name: string;
+                /**
+                 * @description Reward type.
+                 * @enum {string}
+                 */
+                type: "CAMPAIGN" | "COIN" | "MATERIAL";
+                /** @description The reward assignment used. */
+                assignment_id: string;
+                /** @description Points spent. */
+                points: number;
+                /** @description For a `CAMPAIGN` reward, the voucher the member now holds. */
+                voucher: {
+                    /** @description Voucher ID. */
+                    id: string;
+                    /** @description Voucher code. */
+                    code: string;
+                    type: components["schemas"]["VoucherType"];
+                    /** @description Its campaign. */
+                    campaign_id: string;
+                } | null;
+                /** @description For a `MATERIAL` reward, the product given. */
+                product: {
+                    /** @description Product ID. */
+                    id: string;
+                    /** @description SKU ID. */
+                    sku_id: string | null;
+                } | null;
+                /** @description For a `COIN` reward, the money ×100 the points paid. */
+                amount: number | null;
+            };
+            /** @description The card after the redemption. */
+            loyalty_card: {
+                /** @description Points spent. */
+                points: number;
+                /** @description Points left. */
+                balance: number;
+            };
+            /**
+             * @description Always `redemption`.
+             * @constant
+             */
+            object: "redemption";
+        };
+        /**
+         * LoyaltyTierPoints
+         * @description The balance range of the tier, both ends included; `to` null for no upper bound.
+         */
+        LoyaltyTierPoints: {
+            /**
+             * @description Lowest balance in the tier.
+             * @example 100
+             */
+            from: number;
+            /**
+             * @description Highest balance in the tier, or null.
+             * @example 999
+             */
+            to?: number | null;
+        };
+        /**
+         * LoyaltyTierMapping
+         * @description How a tier changes an earning rule's points or a reward's cost.
+         */
+        LoyaltyTierMapping: {
+            /**
+             * @description Multiply.
+             * @constant
+             */
+            type: "MULTIPLY";
+            /**
+             * @description The factor; the result is rounded down.
+             * @example 2
+             */
+            multiplier: number;
+        } | {
+            /**
+             * @description Replace.
+             * @constant
+             */
+            type: "CUSTOM";
+            /** @description The points to use instead. */
+            points: number;
+        };
+        /**
+         * LoyaltyTier
+         * @description A tier of a loyalty program. A member is in the tier whose `points` range holds their card balance.
+         */
+        LoyaltyTier: {
+            /**
+             * @description Loyalty tier ID (prefix `ltr_`).
+             * @example ltr_2b3c4d5e6f7a8b9c0d
+             */
+            id: string;
+            /** @description Tier name. */
+            name: string;
+            /** @description The loyalty program. */
+            campaign_id: string;
+            points: components["schemas"]["LoyaltyTierPoints"];
+            /** @description The tier's configuration. */
+            config: {
+                points: components["schemas"]["LoyaltyTierPoints"];
+            };
+            /** @description Changes to earning rules in this tier, by earning rule ID. */
+            earning_rules: {
+                [key: string]: components["schemas"]["LoyaltyTierMapping"];
+            };
+            /** @description Changes to reward costs in this tier, by reward assignment ID. */
+            rewards: {
+                [key: string]: components["schemas"]["LoyaltyTierMapping"];
+            };
+            metadata: components["schemas"]["Metadata"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /** @description In a member's tier list, since when the member is in the tier. Tiers follow the balance, so they do not expire. */
+            expiration?: {
+                /** @description The member. */
+                customer_id: string;
+                /** @description The program. */
+                campaign_id: string;
+                /** @description The tier. */
+                tier_id: string;
+                /**
+                 * Format: date
+                 * @description The day the member entered the tier.
+                 */
+                start_date: string;
+                /**
+                 * Format: date
+                 * @description Always null here.
+                 */
+                expiration_date: string | null;
+                created_at: components["schemas"]["CreatedAt"];
+                updated_at: components["schemas"]["UpdatedAt"];
+            };
+            /**
+             * @description Always `loyalty_tier`.
+             * @constant
+             */
+            object: "loyalty_tier";
+        };
+        /**
+         * LoyaltyTiersListResponseBody
+         * @description Loyalty tiers, lowest first unless `order` says otherwise.
+         */
+        LoyaltyTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["LoyaltyTier"][];
+            /** @description How many tiers match. */
+            total: number;
+        };
+        /**
+         * LoyaltyCardTransaction
+         * @description One movement of points on a loyalty card.
+         */
+        LoyaltyCardTransaction: {
+            /**
+             * @description Transaction ID (prefix `vtx_`).
+             * @example vtx_0c9f3a2b1d4e5f6a7b
+             */
+            id: string;
+            /** @description The caller's reference, when one was given. */
+            source_id: string | null;
+            /** @description The card. */
+            voucher_id: string;
+            /** @description The card's program. */
+            campaign_id: string | null;
+            /** @description `API` for calls with an API key; null for what the service did by itself. */
+            source: string | null;
+            /** @description The reason given with a manual change. */
+            reason: string | null;
+            /**
+             * @description What moved the points: a manual addition or removal, points earned by an earning rule (including
+             *     activated pending points), spent on a reward, moved between cards, or expired.
+             * @enum {string}
+             */
+            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "POINTS_REDEMPTION" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
+            /** @description The balance after the movement, and what caused it. */
+            details: {
+                balance: components["schemas"]["LoyaltyCardBalance"];
+                /** @description The order that earned the points. */
+                order?: {
+                    /** @description Order ID. */
+                    id: string;
+                    /** @description Order `source_id`. */
+                    source_id: string | null;
+                };
+                /** @description The earning rule that gave the points. */
+                earning_rule?: {
+                    /** @description Earning rule ID. */
+                    id: string;
+                };
+                /** @description The reward the points were spent on. */
+                reward?: {
+                    /** @description Reward ID. */
+                    id: string;
+                    /** @description Reward name. */
+                    name: string;
+                };
+                /** @description The pending entry whose activation added the points. */
+                pending_points?: {
+                    /** @description Pending points ID. */
+                    id: string;
+                };
+                /** @description For a transfer in, the card the points came from. */
+                source_voucher?: {
+                    /** @description Voucher ID. */
+                    id: string;
+                    /** @description Code. */
+                    code: string;
+                };
+                /** @description For a transfer out, the card the points went to. */
+                destination_voucher?: {
+                    /** @description Voucher ID. */
+                    id: string;
+                    /** @description Code. */
+                    code: string;
+                };
+            };
+            /** @description For a transfer, the matching transaction on the other card. */
+            related_transaction_id: string | null;
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description Always `loyalty_card_transaction`.
+             * @constant
+             */
+            object: "loyalty_card_transaction";
+        };
+        /**
+         * LoyaltyCardTransactionsListResponseBody
+         * @description A page of a card's transactions, newest first, paged with a cursor.
+         */
+        LoyaltyCardTransactionsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["LoyaltyCardTransaction"][];
+            /** @description Whether more entries follow this page. */
+            has_more: boolean;
+            /** @description Present when `has_more` is true; pass it as `starting_after_id` for the next page. */
+            more_starting_after?: string;
+        };
+        /**
+         * EarningRuleEvent
+         * @description What earns the points: `order.paid` (an order with a customer reaches status `PAID`),
+         *     `customer.loyalty.tier.joined` (the member enters the tier named in `loyalty_tier`),
+         *     `customer.segment.entered` (accepted and stored; segments are not supported, so it never fires), or the
+         *     name of a custom event.
+         * @example order.paid
+         */
+        EarningRuleEvent: string;
+        /**
+         * EarningRatio
+         * @description `points` for every whole `every` (money ×100).
+         */
+        EarningRatio: {
+            /**
+             * @description The step of the measure, ×100 for money.
+             * @example 1000
+             */
+            every: number;
+            /**
+             * @description Points for each step.
+             * @example 1
+             */
+            points: number;
+        };
+        /**
+         * EarningItemsRatio
+         * @description `points` for every whole `every` of the order lines of one product, SKU or product collection.
+         */
+        EarningItemsRatio: {
+            /**
+             * @description The step, in units for a quantity or ×100 for an amount.
+             * @example 1
+             */
+            every: number;
+            /**
+             * @description Points for each step.
+             * @example 10
+             */
+            points: number;
+            /**
+             * @description What `id` names.
+             * @enum {string}
+             */
+            object: "product" | "sku" | "products_collection";
+            /** @description The product, SKU or product collection ID. */
+            id: string;
+        };
+        /**
+         * EarningRuleLoyalty
+         * @description How many points the rule gives. `FIXED` gives `points` each time. `PROPORTIONAL` gives `points` for
+         *     every whole `every` of a measure of the order: its amount before discounts (`ORDER_AMOUNT`), after them
+         *     (`ORDER_TOTAL_AMOUNT`), or the quantity (`ORDER_ITEMS_QUANTITY`) or amount (`ORDER_ITEMS_AMOUNT`) of the
+         *     lines for one product, SKU or product collection. Money is ×100. `max_points` caps what one event can
+         *     earn (a reference-server field; the public API leaves it out).
+         */
+        EarningRuleLoyalty: {
+            /**
+             * @description A fixed number of points.
+             * @constant
+             */
+            type: "FIXED";
+            /**
+             * @description Points given each time.
+             * @example 100
+             */
+            points: number;
+        } | {
+            /**
+             * @description Points in proportion to the order.
+             * @constant
+             */
+            type: "PROPORTIONAL";
+            /**
+             * @description The measure of the order that earns points.
+             * @enum {string}
+             */
+            calculation_type: "ORDER_AMOUNT" | "ORDER_TOTAL_AMOUNT" | "ORDER_ITEMS_QUANTITY" | "ORDER_ITEMS_AMOUNT";
+            /** @description The ratio for `ORDER_AMOUNT` (`amount`) or `ORDER_TOTAL_AMOUNT` (`total_amount`). */
+            order?: {
+                amount?: components["schemas"]["EarningRatio"];
+                total_amount?: components["schemas"]["EarningRatio"];
+            };
+            /** @description The ratio and the product, SKU or collection for `ORDER_ITEMS_QUANTITY` (`quantity`) or `ORDER_ITEMS_AMOUNT` (`amount`). */
+            order_items?: {
+                quantity?: components["schemas"]["EarningItemsRatio"];
+                amount?: components["schemas"]["EarningItemsRatio"];
+            };
+            /** @description The most points one event can earn with this rule. */
+            max_points?: number;
+        };
+        /**
+         * PendingPointsConfig
+         * @description When set, points earned by the rule wait as a pending entry and are added to the card `period_value`
+         *     days (or months) after the event, on the `activates_at` date. Null adds them at once.
+         */
+        PendingPointsConfig: {
+            /**
+             * @description The unit of the waiting period.
+             * @enum {string}
+             */
+            period_type: "DAY" | "MONTH";
+            /**
+             * @description How many days or months the points wait.
+             * @example 7
+             */
+            period_value: number;
+        } | null;
+        /**
+         * EarningRule
+         * @description A rule of a loyalty program saying which events earn points on members' cards, and how many.
+         */
+        EarningRule: {
+            /**
+             * @description Earning rule ID (prefix `ern_`).
+             * @example ern_1c2d3e4f5a6b7c8d9e
+             */
+            id: string;
+            /** @description The loyalty program. */
+            campaign_id: string;
+            event: components["schemas"]["EarningRuleEvent"];
+            loyalty: components["schemas"]["EarningRuleLoyalty"];
+            /** @description The rule's display text and its program. */
+            source: {
+                /** @description The rule's display text. */
+                banner: string | null;
+                /** @description The program's campaign ID. */
+                object_id: string;
+                /**
+                 * @description Always `campaign`.
+                 * @constant
+                 */
+                object_type: "campaign";
+            };
+            /** @description The tier of a `customer.loyalty.tier.joined` rule. */
+            loyalty_tier: {
+                /** @description Loyalty tier ID. */
+                id: string;
+            } | null;
+            /** @description The segment of a `customer.segment.entered` rule. */
+            segment: {
+                /** @description Segment ID. */
+                id: string;
+            } | null;
+            pending_points: components["schemas"]["PendingPointsConfig"];
+            /** @description Whether the rule gives points. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description No points before this moment.
+             */
+            start_date: string | null;
+            /**
+             * Format: date-time
+             * @description No points after this moment.
+             */
+            expiration_date: string | null;
+            validity_timeframe: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours: components["schemas"]["ValidityHours"];
+            metadata: components["schemas"]["Metadata"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `earning_rule`.
+             * @constant
+             */
+            object: "earning_rule";
+        };
+        /**
+         * EarningRulesListResponseBody
+         * @description A page of a program's earning rules.
+         */
+        EarningRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["EarningRule"][];
+            /** @description How many earning rules match. */
+            total: number;
+        };
+        /**
+         * EarningRuleFields
+         * @description The fields an earning rule request may set.
+         */
+        EarningRuleFields: {
+            event?: components["schemas"]["EarningRuleEvent"];
+            loyalty?: components["schemas"]["EarningRuleLoyalty"];
+            /** @description How the rule is shown to members. */
+            source?: {
+                /**
+                 * @description The rule's display text.
+                 * @example 1 point for every 10.00 spent
+                 */
+                banner?: string;
+            };
+            /** @description For `customer.loyalty.tier.joined`, the tier. */
+            loyalty_tier?: {
+                /** @description Loyalty tier ID. */
+                id: string;
+            };
+            /** @description For `customer.segment.entered`, the segment. */
+            segment?: {
+                /** @description Segment ID. */
+                id: string;
+            };
+            pending_points?: components["schemas"]["PendingPointsConfig"];
+            /** @description Whether the rule gives points. */
+            active?: boolean;
+            /**
+             * Format: date-time
+             * @description The rule gives no points before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The rule gives no points after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * EarningRuleRequest
+         * @description A new earning rule. `validity_timeframe` requires `start_date`.
+         * @example {
+         *       "event": "order.paid",
+         *       "loyalty": {
+         *         "type": "PROPORTIONAL",
+         *         "calculation_type": "ORDER_AMOUNT",
+         *         "order": {
+         *           "amount": {
+         *             "every": 1000,
+         *             "points": 1
+         *           }
+         *         }
+         *       },
+         *       "source": {
+         *         "banner": "1 point for every 10.00 spent"
+         *       },
+         *       "pending_points": {
+         *         "period_type": "DAY",
+         *         "period_value": 7
+         *       }
+         *     }
+         */
+        EarningRuleRequest: components["schemas"]["EarningRuleFields"] & {
+            event: components["schemas"]["EarningRuleEvent"];
+            loyalty: components["schemas"]["EarningRuleLoyalty"];
+        };
+        /**
+         * EarningRulesCreateRequestBody
+         * @description One or more earning rules to create in the program, all or none.
+         */
+        EarningRulesCreateRequestBody: components["schemas"]["EarningRuleRequest"][];
+        /**
+         * EarningRulesCreateResponseBody
+         * @description The created earning rules, in the order of the request.
+         */
+        EarningRulesCreateResponseBody: components["schemas"]["EarningRule"][];
+        /**
+         * EarningRulesUpdateRequestBody
+         * @description The fields to change; the others keep their values.
+         * @example {
+         *       "pending_points": null,
+         *       "source": {
+         *         "banner": "Points at once"
+         *       }
+         *     }
+         */
+        EarningRulesUpdateRequestBody: components["schemas"]["EarningRuleFields"];
+        /**
+         * LoyaltyMemberCustomer
+         * @description The customer who joins, by `id` or `source_id`. With a new `source_id` the customer is created from these fields.
+         */
+        LoyaltyMemberCustomer: {
+            /** @description Customer ID. */
+            id?: string;
+            /** @description Customer `source_id`. */
+            source_id?: string;
+            /** @description Name, for a new customer. */
+            name?: string;
+            /**
+             * Format: email
+             * @description Email, for a new customer.
+             */
+            email?: string;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * LoyaltyMembersCreateRequestBody
+         * @description Adds a customer to a loyalty program by giving them a card. With `voucher`, that unassigned card of the
+         *     program is given; without it, a new card is generated from the program's code config. The customer is
+         *     found by `id` or `source_id`, and created when a `source_id` is new. A program with `join_once` gives a
+         *     customer at most one card (a second join is rejected with 400).
+         * @example {
+         *       "customer": {
+         *         "source_id": "jane-doe-1",
+         *         "name": "Jane Doe",
+         *         "email": "jane@example.com"
+         *       }
+         *     }
+         */
+        LoyaltyMembersCreateRequestBody: {
+            /** @description Code of an unassigned card of the program to give. */
+            voucher?: string;
+            customer: components["schemas"]["LoyaltyMemberCustomer"];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * LoyaltyPointsTransfersRequestBody
+         * @description Points to move onto the card named in the path, each entry from another card of the same project. Every
+         *     transfer happens or none does: a source card without enough points, an unknown code, or the target card
+         *     itself as a source rejects the whole request.
+         * @example [
+         *       {
+         *         "code": "LOY-0001",
+         *         "points": 100,
+         *         "reason": "Family pooling"
+         *       }
+         *     ]
+         */
+        LoyaltyPointsTransfersRequestBody: {
+            /** @description Code of the card the points come from. */
+            code: string;
+            /** @description How many points to move. */
+            points: number;
+            /** @description Why; kept on both cards' transactions. */
+            reason?: string;
+            /** @description Your own reference for the transfer. */
+            source_id?: string;
+        }[];
+        /**
+         * LoyaltyTierRequest
+         * @description A new tier: the members whose card balance lies in `points` (`from` to `to`, both included; `to` null
+         *     for no upper bound). Tiers of one program may not overlap. `earning_rules` and `rewards` map earning
+         *     rule IDs and reward assignment IDs to what changes in this tier: `MULTIPLY` multiplies the points earned
+         *     or the reward's cost by `multiplier`, `CUSTOM` replaces them with `points`.
+         * @example {
+         *       "name": "Gold",
+         *       "points": {
+         *         "from": 100,
+         *         "to": null
+         *       }
+         *     }
+         */
+        LoyaltyTierRequest: {
+            /**
+             * @description Tier name, unique in the program.
+             * @example Gold
+             */
+            name: string;
+            points: components["schemas"]["LoyaltyTierPoints"];
+            /** @description Changes to earning rules in this tier, by earning rule ID. */
+            earning_rules?: {
+                [key: string]: components["schemas"]["LoyaltyTierMapping"];
+            };
+            /** @description Changes to reward costs in this tier, by reward assignment ID. */
+            rewards?: {
+                [key: string]: components["schemas"]["LoyaltyTierMapping"];
+            };
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * LoyaltyTiersCreateRequestBody
+         * @description One or more tiers to create in the program, all or none.
+         */
+        LoyaltyTiersCreateRequestBody: components["schemas"]["LoyaltyTierRequest"][];
+        /**
+         * LoyaltyTiersCreateResponseBody
+         * @description The created tiers, in the order of the request.
+         */
+        LoyaltyTiersCreateResponseBody: components["schemas"]["LoyaltyTier"][];
+        /**
+         * RewardParameters
+         * @description What the reward gives, by its type: for `CAMPAIGN`, a voucher of `campaign` (a discount voucher, or a
+         *     gift card with `balance` credits ×100, or a loyalty card with `balance` points); for `COIN`, paying for
+         *     an order with points, `points_ratio` points being worth `exchange_ratio` ×100 of money; for `MATERIAL`,
+         *     a `product` (and optionally one of its SKUs).
+         */
+        RewardParameters: {
+            /** @description For `CAMPAIGN` rewards. */
+            campaign?: {
+                /** @description The campaign whose voucher is given (ID or name in requests, ID in responses). */
+                id: string;
+                /** @description Gift credits ×100 or loyalty points loaded on the given card; null for discount vouchers. */
+                balance?: number | null;
+                /**
+                 * @description The campaign's type (in responses).
+                 * @enum {string}
+                 */
+                type?: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS" | "LOYALTY_PROGRAM";
+            };
+            /** @description For `COIN` rewards. */
+            coin?: {
+                /**
+                 * @description Money, ×100, that `points_ratio` points pay.
+                 * @example 100
+                 */
+                exchange_ratio: number;
+                /**
+                 * @description Points that pay `exchange_ratio`.
+                 * @example 10
+                 */
+                points_ratio: number;
+            };
+            /** @description For `MATERIAL` rewards. */
+            product?: {
+                /** @description Product ID. */
+                id: string;
+                /** @description SKU ID of the product, or null. */
+                sku_id?: string | null;
+            };
+        };
+        /**
+         * RewardAttributes
+         * @description How a material reward is shown.
+         */
+        RewardAttributes: {
+            /**
+             * Format: uri
+             * @description Picture of the reward.
+             */
+            image_url?: string | null;
+            /** @description Text about the reward. */
+            description?: string | null;
+        };
+        /**
+         * Reward
+         * @description Something members get for points.
+         */
+        Reward: {
+            /**
+             * @description Reward ID (prefix `rew_`).
+             * @example rew_3c4d5e6f7a8b9c0d1e
+             */
+            id: string;
+            /** @description Reward name. */
+            name: string;
+            /**
+             * @description What kind of reward it is.
+             * @enum {string}
+             */
+            type: "CAMPAIGN" | "COIN" | "MATERIAL";
+            parameters: components["schemas"]["RewardParameters"];
+            /** @description Units left, for `MATERIAL` rewards; null for no limit. */
+            stock: number | null;
+            /** @description How many times the reward was redeemed. */
+            redeemed: number | null;
+            attributes: components["schemas"]["RewardAttributes"];
+            metadata: components["schemas"]["Metadata"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `reward`.
+             * @constant
+             */
+            object: "reward";
+        };
+        /**
+         * RewardAssignmentParameters
+         * @description What the reward costs in the program.
+         */
+        RewardAssignmentParameters: {
+            /** @description The cost in points. */
+            loyalty: {
+                /**
+                 * @description Points a member spends on the reward (for `COIN` rewards the ratio decides and this is 0).
+                 * @example 100
+                 */
+                points: number;
+            };
+        };
+        /**
+         * RewardAssignment
+         * @description A reward offered in a loyalty program, at a cost in points.
+         */
+        RewardAssignment: {
+            /**
+             * @description Assignment ID (prefix `rewa_`).
+             * @example rewa_4d5e6f7a8b9c0d1e2f
+             */
+            id: string;
+            /** @description The reward. */
+            reward_id: string;
+            /** @description The loyalty program's campaign ID. */
+            related_object_id: string;
+            /**
+             * @description Always `campaign`.
+             * @constant
+             */
+            related_object_type: "campaign";
+            parameters: components["schemas"]["RewardAssignmentParameters"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `reward_assignment`.
+             * @constant
+             */
+            object: "reward_assignment";
+        };
+        /**
+         * LoyaltyTierReward
+         * @description A reward offered to members of a tier, with its assignment; `assignment.parameters.loyalty.points` is the cost in this tier.
+         */
+        LoyaltyTierReward: {
+            reward: components["schemas"]["Reward"];
+            assignment: components["schemas"]["RewardAssignment"];
+            /**
+             * @description Always `loyalty_tier_reward`.
+             * @constant
+             */
+            object: "loyalty_tier_reward";
+        };
+        /**
+         * LoyaltyTierRewardsListResponseBody
+         * @description The rewards a tier's members can get.
+         */
+        LoyaltyTierRewardsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["LoyaltyTierReward"][];
+            /** @description How many rewards there are. */
+            total: number;
+        };
+        /**
+         * RewardsListResponseBody
+         * @description A page of rewards.
+         */
+        RewardsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Reward"][];
+            /** @description How many rewards match. */
+            total: number;
+        };
+        /**
+         * RewardsCreateRequestBody
+         * @description A new reward. `parameters` must hold the part for its `type` (`campaign`, `coin` or `product`) and no
+         *     other. `stock` limits how many a `MATERIAL` reward can be redeemed; null is unlimited.
+         * @example {
+         *       "name": "Free espresso",
+         *       "type": "MATERIAL",
+         *       "parameters": {
+         *         "product": {
+         *           "id": "prod_0a1b2c3d4e5f6a7b8c"
+         *         }
+         *       },
+         *       "stock": 50
+         *     }
+         */
+        RewardsCreateRequestBody: {
+            /**
+             * @description Reward name.
+             * @example Free espresso
+             */
+            name: string;
+            /**
+             * @description What kind of reward it is.
+             * @enum {string}
+             */
+            type: "CAMPAIGN" | "COIN" | "MATERIAL";
+            parameters: components["schemas"]["RewardParameters"];
+            /** @description Units available, for `MATERIAL` rewards; null for no limit. */
+            stock?: number | null;
+            attributes?: components["schemas"]["RewardAttributes"];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * RewardsUpdateRequestBody
+         * @description The fields to change. `parameters` replaces the part for the reward's type (a `CAMPAIGN` reward's
+         *     campaign and balance, a `COIN` reward's ratios, a `MATERIAL` reward's product); a part for another type is
+         *     rejected.
+         * @example {
+         *       "name": "Free double espresso"
+         *     }
+         */
+        RewardsUpdateRequestBody: {
+            /** @description Reward name. */
+            name?: string;
+            parameters?: components["schemas"]["RewardParameters"];
+            /** @description Units available, for `MATERIAL` rewards. */
+            stock?: number | null;
+            attributes?: components["schemas"]["RewardAttributes"];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * RewardAssignmentsListResponseBody
+         * @description A page of a reward's assignments.
+         */
+        RewardAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["RewardAssignment"][];
+            /** @description How many assignments match. */
+            total: number;
+        };
+        /**
+         * RewardAssignmentsCreateRequestBody
+         * @description Offers the reward in a loyalty program at a cost in points. A reward is offered at most once per program.
+         * @example {
+         *       "campaign": "Coffee club",
+         *       "parameters": {
+         *         "loyalty": {
+         *           "points": 100
+         *         }
+         *       }
+         *     }
+         */
+        RewardAssignmentsCreateRequestBody: {
+            /** @description The loyalty program's campaign ID or name. */
+            campaign: string;
+            parameters?: components["schemas"]["RewardAssignmentParameters"];
+        };
+        /**
+         * RewardAssignmentsUpdateRequestBody
+         * @description The new cost.
+         * @example {
+         *       "parameters": {
+         *         "loyalty": {
+         *           "points": 80
+         *         }
+         *       }
+         *     }
+         */
+        RewardAssignmentsUpdateRequestBody: {
+            parameters: components["schemas"]["RewardAssignmentParameters"];
+        };
+        /**
          * WebhookEvent
          * @description An event as a webhook receives it: the body of the POST request. `data` holds the objects the event is
          *     about, keyed by their type (`voucher`, `campaign`, `customer`, `redemption`, `publication`,
@@ -6445,6 +8697,30 @@ export interface components {
          * @example customer
          */
         MetadataSchemaResource: string;
+        /** @description The loyalty card's code (the member ID in the public API). */
+        MemberId: string;
+        /** @description Sorts entries by ID, ascending (`id`, the default) or descending (`-id`). */
+        PendingPointsOrder: "id" | "-id";
+        /**
+         * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page holds the
+         *     entries after that ID in the chosen order, so entries activated or canceled meanwhile do not break paging.
+         * @example lopp_0a1b2c3d4e5f6a7b8c
+         */
+        PendingPointsStartingAfterId: string;
+        /** @description The pending points entry's ID. */
+        PendingPointsId: string;
+        /** @description The earning rule's ID. */
+        EarningRuleId: string;
+        /** @description Only the cards of this customer (ID or `source_id`). */
+        MemberCustomerFilter: string;
+        /** @description The loyalty tier's ID. */
+        LoyaltyTierId: string;
+        /** @description Only the reward of this reward assignment. */
+        RewardAssignmentFilter: string;
+        /** @description The reward's ID. */
+        RewardId: string;
+        /** @description The reward assignment's ID. */
+        RewardAssignmentId: string;
     };
     requestBodies: never;
     headers: never;
@@ -10492,6 +12768,1717 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MetadataSchema"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-programs": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of loyalty programs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-loyalty-program": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyProgramsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created program. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The loyalty card. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-member-activity": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @example created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedAt"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberActivityListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "add-remove-loyalty-card-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyCardBalanceRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The balance after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardBalance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-member-pending-points": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["PendingPointsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page holds the
+                 *     entries after that ID in the chosen order, so entries activated or canceled meanwhile do not break paging.
+                 * @example lopp_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["PendingPointsStartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pending points. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyPendingPointsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "activate-member-pending-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+                /** @description The pending points entry's ID. */
+                pendingPointsId: components["parameters"]["PendingPointsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card's balance after the activation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardBalance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "adjust-member-pending-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+                /** @description The pending points entry's ID. */
+                pendingPointsId: components["parameters"]["PendingPointsId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyPendingPointsBalanceRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The entry after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyPendingPoints"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "cancel-member-pending-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+                /** @description The pending points entry's ID. */
+                pendingPointsId: components["parameters"]["PendingPointsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry is canceled. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "redeem-reward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyRewardRedemptionRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The reward redemption. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyRewardRedemption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-member-loyalty-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member's tiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyTiersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-card-transactions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-loyalty-program": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The program. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-loyalty-program": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated program. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-loyalty-program": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
+                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @example true
+                 */
+                force?: components["parameters"]["Force"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The program is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-earning-rules": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of earning rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningRulesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-earning-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EarningRulesCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created earning rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningRulesCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-earning-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The earning rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-earning-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EarningRulesUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated earning rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-earning-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The earning rule is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "disable-earning-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The earning rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "enable-earning-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The earning rule's ID. */
+                earningRuleId: components["parameters"]["EarningRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The earning rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-members": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Only the cards of this customer (ID or `source_id`). */
+                customer?: components["parameters"]["MemberCustomerFilter"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of loyalty cards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VouchersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "add-member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyMembersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The member's loyalty card. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-member-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The loyalty card. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-member-activity-1": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @example created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedAt"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberActivityListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "add-remove-loyalty-card-balance-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyCardBalanceRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The balance after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardBalance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-member-pending-points-1": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["PendingPointsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page holds the
+                 *     entries after that ID in the chosen order, so entries activated or canceled meanwhile do not break paging.
+                 * @example lopp_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["PendingPointsStartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pending points. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyPendingPointsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "redeem-reward-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyRewardRedemptionRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The reward redemption. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyRewardRedemption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-card-transactions-1": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "transfer-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyPointsTransfersRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The target card after the transfer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-campaign-pending-points": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["PendingPointsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page holds the
+                 *     entries after that ID in the chosen order, so entries activated or canceled meanwhile do not break paging.
+                 * @example lopp_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["PendingPointsStartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pending points. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyPendingPointsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-tiers": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyTiersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-in-bulk-loyalty-tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyTiersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created tiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyTiersCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-loyalty-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty tier's ID. */
+                loyaltyTierId: components["parameters"]["LoyaltyTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyTier"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-tier-earning-rules": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty tier's ID. */
+                loyaltyTierId: components["parameters"]["LoyaltyTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of earning rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningRulesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-tier-rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty tier's ID. */
+                loyaltyTierId: components["parameters"]["LoyaltyTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier's rewards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyTierRewardsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-rewards": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Only the reward of this reward assignment. */
+                assignment_id?: components["parameters"]["RewardAssignmentFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rewards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-reward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewardsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created reward. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reward. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-reward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewardsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated reward. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-reward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reward is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-reward-assignments": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assignments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-reward-assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewardAssignmentsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward-assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-reward-assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewardAssignmentsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-reward-assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reward's ID. */
+                rewardId: components["parameters"]["RewardId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -40,6 +40,14 @@ export interface AppOptions {
   webhooks?: Partial<DeliveryPolicy> & { allowPlainHttp?: boolean };
 }
 
+/**
+ * The store the app works through: the given one, with metadata schemas enforced and committed events
+ * handed to webhook delivery. Work done outside requests (timers) must use it too, or its events are not delivered.
+ */
+export function appStore(app: Express): Store {
+  return app.locals.store as Store;
+}
+
 export function loadContract(): Record<string, unknown> {
   return JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>;
 }
@@ -48,7 +56,9 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
   const jobs = options.jobs ?? new Jobs();
   const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks });
-  const store = withOutbox(withMetadataSchemas(options.store), deliveries.committed);
+  const checked = withOutbox(withMetadataSchemas(options.store), deliveries.committed);
+  // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
+  const store: Store = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
   await store.createProject(ORGANIZATION);
   for (const key of options.apiKeys) {
     await store.createProject(key.projectId);
@@ -94,6 +104,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     assets: new AssetSigner(options.assetSecret),
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false },
   };
+  app.locals.store = store;
   app.use(operationRoutes(contract as never, handlers, services));
   app.use(errorMapper);
 

@@ -1,16 +1,18 @@
 /** Process entry: read the configuration, start the server, stop gracefully on SIGINT/SIGTERM. */
-import { createApp } from './app.js';
+import { appStore, createApp } from './app.js';
 import { configFromEnv } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Jobs } from './jobs.js';
+import { startLoyaltyTimer } from './loyalty-timer.js';
 import { MemoryStore } from './store/memory.js';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   const jobs = new Jobs();
+  const store = new MemoryStore();
   const app = await createApp({
     jobs,
-    store: new MemoryStore(),
+    store,
     clock: systemClock,
     apiKeys: config.apiKeys,
     validateResponses: config.validateResponses,
@@ -34,7 +36,9 @@ async function main(): Promise<void> {
     if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');
     console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
   });
+  const stopSettling = startLoyaltyTimer(appStore(app), systemClock, 60_000);
   const stop = (signal: string) => {
+    stopSettling();
     console.log(`${signal}: closing; finishing ${jobs.size} background job(s)`);
     server.close(() => {
       void jobs.shutdown().then(() => process.exit(0));

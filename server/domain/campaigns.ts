@@ -9,6 +9,7 @@ import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { instant } from './time-range.js';
 import { writeUnique } from './unique.js';
+import { dropProgramData } from './loyalty/programs.js';
 import { dropAssignmentsOf } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
 
@@ -156,6 +157,7 @@ export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<v
     await ctx.uow.promotion_tiers.delete(tier.id);
   }
   await dropAssignmentsOf(ctx, campaign.id);
+  if (campaign.campaign_type === 'LOYALTY_PROGRAM') await dropProgramData(ctx, campaign.id);
   await ctx.uow.campaigns.delete(campaign.id);
   await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
 }

@@ -1,8 +1,15 @@
+import type { components } from '../../generated/openapi.js';
 import type { UnitOfWork } from '../store/store.js';
 import type { Clock } from './clock.js';
 
-/** What a use case works with: one project's unit of work and the clock. */
+export type EventSource = components['schemas']['EventSource'];
+
+/** What a use case works with: one project's unit of work and the clock, and who is calling. */
 export interface DomainContext {
   uow: UnitOfWork;
   clock: Clock;
+  /** Who caused what this unit of work records; the service itself when absent. */
+  source?: EventSource;
+  /** Groups the events one unit of work records. */
+  groupId?: string;
 }

@@ -85,7 +85,7 @@ export async function priceItems(ctx: DomainContext, order: { items?: Schemas['O
   return items;
 }
 
-async function inCollection(ctx: DomainContext, collectionId: string, item: PricedItem): Promise<boolean> {
+export async function inCollection(ctx: DomainContext, collectionId: string, item: PricedItem): Promise<boolean> {
   const collection = await ctx.uow.product_collections.get(collectionId);
   if (!collection) return false;
   if (collection.type === 'STATIC') {

@@ -3,7 +3,7 @@
  * here, in the same unit of work as the change: summaries count these records, customer activity lists
  * them, and webhooks deliver them (see server/webhooks).
  */
-import type { DomainContext } from './context.js';
+import type { DomainContext, EventSource } from './context.js';
 import { newId } from './ids.js';
 
 export type EventType =
@@ -15,6 +15,7 @@ export type EventType =
   | 'campaign.vouchers.generation.completed'
   | 'voucher.created'
   | 'voucher.updated'
+  | 'voucher.published'
   | 'voucher.deleted'
   | 'voucher.enabled'
   | 'voucher.disabled'
@@ -31,14 +32,28 @@ export type EventType =
   | 'redemption.rollback.failed'
   | 'publication.succeeded'
   | 'publication.failed'
-  | 'voucher.published'
   | 'business_validation_rule.created'
   | 'business_validation_rule.updated'
   | 'business_validation_rule.deleted'
   | 'business_validation_rule.assignment.created'
   | 'business_validation_rule.assignment.deleted'
   | 'customer.rewarded'
-  | 'customer.rewarded.loyalty_points';
+  | 'customer.rewarded.loyalty_points'
+  | 'customer.order.paid'
+  | 'customer.rewarded'
+  | 'customer.rewarded.loyalty_points'
+  | 'customer.loyalty.card.points_added'
+  | 'customer.loyalty.card.points_removed'
+  | 'customer.loyalty.card.points_transferred'
+  | 'customer.loyalty.card.points_expired'
+  | 'customer.loyalty.card.pending_points.added'
+  | 'customer.loyalty.card.pending_points.activated'
+  | 'customer.loyalty.card.pending_points.canceled'
+  | 'customer.loyalty.tier.joined'
+  | 'customer.loyalty.tier.upgraded'
+  | 'customer.loyalty.tier.downgraded'
+  | 'customer.loyalty.tier.left'
+  | 'customer.reward_redemptions.created';
 
 export interface EventRecord {
   id: string;
@@ -48,7 +63,13 @@ export interface EventRecord {
   customer_id: string | null;
   voucher_id: string | null;
   data: Record<string, unknown>;
+  /** Who caused the event. */
+  event_source: EventSource;
+  /** The events one unit of work recorded share it. */
+  group_id: string;
 }
+
+const AUTOMATION: EventSource = { channel: 'AUTOMATION' };
 
 export async function recordEvent(
   ctx: DomainContext,
@@ -64,5 +85,7 @@ export async function recordEvent(
     customer_id: about.customer_id ?? null,
     voucher_id: about.voucher_id ?? null,
     data,
+    event_source: ctx.source ?? AUTOMATION,
+    group_id: ctx.groupId ?? newId('grp'),
   });
 }

@@ -4,6 +4,7 @@ import { notFound } from './errors.js';
 import { priceItems } from './engine.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { earnOnOrderPaid } from './loyalty/earning.js';
 import { writeUnique } from './unique.js';
 
 type Schemas = components['schemas'];
@@ -39,7 +40,7 @@ export async function createOrder(ctx: DomainContext, input: OrderCreate): Promi
   if (existing) return changeOrder(ctx, existing, input, customerId);
   const { items, amount } = await linesAndAmount(ctx, input);
   const now = ctx.clock.now().toISOString();
-  return writeUnique('order', () =>
+  const created = await writeUnique('order', () =>
     ctx.uow.orders.insert({
       id: newId('ord'),
       source_id: input.source_id ?? null,
@@ -55,12 +56,19 @@ export async function createOrder(ctx: DomainContext, input: OrderCreate): Promi
       object: 'order',
     }),
   );
+  await paidNow(ctx, undefined, created);
+  return created;
+}
+
+/** An order that has just become PAID earns loyalty points for its customer. */
+async function paidNow(ctx: DomainContext, before: Order | undefined, after: Order): Promise<void> {
+  if (after.status === 'PAID' && before?.status !== 'PAID') await earnOnOrderPaid(ctx, after);
 }
 
 /** Applies an update (or an upsert's fields) to an order; discounts already applied stay. */
 async function changeOrder(ctx: DomainContext, order: Order, input: OrderUpdate, customerId = order.customer_id): Promise<Order> {
   const { items, amount } = await linesAndAmount(ctx, input, order);
-  return ctx.uow.orders.update({
+  const updated = await ctx.uow.orders.update({
     ...order,
     status: input.status ?? order.status,
     amount,
@@ -70,6 +78,8 @@ async function changeOrder(ctx: DomainContext, order: Order, input: OrderUpdate,
     customer_id: customerId,
     updated_at: ctx.clock.now().toISOString(),
   });
+  await paidNow(ctx, order, updated);
+  return updated;
 }
 
 export async function updateOrder(ctx: DomainContext, ref: string, input: OrderUpdate): Promise<Order> {
@@ -99,7 +109,7 @@ export async function orderForRedemption(
   }));
   if (existing) {
     const discount = existing.discount_amount + calculated.discount_amount;
-    return ctx.uow.orders.update({
+    const updated = await ctx.uow.orders.update({
       ...existing,
       amount: calculated.amount,
       items: items.length > 0 ? items : existing.items,
@@ -108,8 +118,10 @@ export async function orderForRedemption(
       customer_id: existing.customer_id ?? customerId,
       updated_at: now,
     });
+    await paidNow(ctx, existing, updated);
+    return updated;
   }
-  return ctx.uow.orders.insert({
+  const created = await ctx.uow.orders.insert({
     id: newId('ord'),
     source_id: request?.source_id ?? null,
     status: 'PAID',
@@ -123,4 +135,6 @@ export async function orderForRedemption(
     updated_at: null,
     object: 'order',
   });
+  await paidNow(ctx, undefined, created);
+  return created;
 }

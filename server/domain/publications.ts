@@ -12,7 +12,7 @@ type Schemas = components['schemas'];
 export type PublicationRecord = Omit<Schemas['Publication'], 'voucher'>;
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
 
-async function customerFor(ctx: DomainContext, input: PublicationCreate['customer']) {
+export async function customerFor(ctx: DomainContext, input: PublicationCreate['customer']) {
   if (input.id) {
     const customer = await ctx.uow.customers.get(input.id);
     if (!customer) throw notFound('customer', input.id);

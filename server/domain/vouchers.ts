@@ -11,6 +11,8 @@ import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
+import { changeCardPoints } from './loyalty/cards.js';
+import { dropCardData } from './loyalty/programs.js';
 import { dropAssignmentsOf } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
 
@@ -217,6 +219,7 @@ export async function setVoucherActive(ctx: DomainContext, code: string, active:
 export async function deleteVoucher(ctx: DomainContext, code: string): Promise<void> {
   const voucher = await findVoucher(ctx, code);
   await dropAssignmentsOf(ctx, voucher.id);
+  await dropCardData(ctx, voucher.id);
   await ctx.uow.vouchers.delete(voucher.id);
   await recordEvent(ctx, 'voucher.deleted', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
 }
@@ -235,14 +238,8 @@ export async function changeBalance(ctx: DomainContext, code: string, change: { 
     await recordEvent(ctx, 'voucher.gift.balance_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, amount: change.amount });
     return { amount: change.amount, total: gift.amount, balance, type: 'gift_voucher' as const, object: 'balance' as const, related_object: { type: 'voucher' as const, id: voucher.id } };
   }
-  const points = change.points ?? 0;
-  if (!voucher.loyalty_card) throw balanceError(`Voucher ${code} is a ${voucher.type}; only loyalty cards take points`);
-  const balance = voucher.loyalty_card.balance + points;
-  if (balance < 0) throw balanceError(`Removing ${-points} points would leave a balance of ${balance}`);
-  const card = { ...voucher.loyalty_card, balance, points: voucher.loyalty_card.points + Math.max(0, points) };
-  await ctx.uow.vouchers.update({ ...voucher, loyalty_card: card, updated_at: now });
-  await recordEvent(ctx, 'voucher.loyalty_card.points_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, points });
-  return { amount: points, total: card.points, balance, type: 'loyalty_card' as const, object: 'balance' as const, related_object: { type: 'voucher' as const, id: voucher.id } };
+  const { balance } = await changeCardPoints(ctx, voucher, { points: change.points ?? 0 });
+  return { amount: balance.points, total: balance.total, balance: balance.balance, type: 'loyalty_card' as const, object: 'balance' as const, related_object: balance.related_object };
 }
 
 export interface VoucherListQuery {

@@ -12,7 +12,10 @@ import {
 } from '../domain/campaigns.js';
 import { generateInBackground } from '../domain/generation.js';
 import { campaignForNewVouchers, createVoucher, generateCampaignVouchers } from '../domain/vouchers.js';
-import type { HandlersOf } from './types.js';
+import type { components } from '../../generated/openapi.js';
+import type { HandlersOf, RequestContext, Services } from './types.js';
+
+type CampaignsCreateRequestBody = components['schemas']['CampaignsCreateRequestBody'];
 import { inProject } from './unit-of-work.js';
 import { voucherResponse } from './vouchers.js';
 
@@ -28,30 +31,36 @@ type CampaignOperations =
   | 'add-voucher-with-specific-code-to-campaign'
   | 'get-campaign-summary';
 
+/**
+ * Creates a campaign and its first vouchers: up to SYNC_GENERATION_LIMIT before the response, more in a
+ * background job followed by an async action.
+ */
+export async function createCampaignWithVouchers(services: Services, context: RequestContext, body: CampaignsCreateRequestBody) {
+  const count = body.vouchers_count ?? 0;
+  const { campaign, background } = await inProject(services, context, async (ctx) => {
+    const record = await createCampaign(ctx, body);
+    if (count === 0) return { campaign: await presentCampaign(ctx, record), background: undefined };
+    if (count <= SYNC_GENERATION_LIMIT) {
+      await generateCampaignVouchers(ctx, record, {}, count);
+      return { campaign: await presentCampaign(ctx, record), background: undefined };
+    }
+    const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATION');
+    return { campaign: await presentCampaign(ctx, record), background: { campaignId: record.id, asyncActionId: action.id } };
+  });
+  if (background) {
+    services.jobs.start(`generate ${background.campaignId}`, () =>
+      generateInBackground(services.store, services.clock, context.projectId, { ...background, count, input: {} }),
+    );
+  }
+  return { status: 200 as const, body: campaign };
+}
+
 export const campaignHandlers: HandlersOf<CampaignOperations> = {
   'list-campaigns': async ({ query, context, services }) => {
     const page = await inProject(services, context, (ctx) => listCampaigns(ctx, query));
     return { status: 200, body: { object: 'list', data_ref: 'campaigns', campaigns: page.rows, total: page.total } };
   },
-  'create-campaign': async ({ body, context, services }) => {
-    const count = body.vouchers_count ?? 0;
-    const { campaign, background } = await inProject(services, context, async (ctx) => {
-      const record = await createCampaign(ctx, body);
-      if (count === 0) return { campaign: await presentCampaign(ctx, record), background: undefined };
-      if (count <= SYNC_GENERATION_LIMIT) {
-        await generateCampaignVouchers(ctx, record, {}, count);
-        return { campaign: await presentCampaign(ctx, record), background: undefined };
-      }
-      const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATION');
-      return { campaign: await presentCampaign(ctx, record), background: { campaignId: record.id, asyncActionId: action.id } };
-    });
-    if (background) {
-      services.jobs.start(`generate ${background.campaignId}`, () =>
-        generateInBackground(services.store, services.clock, context.projectId, { ...background, count, input: {} }),
-      );
-    }
-    return { status: 200, body: campaign };
-  },
+  'create-campaign': ({ body, context, services }) => createCampaignWithVouchers(services, context, body),
   'get-campaign': async ({ path, context, services }) => ({
     status: 200,
     body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await findCampaign(ctx, path.campaignId))),

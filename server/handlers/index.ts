@@ -3,6 +3,7 @@ import { asyncActionHandlers } from './async-actions.js';
 import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
+import { loyaltyHandlers } from './loyalties.js';
 import { managementHandlers } from './management.js';
 import { metadataSchemaHandlers } from './metadata-schemas.js';
 import { orderHandlers } from './orders.js';
@@ -12,6 +13,7 @@ import { promotionTierHandlers } from './promotion-tiers.js';
 import { publicationHandlers } from './publications.js';
 import { qualificationHandlers } from './qualifications.js';
 import { redemptionHandlers } from './redemptions.js';
+import { rewardHandlers } from './rewards.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
@@ -25,6 +27,7 @@ export const handlers: Handlers = {
   ...campaignHandlers,
   ...categoryHandlers,
   ...customerHandlers,
+  ...loyaltyHandlers,
   ...managementHandlers,
   ...metadataSchemaHandlers,
   ...productHandlers,
@@ -32,6 +35,7 @@ export const handlers: Handlers = {
   ...publicationHandlers,
   ...qualificationHandlers,
   ...redemptionHandlers,
+  ...rewardHandlers,
   ...skuHandlers,
   ...orderHandlers,
   ...productCollectionHandlers,

@@ -1,5 +1,7 @@
 import type { DomainContext } from '../domain/context.js';
 import { notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { settleLoyalty } from '../domain/loyalty/settle.js';
 import { ORGANIZATION } from '../domain/management/projects.js';
 import { UnknownProject } from '../store/store.js';
 import type { RequestContext, Services } from './types.js';
@@ -10,7 +12,12 @@ export function inProject<R>(
   context: RequestContext,
   work: (ctx: DomainContext) => Promise<R>,
 ): Promise<R> {
-  return services.store.transaction(context.projectId, (uow) => work({ uow, clock: services.clock }));
+  const source = { channel: 'API' as const, api_key: { name: context.apiKey.name, app_id: context.apiKey.appId } };
+  return services.store.transaction(context.projectId, async (uow) => {
+    const ctx = { uow, clock: services.clock, source, groupId: newId('grp') };
+    await settleLoyalty(ctx);
+    return work(ctx);
+  });
 }
 
 /** Runs a management use case in one unit of work on the organization (projects, keys, users). */

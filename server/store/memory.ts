@@ -235,6 +235,10 @@ export class MemoryStore implements Store {
     });
   }
 
+  async projectIds(): Promise<string[]> {
+    return [...this.partitions.keys()];
+  }
+
   async transaction<R>(projectId: string, work: (uow: UnitOfWork) => Promise<R>): Promise<R> {
     const partition = this.partitions.get(projectId);
     if (!partition) throw new UnknownProject(projectId);

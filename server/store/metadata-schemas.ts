@@ -27,6 +27,7 @@ export function withMetadataSchemas(store: Store): Store {
     createProject: (projectId) => store.createProject(projectId),
     hasProject: (projectId) => store.hasProject(projectId),
     dropProject: (projectId) => store.dropProject(projectId),
+    projectIds: () => store.projectIds(),
     transaction: (projectId, work) => store.transaction(projectId, (uow) => work(checking(uow))),
   };
 }

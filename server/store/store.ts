@@ -50,6 +50,7 @@ export interface Store {
   hasProject(projectId: string): Promise<boolean>;
   /** Removes a project's partition and all of its data, once no unit of work is running on it. */
   dropProject(projectId: string): Promise<void>;
+  projectIds(): Promise<string[]>;
   /**
    * Runs `work` against one project's data. Units of work on the same project run one at a time; when
    * `work` throws, every write it made is undone before the error propagates.

@@ -16,6 +16,16 @@ import type { ApiKeyRecord, Project } from '../domain/management/projects.js';
 import type { CustomEventSchema, MetadataSchema } from '../domain/management/schemas.js';
 import type { UserRecord } from '../domain/management/users.js';
 import type { Webhook, WebhookDelivery } from '../domain/management/webhooks.js';
+import type {
+  CardState,
+  CardTransaction,
+  EarningRule,
+  LoyaltyClock,
+  LoyaltyTier,
+  PendingPoints,
+  Reward,
+  RewardAssignment,
+} from '../domain/loyalty/types.js';
 
 export interface Tables {
   categories: Category;
@@ -43,6 +53,14 @@ export interface Tables {
   custom_event_schemas: CustomEventSchema;
   webhooks: Webhook;
   webhook_deliveries: WebhookDelivery;
+  loyalty_cards: CardState;
+  loyalty_transactions: CardTransaction;
+  loyalty_clock: LoyaltyClock;
+  earning_rules: EarningRule;
+  pending_points: PendingPoints;
+  loyalty_tiers: LoyaltyTier;
+  rewards: Reward;
+  reward_assignments: RewardAssignment;
 }
 
 export interface TableSpec {
@@ -76,4 +94,12 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   custom_event_schemas: { unique: ['name'], indexed: [] },
   webhooks: { unique: [], indexed: [] },
   webhook_deliveries: { unique: [], indexed: ['webhook_id'] },
+  loyalty_cards: { unique: [], indexed: ['campaign_id', 'next_expiration_date'] },
+  loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
+  loyalty_clock: { unique: [], indexed: [] },
+  earning_rules: { unique: [], indexed: ['campaign_id'] },
+  pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'] },
+  loyalty_tiers: { unique: [], indexed: ['campaign_id'] },
+  rewards: { unique: [], indexed: [] },
+  reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
 };

@@ -28,6 +28,7 @@ export function withOutbox(store: Store, committed: CommittedEvents): Store {
     createProject: (projectId) => store.createProject(projectId),
     hasProject: (projectId) => store.hasProject(projectId),
     dropProject: (projectId) => store.dropProject(projectId),
+    projectIds: () => store.projectIds(),
     async transaction(projectId, work) {
       const outbox: EventRecord[] = [];
       const result = await store.transaction(projectId, (uow) => work(noting(uow, outbox)));

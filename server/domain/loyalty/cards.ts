@@ -1,0 +1,194 @@
+/**
+ * Points on loyalty cards. Every change of a card's points goes through `movePoints`, which keeps the
+ * card's buckets (points by expiry date), its `points`/`balance`/`next_expiration_*` fields, its
+ * transactions and its tier in step, in the caller's unit of work.
+ */
+import type { components } from '../../../generated/openapi.js';
+import type { DomainContext } from '../context.js';
+import { invalid, notFound } from '../errors.js';
+import { recordEvent, type EventType } from '../events.js';
+import { newId } from '../ids.js';
+import type { VoucherRecord } from '../vouchers.js';
+import { expiryFor, type ExpirationRules } from './expiration.js';
+import { noteDueDay } from './settle-clock.js';
+import { followTier } from './tiers.js';
+import type { CardState, CardTransaction, PointsBucket } from './types.js';
+
+type Schemas = components['schemas'];
+export type LoyaltyCardBalance = Schemas['LoyaltyCardBalance'];
+type TransactionType = CardTransaction['type'];
+type TransactionDetails = Omit<CardTransaction['details'], 'balance'>;
+
+export function balanceError(details: string) {
+  return invalid('invalid_add_balance_params', 'Invalid add balance params', details);
+}
+
+/** The card's state row, made on first use from the voucher's current balance. */
+export async function cardState(ctx: DomainContext, card: VoucherRecord): Promise<CardState> {
+  const existing = await ctx.uow.loyalty_cards.get(card.id);
+  if (existing) return existing;
+  const balance = card.loyalty_card?.balance ?? 0;
+  return ctx.uow.loyalty_cards.insert({
+    id: card.id,
+    campaign_id: card.campaign_id,
+    tier_id: null,
+    tier_since: null,
+    joined_at: card.holder_id ? ctx.clock.now().toISOString() : null,
+    buckets: balance > 0 ? [{ points: balance, expires_on: null }] : [],
+    next_expiration_date: null,
+  });
+}
+
+/** Sorted soonest-expiring first; points that never expire last. */
+function bySoonest(a: PointsBucket, b: PointsBucket): number {
+  if (a.expires_on === b.expires_on) return 0;
+  if (a.expires_on === null) return 1;
+  if (b.expires_on === null) return -1;
+  return a.expires_on.localeCompare(b.expires_on);
+}
+
+function nextExpiration(buckets: PointsBucket[]): { date: string | null; points: number | null } {
+  const dated = buckets.filter((bucket) => bucket.expires_on !== null && bucket.points > 0);
+  if (dated.length === 0) return { date: null, points: null };
+  const date = dated.map((bucket) => bucket.expires_on!).sort()[0]!;
+  return { date, points: dated.filter((bucket) => bucket.expires_on === date).reduce((sum, bucket) => sum + bucket.points, 0) };
+}
+
+/** Takes `points` out of the buckets, soonest-expiring first. */
+function withdraw(buckets: PointsBucket[], points: number): PointsBucket[] {
+  let left = points;
+  const result: PointsBucket[] = [];
+  for (const bucket of [...buckets].sort(bySoonest)) {
+    const taken = Math.min(left, bucket.points);
+    left -= taken;
+    if (bucket.points - taken > 0) result.push({ ...bucket, points: bucket.points - taken });
+  }
+  return result;
+}
+
+async function rulesOf(ctx: DomainContext, card: VoucherRecord): Promise<ExpirationRules | undefined> {
+  if (!card.campaign_id) return undefined;
+  const campaign = await ctx.uow.campaigns.get(card.campaign_id);
+  return campaign?.voucher?.loyalty_card?.expiration_rules;
+}
+
+export interface PointsMove {
+  /** Positive adds, negative takes. */
+  points: number;
+  type: TransactionType;
+  operation: LoyaltyCardBalance['operation_type'];
+  reason?: string | null;
+  sourceId?: string | null;
+  details?: TransactionDetails;
+  relatedTransactionId?: string | null;
+  /** For expiry: take exactly the buckets that expired before this day. */
+  expireBefore?: string;
+}
+
+export interface Moved {
+  card: VoucherRecord;
+  balance: LoyaltyCardBalance;
+  transaction: CardTransaction;
+}
+
+/**
+ * Adds or takes points, records the transaction and moves the holder's tier. Taking more than the
+ * balance is refused and changes nothing.
+ */
+export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: PointsMove): Promise<Moved> {
+  if (!card.loyalty_card) throw balanceError(`Voucher ${card.code} is a ${card.type}; only loyalty cards take points`);
+  const state = await cardState(ctx, card);
+  const today = ctx.clock.now().toISOString().slice(0, 10);
+  const current = card.loyalty_card;
+  if (current.balance + move.points < 0) {
+    throw balanceError(`Taking ${-move.points} points from card ${card.code} would leave a balance of ${current.balance + move.points}`);
+  }
+  let buckets: PointsBucket[];
+  if (move.expireBefore !== undefined) {
+    const day = move.expireBefore;
+    buckets = state.buckets.filter((bucket) => bucket.expires_on === null || bucket.expires_on >= day);
+  }
+  else if (move.points >= 0) {
+    const expires = expiryFor(await rulesOf(ctx, card), today);
+    const same = state.buckets.find((bucket) => bucket.expires_on === expires);
+    buckets = same
+      ? state.buckets.map((bucket) => (bucket === same ? { ...bucket, points: bucket.points + move.points } : bucket))
+      : [...state.buckets, { points: move.points, expires_on: expires }];
+  } else buckets = withdraw(state.buckets, -move.points);
+  const next = nextExpiration(buckets);
+  if (next.date) await noteDueDay(ctx, next.date);
+  await ctx.uow.loyalty_cards.update({ ...state, buckets: buckets.filter((bucket) => bucket.points > 0), next_expiration_date: next.date });
+  const loyalty = {
+    points: current.points + Math.max(0, move.points),
+    balance: current.balance + move.points,
+    next_expiration_date: next.date,
+    next_expiration_points: next.points,
+  };
+  const updated = await ctx.uow.vouchers.update({ ...card, loyalty_card: loyalty, updated_at: ctx.clock.now().toISOString() });
+  const balance: LoyaltyCardBalance = {
+    points: move.points,
+    total: loyalty.points,
+    balance: loyalty.balance,
+    type: 'loyalty_card',
+    object: 'balance',
+    operation_type: move.operation,
+    related_object: { type: 'voucher', id: card.id },
+  };
+  const transaction = await ctx.uow.loyalty_transactions.insert({
+    id: newId('vtx'),
+    source_id: move.sourceId ?? null,
+    voucher_id: card.id,
+    campaign_id: card.campaign_id,
+    source: move.operation === 'MANUAL' ? 'API' : null,
+    reason: move.reason ?? null,
+    type: move.type,
+    details: { ...move.details, balance },
+    related_transaction_id: move.relatedTransactionId ?? null,
+    created_at: ctx.clock.now().toISOString(),
+    object: 'loyalty_card_transaction',
+  });
+  await followTier(ctx, updated);
+  return { card: (await ctx.uow.vouchers.get(card.id)) ?? updated, balance, transaction };
+}
+
+/** The customer and program as member activity shows them. */
+export async function cardContext(ctx: DomainContext, card: VoucherRecord) {
+  const customer = card.holder_id ? await ctx.uow.customers.get(card.holder_id) : undefined;
+  const campaign = card.campaign_id ? await ctx.uow.campaigns.get(card.campaign_id) : undefined;
+  return {
+    customer: customer
+      ? { id: customer.id, name: customer.name, email: customer.email, source_id: customer.source_id, metadata: customer.metadata, object: 'customer' }
+      : null,
+    campaign: campaign ? { id: campaign.id, name: campaign.name, campaign_type: campaign.campaign_type, type: campaign.type, active: campaign.active, object: 'campaign' } : null,
+    loyalty_card: { id: card.id, code: card.code, points: card.loyalty_card?.points ?? 0, balance: card.loyalty_card?.balance ?? 0 },
+  };
+}
+
+/** Records an event on the card, with its holder and program, for member and customer activity. */
+export async function recordCardEvent(ctx: DomainContext, type: EventType, card: VoucherRecord, data: Record<string, unknown> = {}) {
+  return recordEvent(ctx, type, { campaign_id: card.campaign_id, customer_id: card.holder_id, voucher_id: card.id }, { ...(await cardContext(ctx, card)), ...data });
+}
+
+/** A manual change from the API: the balance operation of the public API. */
+export async function changeCardPoints(
+  ctx: DomainContext,
+  card: VoucherRecord,
+  input: { points: number; reason?: string; source_id?: string },
+): Promise<Moved> {
+  const moved = await movePoints(ctx, card, {
+    points: input.points,
+    type: input.points > 0 ? 'POINTS_ADDITION' : 'POINTS_REMOVAL',
+    operation: 'MANUAL',
+    reason: input.reason ?? null,
+    sourceId: input.source_id ?? null,
+  });
+  await recordCardEvent(ctx, input.points > 0 ? 'voucher.loyalty_card.points_added' : 'customer.loyalty.card.points_removed', moved.card, {
+    points: input.points,
+    balance: moved.balance.balance,
+  });
+  return moved;
+}
+
+export function notLoyaltyCard(code: string) {
+  return notFound('loyalty_card', code);
+}

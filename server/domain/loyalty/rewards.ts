@@ -1,0 +1,286 @@
+/** Rewards, the programs that offer them (assignments), and redeeming them with a card's points. */
+import type { components } from '../../../generated/openapi.js';
+import { findCampaign } from '../campaigns.js';
+import type { DomainContext } from '../context.js';
+import { priceItems } from '../engine.js';
+import { duplicate, invalid, notFound } from '../errors.js';
+import { recordEvent } from '../events.js';
+import { newId } from '../ids.js';
+import { orderForRedemption } from '../orders.js';
+import { pageWindow, type PageRequest } from '../pagination.js';
+import { createVoucher, type VoucherRecord } from '../vouchers.js';
+import { cardState, movePoints, recordCardEvent } from './cards.js';
+import { enroll } from './members.js';
+import { findProgram } from './programs.js';
+import { currentTier, findTier, mapped } from './tiers.js';
+import type { LoyaltyTier, Reward, RewardAssignment } from './types.js';
+
+type Schemas = components['schemas'];
+type RewardCreate = Schemas['RewardsCreateRequestBody'];
+type RewardUpdate = Schemas['RewardsUpdateRequestBody'];
+type Parameters = Schemas['RewardParameters'];
+type Redemption = Schemas['LoyaltyRewardRedemption'];
+
+const PART_OF = { CAMPAIGN: 'campaign', COIN: 'coin', MATERIAL: 'product' } as const;
+const REWARDABLE = ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM'] as const;
+
+function rewardError(details: string) {
+  return invalid('invalid_reward', 'Invalid reward', details);
+}
+
+/** Checks the parameters against the type and the catalog; returns them as stored. */
+async function resolveParameters(ctx: DomainContext, type: Reward['type'], parameters: Parameters): Promise<Parameters> {
+  const own = PART_OF[type];
+  const foreign = (Object.keys(parameters) as (keyof Parameters)[]).find((part) => part !== own);
+  if (foreign) throw rewardError(`A ${type} reward cannot have parameters.${foreign}`);
+  if (type === 'CAMPAIGN') {
+    if (!parameters.campaign) throw rewardError('A CAMPAIGN reward needs parameters.campaign');
+    const campaign = await findCampaign(ctx, parameters.campaign.id);
+    const campaignType = campaign.campaign_type;
+    if (!(REWARDABLE as readonly string[]).includes(campaignType)) throw rewardError(`A ${campaignType} campaign cannot be a reward`);
+    const balance = parameters.campaign.balance ?? null;
+    if (campaignType === 'DISCOUNT_COUPONS' && balance !== null) throw rewardError('A discount campaign reward has no balance');
+    if (campaignType !== 'DISCOUNT_COUPONS' && balance === null) throw rewardError(`A ${campaignType} reward needs parameters.campaign.balance`);
+    return { campaign: { id: campaign.id, balance, type: campaignType as (typeof REWARDABLE)[number] } };
+  }
+  if (type === 'COIN') {
+    if (!parameters.coin) throw rewardError('A COIN reward needs parameters.coin');
+    return { coin: parameters.coin };
+  }
+  if (!parameters.product) throw rewardError('A MATERIAL reward needs parameters.product');
+  const product = await ctx.uow.products.get(parameters.product.id);
+  if (!product) throw notFound('product', parameters.product.id);
+  const skuId = parameters.product.sku_id ?? null;
+  if (skuId !== null) {
+    const sku = await ctx.uow.skus.get(skuId);
+    if (!sku || sku.product_id !== product.id) throw notFound('sku', skuId);
+  }
+  return { product: { id: product.id, sku_id: skuId } };
+}
+
+export async function findReward(ctx: DomainContext, id: string): Promise<Reward> {
+  const reward = await ctx.uow.rewards.get(id);
+  if (!reward) throw notFound('reward', id);
+  return reward;
+}
+
+export async function createReward(ctx: DomainContext, input: RewardCreate): Promise<Reward> {
+  if (input.type !== 'MATERIAL' && input.stock !== undefined && input.stock !== null) throw rewardError('Only MATERIAL rewards have stock');
+  return ctx.uow.rewards.insert({
+    id: newId('rew'),
+    name: input.name,
+    type: input.type,
+    parameters: await resolveParameters(ctx, input.type, input.parameters),
+    stock: input.stock ?? null,
+    redeemed: 0,
+    attributes: { image_url: input.attributes?.image_url ?? null, description: input.attributes?.description ?? null },
+    metadata: input.metadata ?? {},
+    created_at: ctx.clock.now().toISOString(),
+    updated_at: null,
+    object: 'reward',
+  });
+}
+
+export async function updateReward(ctx: DomainContext, id: string, input: RewardUpdate): Promise<Reward> {
+  const reward = await findReward(ctx, id);
+  if (reward.type !== 'MATERIAL' && input.stock !== undefined && input.stock !== null) throw rewardError('Only MATERIAL rewards have stock');
+  return ctx.uow.rewards.update({
+    ...reward,
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.parameters !== undefined && { parameters: await resolveParameters(ctx, reward.type, input.parameters) }),
+    ...(input.stock !== undefined && { stock: input.stock }),
+    ...(input.attributes !== undefined && { attributes: { ...reward.attributes, ...input.attributes } }),
+    ...(input.metadata !== undefined && { metadata: input.metadata }),
+    updated_at: ctx.clock.now().toISOString(),
+  });
+}
+
+export async function deleteReward(ctx: DomainContext, id: string): Promise<void> {
+  const reward = await findReward(ctx, id);
+  for (const assignment of await ctx.uow.reward_assignments.findBy('reward_id', reward.id)) await ctx.uow.reward_assignments.delete(assignment.id);
+  await ctx.uow.rewards.delete(reward.id);
+}
+
+export async function listRewards(ctx: DomainContext, query: PageRequest & { assignment_id?: string }) {
+  let only: string | undefined;
+  if (query.assignment_id !== undefined) {
+    const assignment = await ctx.uow.reward_assignments.get(query.assignment_id);
+    if (!assignment) return { rows: [], total: 0 };
+    only = assignment.reward_id;
+  }
+  return ctx.uow.rewards.query({ ...(only !== undefined && { where: (reward) => reward.id === only }), ...pageWindow(query) });
+}
+
+export async function findAssignment(ctx: DomainContext, rewardId: string, assignmentId: string): Promise<RewardAssignment> {
+  const reward = await findReward(ctx, rewardId);
+  const assignment = await ctx.uow.reward_assignments.get(assignmentId);
+  if (!assignment || assignment.reward_id !== reward.id) throw notFound('reward_assignment', assignmentId);
+  return assignment;
+}
+
+export async function createAssignment(ctx: DomainContext, rewardId: string, input: Schemas['RewardAssignmentsCreateRequestBody']): Promise<RewardAssignment> {
+  const reward = await findReward(ctx, rewardId);
+  const campaign = await findCampaign(ctx, input.campaign);
+  if (campaign.campaign_type !== 'LOYALTY_PROGRAM') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', `Campaign ${campaign.name} is not a loyalty program`);
+  if (!input.parameters && reward.type !== 'COIN') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'parameters.loyalty.points is required');
+  const offered = await ctx.uow.reward_assignments.findBy('reward_id', reward.id);
+  if (offered.some((assignment) => assignment.related_object_id === campaign.id)) throw duplicate('reward_assignment', 'campaign', campaign.id);
+  return ctx.uow.reward_assignments.insert({
+    id: newId('rewa'),
+    reward_id: reward.id,
+    related_object_id: campaign.id,
+    related_object_type: 'campaign',
+    parameters: input.parameters ?? { loyalty: { points: 0 } },
+    created_at: ctx.clock.now().toISOString(),
+    updated_at: null,
+    object: 'reward_assignment',
+  });
+}
+
+export async function updateAssignment(ctx: DomainContext, rewardId: string, assignmentId: string, input: Schemas['RewardAssignmentsUpdateRequestBody']) {
+  const assignment = await findAssignment(ctx, rewardId, assignmentId);
+  return ctx.uow.reward_assignments.update({ ...assignment, parameters: input.parameters, updated_at: ctx.clock.now().toISOString() });
+}
+
+export async function deleteAssignment(ctx: DomainContext, rewardId: string, assignmentId: string): Promise<void> {
+  const assignment = await findAssignment(ctx, rewardId, assignmentId);
+  await ctx.uow.reward_assignments.delete(assignment.id);
+}
+
+export async function listAssignments(ctx: DomainContext, rewardId: string, query: PageRequest) {
+  const reward = await findReward(ctx, rewardId);
+  return ctx.uow.reward_assignments.query({ index: { field: 'reward_id', value: reward.id }, ...pageWindow(query) });
+}
+
+/** The assignment with the cost a member of the tier pays. */
+function inTier(assignment: RewardAssignment, tier: LoyaltyTier | undefined): RewardAssignment {
+  const mapping = tier?.rewards[assignment.id];
+  if (!mapping) return assignment;
+  return { ...assignment, parameters: { loyalty: { points: mapped(assignment.parameters.loyalty.points, mapping) } } };
+}
+
+export async function tierRewards(ctx: DomainContext, campaignRef: string, tierId: string) {
+  const program = await findProgram(ctx, campaignRef);
+  const tier = await findTier(ctx, program.id, tierId);
+  const rows = [];
+  for (const assignment of await ctx.uow.reward_assignments.findBy('related_object_id', program.id)) {
+    const reward = await ctx.uow.rewards.get(assignment.reward_id);
+    if (reward) rows.push({ reward, assignment: inTier(assignment, tier), object: 'loyalty_tier_reward' as const });
+  }
+  return rows;
+}
+
+function notEnoughPoints(card: VoucherRecord, cost: number) {
+  return invalid('not_enough_points', 'Not enough points', `Card ${card.code} has ${card.loyalty_card?.balance ?? 0} points; the reward costs ${cost}`);
+}
+
+/** Gives the member a voucher of the reward's campaign, loaded with the reward's balance. */
+async function issueCampaignReward(ctx: DomainContext, card: VoucherRecord, reward: Reward): Promise<VoucherRecord> {
+  const target = reward.parameters.campaign!;
+  const campaign = await ctx.uow.campaigns.get(target.id);
+  if (!campaign) throw notFound('campaign', target.id);
+  const holder = card.holder_id!;
+  if (campaign.campaign_type === 'LOYALTY_PROGRAM') {
+    const held = (await ctx.uow.vouchers.findBy('holder_id', holder)).find((voucher) => voucher.campaign_id === campaign.id);
+    const other = held ?? (await enroll(ctx, campaign, holder));
+    return (await movePoints(ctx, other, { points: target.balance ?? 0, type: 'POINTS_ADDITION', operation: 'AUTOMATIC', details: { reward: { id: reward.id, name: reward.name } } })).card;
+  }
+  const fresh = (await ctx.uow.vouchers.findBy('campaign_id', campaign.id)).find((voucher) => voucher.holder_id === null && voucher.active);
+  let voucher = fresh ?? (await createVoucher(ctx, {}, campaign));
+  if (campaign.campaign_type === 'GIFT_VOUCHERS' && voucher.gift) {
+    const amount = target.balance ?? 0;
+    voucher = { ...voucher, gift: { ...voucher.gift, amount, balance: amount } };
+  }
+  const now = ctx.clock.now().toISOString();
+  const given = await ctx.uow.vouchers.update({ ...voucher, holder_id: holder, publish_count: voucher.publish_count + 1, updated_at: now });
+  await recordEvent(ctx, 'voucher.published', { campaign_id: campaign.id, customer_id: holder, voucher_id: given.id }, { voucher: { id: given.id, code: given.code }, customer: { id: holder } });
+  return given;
+}
+
+/** The assignment a reward reference names in the card's program. */
+async function offeredAssignment(ctx: DomainContext, card: VoucherRecord, ref: string): Promise<RewardAssignment> {
+  const direct = await ctx.uow.reward_assignments.get(ref);
+  const assignment =
+    direct && direct.related_object_id === card.campaign_id
+      ? direct
+      : (await ctx.uow.reward_assignments.findBy('reward_id', ref)).find((candidate) => candidate.related_object_id === card.campaign_id);
+  if (!assignment) throw notFound('reward', ref);
+  return assignment;
+}
+
+/** Spends the card's points on a reward of its program. Nothing changes when it is refused. */
+export async function redeemReward(ctx: DomainContext, card: VoucherRecord, input: Schemas['LoyaltyRewardRedemptionRequestBody'], channelId: string): Promise<Redemption> {
+  if (!card.holder_id) throw invalid('loyalty_card_not_assigned', 'Loyalty card not assigned', `Card ${card.code} has no holder`);
+  if (!card.active) throw invalid('voucher_disabled', 'Voucher is disabled', `Card ${card.code} is disabled`);
+  await cardState(ctx, card);
+  const assignment = inTier(await offeredAssignment(ctx, card, input.reward.id), await currentTier(ctx, card.id));
+  const reward = await findReward(ctx, assignment.reward_id);
+  const balance = card.loyalty_card?.balance ?? 0;
+  let cost = assignment.parameters.loyalty.points;
+  let order: Redemption['order'] = null;
+  let amount: number | null = null;
+  let issued: VoucherRecord | undefined;
+  if (reward.type === 'COIN') {
+    const coin = reward.parameters.coin!;
+    if (!input.order) throw invalid('missing_order', 'Missing order', 'A COIN reward pays an order: give `order`');
+    const items = await priceItems(ctx, input.order);
+    const orderAmount = input.order.amount ?? items.reduce((sum, item) => sum + item.amount, 0);
+    const usable = Math.min(balance, input.reward.points ?? balance);
+    const units = Math.min(Math.ceil(orderAmount / coin.exchange_ratio), Math.floor(usable / coin.points_ratio));
+    if (units <= 0) throw notEnoughPoints(card, coin.points_ratio);
+    cost = units * coin.points_ratio;
+    amount = Math.min(orderAmount, units * coin.exchange_ratio);
+    const calculated = {
+      amount: orderAmount,
+      discount_amount: amount,
+      gift_amount: 0,
+      total_amount: orderAmount - amount,
+      items: items.map((item) => ({ ...item, discount_amount: 0, total_amount: item.amount, object: 'order_item' as const })),
+      object: 'order' as const,
+    };
+    const saved = await orderForRedemption(ctx, input.order, calculated, card.holder_id);
+    order = { ...calculated, id: saved.id, source_id: saved.source_id };
+  } else if (balance < cost) throw notEnoughPoints(card, cost);
+  if (reward.type === 'MATERIAL') {
+    if (reward.stock !== null && reward.stock <= 0) throw invalid('reward_out_of_stock', 'Reward out of stock', `Reward ${reward.name} has no stock left`);
+  }
+  const moved = cost > 0
+    ? await movePoints(ctx, card, { points: -cost, type: 'POINTS_REDEMPTION', operation: 'MANUAL', details: { reward: { id: reward.id, name: reward.name } } })
+    : { card };
+  if (reward.type === 'CAMPAIGN') issued = await issueCampaignReward(ctx, moved.card, reward);
+  await ctx.uow.rewards.update({
+    ...reward,
+    redeemed: (reward.redeemed ?? 0) + 1,
+    ...(reward.type === 'MATERIAL' && reward.stock !== null && { stock: reward.stock - 1 }),
+  });
+  const after = (await ctx.uow.vouchers.get(card.id)) ?? moved.card;
+  const redemption: Redemption = {
+    id: newId('r'),
+    date: ctx.clock.now().toISOString(),
+    customer_id: card.holder_id,
+    related_object_type: 'voucher',
+    related_object_id: card.id,
+    voucher_code: card.code,
+    campaign_id: card.campaign_id!,
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    channel: { channel_id: channelId, channel_type: 'API' },
+    metadata: input.metadata ?? {},
+    order,
+    reward: {
+      id: reward.id,
+      name: reward.name,
+      type: reward.type,
+      assignment_id: assignment.id,
+      points: cost,
+      voucher: issued ? { id: issued.id, code: issued.code, type: issued.type, campaign_id: issued.campaign_id! } : null,
+      product: reward.parameters.product ? { id: reward.parameters.product.id, sku_id: reward.parameters.product.sku_id ?? null } : null,
+      amount,
+    },
+    loyalty_card: { points: cost, balance: after.loyalty_card?.balance ?? 0 },
+    object: 'redemption',
+  };
+  await recordCardEvent(ctx, 'customer.reward_redemptions.created', after, { reward: redemption.reward, points: cost, balance: redemption.loyalty_card.balance });
+  await recordEvent(ctx, 'customer.rewarded', { campaign_id: card.campaign_id, customer_id: card.holder_id }, { reward: redemption.reward, customer: { id: card.holder_id } });
+  return redemption;
+}

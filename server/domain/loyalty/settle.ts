@@ -1,0 +1,37 @@
+/**
+ * Time-driven loyalty work: pending points whose day has come are added to their cards, and points past
+ * their expiry leave them. It runs at the start of every unit of work and on a timer, so an entry
+ * activates on its day without any call, and nothing is ever listed past its time.
+ */
+import type { DomainContext } from '../context.js';
+import { newId } from '../ids.js';
+import { activatePending } from './pending-points.js';
+import { movePoints, recordCardEvent } from './cards.js';
+import { dayAfter, dayBefore, setSettledThrough, settledThrough, today } from './settle-clock.js';
+
+async function expireCard(ctx: DomainContext, cardId: string, day: string): Promise<void> {
+  const state = await ctx.uow.loyalty_cards.get(cardId);
+  const card = await ctx.uow.vouchers.get(cardId);
+  if (!state || !card) return;
+  const expired = state.buckets.filter((bucket) => bucket.expires_on !== null && bucket.expires_on < day).reduce((sum, bucket) => sum + bucket.points, 0);
+  if (expired === 0) return;
+  const moved = await movePoints(ctx, card, { points: -expired, type: 'POINTS_EXPIRATION', operation: 'AUTOMATIC', expireBefore: day });
+  await recordCardEvent(ctx, 'customer.loyalty.card.points_expired', moved.card, { points: expired, balance: moved.balance.balance });
+}
+
+/** Runs the due work; what it records has the service itself as its source, whoever's call came first. */
+export async function settleLoyalty(caller: DomainContext): Promise<void> {
+  const ctx: DomainContext = { uow: caller.uow, clock: caller.clock, groupId: newId('grp') };
+  const now = today(ctx);
+  const through = await settledThrough(ctx);
+  if (through >= now) return;
+  for (let day = dayAfter(through); day <= now; day = dayAfter(day)) {
+    for (const entry of await ctx.uow.pending_points.findBy('activates_at', day)) {
+      await activatePending(ctx, entry, 'AUTOMATIC');
+    }
+    for (const state of await ctx.uow.loyalty_cards.findBy('next_expiration_date', dayBefore(day))) {
+      await expireCard(ctx, state.id, day);
+    }
+  }
+  await setSettledThrough(ctx, now);
+}

@@ -1,0 +1,137 @@
+/** Loyalty tiers: balance ranges of a program. A member's tier follows their card's balance. */
+import type { components } from '../../../generated/openapi.js';
+import type { DomainContext } from '../context.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { pageWindow, type PageRequest } from '../pagination.js';
+import type { VoucherRecord } from '../vouchers.js';
+import { earnOnTierJoined } from './earning.js';
+import { recordCardEvent } from './cards.js';
+import { findProgram } from './programs.js';
+import type { LoyaltyTier, TierMapping } from './types.js';
+
+type TierRequest = components['schemas']['LoyaltyTierRequest'];
+
+function tierError(details: string) {
+  return invalid('invalid_loyalty_tier', 'Invalid loyalty tier', details);
+}
+
+/** The program's tiers, lowest range first. */
+export async function tiersOf(ctx: DomainContext, campaignId: string): Promise<LoyaltyTier[]> {
+  return (await ctx.uow.loyalty_tiers.findBy('campaign_id', campaignId)).sort((a, b) => a.points.from - b.points.from);
+}
+
+export async function findTier(ctx: DomainContext, campaignId: string, tierId: string): Promise<LoyaltyTier> {
+  const tier = await ctx.uow.loyalty_tiers.get(tierId);
+  if (!tier || tier.campaign_id !== campaignId) throw notFound('loyalty_tier', tierId);
+  return tier;
+}
+
+/** Applies a tier's mapping to points earned or a reward's cost. */
+export function mapped(points: number, mapping: TierMapping | undefined): number {
+  if (!mapping) return points;
+  return mapping.type === 'MULTIPLY' ? Math.floor(points * mapping.multiplier) : mapping.points;
+}
+
+function covers(tier: LoyaltyTier, balance: number): boolean {
+  return balance >= tier.points.from && (tier.points.to === null || tier.points.to === undefined || balance <= tier.points.to);
+}
+
+function overlap(a: TierRequest['points'], b: TierRequest['points']): boolean {
+  const aTo = a.to ?? Infinity;
+  const bTo = b.to ?? Infinity;
+  return a.from <= bTo && b.from <= aTo;
+}
+
+export async function createTiers(ctx: DomainContext, campaignRef: string, input: TierRequest[]): Promise<LoyaltyTier[]> {
+  const program = await findProgram(ctx, campaignRef);
+  const existing = await tiersOf(ctx, program.id);
+  const all: TierRequest[] = [...existing];
+  const created: LoyaltyTier[] = [];
+  for (const request of input) {
+    const to = request.points.to ?? null;
+    if (to !== null && to < request.points.from) throw tierError(`Tier ${request.name}: points.to ${to} is below points.from ${request.points.from}`);
+    if (all.some((other) => other.name === request.name)) throw tierError(`The program already has a tier named ${request.name}`);
+    const clash = all.find((other) => overlap(other.points, request.points));
+    if (clash) throw tierError(`Tier ${request.name} overlaps tier ${clash.name}`);
+    for (const ruleId of Object.keys(request.earning_rules ?? {})) {
+      const rule = await ctx.uow.earning_rules.get(ruleId);
+      if (!rule || rule.campaign_id !== program.id) throw notFound('earning_rule', ruleId);
+    }
+    for (const assignmentId of Object.keys(request.rewards ?? {})) {
+      const assignment = await ctx.uow.reward_assignments.get(assignmentId);
+      if (!assignment || assignment.related_object_id !== program.id) throw notFound('reward_assignment', assignmentId);
+    }
+    all.push(request);
+    const points = { from: request.points.from, to };
+    created.push(
+      await ctx.uow.loyalty_tiers.insert({
+        id: newId('ltr'),
+        name: request.name,
+        campaign_id: program.id,
+        points,
+        config: { points },
+        earning_rules: request.earning_rules ?? {},
+        rewards: request.rewards ?? {},
+        metadata: request.metadata ?? {},
+        created_at: ctx.clock.now().toISOString(),
+        updated_at: null,
+        object: 'loyalty_tier',
+      }),
+    );
+  }
+  for (const card of await ctx.uow.vouchers.findBy('campaign_id', program.id)) {
+    if (card.holder_id) await followTier(ctx, card);
+  }
+  return created;
+}
+
+export async function listTiers(ctx: DomainContext, campaignRef: string, query: PageRequest) {
+  const program = await findProgram(ctx, campaignRef);
+  const tiers = await tiersOf(ctx, program.id);
+  const { offset, limit } = pageWindow(query);
+  return { rows: tiers.slice(offset, offset + limit), total: tiers.length };
+}
+
+/** Puts the member in the tier that covers their balance; records joined, upgraded, downgraded or left. */
+export async function followTier(ctx: DomainContext, card: VoucherRecord): Promise<void> {
+  if (!card.campaign_id || !card.holder_id || !card.loyalty_card) return;
+  const state = await ctx.uow.loyalty_cards.get(card.id);
+  if (!state) return;
+  const tiers = await tiersOf(ctx, card.campaign_id);
+  const target = tiers.find((tier) => covers(tier, card.loyalty_card!.balance)) ?? null;
+  if ((target?.id ?? null) === state.tier_id) return;
+  const from = state.tier_id ? ((await ctx.uow.loyalty_tiers.get(state.tier_id)) ?? null) : null;
+  const now = ctx.clock.now().toISOString();
+  await ctx.uow.loyalty_cards.update({ ...state, tier_id: target?.id ?? null, tier_since: target ? now : null });
+  const type = !from ? 'customer.loyalty.tier.joined' : !target ? 'customer.loyalty.tier.left' : target.points.from > from.points.from ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded';
+  await recordCardEvent(ctx, type, card, { loyalty_tier_from: from, loyalty_tier_to: target });
+  if (target) await earnOnTierJoined(ctx, card, target);
+}
+
+/** The member's current tier, with since when; empty when no tier covers the balance. */
+export async function memberTiers(ctx: DomainContext, card: VoucherRecord) {
+  const state = await ctx.uow.loyalty_cards.get(card.id);
+  const tier = state?.tier_id ? await ctx.uow.loyalty_tiers.get(state.tier_id) : undefined;
+  if (!tier || !state?.tier_since || !card.holder_id) return [];
+  return [
+    {
+      ...tier,
+      expiration: {
+        customer_id: card.holder_id,
+        campaign_id: tier.campaign_id,
+        tier_id: tier.id,
+        start_date: state.tier_since.slice(0, 10),
+        expiration_date: null,
+        created_at: state.tier_since,
+        updated_at: null,
+      },
+    },
+  ];
+}
+
+/** The member's tier now, if any. */
+export async function currentTier(ctx: DomainContext, cardId: string): Promise<LoyaltyTier | undefined> {
+  const state = await ctx.uow.loyalty_cards.get(cardId);
+  return state?.tier_id ? ctx.uow.loyalty_tiers.get(state.tier_id) : undefined;
+}

@@ -1,0 +1,229 @@
+import { deleteCampaign, listCampaigns, presentCampaign, updateCampaign } from '../domain/campaigns.js';
+import type { DomainContext } from '../domain/context.js';
+import { listMemberActivity, listTransactions } from '../domain/loyalty/activity.js';
+import { changeCardPoints } from '../domain/loyalty/cards.js';
+import {
+  createEarningRules,
+  deleteEarningRule,
+  findEarningRule,
+  listEarningRules,
+  ruleInTier,
+  setEarningRuleActive,
+  updateEarningRule,
+} from '../domain/loyalty/earning.js';
+import { addMember, listMembers, transferPoints } from '../domain/loyalty/members.js';
+import { activatePending, adjustPending, cancelPending, findPending, pendingPage, type PendingQuery } from '../domain/loyalty/pending-points.js';
+import { findMember, findProgram } from '../domain/loyalty/programs.js';
+import { redeemReward, tierRewards } from '../domain/loyalty/rewards.js';
+import { createTiers, findTier, listTiers, memberTiers } from '../domain/loyalty/tiers.js';
+import { pageWindow } from '../domain/pagination.js';
+import type { VoucherRecord } from '../domain/vouchers.js';
+import { createCampaignWithVouchers } from './campaigns.js';
+import type { HandlersOf, RequestContext, Services } from './types.js';
+import { inProject } from './unit-of-work.js';
+import { voucherResponse, withAssets } from './vouchers.js';
+
+type LoyaltyOperations =
+  | 'list-loyalty-programs'
+  | 'create-loyalty-program'
+  | 'get-loyalty-program'
+  | 'update-loyalty-program'
+  | 'delete-loyalty-program'
+  | 'list-members'
+  | 'add-member'
+  | 'get-member'
+  | 'get-member-1'
+  | 'add-remove-loyalty-card-balance'
+  | 'add-remove-loyalty-card-balance-1'
+  | 'transfer-points'
+  | 'list-loyalty-card-transactions'
+  | 'list-loyalty-card-transactions-1'
+  | 'list-earning-rules'
+  | 'create-earning-rule'
+  | 'get-earning-rule'
+  | 'update-earning-rule'
+  | 'delete-earning-rule'
+  | 'enable-earning-rule'
+  | 'disable-earning-rule'
+  | 'list-campaign-pending-points'
+  | 'list-member-pending-points'
+  | 'list-member-pending-points-1'
+  | 'activate-member-pending-points'
+  | 'cancel-member-pending-points'
+  | 'adjust-member-pending-points'
+  | 'list-loyalty-tiers'
+  | 'create-in-bulk-loyalty-tiers'
+  | 'get-loyalty-tier'
+  | 'list-loyalty-tier-rewards'
+  | 'list-loyalty-tier-earning-rules'
+  | 'list-member-loyalty-tier'
+  | 'redeem-reward'
+  | 'redeem-reward-1'
+  | 'list-member-activity'
+  | 'list-member-activity-1';
+
+/** Runs work on the member's card: any loyalty card by code, or only one of the program in the path. */
+function onCard<R>(services: Services, context: RequestContext, path: { memberId: string; campaignId?: string }, work: (ctx: DomainContext, card: VoucherRecord) => Promise<R>) {
+  return inProject(services, context, async (ctx) => work(ctx, await findMember(ctx, path.memberId, path.campaignId)));
+}
+
+/** A cursor-paged list response. */
+function cursorBody<T>(page: { rows: T[]; has_more: boolean; more_starting_after?: string }) {
+  return {
+    object: 'list' as const,
+    data_ref: 'data' as const,
+    data: page.rows,
+    has_more: page.has_more,
+    ...(page.more_starting_after !== undefined && { more_starting_after: page.more_starting_after }),
+  };
+}
+
+function pendingList(services: Services, context: RequestContext, scope: (ctx: DomainContext) => Promise<{ field: 'campaign_id' | 'voucher_id'; value: string }>, query: PendingQuery) {
+  return inProject(services, context, async (ctx) => {
+    const page = await pendingPage(ctx, await scope(ctx), query);
+    return { status: 200 as const, body: cursorBody(page) };
+  });
+}
+
+export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
+  'list-loyalty-programs': async ({ query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => listCampaigns(ctx, { ...query, campaign_type: 'LOYALTY_PROGRAM' }));
+    return { status: 200, body: { object: 'list', data_ref: 'campaigns', campaigns: page.rows, total: page.total } };
+  },
+  'create-loyalty-program': ({ body, context, services }) => createCampaignWithVouchers(services, context, { ...body, campaign_type: 'LOYALTY_PROGRAM' }),
+  'get-loyalty-program': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await findProgram(ctx, path.campaignId))),
+  }),
+  'update-loyalty-program': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, async (ctx) => {
+      const program = await findProgram(ctx, path.campaignId);
+      return presentCampaign(ctx, await updateCampaign(ctx, program.id, body));
+    }),
+  }),
+  'delete-loyalty-program': async ({ path, context, services }) => {
+    await inProject(services, context, async (ctx) => {
+      const program = await findProgram(ctx, path.campaignId);
+      await deleteCampaign(ctx, program.id);
+    });
+    return { status: 204 };
+  },
+  'list-members': async ({ path, query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => listMembers(ctx, path.campaignId, query));
+    return { status: 200, body: { object: 'list', data_ref: 'vouchers', vouchers: page.rows.map((card) => withAssets(services, context, card)), total: page.total } };
+  },
+  'add-member': ({ path, body, context, services }) => voucherResponse(services, context, (ctx) => addMember(ctx, path.campaignId, body)),
+  'get-member': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findMember(ctx, path.memberId)),
+  'get-member-1': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findMember(ctx, path.memberId, path.campaignId)),
+  'add-remove-loyalty-card-balance': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: (await onCard(services, context, path, (ctx, card) => changeCardPoints(ctx, card, body))).balance,
+  }),
+  'add-remove-loyalty-card-balance-1': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: (await onCard(services, context, path, (ctx, card) => changeCardPoints(ctx, card, body))).balance,
+  }),
+  'transfer-points': ({ path, body, context, services }) =>
+    voucherResponse(services, context, async (ctx) => transferPoints(ctx, await findMember(ctx, path.memberId, path.campaignId), body)),
+  'list-loyalty-card-transactions': async ({ path, query, context, services }) => {
+    const page = await onCard(services, context, path, (ctx, card) => listTransactions(ctx, card, query));
+    return { status: 200, body: cursorBody(page) };
+  },
+  'list-loyalty-card-transactions-1': async ({ path, query, context, services }) => {
+    const page = await onCard(services, context, path, (ctx, card) => listTransactions(ctx, card, query));
+    return { status: 200, body: cursorBody(page) };
+  },
+  'list-earning-rules': async ({ path, query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => listEarningRules(ctx, path.campaignId, query));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
+  },
+  'create-earning-rule': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => createEarningRules(ctx, path.campaignId, body)),
+  }),
+  'get-earning-rule': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => findEarningRule(ctx, path.campaignId, path.earningRuleId)),
+  }),
+  'update-earning-rule': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => updateEarningRule(ctx, path.campaignId, path.earningRuleId, body)),
+  }),
+  'delete-earning-rule': async ({ path, context, services }) => {
+    await inProject(services, context, (ctx) => deleteEarningRule(ctx, path.campaignId, path.earningRuleId));
+    return { status: 204 };
+  },
+  'enable-earning-rule': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => setEarningRuleActive(ctx, path.campaignId, path.earningRuleId, true)),
+  }),
+  'disable-earning-rule': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => setEarningRuleActive(ctx, path.campaignId, path.earningRuleId, false)),
+  }),
+  'list-campaign-pending-points': ({ path, query, context, services }) =>
+    pendingList(services, context, async (ctx) => ({ field: 'campaign_id', value: (await findProgram(ctx, path.campaignId)).id }), query),
+  'list-member-pending-points': ({ path, query, context, services }) =>
+    pendingList(services, context, async (ctx) => ({ field: 'voucher_id', value: (await findMember(ctx, path.memberId)).id }), query),
+  'list-member-pending-points-1': ({ path, query, context, services }) =>
+    pendingList(services, context, async (ctx) => ({ field: 'voucher_id', value: (await findMember(ctx, path.memberId, path.campaignId)).id }), query),
+  'activate-member-pending-points': async ({ path, context, services }) => {
+    const balance = await onCard(services, context, path, async (ctx, card) => activatePending(ctx, await findPending(ctx, card, path.pendingPointsId), 'MANUAL'));
+    return { status: 200, body: balance! };
+  },
+  'cancel-member-pending-points': async ({ path, context, services }) => {
+    await onCard(services, context, path, (ctx, card) => cancelPending(ctx, card, path.pendingPointsId));
+    return { status: 204 };
+  },
+  'adjust-member-pending-points': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await onCard(services, context, path, (ctx, card) => adjustPending(ctx, card, path.pendingPointsId, body.points)),
+  }),
+  'list-loyalty-tiers': async ({ path, query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => listTiers(ctx, path.campaignId, query));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
+  },
+  'create-in-bulk-loyalty-tiers': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => createTiers(ctx, path.campaignId, body)),
+  }),
+  'get-loyalty-tier': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, async (ctx) => findTier(ctx, (await findProgram(ctx, path.campaignId)).id, path.loyaltyTierId)),
+  }),
+  'list-loyalty-tier-rewards': async ({ path, context, services }) => {
+    const rows = await inProject(services, context, (ctx) => tierRewards(ctx, path.campaignId, path.loyaltyTierId));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: rows, total: rows.length } };
+  },
+  'list-loyalty-tier-earning-rules': async ({ path, query, context, services }) => {
+    const { rows, total } = await inProject(services, context, async (ctx) => {
+      const program = await findProgram(ctx, path.campaignId);
+      const tier = await findTier(ctx, program.id, path.loyaltyTierId);
+      const rules = (await ctx.uow.earning_rules.findBy('campaign_id', program.id)).map((rule) => ruleInTier(rule, tier));
+      const { offset, limit } = pageWindow(query);
+      return { rows: rules.slice(offset, offset + limit), total: rules.length };
+    });
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: rows, total } };
+  },
+  'list-member-loyalty-tier': async ({ path, context, services }) => {
+    const tiers = await onCard(services, context, path, (ctx, card) => memberTiers(ctx, card));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: tiers, total: tiers.length } };
+  },
+  'redeem-reward': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await onCard(services, context, path, (ctx, card) => redeemReward(ctx, card, body, context.apiKey.appId)),
+  }),
+  'redeem-reward-1': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await onCard(services, context, path, (ctx, card) => redeemReward(ctx, card, body, context.apiKey.appId)),
+  }),
+  'list-member-activity': async ({ path, query, context, services }) => {
+    const page = await onCard(services, context, path, (ctx, card) => listMemberActivity(ctx, card, query));
+    return { status: 200, body: cursorBody(page) };
+  },
+  'list-member-activity-1': async ({ path, query, context, services }) => {
+    const page = await onCard(services, context, path, (ctx, card) => listMemberActivity(ctx, card, query));
+    return { status: 200, body: cursorBody(page) };
+  },
+};
