@@ -1,7 +1,6 @@
 /** Two projects: unit tests of the domain, and the contract suite that talks HTTP. */
 const common = {
   testEnvironment: 'node',
-  testTimeout: 30_000,
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [
@@ -13,6 +12,8 @@ const common = {
 };
 
 export default {
+  // Generous: the contract suite shares the machine's cores with the in-process server and other workers.
+  testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'contract', testMatch: ['<rootDir>/tests/contract/**/*.test.ts'] },

@@ -2845,6 +2845,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List locations
+         * @description Returns a page of the project's locations, oldest first unless `order` says otherwise, optionally
+         *     filtered by `filters` and `end_date`. `total` counts every match and `has_more` says whether another
+         *     page follows; past the last page `data` is empty. The interface has no operation that creates
+         *     locations: the server loads them from its fixture file.
+         */
+        get: operations["list-locations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/locations/{locationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The location's ID.
+                 * @example loc_0a1b2c3d4e5f6a7b8c
+                 */
+                locationId: components["parameters"]["LocationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a location
+         * @description Returns the location.
+         */
+        get: operations["get-location"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -4877,6 +4926,13 @@ export interface components {
                     /** @description Balance before, ×100. */
                     balance: number;
                 };
+                /** @description Points this loyalty card pays with, and its balance before. */
+                loyalty_card?: {
+                    /** @description Points used. */
+                    points: number;
+                    /** @description Balance before. */
+                    balance: number;
+                };
                 error?: components["schemas"]["RedeemableError"];
             };
             /** @description The campaign of the voucher or tier. */
@@ -5000,6 +5056,11 @@ export interface components {
                  */
                 channel_type: "API";
             };
+            /** @description For a loyalty card that paid with points, how many it spent. */
+            loyalty_card?: {
+                /** @description Points spent (given back by a rollback). */
+                points: number;
+            };
             metadata: components["schemas"]["Metadata"];
             /**
              * @description Always `redemption`.
@@ -5020,7 +5081,8 @@ export interface components {
         };
         /**
          * RedeemableRequest
-         * @description A voucher (by code) or promotion tier (by ID) to apply, and for a gift card how much credit to use.
+         * @description A voucher (by code) or promotion tier (by ID) to apply; for a gift card, how much credit to use; for a
+         *     loyalty card, the `COIN` reward that pays part of the order with the card's points.
          */
         RedeemableRequest: {
             /**
@@ -5037,6 +5099,17 @@ export interface components {
             gift?: {
                 /** @description Credit to use, ×100. */
                 credits: number;
+            };
+            /**
+             * @description For a loyalty card: the `COIN` reward of its program (reward ID or reward assignment ID) through which
+             *     points pay for the order, `points_ratio` points for every `exchange_ratio` of money. `points` caps the
+             *     points used; by default as many as the order needs, as far as the balance goes.
+             */
+            reward?: {
+                /** @description Reward ID or reward assignment ID. */
+                id: string;
+                /** @description The most points to use. */
+                points?: number;
             };
         };
         /**
@@ -7499,10 +7572,11 @@ export interface components {
             reason: string | null;
             /**
              * @description What moved the points: a manual addition or removal, points earned by an earning rule (including
-             *     activated pending points), spent on a reward, moved between cards, or expired.
+             *     activated pending points), spent on a reward or an order, given back by a rollback, moved between
+             *     cards, or expired.
              * @enum {string}
              */
-            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "POINTS_REDEMPTION" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
+            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
             /** @description The balance after the movement, and what caused it. */
             details: {
                 balance: components["schemas"]["LoyaltyCardBalance"];
@@ -7516,6 +7590,11 @@ export interface components {
                 /** @description The earning rule that gave the points. */
                 earning_rule?: {
                     /** @description Earning rule ID. */
+                    id: string;
+                };
+                /** @description The redemption that spent the points, or whose rollback gave them back. */
+                redemption?: {
+                    /** @description Redemption ID. */
                     id: string;
                 };
                 /** @description The reward the points were spent on. */
@@ -8197,6 +8276,117 @@ export interface components {
             parameters: components["schemas"]["RewardAssignmentParameters"];
         };
         /**
+         * LocationFilters
+         * @description Conditions on location fields (`name`, `created_at`, `updated_at`), joined by `junction`.
+         */
+        LocationFilters: {
+            /**
+             * @description Whether every condition (`and`) or any (`or`) must hold.
+             * @default and
+             * @enum {string}
+             */
+            junction?: "and" | "or";
+        } & {
+            [key: string]: ("and" | "or") | {
+                /** @description Operators with one value or a list of values. */
+                conditions: {
+                    [key: string]: string | string[];
+                };
+            };
+        };
+        /**
+         * LocationShape
+         * @description The area of a location: a circle (`distance`: a `center` written `geo:<latitude>,<longitude>` and a
+         *     `radius` such as `5km` or `800m`), or a polygon (`geojson`: a GeoJSON `Polygon` whose rings are closed
+         *     lists of `[longitude, latitude]` pairs).
+         */
+        LocationShape: {
+            /**
+             * @description A circle.
+             * @constant
+             */
+            type: "circle";
+            /**
+             * @description Given as a center and a radius.
+             * @constant
+             */
+            format: "distance";
+            /** @description The circle. */
+            distance: {
+                /**
+                 * @description The center, `geo:<latitude>,<longitude>`.
+                 * @example geo:52.2297,21.0122
+                 */
+                center: string;
+                /**
+                 * @description The radius with its unit, `km` or `m`.
+                 * @example 5km
+                 */
+                radius: string;
+            };
+        } | {
+            /**
+             * @description A polygon.
+             * @constant
+             */
+            type: "polygon";
+            /**
+             * @description Given as GeoJSON.
+             * @constant
+             */
+            format: "geojson";
+            /** @description A GeoJSON Polygon. */
+            geojson: {
+                /**
+                 * @description Always `Polygon`.
+                 * @constant
+                 */
+                type: "Polygon";
+                /** @description The rings, the outer one first; each closed (first point equals last). */
+                coordinates: [
+                    number,
+                    number
+                ][][];
+            };
+        };
+        /**
+         * Location
+         * @description A named area, used to tell whether a customer or an order is in a place.
+         */
+        Location: {
+            /**
+             * @description Location ID (prefix `loc_`).
+             * @example loc_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /**
+             * @description Location name.
+             * @example Warsaw city centre
+             */
+            name: string;
+            shape: components["schemas"]["LocationShape"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `location`.
+             * @constant
+             */
+            object: "location";
+        };
+        /**
+         * LocationsListResponseBody
+         * @description A page of locations.
+         */
+        LocationsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Location"][];
+            /** @description How many locations match. */
+            total: number;
+            /** @description Whether more locations follow this page. */
+            has_more: boolean;
+        };
+        /**
          * WebhookEvent
          * @description An event as a webhook receives it: the body of the POST request. `data` holds the objects the event is
          *     about, keyed by their type (`voucher`, `campaign`, `customer`, `redemption`, `publication`,
@@ -8721,6 +8911,26 @@ export interface components {
         RewardId: string;
         /** @description The reward assignment's ID. */
         RewardAssignmentId: string;
+        /**
+         * @description Conditions on location fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `name`, `created_at`,
+         *     `updated_at`. Operators: `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates),
+         *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
+         *     `filters[name][conditions][$starts_with]=Warsaw`.
+         * @example {
+         *       "name": {
+         *         "conditions": {
+         *           "$starts_with": "Warsaw"
+         *         }
+         *       }
+         *     }
+         */
+        LocationFilters: components["schemas"]["LocationFilters"];
+        /**
+         * @description The location's ID.
+         * @example loc_0a1b2c3d4e5f6a7b8c
+         */
+        LocationId: string;
     };
     requestBodies: never;
     headers: never;
@@ -14479,6 +14689,97 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-locations": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                /**
+                 * @description Conditions on location fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `name`, `created_at`,
+                 *     `updated_at`. Operators: `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates),
+                 *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
+                 *     `filters[name][conditions][$starts_with]=Warsaw`.
+                 * @example {
+                 *       "name": {
+                 *         "conditions": {
+                 *           "$starts_with": "Warsaw"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["LocationFilters"];
+                /**
+                 * @description Only objects created at or before this timestamp (ISO 8601).
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of locations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LocationsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-location": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The location's ID.
+                 * @example loc_0a1b2c3d4e5f6a7b8c
+                 */
+                locationId: components["parameters"]["LocationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Location"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -2,8 +2,10 @@
 import { appStore, createApp } from './app.js';
 import { configFromEnv } from './config.js';
 import { systemClock } from './domain/clock.js';
+import { fixturesPath, loadFixtureFile } from './fixtures.js';
 import { Jobs } from './jobs.js';
 import { startLoyaltyTimer } from './loyalty-timer.js';
+import { BUNDLED_CONTRACT } from './paths.js';
 import { MemoryStore } from './store/memory.js';
 
 async function main(): Promise<void> {
@@ -20,6 +22,9 @@ async function main(): Promise<void> {
     managementKey: config.managementKey,
     webhooks: config.webhooks,
   });
+  const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
+  const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
+  if (fixtureFile) console.log(`Loaded ${loaded} object(s) from ${fixtureFile}`);
   const server = app.listen(config.port, config.host, () => {
     const base = `http://localhost:${config.port}`;
     console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);

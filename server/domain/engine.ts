@@ -10,6 +10,7 @@ import { matchesConditions, matchesFilter, type Conditions, type FilterDefinitio
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { effectiveLogic, evaluateLogic, parseLogic } from './rule-logic.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
+import { coinPayment, coinRewardFor } from './loyalty/rewards.js';
 import { validityAt, type ValidityVerdict } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 
@@ -25,6 +26,8 @@ export interface Applied {
   campaignId: string | null;
   discount: number;
   giftCredits: number;
+  /** Loyalty points a card pays with. */
+  points: number;
 }
 
 export interface Evaluation {
@@ -233,7 +236,30 @@ export async function evaluate(ctx: DomainContext, request: Request): Promise<Ev
         continue;
       }
       if (voucher.type === 'LOYALTY_CARD') {
-        reject(failure(400, 'invalid_voucher', 'Invalid voucher', `Voucher ${voucher.code} is a loyalty card; its points are spent through rewards`), voucher.campaign_id);
+        const balance = voucher.loyalty_card?.balance ?? 0;
+        if (!requested.reward) {
+          reject(failure(400, 'missing_reward', 'Missing reward', `Loyalty card ${voucher.code} pays with points through a COIN reward: give reward.id`), voucher.campaign_id);
+          continue;
+        }
+        const reward = await coinRewardFor(ctx, voucher, requested.reward.id);
+        if (!reward) {
+          reject(failure(404, 'resource_not_found', 'Resource not found', `Cannot find reward ${requested.reward.id} in the program of card ${voucher.code}`), voucher.campaign_id);
+          continue;
+        }
+        if (reward.type !== 'COIN') {
+          reject(failure(400, 'invalid_reward', 'Invalid reward', `Reward ${reward.name} is a ${reward.type} reward; only COIN rewards pay for orders, others are redeemed by the member`), voucher.campaign_id);
+          continue;
+        }
+        const paid = coinPayment(reward.parameters.coin!, remaining - giftTotal, Math.min(balance, requested.reward.points ?? balance));
+        if (paid.points <= 0) {
+          reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points; ${reward.parameters.coin!.points_ratio} are needed`), voucher.campaign_id);
+          continue;
+        }
+        remaining -= paid.amount;
+        verdicts.push({
+          verdict: { ...base, status: 'APPLICABLE', result: { discount_amount: paid.amount, loyalty_card: { points: paid.points, balance } }, campaign_id: voucher.campaign_id },
+          applied: { request: requested, voucher, campaignId: voucher.campaign_id, discount: paid.amount, giftCredits: 0, points: paid.points },
+        });
         continue;
       }
       if (voucher.gift) {
@@ -246,7 +272,7 @@ export async function evaluate(ctx: DomainContext, request: Request): Promise<Ev
         giftTotal += credits;
         verdicts.push({
           verdict: { ...base, status: 'APPLICABLE', result: { gift: { credits, balance: voucher.gift.balance } }, campaign_id: voucher.campaign_id },
-          applied: { request: requested, voucher, campaignId: voucher.campaign_id, discount: 0, giftCredits: credits },
+          applied: { request: requested, voucher, campaignId: voucher.campaign_id, discount: 0, giftCredits: credits, points: 0 },
         });
         continue;
       }
@@ -255,7 +281,7 @@ export async function evaluate(ctx: DomainContext, request: Request): Promise<Ev
       remaining -= off;
       verdicts.push({
         verdict: { ...base, status: 'APPLICABLE', result: { discount, discount_amount: off }, campaign_id: voucher.campaign_id },
-        applied: { request: requested, voucher, campaignId: voucher.campaign_id, discount: off, giftCredits: 0 },
+        applied: { request: requested, voucher, campaignId: voucher.campaign_id, discount: off, giftCredits: 0, points: 0 },
       });
     } else {
       const tier = await ctx.uow.promotion_tiers.get(requested.id);
@@ -280,7 +306,7 @@ export async function evaluate(ctx: DomainContext, request: Request): Promise<Ev
       remaining -= off;
       verdicts.push({
         verdict: { ...base, status: 'APPLICABLE', result: { ...(discount && { discount }), discount_amount: off }, campaign_id: tier.campaign_id },
-        applied: { request: requested, tier, campaignId: tier.campaign_id, discount: off, giftCredits: 0 },
+        applied: { request: requested, tier, campaignId: tier.campaign_id, discount: off, giftCredits: 0, points: 0 },
       });
     }
   }

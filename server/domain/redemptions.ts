@@ -2,6 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { evaluate } from './engine.js';
+import { movePoints } from './loyalty/cards.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { orderForRedemption } from './orders.js';
@@ -89,6 +90,7 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
       related_object_type: applied.voucher ? 'voucher' : 'promotion_tier',
       related_object_id: (applied.voucher ?? applied.tier)!.id,
       ...(applied.voucher && { voucher_code: applied.voucher.code }),
+      ...(applied.points > 0 && { loyalty_card: { points: applied.points } }),
       parent_redemption_id: parentId,
       campaign_id: applied.campaignId,
     };
@@ -96,11 +98,18 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
     children.push(child);
     if (applied.voucher) {
       const voucher = (await ctx.uow.vouchers.get(applied.voucher.id))!;
-      await ctx.uow.vouchers.update({
+      const counted = await ctx.uow.vouchers.update({
         ...voucher,
-        redemption: { ...voucher.redemption, redeemed_quantity: voucher.redemption.redeemed_quantity + 1 },
+        redemption: {
+          ...voucher.redemption,
+          redeemed_quantity: voucher.redemption.redeemed_quantity + 1,
+          redeemed_points: voucher.redemption.redeemed_points + applied.points,
+        },
         ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance - applied.giftCredits } }),
       });
+      if (applied.points > 0) {
+        await movePoints(ctx, counted, { points: -applied.points, type: 'POINTS_REDEMPTION', operation: 'MANUAL', details: { redemption: { id: child.id } } });
+      }
     } else if (applied.tier) {
       const tier = (await ctx.uow.promotion_tiers.get(applied.tier.id))!;
       await ctx.uow.promotion_tiers.update({
@@ -129,6 +138,10 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
       total_redeemed: summary.redemptions.total_redeemed + 1,
       total_succeeded: summary.redemptions.total_succeeded + 1,
       gift: { ...summary.redemptions.gift, redeemed_amount: summary.redemptions.gift.redeemed_amount + evaluation.order.gift_amount },
+      loyalty_card: {
+        ...summary.redemptions.loyalty_card,
+        redeemed_points: summary.redemptions.loyalty_card.redeemed_points + evaluation.applied.reduce((sum, applied) => sum + applied.points, 0),
+      },
     },
   }));
   return { ok: true, redemptions: children, parent, order: calculated };
@@ -169,11 +182,19 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
     if (target.related_object_type === 'voucher') {
       const voucher = await ctx.uow.vouchers.get(target.related_object_id);
       if (voucher) {
-        await ctx.uow.vouchers.update({
+        const points = target.loyalty_card?.points ?? 0;
+        const restored = await ctx.uow.vouchers.update({
           ...voucher,
-          redemption: { ...voucher.redemption, redeemed_quantity: Math.max(0, voucher.redemption.redeemed_quantity - 1) },
+          redemption: {
+            ...voucher.redemption,
+            redeemed_quantity: Math.max(0, voucher.redemption.redeemed_quantity - 1),
+            redeemed_points: Math.max(0, voucher.redemption.redeemed_points - points),
+          },
           ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance + target.gift_amount } }),
         });
+        if (points > 0) {
+          await movePoints(ctx, restored, { points, type: 'POINTS_REFUND', operation: 'AUTOMATIC', details: { redemption: { id: target.id } } });
+        }
       }
     } else if (target.related_object_type === 'promotion_tier') {
       const tier = await ctx.uow.promotion_tiers.get(target.related_object_id);

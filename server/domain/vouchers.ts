@@ -258,7 +258,7 @@ export interface VoucherListQuery {
 }
 
 /** Query-string filters carry single values as strings; the filter engine takes arrays. */
-function normalizeFilters(filters: Record<string, unknown>): FilterDefinition {
+export function normalizeFilters(filters: Record<string, unknown>): FilterDefinition {
   const definition: FilterDefinition = { junction: filters.junction === 'or' ? 'or' : 'and' };
   for (const [field, clause] of Object.entries(filters)) {
     if (field === 'junction') continue;

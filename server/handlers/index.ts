@@ -3,6 +3,7 @@ import { asyncActionHandlers } from './async-actions.js';
 import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
+import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
 import { managementHandlers } from './management.js';
 import { metadataSchemaHandlers } from './metadata-schemas.js';
@@ -27,6 +28,7 @@ export const handlers: Handlers = {
   ...campaignHandlers,
   ...categoryHandlers,
   ...customerHandlers,
+  ...locationHandlers,
   ...loyaltyHandlers,
   ...managementHandlers,
   ...metadataSchemaHandlers,

@@ -19,7 +19,7 @@ import { createTiers, findTier, listTiers, memberTiers } from '../domain/loyalty
 import { pageWindow } from '../domain/pagination.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
 import { createCampaignWithVouchers } from './campaigns.js';
-import type { HandlersOf, RequestContext, Services } from './types.js';
+import type { Handler, HandlersOf, RequestContext, Services } from './types.js';
 import { inProject } from './unit-of-work.js';
 import { voucherResponse, withAssets } from './vouchers.js';
 
@@ -85,6 +85,29 @@ function pendingList(services: Services, context: RequestContext, scope: (ctx: D
   });
 }
 
+/** Operations that exist both with and without the program in the path share one handler. */
+type CardPath = { memberId: string; campaignId?: string };
+
+const changeBalance: Handler<'add-remove-loyalty-card-balance'> & Handler<'add-remove-loyalty-card-balance-1'> = async ({ path, body, context, services }) => ({
+  status: 200,
+  body: (await onCard(services, context, path as CardPath, (ctx, card) => changeCardPoints(ctx, card, body))).balance,
+});
+
+const transactions: Handler<'list-loyalty-card-transactions'> & Handler<'list-loyalty-card-transactions-1'> = async ({ path, query, context, services }) => ({
+  status: 200,
+  body: cursorBody(await onCard(services, context, path as CardPath, (ctx, card) => listTransactions(ctx, card, query))),
+});
+
+const redeem: Handler<'redeem-reward'> & Handler<'redeem-reward-1'> = async ({ path, body, context, services }) => ({
+  status: 200,
+  body: await onCard(services, context, path as CardPath, (ctx, card) => redeemReward(ctx, card, body, context.apiKey.appId)),
+});
+
+const activity: Handler<'list-member-activity'> & Handler<'list-member-activity-1'> = async ({ path, query, context, services }) => ({
+  status: 200,
+  body: cursorBody(await onCard(services, context, path as CardPath, (ctx, card) => listMemberActivity(ctx, card, query))),
+});
+
 export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
   'list-loyalty-programs': async ({ query, context, services }) => {
     const page = await inProject(services, context, (ctx) => listCampaigns(ctx, { ...query, campaign_type: 'LOYALTY_PROGRAM' }));
@@ -116,24 +139,12 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
   'add-member': ({ path, body, context, services }) => voucherResponse(services, context, (ctx) => addMember(ctx, path.campaignId, body)),
   'get-member': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findMember(ctx, path.memberId)),
   'get-member-1': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findMember(ctx, path.memberId, path.campaignId)),
-  'add-remove-loyalty-card-balance': async ({ path, body, context, services }) => ({
-    status: 200,
-    body: (await onCard(services, context, path, (ctx, card) => changeCardPoints(ctx, card, body))).balance,
-  }),
-  'add-remove-loyalty-card-balance-1': async ({ path, body, context, services }) => ({
-    status: 200,
-    body: (await onCard(services, context, path, (ctx, card) => changeCardPoints(ctx, card, body))).balance,
-  }),
+  'add-remove-loyalty-card-balance': changeBalance,
+  'add-remove-loyalty-card-balance-1': changeBalance,
   'transfer-points': ({ path, body, context, services }) =>
     voucherResponse(services, context, async (ctx) => transferPoints(ctx, await findMember(ctx, path.memberId, path.campaignId), body)),
-  'list-loyalty-card-transactions': async ({ path, query, context, services }) => {
-    const page = await onCard(services, context, path, (ctx, card) => listTransactions(ctx, card, query));
-    return { status: 200, body: cursorBody(page) };
-  },
-  'list-loyalty-card-transactions-1': async ({ path, query, context, services }) => {
-    const page = await onCard(services, context, path, (ctx, card) => listTransactions(ctx, card, query));
-    return { status: 200, body: cursorBody(page) };
-  },
+  'list-loyalty-card-transactions': transactions,
+  'list-loyalty-card-transactions-1': transactions,
   'list-earning-rules': async ({ path, query, context, services }) => {
     const page = await inProject(services, context, (ctx) => listEarningRules(ctx, path.campaignId, query));
     return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
@@ -210,20 +221,8 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
     const tiers = await onCard(services, context, path, (ctx, card) => memberTiers(ctx, card));
     return { status: 200, body: { object: 'list', data_ref: 'data', data: tiers, total: tiers.length } };
   },
-  'redeem-reward': async ({ path, body, context, services }) => ({
-    status: 200,
-    body: await onCard(services, context, path, (ctx, card) => redeemReward(ctx, card, body, context.apiKey.appId)),
-  }),
-  'redeem-reward-1': async ({ path, body, context, services }) => ({
-    status: 200,
-    body: await onCard(services, context, path, (ctx, card) => redeemReward(ctx, card, body, context.apiKey.appId)),
-  }),
-  'list-member-activity': async ({ path, query, context, services }) => {
-    const page = await onCard(services, context, path, (ctx, card) => listMemberActivity(ctx, card, query));
-    return { status: 200, body: cursorBody(page) };
-  },
-  'list-member-activity-1': async ({ path, query, context, services }) => {
-    const page = await onCard(services, context, path, (ctx, card) => listMemberActivity(ctx, card, query));
-    return { status: 200, body: cursorBody(page) };
-  },
+  'redeem-reward': redeem,
+  'redeem-reward-1': redeem,
+  'list-member-activity': activity,
+  'list-member-activity-1': activity,
 };

@@ -5,6 +5,7 @@ import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
+import type { Location } from '../domain/locations.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
 import type { PublicationRecord } from '../domain/publications.js';
@@ -61,6 +62,7 @@ export interface Tables {
   loyalty_tiers: LoyaltyTier;
   rewards: Reward;
   reward_assignments: RewardAssignment;
+  locations: Location;
 }
 
 export interface TableSpec {
@@ -102,4 +104,5 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   loyalty_tiers: { unique: [], indexed: ['campaign_id'] },
   rewards: { unique: [], indexed: [] },
   reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
+  locations: { unique: [], indexed: [] },
 };

@@ -343,6 +343,32 @@ describe('earning rules and rewards', () => {
     expectError(failed(await ctx.client.GET('/v1/rewards/{rewardId}/assignments/{assignmentId}', { params: { path: { rewardId: reward.id, assignmentId: assignment.id } } })), 404, 'not_found');
   });
 
+  test('a loyalty card pays part of an order with points through a COIN reward, and a rollback gives them back', async () => {
+    const club = await program();
+    const coin = (await ctx.client.POST('/v1/rewards', { body: { name: 'Pay with points', type: 'COIN', parameters: { coin: { exchange_ratio: 100, points_ratio: 10 } } } })).data!;
+    await ctx.client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: coin.id } }, body: { campaign: club.id } });
+    const holder = await member(club.id);
+    await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: holder.code } }, body: { points: 250 } });
+    const redeemables = [{ object: 'voucher' as const, id: holder.code, reward: { id: coin.id, points: 200 } }];
+    const validated = await ctx.client.POST('/v1/validations', { body: { redeemables, order: { amount: 5000 } } });
+    expect(validated.data).toMatchObject({ valid: true, order: { amount: 5000, discount_amount: 2000, total_amount: 3000 } });
+    expect(validated.data?.redeemables[0]?.result).toEqual({ discount_amount: 2000, loyalty_card: { points: 200, balance: 250 } });
+    const missing = await ctx.client.POST('/v1/validations', { body: { redeemables: [{ object: 'voucher', id: holder.code }], order: { amount: 5000 } } });
+    expect(missing.data?.inapplicable_redeemables[0]?.result.error?.key).toBe('missing_reward');
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables, order: { amount: 5000 } } });
+    expect(redeemed.data?.redemptions[0]).toMatchObject({ amount: 2000, loyalty_card: { points: 200 } });
+    expect((await card(holder.code)).loyalty_card?.balance).toBe(50);
+    const poorHolder = await member(club.id);
+    await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: poorHolder.code } }, body: { points: 9 } });
+    const poor = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: poorHolder.code, reward: { id: coin.id } }], order: { amount: 5000 } } });
+    expectError(failed(poor), 400, 'not_enough_points');
+    const rolledBack = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: redeemed.data!.parent_redemption.id } } });
+    expect(rolledBack.response.status).toBe(200);
+    expect((await card(holder.code)).loyalty_card?.balance).toBe(250);
+    const history = (await ctx.client.GET('/v1/loyalties/members/{memberId}/transactions', { params: { path: { memberId: holder.code }, query: { limit: 2 } } })).data!;
+    expect(history.data.map((entry) => entry.type)).toEqual(['POINTS_REFUND', 'POINTS_REDEMPTION']);
+  });
+
   test('programs are listed, updated and deleted with their members', async () => {
     const club = await program({ vouchers_count: 3 });
     const holder = await member(club.id);

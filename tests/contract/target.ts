@@ -8,12 +8,18 @@
 import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { createApiClient, type ApiClient } from '../../client/index.js';
 import { createApp, type AppOptions } from '../../server/app.js';
 import { OffsetClock } from '../../server/domain/clock.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { loadFixtureFile } from '../../server/fixtures.js';
+import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
+
+/** The objects every target must hold in its first project: start another server with this file. */
+export const CONTRACT_FIXTURES = join(packageRoot(), 'tests', 'fixtures', 'contract.json');
 
 export interface Credentials {
   appId: string;
@@ -79,8 +85,9 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
   const clock = new OffsetClock();
   const jobs = new Jobs();
   const management = { id: `mgmt-${secret()}`, token: secret() };
+  const store = new MemoryStore();
   const app = await createApp({
-    store: new MemoryStore(),
+    store,
     clock,
     apiKeys: [
       { name: 'contract-suite', ...credentials, projectId: 'proj_contract_a' },
@@ -92,6 +99,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
     webhooks: TEST_WEBHOOKS,
     ...overrides,
   });
+  await loadFixtureFile(store, clock, 'proj_contract_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
   const { server, baseUrl } = await listen(app);
   return {
     baseUrl,

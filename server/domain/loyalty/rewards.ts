@@ -208,6 +208,21 @@ async function offeredAssignment(ctx: DomainContext, card: VoucherRecord, ref: s
   return assignment;
 }
 
+/**
+ * Paying `amount` with points through a COIN reward: whole steps of `points_ratio` points for
+ * `exchange_ratio` of money, as many as the amount needs and `usable` points allow.
+ */
+export function coinPayment(coin: { exchange_ratio: number; points_ratio: number }, amount: number, usable: number): { points: number; amount: number } {
+  const units = Math.max(0, Math.min(Math.ceil(amount / coin.exchange_ratio), Math.floor(usable / coin.points_ratio)));
+  return { points: units * coin.points_ratio, amount: Math.min(amount, units * coin.exchange_ratio) };
+}
+
+/** The COIN reward a loyalty card pays an order with, by reward or assignment ID. */
+export async function coinRewardFor(ctx: DomainContext, card: VoucherRecord, ref: string): Promise<Reward | undefined> {
+  const assignment = await offeredAssignment(ctx, card, ref).catch(() => undefined);
+  return assignment ? ctx.uow.rewards.get(assignment.reward_id) : undefined;
+}
+
 /** Spends the card's points on a reward of its program. Nothing changes when it is refused. */
 export async function redeemReward(ctx: DomainContext, card: VoucherRecord, input: Schemas['LoyaltyRewardRedemptionRequestBody'], channelId: string): Promise<Redemption> {
   if (!card.holder_id) throw invalid('loyalty_card_not_assigned', 'Loyalty card not assigned', `Card ${card.code} has no holder`);
@@ -225,11 +240,10 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
     if (!input.order) throw invalid('missing_order', 'Missing order', 'A COIN reward pays an order: give `order`');
     const items = await priceItems(ctx, input.order);
     const orderAmount = input.order.amount ?? items.reduce((sum, item) => sum + item.amount, 0);
-    const usable = Math.min(balance, input.reward.points ?? balance);
-    const units = Math.min(Math.ceil(orderAmount / coin.exchange_ratio), Math.floor(usable / coin.points_ratio));
-    if (units <= 0) throw notEnoughPoints(card, coin.points_ratio);
-    cost = units * coin.points_ratio;
-    amount = Math.min(orderAmount, units * coin.exchange_ratio);
+    const payment = coinPayment(coin, orderAmount, Math.min(balance, input.reward.points ?? balance));
+    if (payment.points <= 0) throw notEnoughPoints(card, coin.points_ratio);
+    cost = payment.points;
+    amount = payment.amount;
     const calculated = {
       amount: orderAmount,
       discount_amount: amount,
