@@ -37,8 +37,6 @@ export type EventType =
   | 'business_validation_rule.deleted'
   | 'business_validation_rule.assignment.created'
   | 'business_validation_rule.assignment.deleted'
-  | 'customer.rewarded'
-  | 'customer.rewarded.loyalty_points'
   | 'customer.order.paid'
   | 'customer.rewarded'
   | 'customer.rewarded.loyalty_points'
