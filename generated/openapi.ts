@@ -2927,6 +2927,11 @@ export interface webhooks {
          *
          *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once; deliveries that
          *     still fail are marked `FAILED` and reported in the server log, never dropped silently.
+         *
+         *     **Which events.** Each operation sends the kinds it causes, once per change: creating a campaign with
+         *     codes sends `campaign.created` and `campaign.vouchers.generation.completed` (with the `count` of codes);
+         *     a campaign whose codes are generated in the background sends one `campaign.vouchers.generation.completed`
+         *     per batch of up to 500 codes. Deleting a campaign also sends `voucher.deleted` for each of its vouchers.
          */
         post: operations["receive-event"];
         delete?: never;
