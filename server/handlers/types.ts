@@ -6,10 +6,13 @@
 import type { operations } from '../../generated/openapi.js';
 import type { AssetSigner } from '../assets.js';
 import type { Clock } from '../domain/clock.js';
+import type { WebhookRules } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import type { Store } from '../store/store.js';
 
-export type OperationId = keyof operations;
+/** Operations of the top-level `webhooks`: requests this server sends to receivers, not ones it serves. */
+type ReceiverOperationId = 'receive-event';
+export type OperationId = Exclude<keyof operations, ReceiverOperationId>;
 type Operation<K extends OperationId> = operations[K];
 
 type Part<T, P extends string> = T extends { [X in P]?: infer V } ? ([V] extends [undefined] ? {} : NonNullable<V>) : {};
@@ -52,6 +55,7 @@ export interface Services {
   clock: Clock;
   jobs: Jobs;
   assets: AssetSigner;
+  webhookRules: WebhookRules;
 }
 
 export interface HandlerInput<K extends OperationId> {
