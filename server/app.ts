@@ -16,6 +16,7 @@ import { errorMapper, sendError } from './http/errors.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { operationRoutes } from './http/routes.js';
+import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
 import type { Store } from './store/store.js';
@@ -82,10 +83,12 @@ export async function createApp(options: AppOptions): Promise<Express> {
     return sendError(res, 404, 'not_found', 'Resource not found', 'The API reference is not built; run `make docs`');
   });
 
-  app.use('/v1', serverSideAuth(lookupKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  const tokens = new TokenRegistry(options.clock);
+  app.use('/v1', serverSideAuth(lookupKey, tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use(express.json({ limit: '1mb' }));
+  app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,
@@ -98,6 +101,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     }),
   );
   const services = {
+    tokens,
     store,
     clock: options.clock,
     jobs,

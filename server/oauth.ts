@@ -45,6 +45,9 @@ export class TokenRegistry {
     const scopes = [...new Set(scope.split(' '))];
     const unknown = scopes.filter((name) => !(SCOPES as readonly string[]).includes(name));
     if (unknown.length > 0) throw invalid('invalid_scope', 'Invalid scope', `Unknown scope ${unknown.join(', ')}; see the token request's description for the scopes`);
+    if (!Number.isInteger(lifetime) || lifetime < 60 || lifetime > 86_400) {
+      throw invalid('invalid_payload', 'Invalid payload', `expires_in must be 60 to 86400 seconds, got ${lifetime}`);
+    }
     const now = this.clock.now().getTime();
     const token: IssuedToken = {
       token: randomBytes(24).toString('base64url'),

@@ -7,6 +7,7 @@ import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
 import { managementHandlers } from './management.js';
 import { metadataSchemaHandlers } from './metadata-schemas.js';
+import { oauthHandlers } from './oauth.js';
 import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
@@ -39,6 +40,7 @@ export const handlers: Handlers = {
   ...redemptionHandlers,
   ...rewardHandlers,
   ...skuHandlers,
+  ...oauthHandlers,
   ...orderHandlers,
   ...productCollectionHandlers,
   ...validationRuleHandlers,

@@ -6,6 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { RequestContext } from '../handlers/types.js';
+import { TokenRegistry } from '../oauth.js';
 import { sendError } from './errors.js';
 
 export interface ApiKey {
@@ -29,8 +30,23 @@ export interface ManagementKey {
   token: string;
 }
 
-export function serverSideAuth(lookup: ApiKeyLookup): RequestHandler {
+/** A bearer token in place of the key: active, and with a scope that reaches the path. */
+function bearerAuth(tokens: TokenRegistry, value: string): RequestHandler {
+  return (req, res, next) => {
+    const token = tokens.active(value);
+    if (!token) return sendError(res, 401, 'unauthorized', 'Unauthorized', 'The bearer token is unknown, expired or revoked');
+    if (!TokenRegistry.allows(token, req.originalUrl)) {
+      return sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${token.scopes.join(' ')}) do not reach ${req.path === '/' ? req.baseUrl : req.baseUrl + req.path}`);
+    }
+    res.locals.context = { ...(res.locals.context as RequestContext), projectId: token.projectId, apiKey: token.apiKey } satisfies RequestContext;
+    next();
+  };
+}
+
+export function serverSideAuth(lookup: ApiKeyLookup, tokens: TokenRegistry): RequestHandler {
   return async (req, res, next) => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('Authorization') ?? '')?.[1];
+    if (bearer && !req.get('X-App-Id') && !req.get('X-App-Token')) return bearerAuth(tokens, bearer)(req, res, next);
     const appId = req.get('X-App-Id');
     const appToken = req.get('X-App-Token');
     if (!appId || !appToken) {
