@@ -24,6 +24,8 @@ Options (each may also be given by the environment variable in brackets):
   --app-token TOKEN       server-side API key: X-App-Token             [CONTRACT_APP_TOKEN]
   --other-app-id ID       a key of a second project, for the checks    [CONTRACT_OTHER_APP_ID]
   --other-app-token TOKEN   that projects cannot see each other        [CONTRACT_OTHER_APP_TOKEN]
+  --management-id ID      the management key, for /management/v1       [CONTRACT_MANAGEMENT_ID]
+  --management-token TOKEN                                             [CONTRACT_MANAGEMENT_TOKEN]
   --only AREAS            comma-separated areas to run (see --list-areas); default all
   --report-dir DIR        where contract-report.json and junit.xml go (default: contract-report)
   --max-workers N         test files run in parallel (default: jest's choice)
@@ -67,6 +69,8 @@ async function main(argv: string[]): Promise<number> {
       'app-token': { type: 'string' },
       'other-app-id': { type: 'string' },
       'other-app-token': { type: 'string' },
+      'management-id': { type: 'string' },
+      'management-token': { type: 'string' },
       only: { type: 'string' },
       'report-dir': { type: 'string', default: 'contract-report' },
       'max-workers': { type: 'string' },
@@ -93,6 +97,8 @@ async function main(argv: string[]): Promise<number> {
   const appToken = values['app-token'] ?? env.CONTRACT_APP_TOKEN;
   const otherAppId = values['other-app-id'] ?? env.CONTRACT_OTHER_APP_ID;
   const otherAppToken = values['other-app-token'] ?? env.CONTRACT_OTHER_APP_TOKEN;
+  const managementId = values['management-id'] ?? env.CONTRACT_MANAGEMENT_ID;
+  const managementToken = values['management-token'] ?? env.CONTRACT_MANAGEMENT_TOKEN;
   if (!baseUrl || !appId || !appToken) {
     process.stderr.write(`The server and its key are needed: --base-url, --app-id and --app-token.\n\n${USAGE}`);
     return 2;
@@ -143,6 +149,7 @@ async function main(argv: string[]): Promise<number> {
         CONTRACT_APP_ID: appId,
         CONTRACT_APP_TOKEN: appToken,
         ...(otherAppId && otherAppToken ? { CONTRACT_OTHER_APP_ID: otherAppId, CONTRACT_OTHER_APP_TOKEN: otherAppToken } : {}),
+        ...(managementId && managementToken ? { CONTRACT_MANAGEMENT_ID: managementId, CONTRACT_MANAGEMENT_TOKEN: managementToken } : {}),
         CONTRACT_KIT_RECORD: recordDir,
         JEST_JUNIT_OUTPUT_DIR: reportDir,
         JEST_JUNIT_OUTPUT_NAME: 'junit.xml',

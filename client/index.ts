@@ -12,6 +12,9 @@ export interface ClientOptions {
   /** Server-side API key: sent as X-App-Id and X-App-Token. */
   appId?: string;
   appToken?: string;
+  /** Management key: sent as X-Management-Id and X-Management-Token, for `/management/v1`. */
+  managementId?: string;
+  managementToken?: string;
   /** Extra headers for every request. */
   headers?: Record<string, string>;
   fetch?: typeof globalThis.fetch;
@@ -21,6 +24,8 @@ export function createApiClient(options: ClientOptions): ApiClient {
   const headers: Record<string, string> = { ...options.headers };
   if (options.appId !== undefined) headers['X-App-Id'] = options.appId;
   if (options.appToken !== undefined) headers['X-App-Token'] = options.appToken;
+  if (options.managementId !== undefined) headers['X-Management-Id'] = options.managementId;
+  if (options.managementToken !== undefined) headers['X-Management-Token'] = options.managementToken;
   return createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/$/, ''),
     headers,

@@ -1359,6 +1359,526 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List projects
+         * @description Returns every project of the organization, oldest first, including those configured when the server started.
+         */
+        get: operations["list-projects"];
+        put?: never;
+        /**
+         * Create a project
+         * @description Creates an empty project and its first server-side API key. The key works under `/v1` on this project only,
+         *     and its token is returned only in this response. Answers 200, as the public API does for creations.
+         */
+        post: operations["create-project"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/users/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a user
+         * @description Adds a person to the organization, with the email as login, and assigns them to the given projects with the given roles.
+         *     An email that is already a login answers 409 `duplicate_found`; an unknown project 404. Answers 204 with no body,
+         *     as the public API does.
+         */
+        post: operations["invite-user"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a project
+         * @description Returns the project. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["get-project"];
+        /**
+         * Update a project
+         * @description Changes the given fields of the project and sets `updated_at`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        put: operations["update-project"];
+        post?: never;
+        /**
+         * Delete a project
+         * @description Deletes the project with all of its data, API keys, brand, schemas and webhook configurations, and unassigns its users.
+         *     Its API keys stop working at once. Answers 204 with no body, as the public API does for deletions. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        delete: operations["delete-project"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List brand configurations
+         * @description Returns the project's brand configurations: none or one. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["list-brands"];
+        put?: never;
+        /**
+         * Create the brand configuration
+         * @description Creates the project's brand configuration. A project has at most one: a second answers 409 `duplicate_found`.
+         *     Fields left out are null, and `cockpits` gets its defaults (`theme: default`, every flag false). Malformed emails and
+         *     URLs are a 400 `invalid_payload`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        post: operations["create-brand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/branding/{brandingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The brand configuration's ID.
+                 * @example brd_1f0c2e5a9b7d3c4e6a
+                 */
+                brandingId: components["parameters"]["BrandingId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the brand configuration
+         * @description Returns the brand configuration. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["get-brand"];
+        /**
+         * Update the brand configuration
+         * @description Changes the given fields of the brand configuration and sets `updated_at`; inside `brand`, `address`, `contact` and `cockpits`, left-out fields keep their values. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        put: operations["update-brand"];
+        post?: never;
+        /**
+         * Delete the brand configuration
+         * @description Deletes the brand configuration, so a new one can be created. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        delete: operations["delete-brand"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the users of the project
+         * @description Returns the users assigned to the project, oldest user first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["list-users"];
+        put?: never;
+        /**
+         * Assign a user to the project
+         * @description Assigns an existing user of the organization, named by exactly one of `id` and `login`, to the project with a role.
+         *     Both or neither is a 400 `invalid_payload`; an unknown user is a 404 with `resource_type: user`; a user already
+         *     assigned to the project is a 409 `duplicate_found` (use update to change the role). A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        post: operations["assign-user"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The user's ID, or the user's login.
+                 * @example user_5e2b1c0a9d8f7e6d4c
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user of the project
+         * @description Returns a user assigned to the project, named by ID or login. A user not assigned to the project is a 404. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["get-user"];
+        /**
+         * Change a user's role
+         * @description Changes the role of a user assigned to the project. A user not assigned to the project is a 404. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        put: operations["update-user"];
+        post?: never;
+        /**
+         * Unassign a user from the project
+         * @description Removes the user from the project; the user stays in the organization. A user that exists but is not assigned to
+         *     the project answers 400 `user_not_assigned`, as the public API does; an unknown user 404. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        delete: operations["unassign-user"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/metadata-schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List metadata schemas
+         * @description Returns every metadata schema of the project, oldest first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["management-list-metadata-schemas"];
+        put?: never;
+        /**
+         * Create a metadata schema
+         * @description Creates the metadata schema of a resource type. A type that already has one answers 409 `duplicate_found`.
+         *     From then on, metadata written on resources of that type is checked against it. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        post: operations["create-metadata-schema"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/metadata-schemas/{metadataSchemaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The metadata schema's ID.
+                 * @example ms_2a4c6e8f0b1d3f5a7c
+                 */
+                metadataSchemaId: components["parameters"]["MetadataSchemaId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a metadata schema
+         * @description Returns the metadata schema. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["management-get-metadata-schema"];
+        /**
+         * Update a metadata schema
+         * @description Adds, replaces or removes property definitions and changes `allow_defined_only`; sets `updated_at`. Metadata already
+         *     stored is not checked again; the next write of it is. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        put: operations["update-metadata-schema"];
+        post?: never;
+        /**
+         * Delete a metadata schema
+         * @description Deletes the metadata schema; metadata of that resource type is no longer checked. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        delete: operations["delete-metadata-schema"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/custom-event-schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List custom event schemas
+         * @description Returns every custom event definition of the project, oldest first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["list-custom-event-schemas"];
+        put?: never;
+        /**
+         * Create a custom event schema
+         * @description Defines a custom event the project accepts, with the metadata its events may carry. A name already defined answers 409
+         *     `duplicate_found`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        post: operations["create-custom-event-schema"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/custom-event-schemas/{customEventSchemaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The custom event schema's ID.
+                 * @example ms_3b5d7f9a1c2e4f6b8d
+                 */
+                customEventSchemaId: components["parameters"]["CustomEventSchemaId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a custom event schema
+         * @description Returns the custom event definition. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["get-custom-event-schema"];
+        /**
+         * Update a custom event schema
+         * @description Renames the event and/or replaces its metadata definition; sets `updated_at`. A name another definition has answers 409. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        put: operations["update-custom-event-schema"];
+        post?: never;
+        /**
+         * Delete a custom event schema
+         * @description Deletes the custom event definition; events of that name are no longer accepted. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        delete: operations["delete-custom-event-schema"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook configurations
+         * @description Returns every webhook configuration of the project, oldest first, with `total`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["list-webhooks"];
+        put?: never;
+        /**
+         * Create a webhook configuration
+         * @description Subscribes `target_url` to the given event kinds. From the next event on, every event of those kinds is POSTed to it
+         *     while it is active (see the `webhooks` section of this document for the format, signature and retries).
+         *     `target_url` must be `https`, unless the server was started with plain HTTP webhooks allowed; an `http` URL is then
+         *     accepted too. Any other URL, or an event kind not listed, answers 400. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        post: operations["create-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook configuration's ID.
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook configuration
+         * @description Returns the webhook configuration. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["get-webhook"];
+        /**
+         * Update a webhook configuration
+         * @description Changes the given fields and sets `updated_at`. Events that happen afterwards follow the new settings; deliveries
+         *     already under way keep the address and secret they started with. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        put: operations["update-webhook"];
+        post?: never;
+        /**
+         * Delete a webhook configuration
+         * @description Deletes the webhook configuration and its delivery history. Retries still pending for it are dropped. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        delete: operations["delete-webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook configuration's ID.
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List deliveries of a webhook
+         * @description Returns the deliveries of the webhook configuration, newest first, each with every attempt made and its outcome. A
+         *     delivery is created for each event the webhook is subscribed to while it is active. The public API has no such
+         *     endpoint; this one is how deliveries can be audited. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         */
+        get: operations["list-webhook-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/metadata-schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List metadata schemas
+         * @description Returns every metadata schema of the caller's project (managed under `/management/v1`), oldest first. The list uses
+         *     `data_ref: schemas`, as the public API does.
+         */
+        get: operations["list-metadata-schemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/metadata-schemas/{resource}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource type the schema describes, a standard one (`customer`, `product`…) or a custom one.
+                 * @example customer
+                 */
+                resource: components["parameters"]["MetadataSchemaResource"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the metadata schema of a resource type
+         * @description Returns the metadata schema of the resource type in the caller's project. A type without a schema answers 404 with
+         *     `resource_type: metadata_schema`.
+         */
+        get: operations["get-metadata-schema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loyalties": {
         parameters: {
             query?: never;
@@ -2374,8 +2894,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an OAuth token
+         * @description Issues a bearer token for the calling API key, in its project, with the scopes asked for. The body is
+         *     form-encoded. An unknown scope is 400 `invalid_scope`; the token works until it expires or is revoked.
+         */
+        post: operations["create-oauth-token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Introspect an OAuth token
+         * @description Tells whether a token (form field `access_token`) is active, with its client, scopes and expiry. A
+         *     token that does not exist, has expired, was revoked, or belongs to another project is not an error:
+         *     the answer is 200 with `active: false`.
+         */
+        post: operations["introspect-oauth-token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/token/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an OAuth token
+         * @description Revokes a token of the project (form field `access_token`); it stops working at once. Revoking a token
+         *     that is unknown, expired or already revoked also answers 204, so the call can be repeated safely.
+         */
+        post: operations["revoke-oauth-token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event delivered to a webhook
+         * @description What a webhook configuration's `target_url` receives: one POST per event, with the event as a JSON
+         *     body. The server signs, times and retries every delivery as follows.
+         *
+         *     **Signature.** `X-Webhook-Signature` is `sha256=` followed by the lowercase hex HMAC-SHA256 of the
+         *     exact request body bytes, keyed with the webhook configuration's `secret`. To verify, compute the same
+         *     HMAC over the raw body (before any JSON parsing) and compare in constant time, for example in Node.js:
+         *     `timingSafeEqual(Buffer.from(header), Buffer.from('sha256=' + createHmac('sha256', secret).update(rawBody).digest('hex')))`.
+         *     Reject the request when they differ.
+         *
+         *     **Outside the request.** Deliveries start after the API call that caused the event has committed and
+         *     answered; a slow or failing receiver never slows or fails an API call.
+         *
+         *     **Success and retries.** A 2xx answer within the timeout (10 seconds by default) completes the delivery.
+         *     Any other status, no answer in time, or a failed connection is retried with exponential backoff (1 s,
+         *     then 2 s, 4 s… by default) up to a bounded number of attempts (5 by default), all configurable when the
+         *     server starts. Every attempt sends the same body and `id`, so receivers can ignore repeats. Attempts and
+         *     outcomes are listed by `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
+         *
+         *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once; deliveries that
+         *     still fail are marked `FAILED` and reported in the server log, never dropped silently.
+         *
+         *     **Which events.** Each operation sends the kinds it causes, once per change: creating a campaign with
+         *     codes sends `campaign.created` and `campaign.vouchers.generation.completed` (with the `count` of codes);
+         *     a campaign whose codes are generated in the background sends one `campaign.vouchers.generation.completed`
+         *     per batch of up to 500 codes. Deleting a campaign also sends `voucher.deleted` for each of its vouchers.
+         */
+        post: operations["receive-event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -5523,6 +6152,926 @@ export interface components {
             total: number;
         };
         /**
+         * ProjectBase
+         * @description A project: a separate space of vouchers, campaigns, customers and everything else. Its data is reached
+         *     only with the API keys that belong to it.
+         */
+        ProjectBase: {
+            /**
+             * @description Project ID assigned by the service (prefix `proj_`; projects configured at start keep their configured ID).
+             * @example proj_0c9a1e5bd2a6f41e3b
+             */
+            id: string;
+            /**
+             * @description Name of the project.
+             * @example Coffee shop EU
+             */
+            name: string;
+            /**
+             * @description What the project is for.
+             * @example Promotions of the European stores
+             */
+            description: string | null;
+            /**
+             * @description IANA time zone of the project.
+             * @example Europe/Warsaw
+             */
+            timezone: string;
+            /**
+             * @description ISO 4217 code of the project's currency.
+             * @example EUR
+             */
+            currency: string;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `project`.
+             * @constant
+             */
+            object: "project";
+        };
+        /**
+         * Project
+         * @description A project: a separate space of vouchers, campaigns, customers and everything else. Its data is reached
+         *     only with the API keys that belong to it.
+         */
+        Project: components["schemas"]["ProjectBase"];
+        /**
+         * ProjectsListResponseBody
+         * @description Every project of the organization, oldest first. Not paginated.
+         */
+        ProjectsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Project"][];
+            /**
+             * @description Number of projects.
+             * @example 2
+             */
+            total: number;
+        };
+        /**
+         * ProjectsCreateRequestBody
+         * @description A new project.
+         * @example {
+         *       "name": "Coffee shop EU",
+         *       "timezone": "Europe/Warsaw",
+         *       "currency": "EUR"
+         *     }
+         */
+        ProjectsCreateRequestBody: {
+            /**
+             * @description Name of the project.
+             * @example Coffee shop EU
+             */
+            name: string;
+            /**
+             * @description What the project is for.
+             * @example Promotions of the European stores
+             */
+            description?: string | null;
+            /**
+             * @description IANA time zone of the project. Defaults to `UTC`.
+             * @example Europe/Warsaw
+             */
+            timezone?: string;
+            /**
+             * @description ISO 4217 code of the project's currency. Defaults to `USD`.
+             * @example EUR
+             */
+            currency?: string;
+        };
+        /**
+         * ProjectsCreateResponseBody
+         * @description The created project and its first server-side API key. The token is shown only here; store it.
+         */
+        ProjectsCreateResponseBody: components["schemas"]["ProjectBase"] & {
+            /** @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. */
+            server_side_key: {
+                /**
+                 * @description Application ID of the key.
+                 * @example app_9d1e0f2a3b4c5d6e7f80
+                 */
+                app_id: string;
+                /**
+                 * @description Secret token of the key.
+                 * @example 4f0e9d8c7b6a5f4e3d2c1b0a
+                 */
+                app_token: string;
+            };
+        };
+        /**
+         * UserRole
+         * @description A role in a project: `ADMIN`, `USER`, `VIEWER`, `MERCHANT`, `USER_RESTRICTED`, or the ID of a custom
+         *     role (prefix `role_`).
+         * @example USER
+         */
+        UserRole: string | ("ADMIN" | "USER" | "VIEWER" | "MERCHANT" | "USER_RESTRICTED") | unknown;
+        /**
+         * ProjectUsersInviteRequestBody
+         * @description A person to invite into the organization, with the projects they get and their role in each. The
+         *     email must not be the login of an existing user.
+         * @example {
+         *       "email": "alex.doe@coffee.example.com",
+         *       "first_name": "Alex",
+         *       "last_name": "Doe",
+         *       "projects": {
+         *         "proj_0c9a1e5bd2a6f41e3b": "USER"
+         *       }
+         *     }
+         */
+        ProjectUsersInviteRequestBody: {
+            /**
+             * Format: email
+             * @description Email address; it becomes the user's login.
+             * @example alex.doe@coffee.example.com
+             */
+            email: string;
+            /**
+             * @description First name.
+             * @example Alex
+             */
+            first_name: string;
+            /**
+             * @description Last name.
+             * @example Doe
+             */
+            last_name: string;
+            /** @description Project ID to role; every project must exist. */
+            projects: {
+                [key: string]: components["schemas"]["UserRole"];
+            };
+        };
+        /**
+         * ProjectsUpdateRequestBody
+         * @description The fields of the project to change; those left out keep their values.
+         * @example {
+         *       "name": "Coffee shop Europe"
+         *     }
+         */
+        ProjectsUpdateRequestBody: {
+            /**
+             * @description Name of the project.
+             * @example Coffee shop Europe
+             */
+            name?: string;
+            /**
+             * @description What the project is for; null clears it.
+             * @example Promotions of the European stores
+             */
+            description?: string | null;
+            /**
+             * @description IANA time zone of the project.
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * @description ISO 4217 code of the project's currency.
+             * @example EUR
+             */
+            currency?: string;
+        };
+        /**
+         * WebUrl
+         * Format: uri
+         * @description An absolute `http` or `https` URL.
+         * @example https://coffee.example.com
+         */
+        WebUrl: string;
+        /**
+         * BrandFields
+         * @description The brand a project presents to customers (in messages, landing pages and consent forms).
+         */
+        BrandFields: {
+            /**
+             * @description Brand name.
+             * @example Coffee & Co
+             */
+            name?: string;
+            /** @description Address of the privacy policy. */
+            privacy_policy_url?: components["schemas"]["WebUrl"] | null;
+            /** @description Address of the terms of use. */
+            terms_of_use_url?: components["schemas"]["WebUrl"] | null;
+            /**
+             * @description Text reminding customers why they receive messages.
+             * @example You receive this because you joined our loyalty program.
+             */
+            permission_reminder?: string | null;
+            /** @description The brand's website. */
+            website_url?: components["schemas"]["WebUrl"] | null;
+        };
+        /**
+         * BrandAddress
+         * @description The brand's postal address.
+         */
+        BrandAddress: {
+            /**
+             * @description Street and number.
+             * @example 1 Market Street
+             */
+            street?: string | null;
+            /**
+             * @description City.
+             * @example Warsaw
+             */
+            city?: string | null;
+            /**
+             * @description Postal code.
+             * @example 00-001
+             */
+            postal?: string | null;
+            /**
+             * @description State or region.
+             * @example Mazowieckie
+             */
+            state?: string | null;
+            /**
+             * @description Country.
+             * @example Poland
+             */
+            country?: string | null;
+        };
+        /**
+         * BrandContact
+         * @description How customers reach the brand.
+         */
+        BrandContact: {
+            /**
+             * Format: email
+             * @description Contact email address.
+             * @example hello@coffee.example.com
+             */
+            email?: string | null;
+            /**
+             * @description Contact phone number.
+             * @example +48 22 000 00 00
+             */
+            phone?: string | null;
+        };
+        /**
+         * BrandCockpits
+         * @description The cockpit settings in full. A brand created without them gets `theme: default`, every `*_enabled`
+         *     flag false and no custom redirect.
+         */
+        BrandCockpits: {
+            /** @description Whether customers see an overview of their campaigns. */
+            campaigns_overview_enabled: boolean;
+            /** @description Whether customers see their loyalty cards. */
+            loyalty_enabled: boolean;
+            /** @description Whether customers see their gift cards. */
+            gift_cards_enabled: boolean;
+            /** @description Whether customers see their coupons. */
+            coupons_enabled: boolean;
+            /** @description Whether customers see their referral codes. */
+            referrals_enabled: boolean;
+            /**
+             * @description Name of the cockpit's theme.
+             * @example default
+             */
+            theme: string;
+            /** @description Whether confirming a double opt-in redirects to `custom_double_opt_in_redirect_url`. */
+            use_custom_double_opt_in_redirect_url: boolean;
+            /**
+             * @description Where a confirmed double opt-in redirects to.
+             * @example null
+             */
+            custom_double_opt_in_redirect_url: string | null;
+        };
+        /**
+         * Brand
+         * @description A project's brand configuration. A project has at most one.
+         */
+        Brand: {
+            /**
+             * @description Brand configuration ID assigned by the service (prefix `brd_`).
+             * @example brd_1f0c2e5a9b7d3c4e6a
+             */
+            id: string;
+            brand: components["schemas"]["BrandFields"];
+            address: components["schemas"]["BrandAddress"];
+            contact: components["schemas"]["BrandContact"];
+            cockpits: components["schemas"]["BrandCockpits"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+        };
+        /**
+         * BrandingListResponseBody
+         * @description The project's brand configurations (none or one). Not paginated.
+         */
+        BrandingListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Brand"][];
+            /**
+             * @description Number of brand configurations.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * BrandCockpitsRequest
+         * @description Which parts of the customer cockpit are on, and how it looks. Left-out fields keep their values (their defaults on creation).
+         */
+        BrandCockpitsRequest: {
+            /** @description Whether customers see an overview of their campaigns. */
+            campaigns_overview_enabled?: boolean;
+            /** @description Whether customers see their loyalty cards. */
+            loyalty_enabled?: boolean;
+            /** @description Whether customers see their gift cards. */
+            gift_cards_enabled?: boolean;
+            /** @description Whether customers see their coupons. */
+            coupons_enabled?: boolean;
+            /** @description Whether customers see their referral codes. */
+            referrals_enabled?: boolean;
+            /**
+             * @description Name of the cockpit's theme.
+             * @example default
+             */
+            theme?: string;
+            /** @description Whether confirming a double opt-in redirects to `custom_double_opt_in_redirect_url`. */
+            use_custom_double_opt_in_redirect_url?: boolean;
+            /** @description Where a confirmed double opt-in redirects to. */
+            custom_double_opt_in_redirect_url?: components["schemas"]["WebUrl"] | null;
+        };
+        /**
+         * BrandingCreateRequestBody
+         * @description A project's brand configuration. Only `brand.name` is required inside the three required objects;
+         *     fields left out are stored as null. Emails and URLs must be well formed.
+         * @example {
+         *       "brand": {
+         *         "name": "Coffee & Co",
+         *         "website_url": "https://coffee.example.com",
+         *         "permission_reminder": "You receive this because you joined our loyalty program."
+         *       },
+         *       "address": {
+         *         "street": "1 Market Street",
+         *         "city": "Warsaw",
+         *         "postal": "00-001",
+         *         "country": "Poland"
+         *       },
+         *       "contact": {
+         *         "email": "hello@coffee.example.com"
+         *       }
+         *     }
+         */
+        BrandingCreateRequestBody: {
+            brand: components["schemas"]["BrandFields"];
+            address: components["schemas"]["BrandAddress"];
+            contact: components["schemas"]["BrandContact"];
+            cockpits?: components["schemas"]["BrandCockpitsRequest"];
+        };
+        /**
+         * BrandingUpdateRequestBody
+         * @description Changes to the brand configuration. Inside each object, fields left out keep their values and null clears one.
+         * @example {
+         *       "contact": {
+         *         "phone": "+48 22 000 00 00"
+         *       }
+         *     }
+         */
+        BrandingUpdateRequestBody: {
+            brand?: components["schemas"]["BrandFields"];
+            address?: components["schemas"]["BrandAddress"];
+            contact?: components["schemas"]["BrandContact"];
+            cockpits?: components["schemas"]["BrandCockpitsRequest"];
+        };
+        /**
+         * ProjectUser
+         * @description A user of the organization, with the projects they are assigned to.
+         */
+        ProjectUser: {
+            /**
+             * @description User ID assigned by the service (prefix `user_`).
+             * @example user_5e2b1c0a9d8f7e6d4c
+             */
+            id: string;
+            /**
+             * @description The user's login, their email address.
+             * @example alex.doe@coffee.example.com
+             */
+            login: string;
+            /**
+             * @description The user's email address.
+             * @example alex.doe@coffee.example.com
+             */
+            email: string;
+            /**
+             * @description First name.
+             * @example Alex
+             */
+            first_name: string;
+            /**
+             * @description Last name.
+             * @example Doe
+             */
+            last_name: string;
+            /**
+             * @description The projects the user is assigned to, by project ID, each with the user's role there.
+             * @example {
+             *       "proj_0c9a1e5bd2a6f41e3b": "ADMIN"
+             *     }
+             */
+            projects: {
+                [key: string]: components["schemas"]["UserRole"];
+            };
+            /**
+             * @description Whether the user owns the organization.
+             * @example false
+             */
+            is_owner: boolean;
+        };
+        /**
+         * ProjectUsersListResponseBody
+         * @description The users assigned to the project, oldest user first. Not paginated.
+         */
+        ProjectUsersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["ProjectUser"][];
+            /**
+             * @description Number of users assigned.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * ProjectUsersAssignRequestBody
+         * @description The user to assign and their role. The user is named by exactly one of `id` and `login`: both, or
+         *     neither, is a 400 `invalid_payload`. The user must already exist in the organization (see invite).
+         * @example {
+         *       "role": "USER",
+         *       "login": "alex.doe@coffee.example.com"
+         *     }
+         */
+        ProjectUsersAssignRequestBody: {
+            role: components["schemas"]["UserRole"];
+            /**
+             * @description The user's ID.
+             * @example user_5e2b1c0a9d8f7e6d4c
+             */
+            id?: string;
+            /**
+             * @description The user's login.
+             * @example alex.doe@coffee.example.com
+             */
+            login?: string;
+        } & (unknown | unknown);
+        /**
+         * ProjectUsersUpdateRequestBody
+         * @description The user's new role in the project.
+         * @example {
+         *       "role": "VIEWER"
+         *     }
+         */
+        ProjectUsersUpdateRequestBody: {
+            role: components["schemas"]["UserRole"];
+        };
+        /**
+         * MetadataSchemaProperty
+         * @description The definition of one metadata property: its type, whether it holds an array of such values, whether it
+         *     may be left out, and constraints on its values. Constraints apply to each value (each element of an
+         *     array): lengths to strings, `min`/`max`/`lt`/`lte`/`gt`/`gte` to numbers, `eq` and `ne` to strings and numbers.
+         */
+        MetadataSchemaProperty: {
+            /**
+             * @description Type of the values: `date` is `YYYY-MM-DD`, `datetime` an ISO 8601 date-time, `geopoint` an object
+             *     with numeric `latitude` and `longitude`, `image_url` an http(s) URL, `object` any JSON object.
+             * @example string
+             * @enum {string}
+             */
+            type: "string" | "number" | "boolean" | "date" | "datetime" | "object" | "geopoint" | "image_url";
+            /**
+             * @description Whether the property holds an array of values.
+             * @default false
+             */
+            array?: boolean;
+            /**
+             * @description Whether the property may be left out.
+             * @default true
+             */
+            optional?: boolean;
+            /**
+             * @description For `object` properties, the custom resource type its values describe.
+             * @example null
+             */
+            objectType?: string | null;
+            /**
+             * @description Exact length of a string value.
+             * @example 6
+             */
+            exactLength?: number;
+            /** @description Minimum length of a string value. */
+            minLength?: number;
+            /** @description Maximum length of a string value. */
+            maxLength?: number;
+            /** @description Smallest allowed number (inclusive). */
+            min?: number;
+            /** @description Largest allowed number (inclusive). */
+            max?: number;
+            /** @description Numbers must be lower than this. */
+            lt?: number;
+            /** @description Numbers must be lower than or equal to this. */
+            lte?: number;
+            /** @description Numbers must be greater than this. */
+            gt?: number;
+            /** @description Numbers must be greater than or equal to this. */
+            gte?: number;
+            /**
+             * @description The only values allowed.
+             * @example [
+             *       "gold",
+             *       "silver"
+             *     ]
+             */
+            eq?: (string | number)[];
+            /** @description Values not allowed. */
+            ne?: (string | number)[];
+        };
+        /**
+         * MetadataSchemaProperties
+         * @description Property definitions by property name.
+         * @example {
+         *       "tier": {
+         *         "type": "string",
+         *         "optional": false,
+         *         "eq": [
+         *           "gold",
+         *           "silver"
+         *         ]
+         *       }
+         *     }
+         */
+        MetadataSchemaProperties: {
+            [key: string]: components["schemas"]["MetadataSchemaProperty"];
+        };
+        /**
+         * MetadataSchema
+         * @description The metadata definition of one resource type of a project. Metadata written on such a resource is
+         *     checked against it: a required property left out, a value of the wrong type, a broken constraint, or
+         *     (with `allow_defined_only`) a property the schema does not define is rejected with 400
+         *     `invalid_metadata`, naming the property and the rule.
+         */
+        MetadataSchema: {
+            /**
+             * @description Schema ID assigned by the service (prefix `ms_`).
+             * @example ms_2a4c6e8f0b1d3f5a7c
+             */
+            id: string;
+            /**
+             * @description The resource type: `campaign`, `customer`, `earning_rule`, `loyalty_tier`, `order`, `order_item`,
+             *     `product`, `promotion_tier`, `publication`, `redemption`, `reward`, `voucher`, or a custom type.
+             * @example customer
+             */
+            related_object: string;
+            properties: components["schemas"]["MetadataSchemaProperties"];
+            /**
+             * @description When true, metadata may hold only the properties defined here.
+             * @example false
+             */
+            allow_defined_only: boolean | null;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `metadata_schema`.
+             * @constant
+             */
+            object: "metadata_schema";
+        };
+        /**
+         * MetadataSchemasListResponseBody
+         * @description Every metadata schema of the project, oldest first. Not paginated.
+         */
+        MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "schemas";
+            schemas: components["schemas"]["MetadataSchema"][];
+            /**
+             * @description Number of schemas.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * MetadataSchemasCreateRequestBody
+         * @description A metadata schema for a resource type that has none yet in the project.
+         * @example {
+         *       "related_object": "customer",
+         *       "allow_defined_only": false,
+         *       "properties": {
+         *         "tier": {
+         *           "type": "string",
+         *           "optional": false,
+         *           "eq": [
+         *             "gold",
+         *             "silver"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        MetadataSchemasCreateRequestBody: {
+            /**
+             * @description The resource type (standard or custom); one schema per type.
+             * @example customer
+             */
+            related_object: string;
+            properties: components["schemas"]["MetadataSchemaProperties"];
+            /**
+             * @description When true, metadata may hold only the properties defined here.
+             * @default false
+             */
+            allow_defined_only?: boolean;
+        };
+        /**
+         * MetadataSchemasUpdateRequestBody
+         * @description Changes to a metadata schema. `properties` is merged by name: a given definition replaces the one of
+         *     that name, a null removes it.
+         * @example {
+         *       "allow_defined_only": true
+         *     }
+         */
+        MetadataSchemasUpdateRequestBody: {
+            /** @description Definitions to add or replace, or null to remove one. */
+            properties?: {
+                [key: string]: components["schemas"]["MetadataSchemaProperty"] | null;
+            };
+            /** @description When true, metadata may hold only the properties defined here. */
+            allow_defined_only?: boolean;
+        };
+        /**
+         * CustomEventSchema
+         * @description A custom event the project accepts, with the metadata definition its events are checked against.
+         */
+        CustomEventSchema: {
+            /**
+             * @description Schema ID assigned by the service (prefix `ms_`).
+             * @example ms_3b5d7f9a1c2e4f6b8d
+             */
+            id: string;
+            /**
+             * @description The event name, unique in the project.
+             * @example newsletter_subscribed
+             */
+            name: string;
+            /** @description The metadata definition of the event. */
+            schema: {
+                properties: components["schemas"]["MetadataSchemaProperties"];
+            };
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `custom-event-schema`.
+             * @constant
+             */
+            object: "custom-event-schema";
+        };
+        /**
+         * CustomEventSchemasListResponseBody
+         * @description Every custom event definition of the project, oldest first. Not paginated.
+         */
+        CustomEventSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["CustomEventSchema"][];
+            /**
+             * @description Number of definitions.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * CustomEventSchemasCreateRequestBody
+         * @description A custom event definition; the name must be new in the project.
+         * @example {
+         *       "name": "newsletter_subscribed",
+         *       "schema": {
+         *         "properties": {
+         *           "channel": {
+         *             "type": "string",
+         *             "eq": [
+         *               "web",
+         *               "app"
+         *             ]
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        CustomEventSchemasCreateRequestBody: {
+            /**
+             * @description The event name, as clients send it in `event`.
+             * @example newsletter_subscribed
+             */
+            name: string;
+            /** @description The metadata definition of the event; no properties when left out. */
+            schema?: {
+                properties: components["schemas"]["MetadataSchemaProperties"];
+            };
+        };
+        /**
+         * CustomEventSchemasUpdateRequestBody
+         * @description Changes to a custom event definition. `schema.properties` replaces the whole definition.
+         * @example {
+         *       "name": "newsletter_joined"
+         *     }
+         */
+        CustomEventSchemasUpdateRequestBody: {
+            /**
+             * @description A new name, unique in the project.
+             * @example newsletter_joined
+             */
+            name?: string;
+            /** @description The new metadata definition. */
+            schema?: {
+                properties: components["schemas"]["MetadataSchemaProperties"];
+            };
+        };
+        /**
+         * WebhookEventType
+         * @description A kind of event a webhook configuration can subscribe to.
+         * @example redemption.succeeded
+         * @enum {string}
+         */
+        WebhookEventType: "redemption.succeeded" | "redemption.failed" | "redemption.rollback.succeeded" | "redemption.rollback.failed" | "publication.succeeded" | "voucher.published" | "voucher.created" | "voucher.updated" | "voucher.deleted" | "voucher.enabled" | "voucher.disabled" | "voucher.loyalty_card.points_added" | "voucher.gift.balance_added" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.enabled" | "campaign.disabled" | "campaign.vouchers.generation.completed" | "business_validation_rule.created" | "business_validation_rule.updated" | "business_validation_rule.deleted" | "business_validation_rule.assignment.created" | "business_validation_rule.assignment.deleted" | "customer.created" | "customer.deleted" | "customer.rewarded" | "customer.rewarded.loyalty_points";
+        /**
+         * WebhookSecret
+         * @description The key of the HMAC-SHA256 signature sent with every delivery in `X-Webhook-Signature`. Generated when
+         *     not given.
+         * @example whsec_7d0c1f3e5a9b2c4d6e8f0a1b
+         */
+        WebhookSecret: string;
+        /**
+         * Webhook
+         * @description A webhook configuration, which receives the project's events of the kinds it subscribes to.
+         */
+        Webhook: {
+            /**
+             * @description Webhook configuration ID assigned by the service (prefix `wh_`).
+             * @example wh_4c6e8a0b2d4f6a8c0e
+             */
+            id: string;
+            /**
+             * @description The address every event is POSTed to.
+             * @example https://hooks.coffee.example.com/promotions
+             */
+            target_url: string;
+            /** @description The event kinds delivered to this webhook. */
+            events: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description Whether events are delivered. An inactive webhook receives nothing.
+             * @example true
+             */
+            active: boolean;
+            secret: components["schemas"]["WebhookSecret"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `webhook`.
+             * @constant
+             */
+            object: "webhook";
+        };
+        /**
+         * WebhooksListResponseBody
+         * @description Every webhook configuration of the project, oldest first. Not paginated.
+         */
+        WebhooksListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Webhook"][];
+            /**
+             * @description Number of webhook configurations.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * WebhooksCreateRequestBody
+         * @description A webhook configuration. `target_url` must be an `https` URL; a server started with plain HTTP
+         *     webhooks allowed (for local testing) also accepts `http`. Any other scheme, or an event kind not in
+         *     the list, is a 400.
+         * @example {
+         *       "target_url": "https://hooks.coffee.example.com/promotions",
+         *       "events": [
+         *         "redemption.succeeded",
+         *         "voucher.published"
+         *       ],
+         *       "active": true
+         *     }
+         */
+        WebhooksCreateRequestBody: {
+            target_url: components["schemas"]["WebUrl"];
+            /** @description The event kinds to deliver. */
+            events: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description Whether events are delivered.
+             * @default true
+             */
+            active?: boolean;
+            secret?: components["schemas"]["WebhookSecret"];
+        };
+        /**
+         * WebhooksUpdateRequestBody
+         * @description Changes to a webhook configuration; fields left out keep their values. `events` replaces the whole list.
+         * @example {
+         *       "active": false
+         *     }
+         */
+        WebhooksUpdateRequestBody: {
+            target_url?: components["schemas"]["WebUrl"];
+            /** @description The event kinds to deliver. */
+            events?: components["schemas"]["WebhookEventType"][];
+            /** @description Whether events are delivered. */
+            active?: boolean;
+            secret?: components["schemas"]["WebhookSecret"];
+        };
+        /**
+         * WebhookDelivery
+         * @description The delivery of one event to one webhook, with every attempt made so far. `status` is `PENDING` while
+         *     attempts remain, `DELIVERED` once a receiver answered 2xx, and `FAILED` when every attempt failed or the
+         *     server stopped before the event could be delivered.
+         */
+        WebhookDelivery: {
+            /**
+             * @description Delivery ID assigned by the service (prefix `whd_`).
+             * @example whd_8e0a2c4e6a8c0e2a4c
+             */
+            id: string;
+            /**
+             * @description The webhook configuration delivered to.
+             * @example wh_4c6e8a0b2d4f6a8c0e
+             */
+            webhook_id: string;
+            /**
+             * @description The event delivered, as in the body's `id`.
+             * @example evt_0e2c4a6e8c0a2e4c6a
+             */
+            event_id: string;
+            event_type: components["schemas"]["WebhookEventType"];
+            /**
+             * @description Where the delivery stands.
+             * @example DELIVERED
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            /** @description Every attempt made, first to last. */
+            attempts: {
+                /**
+                 * @description 1 for the first attempt, 2 for the first retry, and so on.
+                 * @example 1
+                 */
+                number: number;
+                /**
+                 * Format: date-time
+                 * @description When the request was sent.
+                 * @example 2026-11-21T10:15:30.000Z
+                 */
+                started_at: string;
+                /**
+                 * @description How long the receiver took to answer, or until the attempt was given up.
+                 * @example 42
+                 */
+                duration_ms: number;
+                /**
+                 * @description The receiver's HTTP status, or null when it did not answer.
+                 * @example 200
+                 */
+                status_code: number | null;
+                /**
+                 * @description Why the attempt failed (a non-2xx status, a timeout, a refused connection), or null when it succeeded.
+                 * @example null
+                 */
+                error: string | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the next retry is due, while the delivery is pending.
+             * @example null
+             */
+            next_attempt_at?: string | null;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `webhook_delivery`.
+             * @constant
+             */
+            object: "webhook_delivery";
+        };
+        /**
+         * WebhookDeliveriesListResponseBody
+         * @description The deliveries of one webhook configuration, newest first, page-paginated.
+         */
+        WebhookDeliveriesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["WebhookDelivery"][];
+            /**
+             * @description Number of deliveries of the webhook.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
          * LoyaltyProgramsCreateRequestBody
          * @description A new loyalty program: a campaign of type `LOYALTY_PROGRAM` whose vouchers are loyalty cards.
          *     `vouchers_count` cards are generated up front (customers get them when they join); more are made as
@@ -6906,6 +8455,142 @@ export interface components {
             /** @description Whether more locations follow this page. */
             has_more: boolean;
         };
+        /**
+         * OAuthTokenRequestBody
+         * @description Form fields of a token request. `scope` lists one or more scopes separated by spaces, each one of:
+         *     `api`, `client_api`, `assets`, `async-actions`, `campaigns`, `categories`, `client_consents`,
+         *     `client_customers`, `client_events`, `client_promotions`, `client_publish`, `client_qualifications`,
+         *     `client_redeem`, `client_redemptions`, `client_validate`, `client_validations`, `client_vouchers`,
+         *     `consents`, `customers`, `events`, `exports`, `locations`, `loyalties`, `metadata-schemas`, `orders`,
+         *     `product-collections`, `products`, `promotions`, `publications`, `qualifications`, `redemptions`,
+         *     `referrals`, `rewards`, `segments`, `SKUs`, `task-results`, `templates`, `trash-bin`,
+         *     `validation-rules-assignments`, `validation-rules`, `validations`, `vouchers`. The token lives
+         *     `expires_in` seconds (15 minutes by default, 1 day at most).
+         * @example {
+         *       "grant_type": "client_credentials",
+         *       "scope": "vouchers redemptions"
+         *     }
+         */
+        OAuthTokenRequestBody: {
+            /**
+             * @description Always `client_credentials`; the API key of the call is the client.
+             * @constant
+             */
+            grant_type: "client_credentials";
+            /**
+             * @description Space-separated scopes.
+             * @example vouchers redemptions
+             */
+            scope: string;
+            /**
+             * @description Lifetime in seconds, 60 to 86400 (a form field, so digits in a string).
+             * @example 600
+             */
+            expires_in?: string;
+        };
+        /**
+         * OAuthToken
+         * @description A new access token.
+         */
+        OAuthToken: {
+            /** @description The token; send it as `Authorization: Bearer <access_token>`. */
+            access_token: string;
+            /**
+             * @description Always `Bearer`.
+             * @constant
+             */
+            token_type: "Bearer";
+            /** @description Seconds until the token expires. */
+            expires_in: number;
+            /** @description When the token expires, as a Unix timestamp in seconds. */
+            expires_at: number;
+            /** @description The granted scopes, space-separated. */
+            scope: string;
+            /** @description The OAuth client, the application ID of the API key that asked. */
+            client_id: string;
+        };
+        /**
+         * OAuthAccessTokenRequestBody
+         * @description Form field naming a token.
+         * @example {
+         *       "access_token": "8W3nq2Rw5kq0lQ1zjW4aQkO7uXv9Zt3C"
+         *     }
+         */
+        OAuthAccessTokenRequestBody: {
+            /** @description The OAuth 2.0 access token. */
+            access_token: string;
+        };
+        /**
+         * OAuthIntrospection
+         * @description What a token is. An unknown, expired or revoked token, or one of another project, is `active: false`
+         *     with `expires_in` 0 (and, for an unknown token, an empty `client_id` and `scope` and `expires_at` 0).
+         * @example {
+         *       "access_token": "8W3nq2Rw5kq0lQ1zjW4aQkO7uXv9Zt3C",
+         *       "client_id": "demo-app-id",
+         *       "expires_at": 1795340000,
+         *       "expires_in": 840,
+         *       "scope": "vouchers redemptions",
+         *       "token_type": "Bearer",
+         *       "active": true
+         *     }
+         */
+        OAuthIntrospection: {
+            /** @description The token that was asked about. */
+            access_token: string;
+            /** @description The OAuth client the token was issued to. */
+            client_id: string;
+            /** @description Unix timestamp in seconds. */
+            expires_at: number;
+            /** @description Seconds left until expiry. */
+            expires_in: number;
+            /** @description The token's scopes, space-separated. */
+            scope: string;
+            /**
+             * @description Always `Bearer`.
+             * @constant
+             */
+            token_type: "Bearer";
+            /** @description Whether the token can be used now. */
+            active: boolean;
+        };
+        /**
+         * WebhookEvent
+         * @description An event as a webhook receives it: the body of the POST request. `data` holds the objects the event is
+         *     about, keyed by their type (`voucher`, `campaign`, `customer`, `redemption`, `publication`,
+         *     `validation_rule`, `assignment`…), as they stood when the event happened, together with the event's own
+         *     details (an `amount` added, the `error` of a failure…).
+         */
+        WebhookEvent: {
+            /**
+             * @description Event ID, the same in every attempt to deliver it; receivers use it to ignore repeats.
+             * @example evt_0e2c4a6e8c0a2e4c6a
+             */
+            id: string;
+            type: components["schemas"]["WebhookEventType"];
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description The objects the event is about, by type, and the event's details.
+             * @example {
+             *       "voucher": {
+             *         "id": "v_1a3c5e7a9c1e3a5c7e",
+             *         "code": "SUMMER-2026"
+             *       }
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The project the event happened in.
+             * @example proj_0c9a1e5bd2a6f41e3b
+             */
+            project_id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+        };
     };
     responses: {
         /** @description The request breaks the contract: malformed JSON, a value of the wrong type or out of range, a missing or unknown field, or a rule of the operation. */
@@ -6994,6 +8679,24 @@ export interface components {
                  *       "key": "unauthorized",
                  *       "message": "Unauthorized",
                  *       "details": "Missing or invalid X-App-Id and X-App-Token headers",
+                 *       "request_id": "v-0a9f9aeddb019a42db1c"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The bearer token's scopes do not reach this operation. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 403,
+                 *       "key": "forbidden",
+                 *       "message": "Forbidden",
+                 *       "details": "The token's scopes (vouchers) do not reach /v1/campaigns",
                  *       "request_id": "v-0a9f9aeddb019a42db1c"
                  *     }
                  */
@@ -7334,6 +9037,41 @@ export interface components {
          * @example pc_41V5DVhw4ez7KP4F
          */
         ProductCollectionId: string;
+        /**
+         * @description The project's ID.
+         * @example proj_0c9a1e5bd2a6f41e3b
+         */
+        ProjectId: string;
+        /**
+         * @description The brand configuration's ID.
+         * @example brd_1f0c2e5a9b7d3c4e6a
+         */
+        BrandingId: string;
+        /**
+         * @description The user's ID, or the user's login.
+         * @example user_5e2b1c0a9d8f7e6d4c
+         */
+        UserId: string;
+        /**
+         * @description The metadata schema's ID.
+         * @example ms_2a4c6e8f0b1d3f5a7c
+         */
+        MetadataSchemaId: string;
+        /**
+         * @description The custom event schema's ID.
+         * @example ms_3b5d7f9a1c2e4f6b8d
+         */
+        CustomEventSchemaId: string;
+        /**
+         * @description The webhook configuration's ID.
+         * @example wh_4c6e8a0b2d4f6a8c0e
+         */
+        WebhookId: string;
+        /**
+         * @description The resource type the schema describes, a standard one (`customer`, `product`…) or a custom one.
+         * @example customer
+         */
+        MetadataSchemaResource: string;
         /** @description The loyalty card's code (the member ID in the public API). */
         MemberId: string;
         /** @description Sorts entries by ID, ascending (`id`, the default) or descending (`-id`). */
@@ -7471,6 +9209,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7517,6 +9256,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -7545,6 +9285,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7579,6 +9320,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7614,6 +9356,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7652,6 +9395,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7683,6 +9427,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7714,6 +9459,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7755,6 +9501,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7797,6 +9544,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7842,6 +9590,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7867,6 +9616,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -7895,6 +9645,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7928,6 +9679,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7963,6 +9715,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7995,6 +9748,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8069,6 +9823,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -8097,6 +9852,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -8129,6 +9885,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8164,6 +9921,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8195,6 +9953,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8243,6 +10002,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8274,6 +10034,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8309,6 +10070,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8357,6 +10119,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -8387,6 +10150,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8422,6 +10186,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8453,6 +10218,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8484,6 +10250,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8515,6 +10282,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8556,6 +10324,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -8584,6 +10353,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8617,6 +10387,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8652,6 +10423,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8710,6 +10482,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -8738,6 +10511,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8769,6 +10543,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -8826,6 +10601,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -8854,6 +10630,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8887,6 +10664,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8922,6 +10700,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8953,6 +10732,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -8995,6 +10775,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -9023,6 +10804,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9055,6 +10837,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9090,6 +10873,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9121,6 +10905,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9168,6 +10953,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -9202,6 +10988,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9239,6 +11026,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9290,6 +11078,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -9398,6 +11187,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -9426,6 +11216,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9460,6 +11251,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9495,6 +11287,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9532,6 +11325,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9571,6 +11365,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9602,6 +11397,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9633,6 +11429,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9668,6 +11465,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9721,6 +11519,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -9749,6 +11548,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9782,6 +11582,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9817,6 +11618,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9856,6 +11658,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9913,6 +11716,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9948,6 +11752,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9991,6 +11796,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10035,6 +11841,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10066,6 +11873,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10107,6 +11915,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -10135,6 +11944,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10169,6 +11979,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10198,6 +12009,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10240,6 +12052,1197 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created project and its API key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectsCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "invite-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUsersInviteRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The user is created and assigned to the given projects. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project and all of its data are deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-brands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's brand configurations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrandingListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-brand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandingCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created brand configuration, with every cockpit setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brand"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-brand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The brand configuration's ID.
+                 * @example brd_1f0c2e5a9b7d3c4e6a
+                 */
+                brandingId: components["parameters"]["BrandingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The brand configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brand"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-brand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The brand configuration's ID.
+                 * @example brd_1f0c2e5a9b7d3c4e6a
+                 */
+                brandingId: components["parameters"]["BrandingId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandingUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated brand configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brand"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-brand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The brand configuration's ID.
+                 * @example brd_1f0c2e5a9b7d3c4e6a
+                 */
+                brandingId: components["parameters"]["BrandingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The brand configuration is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users assigned to the project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectUsersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "assign-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUsersAssignRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The user, with the projects they are now assigned to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The user's ID, or the user's login.
+                 * @example user_5e2b1c0a9d8f7e6d4c
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The user's ID, or the user's login.
+                 * @example user_5e2b1c0a9d8f7e6d4c
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUsersUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The user with the new role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "unassign-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The user's ID, or the user's login.
+                 * @example user_5e2b1c0a9d8f7e6d4c
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is no longer assigned to the project. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "management-list-metadata-schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's metadata schemas. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetadataSchemasListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-metadata-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MetadataSchemasCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetadataSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "management-get-metadata-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The metadata schema's ID.
+                 * @example ms_2a4c6e8f0b1d3f5a7c
+                 */
+                metadataSchemaId: components["parameters"]["MetadataSchemaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetadataSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-metadata-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The metadata schema's ID.
+                 * @example ms_2a4c6e8f0b1d3f5a7c
+                 */
+                metadataSchemaId: components["parameters"]["MetadataSchemaId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MetadataSchemasUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetadataSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-metadata-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The metadata schema's ID.
+                 * @example ms_2a4c6e8f0b1d3f5a7c
+                 */
+                metadataSchemaId: components["parameters"]["MetadataSchemaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-custom-event-schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's custom event definitions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomEventSchemasListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-custom-event-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomEventSchemasCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomEventSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-custom-event-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The custom event schema's ID.
+                 * @example ms_3b5d7f9a1c2e4f6b8d
+                 */
+                customEventSchemaId: components["parameters"]["CustomEventSchemaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomEventSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-custom-event-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The custom event schema's ID.
+                 * @example ms_3b5d7f9a1c2e4f6b8d
+                 */
+                customEventSchemaId: components["parameters"]["CustomEventSchemaId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomEventSchemasUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomEventSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-custom-event-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The custom event schema's ID.
+                 * @example ms_3b5d7f9a1c2e4f6b8d
+                 */
+                customEventSchemaId: components["parameters"]["CustomEventSchemaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's webhook configurations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhooksListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhooksCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created webhook configuration, with its signing secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook configuration's ID.
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook configuration's ID.
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhooksUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated webhook configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook configuration's ID.
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook configuration is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-webhook-deliveries": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook configuration's ID.
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveriesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-metadata-schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's metadata schemas. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetadataSchemasListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-metadata-schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource type the schema describes, a standard one (`customer`, `product`…) or a custom one.
+                 * @example customer
+                 */
+                resource: components["parameters"]["MetadataSchemaResource"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetadataSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10281,6 +13284,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -10309,6 +13313,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10340,6 +13345,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10385,6 +13391,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10417,6 +13424,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10461,6 +13469,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10491,6 +13500,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10525,6 +13535,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10555,6 +13566,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10587,6 +13599,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10617,6 +13630,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10657,6 +13671,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10688,6 +13703,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10723,6 +13739,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10762,6 +13779,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10809,6 +13827,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10844,6 +13863,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10879,6 +13899,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10916,6 +13937,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10949,6 +13971,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10982,6 +14005,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11015,6 +14039,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11064,6 +14089,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11099,6 +14125,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11134,6 +14161,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11184,6 +14212,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11221,6 +14250,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11270,6 +14300,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11307,6 +14338,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11354,6 +14386,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11391,6 +14424,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11438,6 +14472,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11480,6 +14515,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11515,6 +14551,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11550,6 +14587,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11594,6 +14632,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11627,6 +14666,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11665,6 +14705,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -11693,6 +14734,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11723,6 +14765,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11755,6 +14798,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11783,6 +14827,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11822,6 +14867,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11854,6 +14900,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -11887,6 +14934,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11921,6 +14969,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11951,6 +15000,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -12012,6 +15062,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -12042,9 +15093,157 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-oauth-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "introspect-oauth-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthAccessTokenRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The introspection result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthIntrospection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "revoke-oauth-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthAccessTokenRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The token is revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "receive-event": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the webhook secret.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The webhook configuration the delivery is for.
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": string;
+                /**
+                 * @description The attempt number, 1 for the first.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status tells the server the event arrived; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (or none within the timeout) makes the server retry. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried like any other failure. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried like any other failure. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -10,14 +10,19 @@ import type { Clock } from './domain/clock.js';
 import { AssetSigner } from './assets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
-import { serverSideAuth, type ApiKey } from './http/auth.js';
+import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
+import { managementAuth, serverSideAuth, type ApiKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
+import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
+import { withMetadataSchemas } from './store/metadata-schemas.js';
 import type { Store } from './store/store.js';
+import { DEFAULT_DELIVERY_POLICY, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
+import { withOutbox } from './webhooks/outbox.js';
 
 export interface AppOptions {
   store: Store;
@@ -31,6 +36,18 @@ export interface AppOptions {
   jobs?: Jobs;
   /** Secret for signing asset URLs; random when not given. */
   assetSecret?: string;
+  /** The organization's management key for `/management/v1`; without it every management call is refused. */
+  managementKey?: ManagementKey;
+  /** Webhook delivery settings; `allowPlainHttp` lets webhooks target `http` URLs (local testing only). */
+  webhooks?: Partial<DeliveryPolicy> & { allowPlainHttp?: boolean };
+}
+
+/**
+ * The store the app works through: the given one, with metadata schemas enforced and committed events
+ * handed to webhook delivery. Work done outside requests (timers) must use it too, or its events are not delivered.
+ */
+export function appStore(app: Express): Store {
+  return app.locals.store as Store;
 }
 
 export function loadContract(): Record<string, unknown> {
@@ -39,7 +56,20 @@ export function loadContract(): Record<string, unknown> {
 
 export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
-  for (const key of options.apiKeys) await options.store.createProject(key.projectId);
+  const jobs = options.jobs ?? new Jobs();
+  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks });
+  const checked = withOutbox(withMetadataSchemas(options.store), deliveries.committed);
+  // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
+  const store: Store = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
+  await store.createProject(ORGANIZATION);
+  for (const key of options.apiKeys) {
+    await store.createProject(key.projectId);
+    await store.transaction(ORGANIZATION, (uow) => registerConfiguredKey({ uow, clock: options.clock }, key));
+  }
+  const lookupKey = async (appId: string): Promise<ApiKey | undefined> => {
+    const key = await store.transaction(ORGANIZATION, (uow) => findApiKey({ uow, clock: options.clock }, appId));
+    return key && { name: key.name, appId: key.app_id, appToken: key.app_token, projectId: key.project_id };
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -55,9 +85,12 @@ export async function createApp(options: AppOptions): Promise<Express> {
     return sendError(res, 404, 'not_found', 'Resource not found', 'The API reference is not built; run `make docs`');
   });
 
-  app.use('/v1', serverSideAuth(options.apiKeys), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  const tokens = new TokenRegistry(options.clock);
+  app.use('/v1', serverSideAuth(lookupKey, tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use(express.json({ limit: '1mb' }));
+  app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,
@@ -70,11 +103,14 @@ export async function createApp(options: AppOptions): Promise<Express> {
     }),
   );
   const services = {
-    store: options.store,
+    tokens,
+    store,
     clock: options.clock,
-    jobs: options.jobs ?? new Jobs(),
+    jobs,
     assets: new AssetSigner(options.assetSecret),
+    webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false },
   };
+  app.locals.store = store;
   app.use(operationRoutes(contract as never, handlers, services));
   app.use(errorMapper);
 

@@ -1,5 +1,6 @@
 /** Server configuration from the environment, with demo defaults that are printed when used. */
-import type { ApiKey } from './http/auth.js';
+import type { ApiKey, ManagementKey } from './http/auth.js';
+import type { DeliveryPolicy } from './webhooks/delivery.js';
 
 export interface ServerConfig {
   host: string;
@@ -7,6 +8,8 @@ export interface ServerConfig {
   apiKeys: ApiKey[];
   validateResponses: boolean;
   rateLimitPerMinute: number;
+  managementKey: ManagementKey;
+  webhooks: DeliveryPolicy & { allowPlainHttp: boolean };
   /** Names of the variables that fell back to demo values. */
   defaulted: string[];
 }
@@ -14,12 +17,18 @@ export interface ServerConfig {
 export const DEFAULT_PROJECT_ID = 'proj_default';
 export const DEMO_APP_ID = 'demo-app-id';
 export const DEMO_APP_TOKEN = 'demo-app-token';
+export const DEMO_MANAGEMENT_ID = 'demo-management-id';
+export const DEMO_MANAGEMENT_TOKEN = 'demo-management-token';
 
-function integer(name: string, value: string | undefined, fallback: number): number {
+function integer(name: string, value: string | undefined, fallback: number, minimum = 0): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got '${value}'`);
+  if (!Number.isInteger(parsed) || parsed < minimum) throw new Error(`${name} must be an integer of at least ${minimum}, got '${value}'`);
   return parsed;
+}
+
+function flag(value: string | undefined): boolean {
+  return value === '1' || value === 'true';
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -41,8 +50,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
         projectId: env.PROJECT_ID || DEFAULT_PROJECT_ID,
       },
     ],
-    validateResponses: env.VALIDATE_RESPONSES === '1' || env.VALIDATE_RESPONSES === 'true',
+    validateResponses: flag(env.VALIDATE_RESPONSES),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 0),
+    managementKey: { id: pick('MANAGEMENT_ID', DEMO_MANAGEMENT_ID), token: pick('MANAGEMENT_TOKEN', DEMO_MANAGEMENT_TOKEN) },
+    webhooks: {
+      allowPlainHttp: flag(env.WEBHOOKS_ALLOW_HTTP),
+      maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 5, 1),
+      backoffMs: integer('WEBHOOK_BACKOFF_MS', env.WEBHOOK_BACKOFF_MS, 1000),
+      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 1),
+    },
     defaulted,
   };
 }

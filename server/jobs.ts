@@ -5,6 +5,7 @@
  */
 export class Jobs {
   private readonly running = new Set<Promise<void>>();
+  private readonly stopping: (() => void)[] = [];
 
   start(name: string, work: () => Promise<void>): void {
     const job: Promise<void> = Promise.resolve()
@@ -17,6 +18,17 @@ export class Jobs {
   /** Resolves when no job is running. */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+
+  /** Registers work to do when the server stops, such as cutting retry delays short. */
+  onShutdown(hook: () => void): void {
+    this.stopping.push(hook);
+  }
+
+  /** Tells every job the server is stopping, then waits for them all to finish. */
+  async shutdown(): Promise<void> {
+    for (const hook of this.stopping) hook();
+    await this.idle();
   }
 
   get size(): number {

@@ -1,5 +1,5 @@
 /** Process entry: read the configuration, start the server, stop gracefully on SIGINT/SIGTERM. */
-import { createApp } from './app.js';
+import { appStore, createApp } from './app.js';
 import { configFromEnv } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { fixturesPath, loadFixtureFile } from './fixtures.js';
@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     apiKeys: config.apiKeys,
     validateResponses: config.validateResponses,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    managementKey: config.managementKey,
+    webhooks: config.webhooks,
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
   const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
@@ -28,18 +30,23 @@ async function main(): Promise<void> {
     console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);
     if (config.defaulted.length > 0) {
       const [key] = config.apiKeys;
-      console.log(`No ${config.defaulted.join('/')} set; using demo credentials for project ${key?.projectId}:`);
-      console.log(`  X-App-Id: ${key?.appId}`);
-      console.log(`  X-App-Token: ${key?.appToken}`);
+      console.log(`No ${config.defaulted.join('/')} set; using demo credentials:`);
+      if (config.defaulted.some((name) => name.startsWith('APP_'))) {
+        console.log(`  project ${key?.projectId}: X-App-Id: ${key?.appId}, X-App-Token: ${key?.appToken}`);
+      }
+      if (config.defaulted.some((name) => name.startsWith('MANAGEMENT_'))) {
+        console.log(`  management: X-Management-Id: ${config.managementKey.id}, X-Management-Token: ${config.managementKey.token}`);
+      }
     }
+    if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');
     console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
   });
-  const stopSettling = startLoyaltyTimer(store, systemClock, 60_000);
+  const stopSettling = startLoyaltyTimer(appStore(app), systemClock, 60_000);
   const stop = (signal: string) => {
     stopSettling();
     console.log(`${signal}: closing; finishing ${jobs.size} background job(s)`);
     server.close(() => {
-      void jobs.idle().then(() => process.exit(0));
+      void jobs.shutdown().then(() => process.exit(0));
     });
     setTimeout(() => {
       console.error(`gave up waiting; ${jobs.size} background job(s) unfinished`);

@@ -1,7 +1,7 @@
 /**
  * The project's event log. Every change worth counting or telling the outside world about is recorded
  * here, in the same unit of work as the change: summaries count these records, customer activity lists
- * them, and webhooks will deliver them.
+ * them, and webhooks deliver them (see server/webhooks).
  */
 import type { DomainContext, EventSource } from './context.js';
 import { newId } from './ids.js';
@@ -32,6 +32,11 @@ export type EventType =
   | 'redemption.rollback.failed'
   | 'publication.succeeded'
   | 'publication.failed'
+  | 'business_validation_rule.created'
+  | 'business_validation_rule.updated'
+  | 'business_validation_rule.deleted'
+  | 'business_validation_rule.assignment.created'
+  | 'business_validation_rule.assignment.deleted'
   | 'customer.order.paid'
   | 'customer.rewarded'
   | 'customer.rewarded.loyalty_points'

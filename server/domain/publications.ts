@@ -79,6 +79,7 @@ export async function publish(ctx: DomainContext, input: PublicationCreate): Pro
     object: 'publication',
   });
   await recordEvent(ctx, 'publication.succeeded', { campaign_id: voucher.campaign_id, customer_id: customer.id, voucher_id: voucher.id }, { publication: { id: publication.id }, voucher: { id: voucher.id, code: voucher.code } });
+  await recordEvent(ctx, 'voucher.published', { campaign_id: voucher.campaign_id, customer_id: customer.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code }, customer: { id: customer.id }, publication: { id: publication.id } });
   return { ok: true, publication, voucher: held };
 }
 

@@ -2,6 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';
 import { DomainError, invalid, notFound } from './errors.js';
+import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { effectiveLogic, parseLogic, ruleNumbers } from './rule-logic.js';
@@ -50,7 +51,7 @@ export async function presentValidationRule(ctx: DomainContext, rule: Validation
 
 export async function createValidationRule(ctx: DomainContext, input: RuleCreate): Promise<ValidationRuleRecord> {
   checkRules(input.rules);
-  return ctx.uow.validation_rules.insert({
+  const created = await ctx.uow.validation_rules.insert({
     id: newId('val'),
     name: input.name,
     rules: input.rules,
@@ -61,12 +62,16 @@ export async function createValidationRule(ctx: DomainContext, input: RuleCreate
     updated_at: null,
     object: 'validation_rules',
   });
+  await recordEvent(ctx, 'business_validation_rule.created', {}, { validation_rule: { id: created.id } });
+  return created;
 }
 
 export async function updateValidationRule(ctx: DomainContext, id: string, input: RuleUpdate): Promise<ValidationRuleRecord> {
   const rule = await findValidationRule(ctx, id);
   if (input.rules) checkRules(input.rules);
-  return ctx.uow.validation_rules.update(applyChanges(rule, input, ctx.clock.now().toISOString()));
+  const updated = await ctx.uow.validation_rules.update(applyChanges(rule, input, ctx.clock.now().toISOString()));
+  await recordEvent(ctx, 'business_validation_rule.updated', {}, { validation_rule: { id: updated.id } });
+  return updated;
 }
 
 export async function deleteValidationRule(ctx: DomainContext, id: string): Promise<void> {
@@ -75,6 +80,7 @@ export async function deleteValidationRule(ctx: DomainContext, id: string): Prom
     await ctx.uow.validation_rule_assignments.delete(assignment.id);
   }
   await ctx.uow.validation_rules.delete(rule.id);
+  await recordEvent(ctx, 'business_validation_rule.deleted', {}, { validation_rule: { id: rule.id } });
 }
 
 export async function listValidationRules(ctx: DomainContext, query: PageRequest & { order?: SortOrder }) {
@@ -105,7 +111,7 @@ export async function assignValidationRule(ctx: DomainContext, ruleId: string, i
   if (existing.some((assignment) => assignment.rule_id === rule.id)) {
     throw new DomainError('duplicate', 'duplicate_found', 'Duplicated resource found', `Rule ${rule.id} is already assigned to ${objectId}`, objectId, 'validation_rules_assignment');
   }
-  return ctx.uow.validation_rule_assignments.insert({
+  const assignment = await ctx.uow.validation_rule_assignments.insert({
     id: newId('asgm'),
     rule_id: rule.id,
     related_object_id: objectId,
@@ -113,12 +119,15 @@ export async function assignValidationRule(ctx: DomainContext, ruleId: string, i
     created_at: ctx.clock.now().toISOString(),
     object: 'validation_rules_assignment',
   });
+  await recordEvent(ctx, 'business_validation_rule.assignment.created', {}, { validation_rule: { id: rule.id }, assignment: { id: assignment.id } });
+  return assignment;
 }
 
 export async function unassignValidationRule(ctx: DomainContext, ruleId: string, assignmentId: string): Promise<void> {
   const assignment = await ctx.uow.validation_rule_assignments.get(assignmentId);
   if (!assignment || assignment.rule_id !== ruleId) throw notFound('validation_rules_assignment', assignmentId);
   await ctx.uow.validation_rule_assignments.delete(assignment.id);
+  await recordEvent(ctx, 'business_validation_rule.assignment.deleted', {}, { validation_rule: { id: ruleId }, assignment: { id: assignment.id } });
 }
 
 /** Removes every assignment to an object that is being deleted. */

@@ -5,6 +5,9 @@ import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
 import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
+import { managementHandlers } from './management.js';
+import { metadataSchemaHandlers } from './metadata-schemas.js';
+import { oauthHandlers } from './oauth.js';
 import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
@@ -28,6 +31,8 @@ export const handlers: Handlers = {
   ...customerHandlers,
   ...locationHandlers,
   ...loyaltyHandlers,
+  ...managementHandlers,
+  ...metadataSchemaHandlers,
   ...productHandlers,
   ...promotionTierHandlers,
   ...publicationHandlers,
@@ -35,6 +40,7 @@ export const handlers: Handlers = {
   ...redemptionHandlers,
   ...rewardHandlers,
   ...skuHandlers,
+  ...oauthHandlers,
   ...orderHandlers,
   ...productCollectionHandlers,
   ...validationRuleHandlers,

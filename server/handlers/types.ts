@@ -6,20 +6,26 @@
 import type { operations } from '../../generated/openapi.js';
 import type { AssetSigner } from '../assets.js';
 import type { Clock } from '../domain/clock.js';
+import type { WebhookRules } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
+import type { TokenRegistry } from '../oauth.js';
 import type { Store } from '../store/store.js';
 
-export type OperationId = keyof operations;
+/** Operations of the top-level `webhooks`: requests this server sends to receivers, not ones it serves. */
+type ReceiverOperationId = 'receive-event';
+export type OperationId = Exclude<keyof operations, ReceiverOperationId>;
 type Operation<K extends OperationId> = operations[K];
 
 type Part<T, P extends string> = T extends { [X in P]?: infer V } ? ([V] extends [undefined] ? {} : NonNullable<V>) : {};
 export type PathParams<K extends OperationId> = Part<Operation<K>['parameters'], 'path'>;
 export type QueryParams<K extends OperationId> = Part<Operation<K>['parameters'], 'query'>;
+/** The body of a JSON or form-encoded request. */
+type ContentOf<C> = C extends { 'application/json': infer B } ? B : C extends { 'application/x-www-form-urlencoded': infer B } ? B : undefined;
 export type RequestBody<K extends OperationId> =
-  Operation<K> extends { requestBody: { content: { 'application/json': infer B } } }
-    ? B
-    : Operation<K> extends { requestBody?: { content: { 'application/json': infer B } } }
-      ? B | undefined
+  Operation<K> extends { requestBody: { content: infer C } }
+    ? ContentOf<C>
+    : Operation<K> extends { requestBody?: { content: infer C } }
+      ? ContentOf<C> | undefined
       : undefined;
 
 type Responses<K extends OperationId> = Operation<K>['responses'];
@@ -48,10 +54,12 @@ export interface RequestContext {
 
 /** What the server gives every handler besides the request. */
 export interface Services {
+  tokens: TokenRegistry;
   store: Store;
   clock: Clock;
   jobs: Jobs;
   assets: AssetSigner;
+  webhookRules: WebhookRules;
 }
 
 export interface HandlerInput<K extends OperationId> {

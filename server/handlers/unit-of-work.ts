@@ -1,6 +1,9 @@
 import type { DomainContext } from '../domain/context.js';
+import { notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { settleLoyalty } from '../domain/loyalty/settle.js';
+import { ORGANIZATION } from '../domain/management/projects.js';
+import { UnknownProject } from '../store/store.js';
 import type { RequestContext, Services } from './types.js';
 
 /** Runs a use case in one unit of work on the caller's project. */
@@ -15,4 +18,21 @@ export function inProject<R>(
     await settleLoyalty(ctx);
     return work(ctx);
   });
+}
+
+/** Runs a management use case in one unit of work on the organization (projects, keys, users). */
+export function inOrganization<R>(services: Services, work: (ctx: DomainContext) => Promise<R>): Promise<R> {
+  return services.store.transaction(ORGANIZATION, (uow) => work({ uow, clock: services.clock }));
+}
+
+/** Runs a management use case in one unit of work on the project named in the path; 404 when there is none. */
+export async function inManagedProject<R>(services: Services, projectId: string, work: (ctx: DomainContext) => Promise<R>): Promise<R> {
+  const known = await inOrganization(services, async ({ uow }) => (await uow.projects.get(projectId)) !== undefined);
+  if (!known) throw notFound('project', projectId);
+  try {
+    return await services.store.transaction(projectId, (uow) => work({ uow, clock: services.clock }));
+  } catch (error) {
+    if (error instanceof UnknownProject) throw notFound('project', projectId);
+    throw error;
+  }
 }

@@ -1,10 +1,12 @@
 /**
  * Server-side authentication: `X-App-Id` and `X-App-Token` name an API key, and the key names the one
- * project the request acts in.
+ * project the request acts in. Management authentication: `X-Management-Id` and `X-Management-Token`
+ * name the organization's management key, which acts on no project by itself.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { RequestContext } from '../handlers/types.js';
+import { TokenRegistry } from '../oauth.js';
 import { sendError } from './errors.js';
 
 export interface ApiKey {
@@ -20,15 +22,37 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function serverSideAuth(keys: readonly ApiKey[]): RequestHandler {
-  const byAppId = new Map(keys.map((key) => [key.appId, key]));
+/** Finds the API key with an application ID, in the registry of projects' keys. */
+export type ApiKeyLookup = (appId: string) => Promise<ApiKey | undefined>;
+
+export interface ManagementKey {
+  id: string;
+  token: string;
+}
+
+/** A bearer token in place of the key: active, and with a scope that reaches the path. */
+function bearerAuth(tokens: TokenRegistry, value: string): RequestHandler {
   return (req, res, next) => {
+    const token = tokens.active(value);
+    if (!token) return sendError(res, 401, 'unauthorized', 'Unauthorized', 'The bearer token is unknown, expired or revoked');
+    if (!TokenRegistry.allows(token, req.originalUrl)) {
+      return sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${token.scopes.join(' ')}) do not reach ${req.path === '/' ? req.baseUrl : req.baseUrl + req.path}`);
+    }
+    res.locals.context = { ...(res.locals.context as RequestContext), projectId: token.projectId, apiKey: token.apiKey } satisfies RequestContext;
+    next();
+  };
+}
+
+export function serverSideAuth(lookup: ApiKeyLookup, tokens: TokenRegistry): RequestHandler {
+  return async (req, res, next) => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('Authorization') ?? '')?.[1];
+    if (bearer && !req.get('X-App-Id') && !req.get('X-App-Token')) return bearerAuth(tokens, bearer)(req, res, next);
     const appId = req.get('X-App-Id');
     const appToken = req.get('X-App-Token');
     if (!appId || !appToken) {
       return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-App-Id or X-App-Token header');
     }
-    const key = byAppId.get(appId);
+    const key = await lookup(appId);
     if (!key || !sameSecret(appToken, key.appToken)) {
       return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-App-Id or X-App-Token');
     }
@@ -36,6 +60,25 @@ export function serverSideAuth(keys: readonly ApiKey[]): RequestHandler {
       ...(res.locals.context as RequestContext),
       projectId: key.projectId,
       apiKey: { name: key.name, appId: key.appId },
+    };
+    res.locals.context = context;
+    next();
+  };
+}
+
+export function managementAuth(key: ManagementKey | undefined): RequestHandler {
+  return (req, res, next) => {
+    const id = req.get('X-Management-Id');
+    const token = req.get('X-Management-Token');
+    if (!id || !token) {
+      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-Management-Id or X-Management-Token header');
+    }
+    if (!key || id !== key.id || !sameSecret(token, key.token)) {
+      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-Management-Id or X-Management-Token');
+    }
+    const context: RequestContext = {
+      ...(res.locals.context as RequestContext),
+      apiKey: { name: 'management', appId: key.id },
     };
     res.locals.context = context;
     next();

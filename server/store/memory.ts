@@ -349,6 +349,14 @@ export class MemoryStore implements Store {
     return this.partitions.has(projectId);
   }
 
+  async dropProject(projectId: string): Promise<void> {
+    const partition = this.partitions.get(projectId);
+    if (!partition) return;
+    await partition.lock.runExclusive(() => {
+      this.partitions.delete(projectId);
+    });
+  }
+
   async projectIds(): Promise<string[]> {
     return [...this.partitions.keys()];
   }

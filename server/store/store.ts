@@ -48,6 +48,8 @@ export interface Store {
   /** Adds an empty partition for a project. Idempotent. */
   createProject(projectId: string): Promise<void>;
   hasProject(projectId: string): Promise<boolean>;
+  /** Removes a project's partition and all of its data, once no unit of work is running on it. */
+  dropProject(projectId: string): Promise<void>;
   projectIds(): Promise<string[]>;
   /**
    * Runs `work` against one project's data. Units of work on the same project run one at a time; when

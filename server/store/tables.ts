@@ -12,6 +12,11 @@ import type { PublicationRecord } from '../domain/publications.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
+import type { Brand } from '../domain/management/branding.js';
+import type { ApiKeyRecord, Project } from '../domain/management/projects.js';
+import type { CustomEventSchema, MetadataSchema } from '../domain/management/schemas.js';
+import type { UserRecord } from '../domain/management/users.js';
+import type { Webhook, WebhookDelivery } from '../domain/management/webhooks.js';
 import type {
   CardState,
   CardTransaction,
@@ -39,6 +44,16 @@ export interface Tables {
   products: Product;
   skus: Sku;
   product_collections: ProductCollection;
+  /** Organization tables, used only in the organization's partition (see ORGANIZATION). */
+  projects: Project;
+  api_keys: ApiKeyRecord;
+  users: UserRecord;
+  /** A project's configuration, written through the management API. */
+  brands: Brand;
+  metadata_schemas: MetadataSchema;
+  custom_event_schemas: CustomEventSchema;
+  webhooks: Webhook;
+  webhook_deliveries: WebhookDelivery;
   loyalty_cards: CardState;
   loyalty_transactions: CardTransaction;
   loyalty_clock: LoyaltyClock;
@@ -79,6 +94,14 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   products: { unique: ['source_id', 'name'], indexed: [] },
   skus: { unique: ['source_id', 'sku'], indexed: ['product_id'] },
   product_collections: { unique: ['name'], indexed: ['type'] },
+  projects: { unique: [], indexed: [] },
+  api_keys: { unique: ['app_id'], indexed: ['project_id'] },
+  users: { unique: ['login'], indexed: [] },
+  brands: { unique: [], indexed: [] },
+  metadata_schemas: { unique: ['related_object'], indexed: [] },
+  custom_event_schemas: { unique: ['name'], indexed: [] },
+  webhooks: { unique: [], indexed: [] },
+  webhook_deliveries: { unique: [], indexed: ['webhook_id'] },
   loyalty_cards: { unique: [], indexed: ['campaign_id', 'next_expiration_date'] },
   loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
   loyalty_clock: { unique: [], indexed: [] },

@@ -2,7 +2,8 @@
  * The server under test. By default a reference server starts in-process on a free port, with response
  * validation on. With CONTRACT_BASE_URL set, the suite talks to that server instead, using
  * CONTRACT_APP_ID/CONTRACT_APP_TOKEN, and CONTRACT_OTHER_APP_ID/CONTRACT_OTHER_APP_TOKEN for a second
- * project where the isolation tests need one.
+ * project where the isolation tests need one, and CONTRACT_MANAGEMENT_ID/CONTRACT_MANAGEMENT_TOKEN for the
+ * management API.
  */
 import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
@@ -10,8 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { createApiClient, type ApiClient } from '../../client/index.js';
-import { createApp } from '../../server/app.js';
+import { createApp, type AppOptions } from '../../server/app.js';
 import { OffsetClock } from '../../server/domain/clock.js';
+import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
@@ -26,15 +28,24 @@ export interface Credentials {
   appToken: string;
 }
 
+export interface ManagementCredentials {
+  id: string;
+  token: string;
+}
+
 export interface Target {
   baseUrl: string;
   credentials: Credentials;
   /** A key of a second project, when the target has one. */
   otherProject?: Credentials;
+  /** The management key, when the target's management API is reachable. */
+  management?: ManagementCredentials;
   /** Whether this run started the server itself (so test-only settings such as rate limits apply). */
   inProcess: boolean;
   /** The in-process server's clock, which tests may move; absent for a remote target. */
   clock?: OffsetClock;
+  /** The in-process server's background jobs (webhook deliveries, generation); absent for a remote target. */
+  jobs?: Jobs;
   close(): Promise<void>;
 }
 
@@ -52,16 +63,24 @@ export function secret(): string {
   return randomBytes(12).toString('hex');
 }
 
-export async function startTarget(): Promise<Target> {
+/**
+ * In-process webhook settings: plain http for loopback receivers, and retries fast enough for tests
+ * (delays of 20, 40, 80 ms). Tests assert on outcomes, never on these timings.
+ */
+export const TEST_WEBHOOKS = { allowPlainHttp: true, maxAttempts: 4, backoffMs: 20, timeoutMs: 1000 };
+
+export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<Target> {
   const remote = process.env.CONTRACT_BASE_URL;
   if (remote) {
-    const { CONTRACT_APP_ID, CONTRACT_APP_TOKEN, CONTRACT_OTHER_APP_ID, CONTRACT_OTHER_APP_TOKEN } = process.env;
+    const { CONTRACT_APP_ID, CONTRACT_APP_TOKEN, CONTRACT_OTHER_APP_ID, CONTRACT_OTHER_APP_TOKEN, CONTRACT_MANAGEMENT_ID, CONTRACT_MANAGEMENT_TOKEN } =
+      process.env;
     if (!CONTRACT_APP_ID || !CONTRACT_APP_TOKEN) throw new Error('CONTRACT_BASE_URL needs CONTRACT_APP_ID and CONTRACT_APP_TOKEN');
     return {
       baseUrl: remote.replace(/\/$/, ''),
       credentials: { appId: CONTRACT_APP_ID, appToken: CONTRACT_APP_TOKEN },
       ...(CONTRACT_OTHER_APP_ID &&
         CONTRACT_OTHER_APP_TOKEN && { otherProject: { appId: CONTRACT_OTHER_APP_ID, appToken: CONTRACT_OTHER_APP_TOKEN } }),
+      ...(CONTRACT_MANAGEMENT_ID && CONTRACT_MANAGEMENT_TOKEN && { management: { id: CONTRACT_MANAGEMENT_ID, token: CONTRACT_MANAGEMENT_TOKEN } }),
       inProcess: false,
       close: async () => {},
     };
@@ -69,6 +88,8 @@ export async function startTarget(): Promise<Target> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const otherProject = { appId: `app-${secret()}`, appToken: secret() };
   const clock = new OffsetClock();
+  const jobs = new Jobs();
+  const management = { id: `mgmt-${secret()}`, token: secret() };
   const store = new MemoryStore();
   const app = await createApp({
     store,
@@ -78,6 +99,10 @@ export async function startTarget(): Promise<Target> {
       { name: 'contract-suite-other', ...otherProject, projectId: 'proj_contract_b' },
     ],
     validateResponses: true,
+    jobs,
+    managementKey: management,
+    webhooks: TEST_WEBHOOKS,
+    ...overrides,
   });
   await loadFixtureFile(store, clock, 'proj_contract_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
   const { server, baseUrl } = await listen(app);
@@ -85,9 +110,14 @@ export async function startTarget(): Promise<Target> {
     baseUrl,
     credentials,
     otherProject,
+    management,
     inProcess: true,
     clock,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    jobs,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs.shutdown();
+    },
   };
 }
 
@@ -137,6 +167,16 @@ export function clientFor(target: Target, credentials: Partial<Credentials> = ta
   });
 }
 
+/** A typed client holding the target's management key, for `/management/v1`. */
+export function managementClientFor(target: Target, management: Partial<ManagementCredentials> | undefined = target.management): ApiClient {
+  return createApiClient({
+    baseUrl: target.baseUrl,
+    ...(management?.id !== undefined && { managementId: management.id }),
+    ...(management?.token !== undefined && { managementToken: management.token }),
+    fetch: recordingFetch,
+  });
+}
+
 /** A raw request, for input the typed client would not let us send. */
 export async function raw(
   target: Target,
@@ -148,6 +188,11 @@ export async function raw(
   const headers: Record<string, string> = {};
   if (credentials?.appId) headers['X-App-Id'] = credentials.appId;
   if (credentials?.appToken) headers['X-App-Token'] = credentials.appToken;
+  // The management API takes the management key; a test that means to send other credentials says so.
+  if (options.credentials === undefined && path.startsWith('/management/') && target.management) {
+    headers['X-Management-Id'] = target.management.id;
+    headers['X-Management-Token'] = target.management.token;
+  }
   if (options.body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
   const response = await recordingFetch(`${target.baseUrl}${path}`, {
     method,

@@ -21,9 +21,16 @@ jest.setTimeout(300_000);
 
 const KIT = join(packageRoot(), 'dist', 'bin', 'contract.js');
 
-async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>>; credentials: Credentials; other: Credentials }> {
+interface Keys {
+  credentials: Credentials;
+  other: Credentials;
+  management: { id: string; token: string };
+}
+
+async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>> } & Keys> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const other = { appId: `app-${secret()}`, appToken: secret() };
+  const management = { id: `mgmt-${secret()}`, token: secret() };
   const store = new MemoryStore();
   const app = await createApp({
     store,
@@ -34,10 +41,11 @@ async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createAp
     ],
     // As a production deployment runs: the server does not check its own answers, the kit does.
     validateResponses: false,
+    managementKey: management,
   });
   // The objects the suite expects in the first project of any server it tests.
   await loadFixtureFile(store, systemClock, 'proj_kit_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
-  return { app, credentials, other };
+  return { app, credentials, other, management };
 }
 
 interface KitRun {
@@ -47,7 +55,8 @@ interface KitRun {
   junit: string;
 }
 
-async function runKit(baseUrl: string, credentials: Credentials, other: Credentials | undefined, only?: string): Promise<KitRun> {
+async function runKit(baseUrl: string, keys: Partial<Keys> & { credentials: Credentials }, only?: string): Promise<KitRun> {
+  const { credentials, other, management } = keys;
   const reportDir = mkdtempSync(join(tmpdir(), 'kit-report-'));
   const args = [KIT, 'contract', '--base-url', baseUrl, '--report-dir', reportDir, ...(only ? ['--only', only, '--max-workers', '1'] : [])];
   const env = {
@@ -55,6 +64,7 @@ async function runKit(baseUrl: string, credentials: Credentials, other: Credenti
     CONTRACT_APP_ID: credentials.appId,
     CONTRACT_APP_TOKEN: credentials.appToken,
     ...(other && { CONTRACT_OTHER_APP_ID: other.appId, CONTRACT_OTHER_APP_TOKEN: other.appToken }),
+    ...(management && { CONTRACT_MANAGEMENT_ID: management.id, CONTRACT_MANAGEMENT_TOKEN: management.token }),
   };
   try {
     const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
@@ -87,10 +97,10 @@ const blamed = (report: KitReport) =>
 describe('contract kit', () => {
   test('when run against the reference server, then every area passes, every operation is called, and the reports say so', async () => {
     expect(existsSync(KIT)).toBe(true);
-    const { app, credentials, other } = await referenceApp();
+    const { app, ...keys } = await referenceApp();
     const { server, baseUrl } = await listen(app);
     try {
-      const run = await runKit(baseUrl, credentials, other);
+      const run = await runKit(baseUrl, keys);
       expect({ code: run.code, failed: blamed(run.report) }).toEqual({ code: 0, failed: '' });
       expect(run.report.ok).toBe(true);
       expect(run.report.operations.skipped).toBe(0);
@@ -118,7 +128,7 @@ describe('contract kit', () => {
     const { app, credentials } = await referenceApp();
     const { server, baseUrl } = await listen(brokenVariant(variant, app, credentials));
     try {
-      const run = await runKit(baseUrl, credentials, undefined, only);
+      const run = await runKit(baseUrl, { credentials }, only);
       expect(run.code).toBe(1);
       expect(run.report.ok).toBe(false);
       expect(run.output).toMatch(/The server does NOT conform to the contract/);

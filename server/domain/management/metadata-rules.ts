@@ -1,0 +1,101 @@
+/**
+ * Metadata against a metadata schema: every rule a property definition can state, checked on the value
+ * written. A broken rule is a 400 `invalid_metadata` that names the property and the rule.
+ */
+import type { DomainError } from '../errors.js';
+import { invalid } from '../errors.js';
+import type { MetadataSchema } from './schemas.js';
+
+type Definition = MetadataSchema['properties'][string];
+
+function broken(relatedObject: string, name: string, rule: string, wanted: string): DomainError {
+  return invalid('invalid_metadata', 'Invalid metadata', `metadata.${name} ${wanted} (${relatedObject} metadata schema rule: ${rule})`);
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function isValidDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether one value (one element, for arrays) has the definition's type. */
+function hasType(definition: Definition, value: unknown): boolean {
+  switch (definition.type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'date':
+      return typeof value === 'string' && isValidDate(value);
+    case 'datetime':
+      return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+    case 'object':
+      return isPlainObject(value);
+    case 'geopoint':
+      return (
+        isPlainObject(value) &&
+        typeof value.latitude === 'number' &&
+        typeof value.longitude === 'number' &&
+        Math.abs(value.latitude) <= 90 &&
+        Math.abs(value.longitude) <= 180
+      );
+    case 'image_url':
+      return typeof value === 'string' && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+  }
+}
+
+/** The first constraint a typed value breaks, as [rule, what was wanted], or undefined. */
+function brokenConstraint(definition: Definition, value: unknown): [string, string] | undefined {
+  if (typeof value === 'string') {
+    if (definition.exactLength !== undefined && value.length !== definition.exactLength) return ['exactLength', `must be exactly ${definition.exactLength} characters long`];
+    if (definition.minLength !== undefined && value.length < definition.minLength) return ['minLength', `must be at least ${definition.minLength} characters long`];
+    if (definition.maxLength !== undefined && value.length > definition.maxLength) return ['maxLength', `must be at most ${definition.maxLength} characters long`];
+  }
+  if (typeof value === 'number') {
+    if (definition.min !== undefined && value < definition.min) return ['min', `must be at least ${definition.min}`];
+    if (definition.max !== undefined && value > definition.max) return ['max', `must be at most ${definition.max}`];
+    if (definition.gt !== undefined && !(value > definition.gt)) return ['gt', `must be greater than ${definition.gt}`];
+    if (definition.gte !== undefined && !(value >= definition.gte)) return ['gte', `must be greater than or equal to ${definition.gte}`];
+    if (definition.lt !== undefined && !(value < definition.lt)) return ['lt', `must be less than ${definition.lt}`];
+    if (definition.lte !== undefined && !(value <= definition.lte)) return ['lte', `must be less than or equal to ${definition.lte}`];
+  }
+  if (typeof value === 'string' || typeof value === 'number') {
+    if (definition.eq && !definition.eq.includes(value)) return ['eq', `must be one of ${definition.eq.join(', ')}`];
+    if (definition.ne?.includes(value)) return ['ne', `must not be ${definition.ne.join(' or ')}`];
+  }
+  return undefined;
+}
+
+/** Throws the first rule of the schema that the metadata breaks. */
+export function checkMetadata(schema: MetadataSchema, metadata: Record<string, unknown> | null | undefined): void {
+  const given = metadata ?? {};
+  const where = schema.related_object;
+  if (schema.allow_defined_only) {
+    const undefinedKey = Object.keys(given).find((name) => !Object.hasOwn(schema.properties, name));
+    if (undefinedKey !== undefined) throw broken(where, undefinedKey, 'allow_defined_only', 'is not defined in the schema');
+  }
+  for (const [name, definition] of Object.entries(schema.properties)) {
+    const value = Object.hasOwn(given, name) ? given[name] : undefined;
+    if (value === undefined || value === null) {
+      if (definition.optional === false) throw broken(where, name, 'optional: false', 'is required');
+      continue;
+    }
+    const values = definition.array ? value : [value];
+    if (definition.array && !Array.isArray(value)) throw broken(where, name, 'array', `must be an array of ${definition.type}`);
+    if (!definition.array && Array.isArray(value)) throw broken(where, name, 'array', `must be a single ${definition.type}, not an array`);
+    for (const item of values as unknown[]) {
+      if (!hasType(definition, item)) throw broken(where, name, `type: ${definition.type}`, `must be a ${definition.type}`);
+      const constraint = brokenConstraint(definition, item);
+      if (constraint) throw broken(where, name, constraint[0], constraint[1]);
+    }
+  }
+}

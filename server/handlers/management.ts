@@ -1,0 +1,188 @@
+/** The management API: projects and their keys, users, branding, schemas and webhook configurations. */
+import { createBrand, deleteBrand, findBrand, listBrands, updateBrand } from '../domain/management/branding.js';
+import { createProject, deleteProject, findProject, listProjects, updateProject } from '../domain/management/projects.js';
+import {
+  createCustomEventSchema,
+  createMetadataSchema,
+  deleteCustomEventSchema,
+  deleteMetadataSchema,
+  findCustomEventSchema,
+  findMetadataSchema,
+  listCustomEventSchemas,
+  listMetadataSchemas,
+  updateCustomEventSchema,
+  updateMetadataSchema,
+} from '../domain/management/schemas.js';
+import { assignUser, changeRole, getProjectUser, inviteUser, listProjectUsers, presentUser, unassignUser } from '../domain/management/users.js';
+import { createWebhook, deleteWebhook, findWebhook, listDeliveries, listWebhooks, updateWebhook } from '../domain/management/webhooks.js';
+import type { HandlersOf } from './types.js';
+import { inManagedProject, inOrganization } from './unit-of-work.js';
+
+type ManagementOperations =
+  | 'list-projects'
+  | 'create-project'
+  | 'get-project'
+  | 'update-project'
+  | 'delete-project'
+  | 'create-brand'
+  | 'list-brands'
+  | 'get-brand'
+  | 'update-brand'
+  | 'delete-brand'
+  | 'assign-user'
+  | 'list-users'
+  | 'get-user'
+  | 'update-user'
+  | 'unassign-user'
+  | 'invite-user'
+  | 'create-metadata-schema'
+  | 'management-list-metadata-schemas'
+  | 'management-get-metadata-schema'
+  | 'update-metadata-schema'
+  | 'delete-metadata-schema'
+  | 'create-custom-event-schema'
+  | 'list-custom-event-schemas'
+  | 'get-custom-event-schema'
+  | 'update-custom-event-schema'
+  | 'delete-custom-event-schema'
+  | 'create-webhook'
+  | 'list-webhooks'
+  | 'get-webhook'
+  | 'update-webhook'
+  | 'delete-webhook'
+  | 'list-webhook-deliveries';
+
+function list<T>(data: T[]) {
+  return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
+}
+
+export const managementHandlers: HandlersOf<ManagementOperations> = {
+  'list-projects': async ({ services }) => ({ status: 200, body: list(await inOrganization(services, listProjects)) }),
+  'create-project': async ({ body, services }) => {
+    const { project, key } = await inOrganization(services, async (ctx) => {
+      const made = await createProject(ctx, body);
+      // The partition is made inside the unit of work, so a failure undoes the registry entry with it.
+      await services.store.createProject(made.project.id);
+      return made;
+    });
+    return { status: 200, body: { ...project, server_side_key: { app_id: key.app_id, app_token: key.app_token } } };
+  },
+  'get-project': async ({ path, services }) => ({ status: 200, body: await inOrganization(services, (ctx) => findProject(ctx, path.projectId)) }),
+  'update-project': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inOrganization(services, (ctx) => updateProject(ctx, path.projectId, body)),
+  }),
+  'delete-project': async ({ path, services }) => {
+    await inOrganization(services, (ctx) => deleteProject(ctx, path.projectId));
+    await services.store.dropProject(path.projectId);
+    return { status: 204 };
+  },
+
+  'create-brand': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => createBrand(ctx, body)),
+  }),
+  'list-brands': async ({ path, services }) => ({ status: 200, body: list(await inManagedProject(services, path.projectId, listBrands)) }),
+  'get-brand': async ({ path, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => findBrand(ctx, path.brandingId)),
+  }),
+  'update-brand': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => updateBrand(ctx, path.brandingId, body)),
+  }),
+  'delete-brand': async ({ path, services }) => {
+    await inManagedProject(services, path.projectId, (ctx) => deleteBrand(ctx, path.brandingId));
+    return { status: 204 };
+  },
+
+  'assign-user': async ({ path, body, services }) => ({
+    status: 200,
+    body: presentUser(await inOrganization(services, (ctx) => assignUser(ctx, path.projectId, body))),
+  }),
+  'list-users': async ({ path, services }) => ({
+    status: 200,
+    body: list((await inOrganization(services, (ctx) => listProjectUsers(ctx, path.projectId))).map(presentUser)),
+  }),
+  'get-user': async ({ path, services }) => ({
+    status: 200,
+    body: presentUser(await inOrganization(services, (ctx) => getProjectUser(ctx, path.projectId, path.userId))),
+  }),
+  'update-user': async ({ path, body, services }) => ({
+    status: 200,
+    body: presentUser(await inOrganization(services, (ctx) => changeRole(ctx, path.projectId, path.userId, body.role))),
+  }),
+  'unassign-user': async ({ path, services }) => {
+    await inOrganization(services, (ctx) => unassignUser(ctx, path.projectId, path.userId));
+    return { status: 204 };
+  },
+  'invite-user': async ({ body, services }) => {
+    await inOrganization(services, (ctx) => inviteUser(ctx, body));
+    return { status: 204 };
+  },
+
+  'create-metadata-schema': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => createMetadataSchema(ctx, body)),
+  }),
+  'management-list-metadata-schemas': async ({ path, services }) => {
+    const schemas = await inManagedProject(services, path.projectId, listMetadataSchemas);
+    return { status: 200, body: { object: 'list', data_ref: 'schemas', schemas, total: schemas.length } };
+  },
+  'management-get-metadata-schema': async ({ path, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => findMetadataSchema(ctx, path.metadataSchemaId)),
+  }),
+  'update-metadata-schema': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => updateMetadataSchema(ctx, path.metadataSchemaId, body)),
+  }),
+  'delete-metadata-schema': async ({ path, services }) => {
+    await inManagedProject(services, path.projectId, (ctx) => deleteMetadataSchema(ctx, path.metadataSchemaId));
+    return { status: 204 };
+  },
+
+  'create-custom-event-schema': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => createCustomEventSchema(ctx, body)),
+  }),
+  'list-custom-event-schemas': async ({ path, services }) => ({
+    status: 200,
+    body: list(await inManagedProject(services, path.projectId, listCustomEventSchemas)),
+  }),
+  'get-custom-event-schema': async ({ path, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => findCustomEventSchema(ctx, path.customEventSchemaId)),
+  }),
+  'update-custom-event-schema': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => updateCustomEventSchema(ctx, path.customEventSchemaId, body)),
+  }),
+  'delete-custom-event-schema': async ({ path, services }) => {
+    await inManagedProject(services, path.projectId, (ctx) => deleteCustomEventSchema(ctx, path.customEventSchemaId));
+    return { status: 204 };
+  },
+
+  'create-webhook': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => createWebhook(ctx, body, services.webhookRules)),
+  }),
+  'list-webhooks': async ({ path, services }) => ({ status: 200, body: list(await inManagedProject(services, path.projectId, listWebhooks)) }),
+  'get-webhook': async ({ path, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => findWebhook(ctx, path.webhookId)),
+  }),
+  'update-webhook': async ({ path, body, services }) => ({
+    status: 200,
+    body: await inManagedProject(services, path.projectId, (ctx) => updateWebhook(ctx, path.webhookId, body, services.webhookRules)),
+  }),
+  'delete-webhook': async ({ path, services }) => {
+    await inManagedProject(services, path.projectId, (ctx) => deleteWebhook(ctx, path.webhookId));
+    return { status: 204 };
+  },
+  'list-webhook-deliveries': async ({ path, query, services }) => {
+    const page = { limit: query.limit ?? 10, page: query.page ?? 1 };
+    const { rows, total } = await inManagedProject(services, path.projectId, (ctx) => listDeliveries(ctx, path.webhookId, page));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: rows, total } };
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * A Store that checks metadata against the project's metadata schemas on every write of a resource whose
+ * type has one. It sits at the storage boundary so that every use case that writes metadata is covered,
+ * including ones added later. Only a write that changes the metadata is checked: metadata stored before a
+ * schema existed stays readable and writable in other respects until it is next changed.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { checkMetadata } from '../domain/management/metadata-rules.js';
+import type { Row, Store, Table, UnitOfWork } from './store.js';
+import type { Tables } from './tables.js';
+
+/** Tables of resources that carry metadata, and the `related_object` of their schema. */
+const RESOURCES: Partial<Record<keyof Tables, string>> = {
+  customers: 'customer',
+  products: 'product',
+  skus: 'sku',
+  vouchers: 'voucher',
+  campaigns: 'campaign',
+  orders: 'order',
+  promotion_tiers: 'promotion_tier',
+  redemptions: 'redemption',
+  publications: 'publication',
+};
+
+export function withMetadataSchemas(store: Store): Store {
+  return {
+    createProject: (projectId) => store.createProject(projectId),
+    hasProject: (projectId) => store.hasProject(projectId),
+    dropProject: (projectId) => store.dropProject(projectId),
+    projectIds: () => store.projectIds(),
+    transaction: (projectId, work) => store.transaction(projectId, (uow) => work(checking(uow))),
+  };
+}
+
+type WithMetadata = Row & { metadata?: Record<string, unknown> | null };
+
+function checking(uow: UnitOfWork): UnitOfWork {
+  const check = async (relatedObject: string, row: WithMetadata) => {
+    const schema = await uow.metadata_schemas.getBy('related_object', relatedObject);
+    if (schema) checkMetadata(schema, row.metadata);
+  };
+  const wrap = (table: Table<WithMetadata>, relatedObject: string): Table<WithMetadata> => ({
+    get: (id) => table.get(id),
+    getBy: (field, value) => table.getBy(field, value),
+    findBy: (field, value) => table.findBy(field, value),
+    countBy: (field, value) => table.countBy(field, value),
+    query: (query) => table.query(query),
+    delete: (id) => table.delete(id),
+    insert: async (row) => {
+      await check(relatedObject, row);
+      return table.insert(row);
+    },
+    update: async (row) => {
+      const before = await table.get(row.id);
+      if (!isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await check(relatedObject, row);
+      return table.update(row);
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(uow).map(([name, table]) => {
+      const relatedObject = RESOURCES[name as keyof Tables];
+      return [name, relatedObject ? wrap(table as Table<WithMetadata>, relatedObject) : table];
+    }),
+  ) as unknown as UnitOfWork;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, test } from '@jest/globals';
+import { expectError } from './expect-error.js';
+import { raw, unique, useTarget } from './target.js';
+
+const ctx = useTarget();
+
+const form = (fields: Record<string, string>) => ({ body: new URLSearchParams(fields).toString(), contentType: 'application/x-www-form-urlencoded' });
+
+async function token(scope: string, extra: Record<string, string> = {}) {
+  const issued = await raw(ctx.target, 'POST', '/v1/oauth/token', form({ grant_type: 'client_credentials', scope, ...extra }));
+  expect(issued.status).toBe(200);
+  return issued.body as { access_token: string; expires_in: number; expires_at: number; scope: string; client_id: string; token_type: string };
+}
+
+async function withBearer(method: string, path: string, value: string, body?: unknown) {
+  const response = await fetch(`${ctx.target.baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${value}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+describe('OAuth tokens', () => {
+  test('a token is issued, introspected, used within its scopes, and revoked', async () => {
+    const issued = await token('vouchers customers');
+    expect(issued).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 900,
+      expires_at: expect.any(Number),
+      scope: 'vouchers customers',
+      client_id: ctx.target.credentials.appId,
+    });
+    const seen = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: issued.access_token }));
+    expect(seen).toEqual({
+      status: 200,
+      body: { access_token: issued.access_token, client_id: ctx.target.credentials.appId, expires_at: issued.expires_at, expires_in: expect.any(Number), scope: 'vouchers customers', token_type: 'Bearer', active: true },
+    });
+    const code = unique('OAUTH');
+    const created = await withBearer('POST', `/v1/vouchers/${code}`, issued.access_token, { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } });
+    expect(created.status).toBe(200);
+    const read = await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } });
+    expect(read.data?.code).toBe(code);
+    expect((await withBearer('GET', '/v1/customers?limit=1', issued.access_token)).status).toBe(200);
+    expectError(await withBearer('GET', '/v1/campaigns', issued.access_token), 403, 'forbidden');
+    expectError(await withBearer('GET', '/v1/skus/sku_x', issued.access_token), 403, 'forbidden');
+
+    expect((await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: issued.access_token }))).status).toBe(204);
+    expectError(await withBearer('GET', `/v1/vouchers/${code}`, issued.access_token), 401, 'unauthorized');
+    const after = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: issued.access_token }));
+    expect(after.body).toMatchObject({ active: false, expires_in: 0 });
+    expect((await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: issued.access_token }))).status).toBe(204);
+  });
+
+  test('the api scope reaches the whole server-side API; unknown and expired tokens are inactive', async () => {
+    const all = await token('api', { expires_in: '60' });
+    expect(all.expires_in).toBe(60);
+    expect((await withBearer('GET', '/v1/campaigns', all.access_token)).status).toBe(200);
+    expect((await withBearer('GET', '/v1/loyalties', all.access_token)).status).toBe(200);
+    const unknown = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: 'no-such-token' }));
+    expect(unknown).toEqual({ status: 200, body: { access_token: 'no-such-token', client_id: '', expires_at: 0, expires_in: 0, scope: '', token_type: 'Bearer', active: false } });
+    expectError(await withBearer('GET', '/v1/campaigns', 'no-such-token'), 401, 'unauthorized');
+    if (ctx.target.clock) {
+      ctx.target.clock.travelTo(new Date(Date.now() + 61_000));
+      try {
+        const expired = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: all.access_token }));
+        expect(expired.body).toMatchObject({ active: false, expires_in: 0, scope: 'api' });
+        expectError(await withBearer('GET', '/v1/campaigns', all.access_token), 401, 'unauthorized');
+      } finally {
+        ctx.target.clock.reset();
+      }
+    }
+  });
+
+  test('a token of one project is not seen from another, and bad requests get a 4xx', async () => {
+    const mine = await token('api');
+    if (ctx.target.otherProject) {
+      const foreign = await raw(ctx.target, 'POST', '/v1/oauth/introspect', { ...form({ access_token: mine.access_token }), credentials: ctx.target.otherProject });
+      expect(foreign.body).toMatchObject({ active: false });
+      await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', { ...form({ access_token: mine.access_token }), credentials: ctx.target.otherProject });
+      expect((await withBearer('GET', '/v1/campaigns', mine.access_token)).status).toBe(200);
+    }
+    expectError(await raw(ctx.target, 'POST', '/v1/oauth/token', form({ grant_type: 'client_credentials', scope: 'vouchers galaxies' })), 400, 'invalid_scope');
+    expectError(await raw(ctx.target, 'POST', '/v1/oauth/token', form({ grant_type: 'password', scope: 'api' })), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/oauth/token', form({ grant_type: 'client_credentials', scope: 'api', expires_in: '5' })), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/oauth/token', form({ grant_type: 'client_credentials' })), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({})), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/oauth/token', { ...form({ grant_type: 'client_credentials', scope: 'api' }), credentials: null }), 401, 'unauthorized');
+  });
+});

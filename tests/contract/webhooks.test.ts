@@ -1,0 +1,350 @@
+/**
+ * Webhook delivery through real HTTP receivers on loopback: exactly the subscribed events arrive, signed;
+ * failures are retried with backoff; a receiver that never answers slows no API call; and shutdown
+ * finishes or reports what is pending. Runs against the in-process server only, whose retry delays are
+ * short (see TEST_WEBHOOKS); the tests check outcomes, not timings, except one generous bound.
+ */
+import { afterEach, describe, expect, jest, test } from '@jest/globals';
+import type { components } from '../../client/index.js';
+import { clientFor, managementClientFor, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
+import { eventually, startReceiver, validSignature, type Answer, type Receiver } from './webhook-receiver.js';
+
+type EventType = components['schemas']['WebhookEventType'];
+
+const ctx = useTarget();
+const receivers: Receiver[] = [];
+const describeInProcess = process.env.CONTRACT_BASE_URL ? describe.skip : describe;
+
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+});
+
+async function receiver(answer?: Answer) {
+  const made = await startReceiver(answer);
+  receivers.push(made);
+  return made;
+}
+
+/** A fresh project on the target, with a client holding its key. */
+async function project(target: Target = ctx.target) {
+  const made = (await managementClientFor(target).POST('/management/v1/projects', { body: { name: unique('Hooks') } })).data!;
+  return { id: made.id, client: clientFor(target, { appId: made.server_side_key.app_id, appToken: made.server_side_key.app_token }) };
+}
+
+async function webhook(projectId: string, body: { target_url: string; events: EventType[]; active?: boolean }, target: Target = ctx.target) {
+  const made = await managementClientFor(target).POST('/management/v1/projects/{projectId}/webhooks', { params: { path: { projectId } }, body });
+  expect(made.response.status).toBe(200);
+  return made.data!;
+}
+
+async function deliveries(projectId: string, webhookId: string, target: Target = ctx.target) {
+  const list = await managementClientFor(target).GET('/management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', {
+    params: { path: { projectId, webhookId } },
+  });
+  return list.data!.data;
+}
+
+describeInProcess('webhook delivery', () => {
+  test('when events happen, then exactly the subscribed kinds reach active webhooks, signed, with the affected objects', async () => {
+    const { id: projectId, client } = await project();
+    const first = await receiver();
+    const second = await receiver();
+    const silent = await receiver();
+    const created = await webhook(projectId, { target_url: first.url, events: ['customer.created'] });
+    const deleted = await webhook(projectId, { target_url: second.url, events: ['customer.deleted', 'campaign.created'] });
+    await webhook(projectId, { target_url: silent.url, events: ['customer.created', 'customer.deleted'], active: false });
+
+    const customer = (await client.POST('/v1/customers', { body: { source_id: unique('hooked'), name: 'Jane', email: 'jane@example.com' } })).data!;
+    await client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } }, body: { name: 'Jane D.' } });
+    await client.POST('/v1/categories', { body: { name: unique('Quiet'), hierarchy: 1 } });
+    await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
+    // The same kind of event in another project reaches nobody here.
+    await ctx.client.POST('/v1/customers', { body: { source_id: unique('elsewhere') } });
+    await ctx.target.jobs!.idle();
+
+    expect(first.received.map((r) => r.body.type)).toEqual(['customer.created']);
+    expect(second.received.map((r) => r.body.type)).toEqual(['customer.deleted']);
+    expect(silent.received).toEqual([]);
+
+    const [arrival] = first.received;
+    expect(validSignature(arrival!, created.secret)).toBe(true);
+    expect(validSignature(arrival!, deleted.secret)).toBe(false);
+    expect(validSignature(second.received[0]!, deleted.secret)).toBe(true);
+    expect(arrival!.headers['content-type']).toBe('application/json');
+    expect(arrival!.headers['x-webhook-id']).toBe(created.id);
+    expect(arrival!.headers['x-webhook-attempt']).toBe('1');
+    expect(arrival!.body).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'customer.created',
+      created_at: expect.any(String),
+      data: { customer: expect.objectContaining({ id: customer.id, source_id: customer.source_id, name: 'Jane', email: 'jane@example.com' }) },
+      project_id: projectId,
+      object: 'event',
+    });
+    expect(second.received[0]!.body.data).toEqual({ customer: expect.objectContaining({ id: customer.id, name: 'Jane D.' }) });
+
+    const [delivery] = await deliveries(projectId, created.id);
+    expect(delivery).toEqual({
+      id: expect.stringMatching(/^whd_/),
+      webhook_id: created.id,
+      event_id: arrival!.body.id,
+      event_type: 'customer.created',
+      status: 'DELIVERED',
+      attempts: [{ number: 1, started_at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, error: null }],
+      next_attempt_at: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      object: 'webhook_delivery',
+    });
+  });
+
+  test('when a receiver fails twice and then answers 200, then it gets the same signed event on the third attempt', async () => {
+    const { id: projectId, client } = await project();
+    const flaky = await receiver((n) => (n === 1 ? 500 : n === 2 ? 503 : 200));
+    const hook = await webhook(projectId, { target_url: flaky.url, events: ['customer.created'] });
+    await client.POST('/v1/customers', { body: { name: 'Retry me' } });
+    await ctx.target.jobs!.idle();
+
+    expect(flaky.received).toHaveLength(3);
+    expect(flaky.received.map((r) => r.headers['x-webhook-attempt'])).toEqual(['1', '2', '3']);
+    expect(new Set(flaky.received.map((r) => r.raw)).size).toBe(1);
+    expect(flaky.received.every((r) => validSignature(r, hook.secret))).toBe(true);
+    const [delivery] = await deliveries(projectId, hook.id);
+    expect(delivery).toMatchObject({ status: 'DELIVERED', event_id: flaky.received[0]!.body.id, next_attempt_at: null });
+    expect(delivery!.attempts.map((a) => [a.number, a.status_code, a.error])).toEqual([
+      [1, 500, 'answered 500'],
+      [2, 503, 'answered 503'],
+      [3, 200, null],
+    ]);
+  });
+
+  test('when a receiver always fails, then the delivery stops FAILED after the allowed attempts', async () => {
+    const { id: projectId, client } = await project();
+    const broken = await receiver(() => 500);
+    const hook = await webhook(projectId, { target_url: broken.url, events: ['customer.created'] });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    let logged: string[];
+    try {
+      await client.POST('/v1/customers', { body: { name: 'Never heard' } });
+      await ctx.target.jobs!.idle();
+    } finally {
+      logged = errors.mock.calls.map(([message]) => String(message));
+      errors.mockRestore();
+    }
+    expect(broken.received).toHaveLength(TEST_WEBHOOKS.maxAttempts);
+    const [delivery] = await deliveries(projectId, hook.id);
+    expect(delivery).toMatchObject({ status: 'FAILED', next_attempt_at: null });
+    expect(delivery!.attempts).toHaveLength(TEST_WEBHOOKS.maxAttempts);
+    expect(logged.some((message) => message.includes(delivery!.id))).toBe(true);
+  });
+
+  test('when a receiver never answers, then API calls answer at their usual speed and the delivery is retried, then failed', async () => {
+    // A server whose receivers get 5 s to answer: if delivery ran inside the request, each call would take 5 s.
+    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, timeoutMs: 5000, maxAttempts: 2 } });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { id: projectId, client } = await project(target);
+      // One call before the webhook exists, so the timed calls do not pay for compiling the route's validators.
+      await client.POST('/v1/customers', { body: { name: 'Warm-up' } });
+      const mute = await receiver(() => 'hang');
+      const hook = await webhook(projectId, { target_url: mute.url, events: ['customer.created'] }, target);
+      const durations: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        expect((await client.POST('/v1/customers', { body: { name: `Waiting ${i}` } })).response.status).toBe(200);
+        durations.push(performance.now() - started);
+      }
+      // Generous: far above a normal call, far below the receiver's 5 s timeout.
+      expect(Math.max(...durations)).toBeLessThan(2500);
+      await eventually(() => (mute.received.length === 5 ? true : undefined));
+
+      await mute.close();
+      const failed = await eventually(async () => {
+        const list = await deliveries(projectId, hook.id, target);
+        return list.length === 5 && list.every((d) => d.status === 'FAILED') ? list : undefined;
+      });
+      for (const delivery of failed) {
+        expect(delivery.attempts).toHaveLength(2);
+        expect(delivery.attempts.every((a) => a.status_code === null && typeof a.error === 'string')).toBe(true);
+      }
+    } finally {
+      await target.close();
+      errors.mockRestore();
+    }
+  });
+
+  test('when the server stops with deliveries waiting to be retried, then each gets one last attempt and what fails is reported', async () => {
+    // Retries an hour apart: only shutdown can make them happen during the test.
+    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, backoffMs: 3_600_000 } });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { id: projectId, client } = await project(target);
+      const recovering = await receiver((n) => (n === 1 ? 500 : 200));
+      const down = await receiver(() => 503);
+      const good = await webhook(projectId, { target_url: recovering.url, events: ['customer.created'] }, target);
+      const bad = await webhook(projectId, { target_url: down.url, events: ['customer.created'] }, target);
+      await client.POST('/v1/customers', { body: { name: 'Late' } });
+      for (const hook of [good, bad]) {
+        await eventually(async () => ((await deliveries(projectId, hook.id, target))[0]?.attempts.length === 1 ? true : undefined));
+      }
+      const [waiting] = await deliveries(projectId, good.id, target);
+      expect(waiting).toMatchObject({ status: 'PENDING', next_attempt_at: expect.any(String) });
+
+      await target.jobs!.shutdown();
+      const [finished] = await deliveries(projectId, good.id, target);
+      expect(finished).toMatchObject({ status: 'DELIVERED', next_attempt_at: null });
+      expect(finished!.attempts.map((a) => a.status_code)).toEqual([500, 200]);
+      const [reported] = await deliveries(projectId, bad.id, target);
+      expect(reported).toMatchObject({ status: 'FAILED', next_attempt_at: null });
+      expect(reported!.attempts.map((a) => a.status_code)).toEqual([503, 503]);
+      expect(errors.mock.calls.some(([message]) => String(message).includes(reported!.id) && String(message).includes('the server stopped'))).toBe(true);
+    } finally {
+      await target.close();
+      errors.mockRestore();
+    }
+  });
+
+  test('when a webhook is deactivated or deleted, then later events are not delivered to it', async () => {
+    const { id: projectId, client } = await project();
+    const sink = await receiver();
+    const hook = await webhook(projectId, { target_url: sink.url, events: ['customer.created'] });
+    const path = { params: { path: { projectId, webhookId: hook.id } } };
+    await client.POST('/v1/customers', { body: { name: 'One' } });
+    await ctx.target.jobs!.idle();
+    await managementClientFor(ctx.target).PUT('/management/v1/projects/{projectId}/webhooks/{webhookId}', { ...path, body: { active: false } });
+    await client.POST('/v1/customers', { body: { name: 'Two' } });
+    await ctx.target.jobs!.idle();
+    await managementClientFor(ctx.target).DELETE('/management/v1/projects/{projectId}/webhooks/{webhookId}', path);
+    await client.POST('/v1/customers', { body: { name: 'Three' } });
+    await ctx.target.jobs!.idle();
+    expect(sink.received.map((r) => (r.body.data.customer as { name: string }).name)).toEqual(['One']);
+  });
+});
+
+describeInProcess('event kinds', () => {
+  test('when every kind of operation is performed, then every event kind of the interface is delivered by the operation causing it', async () => {
+    const { id: projectId, client } = await project();
+    const sink = await receiver();
+    const kinds = (await import('../../generated/openapi.json', { with: { type: 'json' } })).default.components.schemas.WebhookEventType.enum as EventType[];
+    await webhook(projectId, { target_url: sink.url, events: kinds });
+    const seen = async () => {
+      await ctx.target.jobs!.idle();
+      // Deliveries run concurrently, so arrivals are compared as sets, not sequences.
+      const types = sink.received.map((r) => r.body.type).sort();
+      sink.received.length = 0;
+      return types;
+    };
+    const sorted = (types: EventType[]) => [...types].sort();
+
+    const campaign = (
+      await client.POST('/v1/campaigns', {
+        body: {
+          name: unique('Events'),
+          campaign_type: 'DISCOUNT_COUPONS',
+          voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 500 }, redemption: { quantity: 1 } },
+          vouchers_count: 2,
+        },
+      })
+    ).data!;
+    expect(await seen()).toEqual(sorted(['campaign.vouchers.generation.completed', 'campaign.created']));
+    const campaignPath = { params: { path: { campaignId: campaign.id } } };
+    await client.PUT('/v1/campaigns/{campaignId}', { ...campaignPath, body: { description: 'Changed' } });
+    expect(await seen()).toEqual(sorted(['campaign.updated']));
+    await client.POST('/v1/campaigns/{campaignId}/disable', campaignPath);
+    await client.POST('/v1/campaigns/{campaignId}/enable', campaignPath);
+    expect(await seen()).toEqual(sorted(['campaign.disabled', 'campaign.enabled']));
+
+    const published = await client.POST('/v1/publications', { body: { customer: { source_id: unique('holder') }, campaign: { name: campaign.name } } });
+    expect(published.response.status).toBe(200);
+    expect(await seen()).toEqual(sorted(['customer.created', 'publication.succeeded', 'voucher.published']));
+    const code = published.data!.voucher_code!;
+    const redeem = () => client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 2000 } } });
+    const redeemed = await redeem();
+    expect(redeemed.response.status).toBe(200);
+    expect((await redeem()).response.status).toBe(400);
+    expect(await seen()).toEqual(sorted(['redemption.succeeded', 'redemption.failed']));
+    const rollback = () =>
+      client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: redeemed.data!.redemptions[0]!.id } }, body: {} });
+    await rollback();
+    await rollback();
+    expect(await seen()).toEqual(sorted(['redemption.rollback.succeeded', 'redemption.rollback.failed']));
+
+    const standalone = unique('EVT');
+    const voucherPath = { params: { path: { code: standalone } } };
+    await client.POST('/v1/vouchers/{code}', { ...voucherPath, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+    await client.PUT('/v1/vouchers/{code}', { ...voucherPath, body: { metadata: { shelf: 'A' } } });
+    await client.POST('/v1/vouchers/{code}/disable', voucherPath);
+    await client.POST('/v1/vouchers/{code}/enable', voucherPath);
+    expect(await seen()).toEqual(sorted(['voucher.created', 'voucher.updated', 'voucher.disabled', 'voucher.enabled']));
+    const gift = unique('GIFT');
+    await client.POST('/v1/vouchers/{code}', { params: { path: { code: gift } }, body: { type: 'GIFT_VOUCHER', gift: { amount: 1000 } } });
+    await client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: gift } }, body: { amount: 500 } });
+    const card = unique('CARD');
+    await client.POST('/v1/vouchers/{code}', { params: { path: { code: card } }, body: { type: 'LOYALTY_CARD', loyalty_card: { points: 10 } } });
+    await client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: card } }, body: { points: 5 } });
+    expect(await seen()).toEqual(sorted(['voucher.created', 'voucher.gift.balance_added', 'voucher.created', 'voucher.loyalty_card.points_added']));
+
+    const rule = (
+      await client.POST('/v1/validation-rules', {
+        body: { name: 'Big orders', rules: { '1': { name: 'order.amount', conditions: { $more_than_or_equal: [5000] } }, logic: '1' } },
+      })
+    ).data!;
+    const rulePath = { params: { path: { validationRuleId: rule.id } } };
+    await client.PUT('/v1/validation-rules/{validationRuleId}', { ...rulePath, body: { name: 'Bigger orders' } });
+    const assignment = (
+      await client.POST('/v1/validation-rules/{validationRuleId}/assignments', { ...rulePath, body: { related_object_type: 'voucher', related_object_id: standalone } })
+    ).data!;
+    await client.DELETE('/v1/validation-rules/{validationRuleId}/assignments/{assignmentId}', {
+      params: { path: { validationRuleId: rule.id, assignmentId: assignment.id } },
+    });
+    await client.DELETE('/v1/validation-rules/{validationRuleId}', rulePath);
+    const ruleEvents = await seen();
+    expect(ruleEvents).toEqual(sorted([
+      'business_validation_rule.created',
+      'business_validation_rule.updated',
+      'business_validation_rule.assignment.created',
+      'business_validation_rule.assignment.deleted',
+      'business_validation_rule.deleted',
+    ]));
+
+    await client.DELETE('/v1/vouchers/{code}', voucherPath);
+    const customer = (await client.POST('/v1/customers', { body: { name: 'Short-lived' } })).data!;
+    await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
+    await client.DELETE('/v1/campaigns/{campaignId}', campaignPath);
+    const last = await seen();
+    // Deleting the campaign deletes its two vouchers too.
+    expect(last).toEqual(sorted(['voucher.deleted', 'customer.created', 'customer.deleted', 'campaign.deleted', 'voucher.deleted', 'voucher.deleted']));
+
+    const club = (
+      await client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })
+    ).data!;
+    await client.POST('/v1/loyalties/{campaignId}/earning-rules', {
+      params: { path: { campaignId: club.id } },
+      body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 25 } }],
+    });
+    const memberSource = unique('member');
+    const member = (await client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: memberSource } } }))
+      .data!;
+    await seen();
+    await client.POST('/v1/orders', { body: { status: 'PAID', amount: 1000, customer: { source_id: memberSource } } });
+    const earned = await seen();
+    expect(earned).toContain('customer.rewarded.loyalty_points');
+    const mug = (await client.POST('/v1/products', { body: { name: unique('Mug') } })).data!;
+    const reward = (await client.POST('/v1/rewards', { body: { name: 'Mug', type: 'MATERIAL', parameters: { product: { id: mug.id } } } })).data!;
+    const offered = (
+      await client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: reward.id } }, body: { campaign: club.id, parameters: { loyalty: { points: 10 } } } })
+    ).data!;
+    const paid = await client.POST('/v1/loyalties/members/{memberId}/redemption', { params: { path: { memberId: member.code } }, body: { reward: { id: offered.id } } });
+    expect(paid.response.status).toBe(200);
+    const rewarded = await seen();
+    expect(rewarded).toContain('customer.rewarded');
+
+    const everyKindSeen = new Set([
+      'campaign.vouchers.generation.completed', 'campaign.created', 'campaign.updated', 'campaign.disabled', 'campaign.enabled',
+      'customer.created', 'publication.succeeded', 'voucher.published', 'redemption.succeeded', 'redemption.failed',
+      'redemption.rollback.succeeded', 'redemption.rollback.failed', 'voucher.created', 'voucher.updated', 'voucher.disabled',
+      'voucher.enabled', 'voucher.gift.balance_added', 'voucher.loyalty_card.points_added', ...ruleEvents, ...last, ...earned, ...rewarded,
+    ]);
+    expect(kinds.filter((kind) => !everyKindSeen.has(kind))).toEqual([]);
+  }, 60_000);
+});
