@@ -27,6 +27,7 @@ Options (each may also be given by the environment variable in brackets):
   --management-id ID      the management key, for /management/v1       [CONTRACT_MANAGEMENT_ID]
   --management-token TOKEN                                             [CONTRACT_MANAGEMENT_TOKEN]
   --only AREAS            comma-separated areas to run (see --list-areas); default all
+  --skip AREAS            comma-separated areas to leave out
   --report-dir DIR        where contract-report.json and junit.xml go (default: contract-report)
   --max-workers N         test files run in parallel (default: jest's choice)
   --list-areas            print the areas and exit
@@ -72,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
       'management-id': { type: 'string' },
       'management-token': { type: 'string' },
       only: { type: 'string' },
+      skip: { type: 'string' },
       'report-dir': { type: 'string', default: 'contract-report' },
       'max-workers': { type: 'string' },
       'list-areas': { type: 'boolean', default: false },
@@ -103,10 +105,19 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`The server and its key are needed: --base-url, --app-id and --app-token.\n\n${USAGE}`);
     return 2;
   }
-  const only = values.only?.split(',').map((area) => area.trim()).filter(Boolean) ?? [];
+  const list = (text?: string) => text?.split(',').map((area) => area.trim()).filter(Boolean) ?? [];
+  const only = list(values.only);
+  const skipped = list(values.skip);
   const selected = only.length > 0 ? selectFiles(only, areas) : { files: areas, unknown: [] };
-  if (selected.unknown.length > 0) {
-    process.stderr.write(`Unknown area(s): ${selected.unknown.join(', ')}. Areas: ${areas.join(', ')}\n`);
+  const left = selectFiles(skipped, areas);
+  const unknown = [...selected.unknown, ...left.unknown];
+  if (unknown.length > 0) {
+    process.stderr.write(`Unknown area(s): ${unknown.join(', ')}. Areas: ${areas.join(', ')}\n`);
+    return 2;
+  }
+  selected.files = selected.files.filter((file) => !left.files.includes(file));
+  if (selected.files.length === 0) {
+    process.stderr.write('No area is left to run.\n');
     return 2;
   }
 
@@ -137,7 +148,7 @@ async function main(argv: string[]): Promise<number> {
     '--runTestsByPath',
     ...selected.files.map((area) => join(contractDir, `${area}.test.ts`)),
   ];
-  process.stdout.write(`Contract kit: ${baseUrl}, areas: ${only.length > 0 ? selected.files.join(', ') : 'all'}\n`);
+  process.stdout.write(`Contract kit: ${baseUrl}, areas: ${only.length + skipped.length > 0 ? selected.files.join(', ') : 'all'}\n`);
   const code = await new Promise<number>((done) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
@@ -177,7 +188,7 @@ async function main(argv: string[]): Promise<number> {
     rootDir: root,
     baseUrl,
     areas: selected.files,
-    allAreas: only.length === 0,
+    allAreas: only.length === 0 && skipped.length === 0,
     startedAt,
   });
   rmSync(recordDir, { recursive: true, force: true });
