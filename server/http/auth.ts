@@ -118,3 +118,23 @@ export function clientSideAuth(keys: readonly ClientKey[]): RequestHandler {
     next();
   };
 }
+
+/**
+ * Browsers ask before a client-side call with custom headers (a CORS preflight, without credentials).
+ * Origins that some client key allows get the headers they need; the call itself is checked in full.
+ */
+export function clientPreflight(keys: readonly ClientKey[]): RequestHandler {
+  const allowed = new Set(keys.flatMap((key) => key.origins));
+  return (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    const origin = req.get('origin');
+    if (origin && allowed.has(origin)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
+      res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Client-Application-Id, X-Client-Token');
+      res.setHeader('Access-Control-Max-Age', '600');
+      res.setHeader('Vary', 'Origin');
+    }
+    res.status(204).end();
+  };
+}

@@ -126,6 +126,11 @@ runs('client-side API and custom events', () => {
     });
     expectError(serverKeyOnClient, 401, 'unauthorized');
     const client = ctx.target.client!;
+    const preflight = await fetch(`${ctx.target.baseUrl}/client/v1/events`, { method: 'OPTIONS', headers: { origin: client.origin, 'Access-Control-Request-Method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Client-Token');
+    const stranger = await fetch(`${ctx.target.baseUrl}/client/v1/events`, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } });
+    expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
     const clientKeyOnServer = await fetch(`${ctx.target.baseUrl}/v1/customers`, { headers: { 'X-Client-Application-Id': client.appId, 'X-Client-Token': client.token, origin: client.origin } });
     expectError({ status: clientKeyOnServer.status, body: await clientKeyOnServer.json() }, 401, 'unauthorized');
     expectError(await raw(ctx.target, 'POST', '/v1/events', { body: JSON.stringify({ event: SIGNED_UP, customer: { source_id: 'a' }, loyalty: { code: 'NO-SUCH-CARD' }, metadata: { plan: 'free' } }) }), 404, 'not_found');
