@@ -26,6 +26,10 @@ Options (each may also be given by the environment variable in brackets):
   --other-app-token TOKEN   that projects cannot see each other        [CONTRACT_OTHER_APP_TOKEN]
   --management-id ID      the management key, for /management/v1       [CONTRACT_MANAGEMENT_ID]
   --management-token TOKEN                                             [CONTRACT_MANAGEMENT_TOKEN]
+  --client-app-id ID      a client-side key of the first project       [CONTRACT_CLIENT_APP_ID]
+  --client-token TOKEN                                                 [CONTRACT_CLIENT_TOKEN]
+  --client-origin ORIGIN  one of that key's allowed origins            [CONTRACT_CLIENT_ORIGIN]
+  --project-id ID         the first project's ID (its event schemas)   [CONTRACT_PROJECT_ID]
   --only AREAS            comma-separated areas to run (see --list-areas); default all
   --skip AREAS            comma-separated areas to leave out
   --report-dir DIR        where contract-report.json and junit.xml go (default: contract-report)
@@ -60,6 +64,13 @@ function selectFiles(only: string[], areas: string[]): { files: string[]; unknow
   return { files: [...files].sort(), unknown };
 }
 
+/** Flags given on the command line, as the suite's variables (which the environment may also set). */
+function passThrough(values: Record<string, unknown>, names: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(names).flatMap(([flag, variable]) => (typeof values[flag] === 'string' ? [[variable, values[flag] as string]] : [])),
+  );
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -72,6 +83,10 @@ async function main(argv: string[]): Promise<number> {
       'other-app-token': { type: 'string' },
       'management-id': { type: 'string' },
       'management-token': { type: 'string' },
+      'client-app-id': { type: 'string' },
+      'client-token': { type: 'string' },
+      'client-origin': { type: 'string' },
+      'project-id': { type: 'string' },
       only: { type: 'string' },
       skip: { type: 'string' },
       'report-dir': { type: 'string', default: 'contract-report' },
@@ -161,6 +176,12 @@ async function main(argv: string[]): Promise<number> {
         CONTRACT_APP_TOKEN: appToken,
         ...(otherAppId && otherAppToken ? { CONTRACT_OTHER_APP_ID: otherAppId, CONTRACT_OTHER_APP_TOKEN: otherAppToken } : {}),
         ...(managementId && managementToken ? { CONTRACT_MANAGEMENT_ID: managementId, CONTRACT_MANAGEMENT_TOKEN: managementToken } : {}),
+        ...passThrough(values, {
+          'client-app-id': 'CONTRACT_CLIENT_APP_ID',
+          'client-token': 'CONTRACT_CLIENT_TOKEN',
+          'client-origin': 'CONTRACT_CLIENT_ORIGIN',
+          'project-id': 'CONTRACT_PROJECT_ID',
+        }),
         CONTRACT_KIT_RECORD: recordDir,
         JEST_JUNIT_OUTPUT_DIR: reportDir,
         JEST_JUNIT_OUTPUT_NAME: 'junit.xml',

@@ -2958,6 +2958,155 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Track a custom event
+         * @description Records a custom event that happened to a customer: checks it against the project's event schema,
+         *     creates the customer when the `source_id` is new, counts a referral conversion when `referral` names
+         *     a code whose program converts on this event, and lets the earning rules based on this event give
+         *     points (on the `loyalty` card, or on every card of the customer in programs with such rules). An
+         *     event name that is not in the project's schemas is 404; metadata that breaks its definition 400
+         *     `invalid_metadata`.
+         */
+        post: operations["track-custom-event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Track a custom event (client-side)
+         * @description The client-side twin of `POST /v1/events`. Records a custom event that happened to a customer:
+         *     checks it against the project's event schema, creates the customer when the `source_id` is new,
+         *     counts a referral conversion when `referral` names a code whose program converts on this event, and
+         *     lets the earning rules based on this event give points (on the `loyalty` card, or on every card of
+         *     the customer in programs with such rules). An event name that is not in the project's schemas is
+         *     404; metadata that breaks its definition 400 `invalid_metadata`.
+         */
+        post: operations["track-custom-event-client-side"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/validations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate redeemables (client-side)
+         * @description The client-side twin of `POST /v1/validations`, with the same engine and answers.
+         *     Checks up to 30 vouchers and promotion tiers, in the order given, against the order and the
+         *     customer, and computes what each gives. A redeemable is inapplicable when it is unknown, disabled,
+         *     outside its (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule;
+         *     the verdict carries the reason as an error key and, for rules, the rule's custom message. When any
+         *     is inapplicable, `valid` is false and the others are `SKIPPED`. Discounts apply one after another to
+         *     what is left of the order; percentages round half up to whole minor units. Nothing is changed, but
+         *     the validation is counted in the campaign summary.
+         */
+        post: operations["validate-stacked-discounts-client-side"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/redemptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem redeemables (client-side)
+         * @description The client-side twin of `POST /v1/redemptions`, with the same engine and answers.
+         *     Redeems the redeemables on the order, all or none: when any is inapplicable, nothing is redeemed,
+         *     the failure is recorded (and counted in the campaign summary), and the answer is 400 with the first
+         *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), its
+         *     custom rule message in `details` when there is one, and the code in `resource_id`. Otherwise each
+         *     redeemable gets a redemption under one parent: voucher `redeemed_quantity` goes up, gift balances go
+         *     down, tier and customer summaries count it. A voucher with a redemption limit is never redeemed more
+         *     often than the limit, however many requests arrive at once.
+         */
+        post: operations["redeem-stacked-discounts-client-side"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/qualifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check eligibility (client-side)
+         * @description The client-side twin of `POST /v1/qualifications`.
+         *     Finds the vouchers the customer holds and/or the promotion tiers that would apply to the order, each
+         *     checked on its own with the same engine as validation, and returns the qualifying ones with their
+         *     discounts: promotion tiers by hierarchy, then vouchers oldest first. Nothing is changed or counted.
+         */
+        post: operations["check-eligibility-client-side"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/promotions/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List promotion tiers (client-side)
+         * @description The client-side twin of `GET /v1/promotions/tiers`.
+         *     Returns a page of every promotion tier of the project, optionally only those usable now
+         *     (`is_available=true`) or not. `total` counts every match.
+         */
+        get: operations["list-promotion-tiers-client-side"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -3441,6 +3590,23 @@ export interface components {
          */
         GenerationStatus: "IN_PROGRESS" | "DONE" | "FAILED";
         /**
+         * ReferralProgram
+         * @description When a referral counts: when a referee redeems the code (`redemption`), or when a custom event carrying
+         *     the code happens to the referee (`custom_event`, naming the event).
+         */
+        ReferralProgram: {
+            /**
+             * @description What converts a referral.
+             * @enum {string}
+             */
+            conversion_event_type: "redemption" | "custom_event";
+            /** @description For `custom_event`, the event. */
+            custom_event?: {
+                /** @description The custom event's name. */
+                name: string;
+            };
+        };
+        /**
          * Campaign
          * @description A campaign, grouping vouchers (or promotion tiers) under shared settings.
          */
@@ -3511,6 +3677,7 @@ export interface components {
             categories: components["schemas"]["Category"][];
             creation_status: components["schemas"]["GenerationStatus"];
             vouchers_generation_status: components["schemas"]["GenerationStatus"];
+            referral_program?: components["schemas"]["ReferralProgram"];
             /** @description Always false here; the public service uses it for campaigns made from templates. */
             protected: boolean;
             /**
@@ -3721,6 +3888,7 @@ export interface components {
              * @default false
              */
             join_once?: boolean;
+            referral_program?: components["schemas"]["ReferralProgram"];
             /**
              * @description Whether the vouchers' metadata follows the voucher metadata schema.
              * @default true
@@ -8554,6 +8722,86 @@ export interface components {
             active: boolean;
         };
         /**
+         * EventsCreateRequestBody
+         * @description A custom event that happened to a customer. `event` must be the name of a custom event defined in the
+         *     project's event schemas (404 otherwise), and `metadata` must fit that event's definition (400
+         *     `invalid_metadata`). The customer is found by `id` or `source_id` and created when the `source_id` is new.
+         *     With `referral`, the event is a conversion of the referral code's program when that program converts on
+         *     this event; with `loyalty`, the earning rules based on this event give points on that card (without it,
+         *     on every card the customer holds in programs with such rules).
+         * @example {
+         *       "event": "newsletter_subscribed",
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "loyalty": {
+         *         "code": "LOY-0001"
+         *       },
+         *       "metadata": {
+         *         "list": "weekly"
+         *       }
+         *     }
+         */
+        EventsCreateRequestBody: {
+            /**
+             * @description The custom event's name.
+             * @example newsletter_subscribed
+             */
+            event: string;
+            customer: components["schemas"]["LoyaltyMemberCustomer"];
+            /** @description The referral code the customer came with. */
+            referral?: {
+                /** @description The referral code. */
+                code: string;
+                /** @description The referring customer, when the code has no holder. */
+                referrer_id?: string;
+            };
+            /** @description The loyalty card the event is for. */
+            loyalty?: {
+                /** @description The loyalty card's code. */
+                code: string;
+            };
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * EventsCreateResponseBody
+         * @description The tracked event.
+         */
+        EventsCreateResponseBody: {
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event's name.
+             * @example newsletter_subscribed
+             */
+            type: string;
+            /** @description The customer the event happened to. */
+            customer: {
+                /** @description Customer ID. */
+                id: string;
+                /** @description Name. */
+                name: string | null;
+                /** @description Email. */
+                email: string | null;
+                /** @description Your ID of the customer. */
+                source_id: string | null;
+                metadata: components["schemas"]["Metadata"];
+                /**
+                 * @description Always `customer`.
+                 * @constant
+                 */
+                object: "customer";
+            };
+            /** @description Always null; the referral's effect shows on the customers. */
+            referral: null;
+            /** @description Always null; points earned show on the card. */
+            loyalty: null;
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
          * WebhookEvent
          * @description An event as a webhook receives it: the body of the POST request. `data` holds the objects the event is
          *     about, keyed by their type (`voucher`, `campaign`, `customer`, `redemption`, `publication`,
@@ -8753,6 +9001,24 @@ export interface components {
                  *       "key": "unsupported_media_type",
                  *       "message": "Unsupported Media Type",
                  *       "details": "Expected application/json but got text/plain",
+                 *       "request_id": "v-0a9f9aeddb019a42db1c"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `origin` is not one of the client key's allowed origins. */
+        OriginNotAllowed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 403,
+                 *       "key": "origin_not_allowed",
+                 *       "message": "Origin not allowed",
+                 *       "details": "https://evil.example is not an allowed origin of this client key",
                  *       "request_id": "v-0a9f9aeddb019a42db1c"
                  *     }
                  */
@@ -9116,6 +9382,12 @@ export interface components {
          * @example loc_0a1b2c3d4e5f6a7b8c
          */
         LocationId: string;
+        /**
+         * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+         *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+         * @example https://shop.example.com
+         */
+        Origin: string;
     };
     requestBodies: never;
     headers: never;
@@ -15183,6 +15455,245 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "track-custom-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The tracked event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "track-custom-event-client-side": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The tracked event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "validate-stacked-discounts-client-side": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationsValidateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The verdicts and the calculated order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationsValidateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "redeem-stacked-discounts-client-side": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationsValidateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The redemptions and the calculated order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedemptionsRedeemResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "check-eligibility-client-side": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QualificationsCheckEligibilityRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The qualifying redeemables. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualificationsCheckEligibilityResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-promotion-tiers-client-side": {
+        parameters: {
+            query?: {
+                /**
+                 * @description With `true`, only tiers usable now (tier and campaign active, inside their dates, days and hours); with `false`, only the others.
+                 * @example true
+                 */
+                is_available?: components["parameters"]["IsAvailable"];
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `hierarchy`.
+                 * @example hierarchy
+                 */
+                order?: components["parameters"]["OrderByHierarchy"];
+            };
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTiersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

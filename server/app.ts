@@ -11,7 +11,7 @@ import { AssetSigner } from './assets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
 import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
-import { managementAuth, serverSideAuth, type ApiKey, type ManagementKey } from './http/auth.js';
+import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
@@ -36,6 +36,8 @@ export interface AppOptions {
   jobs?: Jobs;
   /** Secret for signing asset URLs; random when not given. */
   assetSecret?: string;
+  /** Client-side keys for `/client/v1`. */
+  clientKeys?: readonly ClientKey[];
   /** The organization's management key for `/management/v1`; without it every management call is refused. */
   managementKey?: ManagementKey;
   /** Webhook delivery settings; `allowPlainHttp` lets webhooks target `http` URLs (local testing only). */
@@ -87,6 +89,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
 
   const tokens = new TokenRegistry(options.clock);
   app.use('/v1', serverSideAuth(lookupKey, tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? []), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use(express.json({ limit: '1mb' }));

@@ -1,5 +1,5 @@
 /** Server configuration from the environment, with demo defaults that are printed when used. */
-import type { ApiKey, ManagementKey } from './http/auth.js';
+import type { ApiKey, ClientKey, ManagementKey } from './http/auth.js';
 import type { DeliveryPolicy } from './webhooks/delivery.js';
 
 export interface ServerConfig {
@@ -9,6 +9,8 @@ export interface ServerConfig {
   validateResponses: boolean;
   rateLimitPerMinute: number;
   managementKey: ManagementKey;
+  /** Client-side keys for `/client/v1`, each with the origins it may be used from. */
+  clientKeys: ClientKey[];
   webhooks: DeliveryPolicy & { allowPlainHttp: boolean };
   /** Names of the variables that fell back to demo values. */
   defaulted: string[];
@@ -18,6 +20,8 @@ export const DEFAULT_PROJECT_ID = 'proj_default';
 export const DEMO_APP_ID = 'demo-app-id';
 export const DEMO_APP_TOKEN = 'demo-app-token';
 export const DEMO_MANAGEMENT_ID = 'demo-management-id';
+export const DEMO_CLIENT_APP_ID = 'demo-client-app-id';
+export const DEMO_CLIENT_TOKEN = 'demo-client-token';
 export const DEMO_MANAGEMENT_TOKEN = 'demo-management-token';
 
 function integer(name: string, value: string | undefined, fallback: number, minimum = 0): number {
@@ -53,6 +57,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     validateResponses: flag(env.VALIDATE_RESPONSES),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 0),
     managementKey: { id: pick('MANAGEMENT_ID', DEMO_MANAGEMENT_ID), token: pick('MANAGEMENT_TOKEN', DEMO_MANAGEMENT_TOKEN) },
+    clientKeys: [
+      {
+        name: 'default-client',
+        appId: pick('CLIENT_APP_ID', DEMO_CLIENT_APP_ID),
+        token: pick('CLIENT_TOKEN', DEMO_CLIENT_TOKEN),
+        projectId: env.PROJECT_ID || DEFAULT_PROJECT_ID,
+        origins: (env.CLIENT_ORIGINS || 'http://localhost:3000').split(',').map((origin) => origin.trim()).filter(Boolean),
+      },
+    ],
     webhooks: {
       allowPlainHttp: flag(env.WEBHOOKS_ALLOW_HTTP),
       maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 5, 1),

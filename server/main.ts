@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     validateResponses: config.validateResponses,
     rateLimitPerMinute: config.rateLimitPerMinute,
     managementKey: config.managementKey,
+    clientKeys: config.clientKeys,
     webhooks: config.webhooks,
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
@@ -36,6 +37,10 @@ async function main(): Promise<void> {
       }
       if (config.defaulted.some((name) => name.startsWith('MANAGEMENT_'))) {
         console.log(`  management: X-Management-Id: ${config.managementKey.id}, X-Management-Token: ${config.managementKey.token}`);
+      }
+      if (config.defaulted.some((name) => name.startsWith('CLIENT_'))) {
+        const [client] = config.clientKeys;
+        console.log(`  client-side: X-Client-Application-Id: ${client?.appId}, X-Client-Token: ${client?.token}, origins: ${client?.origins.join(' ')}`);
       }
     }
     if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');

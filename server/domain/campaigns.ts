@@ -78,6 +78,10 @@ function template(input: CampaignCreate): CampaignVoucher | null {
 /** Creates the campaign record; generating its vouchers is the caller's next step. */
 export async function createCampaign(ctx: DomainContext, input: CampaignCreate): Promise<CampaignRecord> {
   const voucher = template(input);
+  if (input.referral_program && input.campaign_type !== 'REFERRAL_PROGRAM') throw campaignError('Only a REFERRAL_PROGRAM campaign has referral_program');
+  if (input.referral_program?.conversion_event_type === 'custom_event' && !input.referral_program.custom_event) {
+    throw campaignError('A custom_event conversion needs referral_program.custom_event');
+  }
   const count = input.vouchers_count ?? 0;
   if (count > 0) {
     if (!voucher) throw campaignError('A PROMOTION campaign cannot generate vouchers');
@@ -111,6 +115,7 @@ export async function createCampaign(ctx: DomainContext, input: CampaignCreate):
     creation_status: status,
     vouchers_generation_status: status,
     protected: false,
+    ...(input.campaign_type === 'REFERRAL_PROGRAM' && { referral_program: input.referral_program ?? { conversion_event_type: 'redemption' } }),
   };
   const created = await writeUnique('campaign', () => ctx.uow.campaigns.insert(record));
   await recordEvent(ctx, 'campaign.created', { campaign_id: created.id }, { campaign: { id: created.id, name: created.name } });

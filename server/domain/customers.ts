@@ -120,7 +120,10 @@ export async function listCustomers(ctx: DomainContext, query: CustomerListQuery
 export async function presentCustomer(ctx: DomainContext, record: Customer): Promise<Customer> {
   let giftToGo = 0;
   let points = 0;
-  const campaigns: Customer['loyalty']['campaigns'] = {};
+  // Referral counts are kept on the customer; points come from the cards held now.
+  const campaigns: Customer['loyalty']['campaigns'] = Object.fromEntries(
+    Object.entries(record.loyalty.campaigns).map(([name, entry]) => [name, { ...entry, points: 0 }]),
+  );
   for (const voucher of await ctx.uow.vouchers.findBy('holder_id', record.id)) {
     if (voucher.gift) giftToGo += voucher.gift.balance;
     if (voucher.loyalty_card) {

@@ -38,6 +38,7 @@ export type EventType =
   | 'business_validation_rule.assignment.created'
   | 'business_validation_rule.assignment.deleted'
   | 'customer.order.paid'
+  | 'customer.custom_event'
   | 'customer.rewarded'
   | 'customer.rewarded.loyalty_points'
   | 'customer.loyalty.card.points_added'

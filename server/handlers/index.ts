@@ -3,6 +3,7 @@ import { asyncActionHandlers } from './async-actions.js';
 import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
+import { eventHandlers } from './events.js';
 import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
 import { managementHandlers } from './management.js';
@@ -29,6 +30,7 @@ export const handlers: Handlers = {
   ...campaignHandlers,
   ...categoryHandlers,
   ...customerHandlers,
+  ...eventHandlers,
   ...locationHandlers,
   ...loyaltyHandlers,
   ...managementHandlers,

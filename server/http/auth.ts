@@ -84,3 +84,57 @@ export function managementAuth(key: ManagementKey | undefined): RequestHandler {
     next();
   };
 }
+
+/** A client-side key: public in browsers and apps, so it works only from its allowed origins. */
+export interface ClientKey {
+  name: string;
+  appId: string;
+  token: string;
+  projectId: string;
+  origins: readonly string[];
+}
+
+/** Client-side authentication for `/client/v1`: the client key's headers and one of its allowed origins. */
+export function clientSideAuth(keys: readonly ClientKey[]): RequestHandler {
+  const byAppId = new Map(keys.map((key) => [key.appId, key]));
+  return (req, res, next) => {
+    const appId = req.get('X-Client-Application-Id');
+    const token = req.get('X-Client-Token');
+    if (!appId || !token) {
+      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-Client-Application-Id or X-Client-Token header');
+    }
+    const key = byAppId.get(appId);
+    if (!key || !sameSecret(token, key.token)) {
+      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-Client-Application-Id or X-Client-Token');
+    }
+    const origin = req.get('origin');
+    if (!origin) return sendError(res, 400, 'missing_origin', 'Missing origin', 'Client-side calls need an origin header');
+    if (!key.origins.includes(origin)) {
+      return sendError(res, 403, 'origin_not_allowed', 'Origin not allowed', `${origin} is not an allowed origin of this client key`);
+    }
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.locals.context = { ...(res.locals.context as RequestContext), projectId: key.projectId, apiKey: { name: key.name, appId: key.appId } } satisfies RequestContext;
+    next();
+  };
+}
+
+/**
+ * Browsers ask before a client-side call with custom headers (a CORS preflight, without credentials).
+ * Origins that some client key allows get the headers they need; the call itself is checked in full.
+ */
+export function clientPreflight(keys: readonly ClientKey[]): RequestHandler {
+  const allowed = new Set(keys.flatMap((key) => key.origins));
+  return (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    const origin = req.get('origin');
+    if (origin && allowed.has(origin)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
+      res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Client-Application-Id, X-Client-Token');
+      res.setHeader('Access-Control-Max-Age', '600');
+      res.setHeader('Vary', 'Origin');
+    }
+    res.status(204).end();
+  };
+}

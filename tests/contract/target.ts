@@ -40,6 +40,10 @@ export interface Target {
   otherProject?: Credentials;
   /** The management key, when the target's management API is reachable. */
   management?: ManagementCredentials;
+  /** The ID of the project `credentials` act in, when known (management calls on it need it). */
+  projectId?: string;
+  /** A client-side key of the first project and one of its allowed origins, when the target has one. */
+  client?: { appId: string; token: string; origin: string };
   /** Whether this run started the server itself (so test-only settings such as rate limits apply). */
   inProcess: boolean;
   /** The in-process server's clock, which tests may move; absent for a remote target. */
@@ -74,6 +78,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
   if (remote) {
     const { CONTRACT_APP_ID, CONTRACT_APP_TOKEN, CONTRACT_OTHER_APP_ID, CONTRACT_OTHER_APP_TOKEN, CONTRACT_MANAGEMENT_ID, CONTRACT_MANAGEMENT_TOKEN } =
       process.env;
+    const { CONTRACT_PROJECT_ID, CONTRACT_CLIENT_APP_ID, CONTRACT_CLIENT_TOKEN, CONTRACT_CLIENT_ORIGIN } = process.env;
     if (!CONTRACT_APP_ID || !CONTRACT_APP_TOKEN) throw new Error('CONTRACT_BASE_URL needs CONTRACT_APP_ID and CONTRACT_APP_TOKEN');
     return {
       baseUrl: remote.replace(/\/$/, ''),
@@ -81,6 +86,10 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
       ...(CONTRACT_OTHER_APP_ID &&
         CONTRACT_OTHER_APP_TOKEN && { otherProject: { appId: CONTRACT_OTHER_APP_ID, appToken: CONTRACT_OTHER_APP_TOKEN } }),
       ...(CONTRACT_MANAGEMENT_ID && CONTRACT_MANAGEMENT_TOKEN && { management: { id: CONTRACT_MANAGEMENT_ID, token: CONTRACT_MANAGEMENT_TOKEN } }),
+      ...(CONTRACT_PROJECT_ID && { projectId: CONTRACT_PROJECT_ID }),
+      ...(CONTRACT_CLIENT_APP_ID &&
+        CONTRACT_CLIENT_TOKEN &&
+        CONTRACT_CLIENT_ORIGIN && { client: { appId: CONTRACT_CLIENT_APP_ID, token: CONTRACT_CLIENT_TOKEN, origin: CONTRACT_CLIENT_ORIGIN } }),
       inProcess: false,
       close: async () => {},
     };
@@ -90,6 +99,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
   const clock = new OffsetClock();
   const jobs = new Jobs();
   const management = { id: `mgmt-${secret()}`, token: secret() };
+  const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
   const store = new MemoryStore();
   const app = await createApp({
     store,
@@ -101,6 +111,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
     validateResponses: true,
     jobs,
     managementKey: management,
+    clientKeys: [{ name: 'contract-client', appId: client.appId, token: client.token, projectId: 'proj_contract_a', origins: [client.origin, 'http://localhost:8080'] }],
     webhooks: TEST_WEBHOOKS,
     ...overrides,
   });
@@ -111,6 +122,8 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
     credentials,
     otherProject,
     management,
+    projectId: 'proj_contract_a',
+    client,
     inProcess: true,
     clock,
     jobs,

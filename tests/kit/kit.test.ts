@@ -25,12 +25,14 @@ interface Keys {
   credentials: Credentials;
   other: Credentials;
   management: { id: string; token: string };
+  client: { appId: string; token: string; origin: string };
 }
 
 async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>> } & Keys> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const other = { appId: `app-${secret()}`, appToken: secret() };
   const management = { id: `mgmt-${secret()}`, token: secret() };
+  const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
   const store = new MemoryStore();
   const app = await createApp({
     store,
@@ -42,10 +44,11 @@ async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createAp
     // As a production deployment runs: the server does not check its own answers, the kit does.
     validateResponses: false,
     managementKey: management,
+    clientKeys: [{ name: 'kit-client', appId: client.appId, token: client.token, projectId: 'proj_kit_a', origins: [client.origin] }],
   });
   // The objects the suite expects in the first project of any server it tests.
   await loadFixtureFile(store, systemClock, 'proj_kit_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
-  return { app, credentials, other, management };
+  return { app, credentials, other, management, client };
 }
 
 interface KitRun {
@@ -62,7 +65,7 @@ afterAll(() => {
 });
 
 async function runKit(baseUrl: string, keys: Partial<Keys> & { credentials: Credentials }, selection: string[]): Promise<KitRun> {
-  const { credentials, other, management } = keys;
+  const { credentials, other, management, client } = keys;
   const reportDir = mkdtempSync(join(tmpdir(), 'kit-report-'));
   const args = [KIT, 'contract', '--base-url', baseUrl, '--report-dir', reportDir, ...selection];
   const env = {
@@ -71,6 +74,7 @@ async function runKit(baseUrl: string, keys: Partial<Keys> & { credentials: Cred
     CONTRACT_APP_TOKEN: credentials.appToken,
     ...(other && { CONTRACT_OTHER_APP_ID: other.appId, CONTRACT_OTHER_APP_TOKEN: other.appToken }),
     ...(management && { CONTRACT_MANAGEMENT_ID: management.id, CONTRACT_MANAGEMENT_TOKEN: management.token }),
+    ...(client && { CONTRACT_CLIENT_APP_ID: client.appId, CONTRACT_CLIENT_TOKEN: client.token, CONTRACT_CLIENT_ORIGIN: client.origin, CONTRACT_PROJECT_ID: 'proj_kit_a' }),
   };
   try {
     const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
