@@ -29,6 +29,7 @@ export type Schema = Record<string, unknown> & {
   uniqueItems?: boolean;
   pattern?: string;
   format?: string;
+  examples?: unknown[];
 };
 
 export interface Document {
@@ -38,6 +39,44 @@ export interface Document {
 /** Wide ranges are sampled at their low end, so a run never asks for 100,000 generated codes. */
 const SMALL = 1000;
 const MAX_DEPTH = 5;
+/** Candidates drawn before a value is given up on (see `firstAccepted`). */
+const TRIES = 25;
+
+/**
+ * The first of at most TRIES candidates that `accepts` takes, or undefined when none does. It stands in for
+ * fast-check's `filter`, which draws forever when its predicate rarely holds: that once hung the whole suite
+ * (a 16-character minimum on a pattern whose generated matches are shorter). A property skips an undefined
+ * case with `fc.pre`, and fast-check fails the run past its skip limit, naming the seed, instead of hanging.
+ */
+export function firstAccepted<T>(arbitrary: Arbitrary<T>, accepts: (value: T) => boolean): Arbitrary<T | undefined> {
+  return new FirstAccepted(arbitrary, accepts);
+}
+
+class FirstAccepted<T> extends fc.Arbitrary<T | undefined> {
+  constructor(
+    private readonly source: Arbitrary<T>,
+    private readonly accepts: (value: T) => boolean,
+  ) {
+    super();
+  }
+
+  generate(random: fc.Random, biasFactor: number | undefined): fc.Value<T | undefined> {
+    for (let drawn = 0; drawn < TRIES; drawn++) {
+      const candidate = this.source.generate(random, biasFactor);
+      if (this.accepts(candidate.value)) return candidate;
+    }
+    return new fc.Value(undefined, undefined);
+  }
+
+  canShrinkWithoutContext(value: unknown): value is T | undefined {
+    return value !== undefined && this.source.canShrinkWithoutContext(value) && this.accepts(value as T);
+  }
+
+  shrink(value: T | undefined, context: unknown): fc.Stream<fc.Value<T | undefined>> {
+    if (value === undefined) return fc.Stream.nil();
+    return this.source.shrink(value, context).filter((candidate) => this.accepts(candidate.value));
+  }
+}
 
 export class SchemaArbitraries {
   constructor(private readonly document: Document) {}
@@ -138,12 +177,19 @@ export class SchemaArbitraries {
     if (s.pattern) {
       const pattern = new RegExp(s.pattern);
       const fits = (text: string) => text.length >= minLength && text.length <= (s.maxLength ?? Infinity) && pattern.test(text);
+      // A repeated character class (`^[...]+$`) is built to length, so its minimum is always reached.
+      const repeated = /^\^(\[(?:\\.|[^\]])+\])[+*]\$$/.exec(s.pattern);
+      if (repeated) return fc.string({ unit: fc.stringMatching(new RegExp(`^${repeated[1]}$`)), minLength: Math.max(minLength, 1), maxLength });
+      let matching: Arbitrary<string>;
       try {
-        return fc.stringMatching(pattern).filter(fits);
+        matching = fc.stringMatching(pattern, { maxLength: s.maxLength });
       } catch {
         // fast-check cannot generate from lookarounds: generate without them, keep what the real pattern takes.
-        return fc.stringMatching(new RegExp(s.pattern.replace(/\(\?[=!][^()]*\)/g, ''))).filter(fits);
+        matching = fc.stringMatching(new RegExp(s.pattern.replace(/\(\?[=!][^()]*\)/g, '')), { maxLength: s.maxLength });
       }
+      // A documented example stands in when no candidate fits; the caller's own check refuses anything else.
+      const example = s.examples?.find((value): value is string => typeof value === 'string' && fits(value));
+      return firstAccepted(matching, fits).map((text) => text ?? example ?? '');
     }
     return fc.string({ minLength, maxLength });
   }
