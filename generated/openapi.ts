@@ -1868,7 +1868,8 @@ export interface paths {
         /**
          * Get the metadata schema of a resource type
          * @description Returns the metadata schema of the resource type in the caller's project. A type without a schema answers 404 with
-         *     `resource_type: metadata_schema`.
+         *     `resource_type: metadata_schema`. Only the properties the schema defines are listed: metadata keys that resources
+         *     hold outside the definitions (allowed unless `allow_defined_only`) never appear here.
          */
         get: operations["get-metadata-schema"];
         put?: never;
@@ -6819,7 +6820,9 @@ export interface components {
              */
             optional?: boolean;
             /**
-             * @description For `object` properties, the custom resource type its values describe.
+             * @description For `object` properties, the custom resource type its values describe. When the project has a
+             *     metadata schema for that type, every value is checked against it as well, and a broken rule names
+             *     the nested property by path (`metadata.address.city`, `metadata.stops[1].city`).
              * @example null
              */
             objectType?: string | null;
@@ -6887,7 +6890,8 @@ export interface components {
             id: string;
             /**
              * @description The resource type: `campaign`, `customer`, `earning_rule`, `loyalty_tier`, `order`, `order_item`,
-             *     `product`, `promotion_tier`, `publication`, `redemption`, `reward`, `voucher`, or a custom type.
+             *     `product`, `promotion_tier`, `publication`, `redemption`, `reward`, `sku`, `voucher`, or a custom type.
+             *     The reference server checks metadata on every one of these it stores (order items carry none).
              * @example customer
              */
             related_object: string;

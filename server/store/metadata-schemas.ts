@@ -5,7 +5,8 @@
  * schema existed stays readable and writable in other respects until it is next changed.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { checkMetadata } from '../domain/management/metadata-rules.js';
+import { checkMetadata, namedObjectTypes } from '../domain/management/metadata-rules.js';
+import type { MetadataSchema } from '../domain/management/schemas.js';
 import type { Row, Store, Table, UnitOfWork } from './store.js';
 import type { Tables } from './tables.js';
 
@@ -20,6 +21,9 @@ const RESOURCES: Partial<Record<keyof Tables, string>> = {
   promotion_tiers: 'promotion_tier',
   redemptions: 'redemption',
   publications: 'publication',
+  rewards: 'reward',
+  loyalty_tiers: 'loyalty_tier',
+  earning_rules: 'earning_rule',
 };
 
 export function withMetadataSchemas(store: Store): Store {
@@ -37,7 +41,17 @@ type WithMetadata = Row & { metadata?: Record<string, unknown> | null };
 function checking(uow: UnitOfWork): UnitOfWork {
   const check = async (relatedObject: string, row: WithMetadata) => {
     const schema = await uow.metadata_schemas.getBy('related_object', relatedObject);
-    if (schema) checkMetadata(schema, row.metadata);
+    if (!schema) return;
+    // The custom types its object properties name, and theirs in turn, loaded once before the check.
+    const named = new Map<string, MetadataSchema | undefined>();
+    const toLoad = namedObjectTypes(schema);
+    for (let type = toLoad.pop(); type !== undefined; type = toLoad.pop()) {
+      if (named.has(type)) continue;
+      const found = await uow.metadata_schemas.getBy('related_object', type);
+      named.set(type, found);
+      if (found) toLoad.push(...namedObjectTypes(found));
+    }
+    checkMetadata(schema, row.metadata, (type) => named.get(type));
   };
   const wrap = (table: Table<WithMetadata>, relatedObject: string): Table<WithMetadata> => ({
     get: (id) => table.get(id),

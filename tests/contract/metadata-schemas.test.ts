@@ -118,6 +118,117 @@ describeManaged('metadata schema enforcement', () => {
     expect(expectError(failed(order), 400, 'invalid_metadata').details).toMatch(/metadata\.channel/);
   });
 
+  // Every other resource that carries metadata: a write missing the required property is refused and leaves
+  // nothing behind; the same write with it succeeds. Each case sets up what it needs in a fresh project.
+  type Client = Awaited<ReturnType<typeof projectWithSchema>>['client'];
+  const ORIGIN = { origin: 'Peru' };
+  const writes: [string, (client: Client, metadata: Record<string, unknown> | undefined) => Promise<{ response: Response }>, (client: Client) => Promise<number>][] = [
+    [
+      'sku',
+      async (client, metadata) => {
+        // The product made by an earlier attempt stays (a 409 the second time); its source ID names it.
+        await client.POST('/v1/products', { body: { source_id: 'beans' } });
+        return client.POST('/v1/products/{productId}/skus', { params: { path: { productId: 'beans' } }, body: { sku: unique('sku'), metadata } });
+      },
+      async (client) => (await client.GET('/v1/products/{productId}/skus', { params: { path: { productId: 'beans' } } })).data!.total,
+    ],
+    [
+      'campaign',
+      (client, metadata) => client.POST('/v1/campaigns', { body: { name: unique('Promo'), campaign_type: 'PROMOTION', metadata } }),
+      async (client) => (await client.GET('/v1/campaigns')).data!.total,
+    ],
+    [
+      'promotion_tier',
+      async (client, metadata) => {
+        const campaign = (await client.POST('/v1/campaigns', { body: { name: unique('Promo'), campaign_type: 'PROMOTION' } })).data!;
+        return client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } }, body: { name: 'Tier', metadata } });
+      },
+      async (client) => (await client.GET('/v1/promotions/tiers')).data!.total,
+    ],
+    [
+      'redemption',
+      async (client, metadata) => {
+        const code = unique('RED');
+        await client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+        return client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, metadata } });
+      },
+      async (client) => (await client.GET('/v1/redemptions')).data!.total,
+    ],
+    [
+      'reward',
+      (client, metadata) => client.POST('/v1/rewards', { body: { name: 'Points', type: 'COIN', parameters: { coin: { exchange_ratio: 1, points_ratio: 10 } }, metadata } }),
+      async (client) => (await client.GET('/v1/rewards')).data!.total,
+    ],
+    [
+      'loyalty_tier',
+      async (client, metadata) => {
+        const program = (await client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
+        return client.POST('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id } }, body: [{ name: 'Silver', points: { from: 0, to: 99 }, metadata }] });
+      },
+      async (client) => {
+        const programs = (await client.GET('/v1/loyalties')).data!.campaigns;
+        const lists = await Promise.all(programs.map((program) => client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id } } })));
+        return lists.reduce((sum, list) => sum + list.data!.total, 0);
+      },
+    ],
+    [
+      'earning_rule',
+      async (client, metadata) => {
+        const program = (await client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
+        return client.POST('/v1/loyalties/{campaignId}/earning-rules', {
+          params: { path: { campaignId: program.id } },
+          body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 5 }, metadata }],
+        });
+      },
+      async (client) => {
+        const programs = (await client.GET('/v1/loyalties')).data!.campaigns;
+        const lists = await Promise.all(programs.map((program) => client.GET('/v1/loyalties/{campaignId}/earning-rules', { params: { path: { campaignId: program.id } } })));
+        return lists.reduce((sum, list) => sum + list.data!.total, 0);
+      },
+    ],
+    [
+      'publication',
+      async (client, metadata) => {
+        const code = unique('PUB');
+        await client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+        return client.POST('/v1/publications', { body: { customer: { source_id: unique('holder') }, voucher: code, metadata } });
+      },
+      async (client) => (await client.GET('/v1/publications')).data!.total,
+    ],
+  ];
+
+  test.each(writes)('when a %s schema requires a property, then a write without it is a 400 that leaves nothing, and with it succeeds', async (relatedObject, write, count) => {
+    const { client } = await projectWithSchema(relatedObject, { origin: { type: 'string', optional: false } });
+    const refused = await write(client, undefined);
+    expect(expectError(failed(refused as never), 400, 'invalid_metadata').details).toMatch(new RegExp(`metadata\\.origin is required \\(${relatedObject} metadata schema`));
+    expect(await count(client)).toBe(0);
+    const accepted = await write(client, ORIGIN);
+    expect(accepted.response.status).toBe(200);
+    // One row at least (a redemption lists its parent and its child).
+    expect(await count(client)).toBeGreaterThan(0);
+  });
+
+  test('when an object property names a custom type with a schema, then its values are checked against it, by path', async () => {
+    const { projectId, target } = await projectWithSchema('customer', {
+      home: { type: 'object', objectType: 'address' },
+      stops: { type: 'object', objectType: 'address', array: true },
+      notes: { type: 'object', objectType: 'free_form' },
+    });
+    await managementClientFor(ctx.target).POST('/management/v1/projects/{projectId}/metadata-schemas', {
+      params: { path: { projectId } },
+      body: { related_object: 'address', allow_defined_only: true, properties: { city: { type: 'string', optional: false }, zip: { type: 'string', exactLength: 5 } } },
+    });
+    const create = (metadata: Record<string, unknown>) => raw(target, 'POST', '/v1/customers', { body: JSON.stringify({ name: 'Nested', metadata }) });
+    const good = { home: { city: 'Lima', zip: '15001' }, stops: [{ city: 'Cusco' }], notes: { anything: [1, 2] } };
+    expect((await create(good)).status).toBe(200);
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ ...good, home: { zip: '15001' } }, /metadata\.home\.city is required \(address metadata schema rule: optional: false\)/],
+      [{ ...good, home: { city: 'Lima', zip: '150' } }, /metadata\.home\.zip .*exactLength/],
+      [{ ...good, stops: [{ city: 'Cusco' }, { city: 'Puno', floor: 2 }] }, /metadata\.stops\[1\]\.floor is not defined .*allow_defined_only/],
+    ];
+    for (const [metadata, details] of cases) expect(expectError(await create(metadata), 400, 'invalid_metadata').details).toMatch(details);
+  });
+
   test('when metadata was stored before the schema, then other changes still work and the next metadata change is checked', async () => {
     const management = managementClientFor(ctx.target);
     const project = (await management.POST('/management/v1/projects', { body: { name: unique('Later') } })).data!;

@@ -75,27 +75,41 @@ function brokenConstraint(definition: Definition, value: unknown): [string, stri
   return undefined;
 }
 
-/** Throws the first rule of the schema that the metadata breaks. */
-export function checkMetadata(schema: MetadataSchema, metadata: Record<string, unknown> | null | undefined): void {
+/** The schema of a custom resource type, for `object` properties that name one in `objectType`. */
+export type SchemaOf = (relatedObject: string) => MetadataSchema | undefined;
+
+/** Custom types that the schema's own `object` properties name in `objectType`. */
+export function namedObjectTypes(schema: MetadataSchema): string[] {
+  return Object.values(schema.properties).flatMap((definition) => (definition.type === 'object' && definition.objectType ? [definition.objectType] : []));
+}
+
+/**
+ * Throws the first rule of the schema that the metadata breaks. An `object` value whose property names a
+ * custom type with a schema of its own is checked against that schema too, its properties named by path.
+ */
+export function checkMetadata(schema: MetadataSchema, metadata: Record<string, unknown> | null | undefined, schemaOf: SchemaOf = () => undefined, path = ''): void {
   const given = metadata ?? {};
   const where = schema.related_object;
   if (schema.allow_defined_only) {
     const undefinedKey = Object.keys(given).find((name) => !Object.hasOwn(schema.properties, name));
-    if (undefinedKey !== undefined) throw broken(where, undefinedKey, 'allow_defined_only', 'is not defined in the schema');
+    if (undefinedKey !== undefined) throw broken(where, `${path}${undefinedKey}`, 'allow_defined_only', 'is not defined in the schema');
   }
   for (const [name, definition] of Object.entries(schema.properties)) {
     const value = Object.hasOwn(given, name) ? given[name] : undefined;
+    const at = `${path}${name}`;
     if (value === undefined || value === null) {
-      if (definition.optional === false) throw broken(where, name, 'optional: false', 'is required');
+      if (definition.optional === false) throw broken(where, at, 'optional: false', 'is required');
       continue;
     }
     const values = definition.array ? value : [value];
-    if (definition.array && !Array.isArray(value)) throw broken(where, name, 'array', `must be an array of ${definition.type}`);
-    if (!definition.array && Array.isArray(value)) throw broken(where, name, 'array', `must be a single ${definition.type}, not an array`);
-    for (const item of values as unknown[]) {
-      if (!hasType(definition, item)) throw broken(where, name, `type: ${definition.type}`, `must be a ${definition.type}`);
+    if (definition.array && !Array.isArray(value)) throw broken(where, at, 'array', `must be an array of ${definition.type}`);
+    if (!definition.array && Array.isArray(value)) throw broken(where, at, 'array', `must be a single ${definition.type}, not an array`);
+    const nested = definition.type === 'object' && definition.objectType ? schemaOf(definition.objectType) : undefined;
+    (values as unknown[]).forEach((item, index) => {
+      if (!hasType(definition, item)) throw broken(where, at, `type: ${definition.type}`, `must be a ${definition.type}`);
       const constraint = brokenConstraint(definition, item);
-      if (constraint) throw broken(where, name, constraint[0], constraint[1]);
-    }
+      if (constraint) throw broken(where, at, constraint[0], constraint[1]);
+      if (nested) checkMetadata(nested, item as Record<string, unknown>, schemaOf, `${at}${definition.array ? `[${index}]` : ''}.`);
+    });
   }
 }
