@@ -89,7 +89,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
 
   const tokens = new TokenRegistry(options.clock);
   app.use('/v1', serverSideAuth(lookupKey, tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? []), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use(express.json({ limit: '1mb' }));

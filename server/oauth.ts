@@ -26,6 +26,20 @@ export function scopeForPath(path: string): string | undefined {
   return SCOPE_OF_SEGMENT[segment] ?? segment;
 }
 
+/** The scopes, besides `client_api`, that reach each resource of the client-side API under /client/v1. */
+const CLIENT_SCOPES_OF_SEGMENT: Record<string, readonly string[]> = {
+  events: ['client_events'],
+  validations: ['client_validations', 'client_validate'],
+  redemptions: ['client_redemptions', 'client_redeem'],
+  qualifications: ['client_qualifications'],
+  promotions: ['client_promotions'],
+};
+
+export function clientScopesForPath(path: string): readonly string[] {
+  const segment = /^\/client\/v1\/([^/?]+)/.exec(path)?.[1];
+  return segment ? (CLIENT_SCOPES_OF_SEGMENT[segment] ?? []) : [];
+}
+
 export interface IssuedToken {
   token: string;
   projectId: string;
@@ -91,8 +105,14 @@ export class TokenRegistry {
     if (token && token.projectId === projectId) token.revoked = true;
   }
 
-  /** Whether the token reaches a path: `api` reaches all of /v1, another scope the paths it names. */
+  /**
+   * Whether the token reaches a path: `api` reaches all of /v1 and `client_api` all of /client/v1; another
+   * scope reaches the paths it names. Neither kind reaches the other API.
+   */
   static allows(token: IssuedToken, path: string): boolean {
+    if (path.startsWith('/client/')) {
+      return token.scopes.includes('client_api') || clientScopesForPath(path).some((scope) => token.scopes.includes(scope));
+    }
     if (token.scopes.includes('api')) return true;
     const needed = scopeForPath(path);
     return needed !== undefined && token.scopes.includes(needed);

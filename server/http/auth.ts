@@ -94,27 +94,44 @@ export interface ClientKey {
   origins: readonly string[];
 }
 
-/** Client-side authentication for `/client/v1`: the client key's headers and one of its allowed origins. */
-export function clientSideAuth(keys: readonly ClientKey[]): RequestHandler {
+/**
+ * Client-side authentication for `/client/v1`: the client key's headers, or a bearer token with a client-side
+ * scope, and an origin header naming one of the allowed origins (the key's own; for a token, those of its
+ * project's client keys).
+ */
+export function clientSideAuth(keys: readonly ClientKey[], tokens: TokenRegistry): RequestHandler {
   const byAppId = new Map(keys.map((key) => [key.appId, key]));
   return (req, res, next) => {
     const appId = req.get('X-Client-Application-Id');
     const token = req.get('X-Client-Token');
-    if (!appId || !token) {
-      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-Client-Application-Id or X-Client-Token header');
-    }
-    const key = byAppId.get(appId);
-    if (!key || !sameSecret(token, key.token)) {
-      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-Client-Application-Id or X-Client-Token');
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('Authorization') ?? '')?.[1];
+    let caller: { projectId: string; apiKey: RequestContext['apiKey']; origins: readonly string[] };
+    if (bearer && !appId && !token) {
+      const issued = tokens.active(bearer);
+      if (!issued) return sendError(res, 401, 'unauthorized', 'Unauthorized', 'The bearer token is unknown, expired or revoked');
+      if (!TokenRegistry.allows(issued, req.originalUrl)) {
+        return sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${issued.scopes.join(' ')}) do not reach ${req.baseUrl + req.path}`);
+      }
+      const origins = keys.filter((key) => key.projectId === issued.projectId).flatMap((key) => key.origins);
+      caller = { projectId: issued.projectId, apiKey: issued.apiKey, origins };
+    } else {
+      if (!appId || !token) {
+        return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-Client-Application-Id or X-Client-Token header');
+      }
+      const key = byAppId.get(appId);
+      if (!key || !sameSecret(token, key.token)) {
+        return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-Client-Application-Id or X-Client-Token');
+      }
+      caller = { projectId: key.projectId, apiKey: { name: key.name, appId: key.appId }, origins: key.origins };
     }
     const origin = req.get('origin');
     if (!origin) return sendError(res, 400, 'missing_origin', 'Missing origin', 'Client-side calls need an origin header');
-    if (!key.origins.includes(origin)) {
+    if (!caller.origins.includes(origin)) {
       return sendError(res, 403, 'origin_not_allowed', 'Origin not allowed', `${origin} is not an allowed origin of this client key`);
     }
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Vary', 'Origin');
-    res.locals.context = { ...(res.locals.context as RequestContext), projectId: key.projectId, apiKey: { name: key.name, appId: key.appId } } satisfies RequestContext;
+    res.locals.context = { ...(res.locals.context as RequestContext), projectId: caller.projectId, apiKey: caller.apiKey } satisfies RequestContext;
     next();
   };
 }
@@ -131,7 +148,7 @@ export function clientPreflight(keys: readonly ClientKey[]): RequestHandler {
     if (origin && allowed.has(origin)) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
-      res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Client-Application-Id, X-Client-Token');
+      res.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Client-Application-Id, X-Client-Token');
       res.setHeader('Access-Control-Max-Age', '600');
       res.setHeader('Vary', 'Origin');
     }

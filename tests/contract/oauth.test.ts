@@ -12,10 +12,10 @@ async function token(scope: string, extra: Record<string, string> = {}) {
   return issued.body as { access_token: string; expires_in: number; expires_at: number; scope: string; client_id: string; token_type: string };
 }
 
-async function withBearer(method: string, path: string, value: string, body?: unknown) {
+async function withBearer(method: string, path: string, value: string, body?: unknown, origin?: string) {
   const response = await fetch(`${ctx.target.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${value}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+    headers: { Authorization: `Bearer ${value}`, ...(body !== undefined && { 'Content-Type': 'application/json' }), ...(origin && { Origin: origin }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -50,7 +50,7 @@ describe('OAuth tokens', () => {
     expect((await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: issued.access_token }))).status).toBe(204);
     expectError(await withBearer('GET', `/v1/vouchers/${code}`, issued.access_token), 401, 'unauthorized');
     const after = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: issued.access_token }));
-    expect(after.body).toMatchObject({ active: false, expires_in: 0 });
+    expect(after).toMatchObject({ status: 200, body: { active: false, expires_in: 0 } });
     expect((await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: issued.access_token }))).status).toBe(204);
   });
 
@@ -66,12 +66,36 @@ describe('OAuth tokens', () => {
       ctx.target.clock.travelTo(new Date(Date.now() + 61_000));
       try {
         const expired = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: all.access_token }));
-        expect(expired.body).toMatchObject({ active: false, expires_in: 0, scope: 'api' });
+        expect(expired).toMatchObject({ status: 200, body: { active: false, expires_in: 0, scope: 'api' } });
         expectError(await withBearer('GET', '/v1/campaigns', all.access_token), 401, 'unauthorized');
       } finally {
         ctx.target.clock.reset();
       }
     }
+  });
+
+  // A remote target needs a client-side origin of its first project for this one.
+  const clientTest = process.env.CONTRACT_BASE_URL && !process.env.CONTRACT_CLIENT_ORIGIN ? test.skip : test;
+  clientTest('client-side scopes reach only /client/v1, each its own resource, from an allowed origin', async () => {
+    const origin = ctx.target.client!.origin;
+    const tiers = '/client/v1/promotions/tiers?limit=1';
+    const promotions = await token('client_promotions');
+    const listed = await withBearer('GET', tiers, promotions.access_token, undefined, origin);
+    expect(listed).toMatchObject({ status: 200, body: { object: 'list' } });
+    expectError(await withBearer('GET', tiers, promotions.access_token), 400, 'missing_origin');
+    expectError(await withBearer('GET', tiers, promotions.access_token, undefined, 'https://elsewhere.example.test'), 403, 'origin_not_allowed');
+    expectError(await withBearer('GET', '/v1/promotions/tiers', promotions.access_token), 403, 'forbidden');
+
+    const events = await token('client_events');
+    expectError(await withBearer('GET', tiers, events.access_token, undefined, origin), 403, 'forbidden');
+    const whole = await token('client_api');
+    expect((await withBearer('GET', tiers, whole.access_token, undefined, origin)).status).toBe(200);
+    expectError(await withBearer('GET', '/v1/campaigns', whole.access_token), 403, 'forbidden');
+    const server = await token('api');
+    expectError(await withBearer('GET', tiers, server.access_token, undefined, origin), 403, 'forbidden');
+
+    await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: whole.access_token }));
+    expectError(await withBearer('GET', tiers, whole.access_token, undefined, origin), 401, 'unauthorized');
   });
 
   test('a token of one project is not seen from another, and bad requests get a 4xx', async () => {
