@@ -9057,7 +9057,8 @@ export interface components {
          */
         CampaignTypeFilter: components["schemas"]["CampaignType"];
         /**
-         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+         *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
          * @example -created_at
          */
         OrderByCreatedOrUpdated: "created_at" | "-created_at" | "updated_at" | "-updated_at";
@@ -9510,7 +9511,8 @@ export interface operations {
                  */
                 campaign_type?: components["parameters"]["CampaignTypeFilter"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -10044,7 +10046,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -10578,7 +10581,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -11029,7 +11033,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -11763,7 +11768,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -11954,7 +11960,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -12169,7 +12176,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -13538,7 +13546,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -14075,7 +14084,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -14337,7 +14347,8 @@ export interface operations {
                 /** @description Only the cards of this customer (ID or `source_id`). */
                 customer?: components["parameters"]["MemberCustomerFilter"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
@@ -15296,7 +15307,8 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];

@@ -4,7 +4,7 @@
  * domain functions the API uses, so fixtures obey the same rules.
  *
  * The file is JSON with optional sections, each an array of the bodies the matching create operation takes:
- * `locations` ({ id?, name, shape, created_at? }), `products`, `skus` (with `product_id`), `customers`,
+ * `locations` ({ id?, name, shape, created_at?, updated_at? }), `products`, `skus` (with `product_id`), `customers`,
  * `campaigns` and `vouchers` (with `code`). A bad entry stops the start with a message naming it.
  */
 import { readFile } from 'node:fs/promises';
@@ -38,6 +38,7 @@ const SECTIONS = {
         name: { type: 'string', minLength: 1, maxLength: 255 },
         shape: { $ref: 'contract#/components/schemas/LocationShape' },
         created_at: { type: 'string', format: 'date-time' },
+        updated_at: { type: ['string', 'null'], format: 'date-time' },
       },
     },
     load: (ctx: DomainContext, entry: any) => addLocation(ctx, entry),

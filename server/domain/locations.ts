@@ -1,7 +1,7 @@
 /** Locations: named circles and polygons. The interface only reads them; fixtures load them. */
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
-import { notFound } from './errors.js';
+import { invalid, notFound } from './errors.js';
 import { matchesFilter } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
@@ -14,15 +14,32 @@ export interface LocationInput {
   name: string;
   shape: Location['shape'];
   created_at?: string;
+  updated_at?: string | null;
+}
+
+/** GeoJSON rings end where they start; a ring that does not is refused rather than closed silently. */
+function checkShape(shape: Location['shape']): void {
+  if (shape.type !== 'polygon') return;
+  shape.geojson.coordinates.forEach((ring, index) => {
+    const [first, last] = [ring[0], ring[ring.length - 1]];
+    if (!first || !last || first[0] !== last[0] || first[1] !== last[1]) {
+      throw invalid('invalid_payload', 'Invalid location', `shape.geojson.coordinates[${index}] is not closed: its last point must equal its first`);
+    }
+  });
 }
 
 export async function addLocation(ctx: DomainContext, input: LocationInput): Promise<Location> {
+  checkShape(input.shape);
+  const createdAt = input.created_at ?? ctx.clock.now().toISOString();
+  if (input.updated_at && Date.parse(input.updated_at) < Date.parse(createdAt)) {
+    throw invalid('invalid_payload', 'Invalid location', `updated_at ${input.updated_at} is before created_at ${createdAt}`);
+  }
   return ctx.uow.locations.insert({
     id: input.id ?? newId('loc'),
     name: input.name,
     shape: input.shape,
-    created_at: input.created_at ?? ctx.clock.now().toISOString(),
-    updated_at: null,
+    created_at: createdAt,
+    updated_at: input.updated_at ?? null,
     object: 'location',
   });
 }

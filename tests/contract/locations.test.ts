@@ -30,6 +30,21 @@ describe('locations', () => {
     expect((early.body as { total: number }).total).toBe(2);
     const until = await ctx.client.GET('/v1/locations', { params: { query: { end_date: '2026-01-05T10:00:00.000Z', limit: 100 } } });
     expect(until.data?.total).toBe(5);
+    const updated = await raw(ctx.target, 'GET', '/v1/locations?filters[updated_at][conditions][$after]=2026-02-15T00:00:00.000Z');
+    expect((updated.body as { data: { id: string }[] }).data.map((location) => location.id)).toEqual(['loc_contract_02', 'loc_contract_08']);
+  });
+
+  test('are ordered by update time, latest first with -updated_at; never-updated ones (null) come last there', async () => {
+    const latest = (await ctx.client.GET('/v1/locations', { params: { query: { order: '-updated_at', limit: 4 } } })).data!;
+    expect(latest.data.map((location) => [location.id, location.updated_at])).toEqual([
+      ['loc_contract_08', '2026-04-01T10:00:00.000Z'],
+      ['loc_contract_02', '2026-03-01T10:00:00.000Z'],
+      ['loc_contract_05', '2026-02-01T10:00:00.000Z'],
+      [expect.any(String), null],
+    ]);
+    const all = (await ctx.client.GET('/v1/locations', { params: { query: { order: 'updated_at', limit: 100 } } })).data!;
+    expect(all.data.slice(-3).map((location) => location.id)).toEqual(['loc_contract_05', 'loc_contract_02', 'loc_contract_08']);
+    expect(all.data.slice(0, -3).every((location) => location.updated_at === null)).toBe(true);
   });
 
   test('bad input gets a 4xx in the error shape', async () => {

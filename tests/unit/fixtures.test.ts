@@ -49,6 +49,12 @@ describe('fixture files', () => {
     const { store, file } = await storeWith(JSON.stringify({ products: [{ id: 'prod_a', name: 'A' }], skus: [{ product_id: 'prod_missing', sku: 'S' }] }));
     await expect(loadFixtureFile(store, systemClock, 'proj_a', file, BUNDLED_CONTRACT)).rejects.toThrow(/skus\[0\]: Cannot find product with id prod_missing/);
     expect(await store.transaction('proj_a', async (uow) => (await uow.products.query({})).total)).toBe(0);
+    const open = { type: 'polygon', format: 'geojson', geojson: { type: 'Polygon', coordinates: [[[21, 52], [21.1, 52], [21.1, 52.1], [21, 52.1]]] } };
+    const unclosed = await storeWith(JSON.stringify({ locations: [{ name: 'ok', shape: circle }, { name: 'open', shape: open }] }));
+    await expect(loadFixtureFile(unclosed.store, systemClock, 'proj_a', unclosed.file, BUNDLED_CONTRACT)).rejects.toThrow(/locations\[1\]: shape\.geojson\.coordinates\[0\] is not closed/);
+    expect(await unclosed.store.transaction('proj_a', async (uow) => (await uow.locations.query({})).total)).toBe(0);
+    const backwards = await storeWith(JSON.stringify({ locations: [{ name: 'late', shape: circle, created_at: '2026-02-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' }] }));
+    await expect(loadFixtureFile(backwards.store, systemClock, 'proj_a', backwards.file, BUNDLED_CONTRACT)).rejects.toThrow(/locations\[0\]: updated_at .* is before created_at/);
     const broken = await storeWith('{ "locations": [');
     await expect(loadFixtureFile(broken.store, systemClock, 'proj_a', broken.file, BUNDLED_CONTRACT)).rejects.toThrow(/not valid JSON/);
   });
