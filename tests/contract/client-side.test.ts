@@ -91,6 +91,43 @@ runs('client-side API and custom events', () => {
     expect(counted.loyalty).toMatchObject({ referred_customers: 1, campaigns: { [program.data!.name]: { referred_customers: 1 } } });
   });
 
+  test('a referral code nobody holds counts for the referrer_id given; a program converting on another event counts nothing', async () => {
+    const referralProgram = async (convertsOn: 'custom_event' | 'redemption') =>
+      (
+        await ctx.client.POST('/v1/campaigns', {
+          body: {
+            name: unique('Refer'),
+            campaign_type: 'REFERRAL_PROGRAM',
+            referral_program: convertsOn === 'custom_event' ? { conversion_event_type: 'custom_event', custom_event: { name: SIGNED_UP } } : { conversion_event_type: 'redemption' },
+            voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 500 } },
+            vouchers_count: 1,
+          },
+        })
+      ).data!;
+    const codeOf = async (campaignId: string) => (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: campaignId } } })).data!.vouchers[0]!.code;
+    const referrer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('referrer') } })).data!;
+
+    const unheld = await referralProgram('custom_event');
+    const refereeId = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('referee') } })).data!.id;
+    // The referee named by service ID this time, and the referrer by source ID.
+    const tracked = await clientCall('POST', '/client/v1/events', {
+      event: SIGNED_UP,
+      customer: { id: refereeId },
+      referral: { code: await codeOf(unheld.id), referrer_id: referrer.source_id },
+      metadata: { plan: 'free' },
+    });
+    expect(tracked.body.customer.id).toBe(refereeId);
+    const referee = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: refereeId } } })).data!;
+    expect(referee.referrals).toEqual({ total: 1, campaigns: [expect.objectContaining({ campaign_id: unheld.id, referrer_id: referrer.id })] });
+
+    const onRedemption = await referralProgram('redemption');
+    const other = unique('referee');
+    await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: other }, referral: { code: await codeOf(onRedemption.id), referrer_id: referrer.id }, metadata: { plan: 'free' } });
+    expect((await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: other } } })).data!.referrals).toEqual({ total: 0, campaigns: [] });
+    const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id } } })).data!;
+    expect(counted.loyalty.campaigns).toEqual({ [unheld.name]: expect.objectContaining({ referred_customers: 1 }) });
+  });
+
   test('client-side validations, redemptions, qualifications and tiers share the server engine', async () => {
     const code = unique('CLIENT');
     await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 300 }, redemption: { quantity: 1 } } });
