@@ -110,7 +110,12 @@ export class WebhookDeliveries {
       const status = delivered ? 'DELIVERED' : last ? 'FAILED' : 'PENDING';
       const nextAt = last ? null : new Date(this.clock.now().getTime() + wait).toISOString();
       const kept = await this.record(projectId, item.deliveryId, attempt, status, nextAt);
-      if (!kept || delivered) return;
+      if (!kept) {
+        // Deleting a webhook (or its project) drops its history and pending retries, as the contract says; say so.
+        if (!delivered) console.error(`webhook delivery ${item.deliveryId} DROPPED: event ${item.eventId}; its webhook or project was deleted`);
+        return;
+      }
+      if (delivered) return;
       if (last) {
         const why = this.stopping && number < this.policy.maxAttempts ? 'the server stopped' : 'no attempt left';
         console.error(

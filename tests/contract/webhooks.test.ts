@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import type { components } from '../../client/index.js';
-import { clientFor, managementClientFor, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
+import { expectError } from './expect-error.js';
+import { clientFor, managementClientFor, raw, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
 import { eventually, startReceiver, validSignature, type Answer, type Receiver } from './webhook-receiver.js';
 
 type EventType = components['schemas']['WebhookEventType'];
@@ -96,6 +97,22 @@ describeInProcess('webhook delivery', () => {
       updated_at: expect.any(String),
       object: 'webhook_delivery',
     });
+
+    // Three more deliveries, then the history in pages, newest first.
+    for (const name of ['A', 'B', 'C']) await client.POST('/v1/customers', { body: { source_id: unique('paged'), name } });
+    await ctx.target.jobs!.idle();
+    const page = (number: number) =>
+      managementClientFor(ctx.target).GET('/management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', {
+        params: { path: { projectId, webhookId: created.id }, query: { limit: 3, page: number } },
+      });
+    const [one, two] = await Promise.all([page(1), page(2)]);
+    expect(one.data).toMatchObject({ object: 'list', data_ref: 'data', total: 4 });
+    expect(one.data!.data).toHaveLength(3);
+    expect(two.data!.data.map((entry) => entry.id)).toEqual([delivery!.id]);
+    const names = first.received.slice(1).map((r) => (r.body.data as { customer: { name: string } }).customer.name);
+    expect(names).toEqual(['A', 'B', 'C']);
+    expect(one.data!.data.map((entry) => entry.event_id)).toEqual(first.received.slice(1).map((r) => r.body.id).reverse());
+    expectError(await raw(ctx.target, 'GET', `/management/v1/projects/${projectId}/webhooks/${created.id}/deliveries?limit=101`), 400, 'invalid_query_params');
   });
 
   test('when a receiver fails twice and then answers 200, then it gets the same signed event on the third attempt', async () => {
