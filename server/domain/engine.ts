@@ -181,7 +181,31 @@ async function brokenRule(ctx: DomainContext, objectIds: string[], facts: Facts,
   return undefined;
 }
 
-export async function evaluate(ctx: DomainContext, request: Request): Promise<Evaluation> {
+/**
+ * The order as the request names it. An order given only by reference (`id` or `source_id`, with neither
+ * `amount` nor `items`) is the stored one: its amount, items and metadata are what discounts and rules see,
+ * so redeeming onto an order created earlier neither prices it at zero nor overwrites its amount.
+ */
+async function effectiveOrder(ctx: DomainContext, order: Request['order']): Promise<Request['order']> {
+  if (!order || order.amount !== undefined || (order.items?.length ?? 0) > 0) return order;
+  const stored = order.id ? await ctx.uow.orders.get(order.id) : order.source_id ? await ctx.uow.orders.getBy('source_id', order.source_id) : undefined;
+  if (!stored) return order;
+  return {
+    ...order,
+    amount: stored.amount,
+    items: stored.items.map((item) => ({
+      ...(item.product_id !== null && { product_id: item.product_id }),
+      ...(item.sku_id !== null && { sku_id: item.sku_id }),
+      quantity: item.quantity,
+      ...(item.price !== null && { price: item.price }),
+      amount: item.amount,
+    })),
+    metadata: { ...stored.metadata, ...order.metadata },
+  };
+}
+
+export async function evaluate(ctx: DomainContext, given: Request): Promise<Evaluation> {
+  const request = { ...given, order: await effectiveOrder(ctx, given.order) };
   const now = ctx.clock.now();
   const customer = request.customer?.id
     ? await ctx.uow.customers.get(request.customer.id)

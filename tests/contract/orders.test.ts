@@ -56,6 +56,23 @@ describe('orders', () => {
     expectError(failed(unknown), 404, 'not_found');
   });
 
+  test('when an order created earlier is named only by reference, then its stored amount is what is discounted and kept', async () => {
+    const code = unique('ORDP');
+    await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } } });
+    const sourceId = unique('stored-order');
+    const order = (await ctx.client.POST('/v1/orders', { body: { source_id: sourceId, items: [{ quantity: 2, price: 2500 }], metadata: { channel: 'web' } } })).data!;
+    expect(order.amount).toBe(5000);
+
+    const validated = await ctx.client.POST('/v1/validations', { body: { redeemables: [{ object: 'voucher', id: code }], order: { source_id: sourceId } } });
+    expect(validated.data).toMatchObject({ valid: true, order: { amount: 5000, discount_amount: 500, total_amount: 4500 } });
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { id: order.id } } });
+    expect(redeemed.response.status).toBe(200);
+    expect(redeemed.data?.order).toMatchObject({ id: order.id, amount: 5000, discount_amount: 500, total_amount: 4500 });
+    const stored = (await ctx.client.GET('/v1/orders/{orderId}', { params: { path: { orderId: order.id } } })).data!;
+    expect(stored).toMatchObject({ amount: 5000, discount_amount: 500, total_amount: 4500, metadata: { channel: 'web' } });
+    expect(stored.items).toEqual([expect.objectContaining({ quantity: 2, price: 2500, amount: 5000 })]);
+  });
+
   test('when the input is bad or the order unknown, then 4xx', async () => {
     expectError(await raw(ctx.target, 'POST', '/v1/orders', { body: JSON.stringify({ status: 'LOST' }) }), 400, 'invalid_payload');
     expectError(await raw(ctx.target, 'POST', '/v1/orders', { body: JSON.stringify({ customer: { id: 'cust_nope' } }) }), 404, 'not_found');
