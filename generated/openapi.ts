@@ -7348,7 +7348,8 @@ export interface components {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /**
-             * @description The event kind: `customer.order.paid`, `customer.loyalty.card.points_added`,
+             * @description The event kind: `customer.order.paid`, `customer.rewarded.loyalty_points` (points earned through an
+             *     earning rule), `voucher.loyalty_card.points_added` (points added with the balance operation),
              *     `customer.loyalty.card.points_removed`, `customer.loyalty.card.pending_points.added`,
              *     `customer.loyalty.card.pending_points.activated`, `customer.loyalty.card.pending_points.canceled`,
              *     `customer.loyalty.card.points_transferred`, `customer.loyalty.card.points_expired`,

@@ -127,11 +127,32 @@ describe('loyalty program end to end', () => {
     const upgrade = activity.data.find((entry) => entry.type === 'customer.loyalty.tier.upgraded')!;
     expect(upgrade.data.data).toMatchObject({ loyalty_tier_from: { id: silver!.id }, loyalty_tier_to: { id: gold!.id }, customer: { id: joined.holder_id }, campaign: { id: club.id } });
     expect(upgrade.data.event_source).toEqual({ channel: 'AUTOMATION' });
+    const paid = activity.data.find((entry) => entry.type === 'customer.order.paid')!;
+    expect(paid.data.data).toMatchObject({ customer: { id: joined.holder_id, object: 'customer' }, campaign: { id: club.id, object: 'campaign' }, order: { id: order.id } });
+    expect(paid.data.event_source).toEqual({ channel: 'API', api_key: { name: expect.any(String), app_id: ctx.target.credentials.appId } });
+
+    // The campaign-scoped path lists the same entries; oldest first, a cursor walks them one by one.
+    const scoped = (await ctx.client.GET('/v1/loyalties/{campaignId}/members/{memberId}/activity', { params: { path: { ...path, memberId: joined.code }, query: { limit: 100 } } })).data!;
+    expect(scoped.data).toEqual(activity.data);
+    const walked: string[] = [];
+    for (let cursor: string | undefined, pages = 0; pages < 50; pages++) {
+      const page = (
+        await ctx.client.GET('/v1/loyalties/{campaignId}/members/{memberId}/activity', {
+          params: { path: { ...path, memberId: joined.code }, query: { limit: 2, order: 'created_at', ...(cursor && { starting_after_id: cursor }) } },
+        })
+      ).data!;
+      walked.push(...page.data.map((entry) => entry.id));
+      if (!page.has_more) break;
+      cursor = page.more_starting_after!;
+    }
+    expect(walked).toEqual(activity.data.map((entry) => entry.id).reverse());
     expect(types.indexOf('customer.loyalty.tier.upgraded')).toBeLessThan(types.indexOf('customer.order.paid'));
     const nowTiers = await ctx.client.GET('/v1/loyalties/members/{memberId}/tiers', { params: { path: { memberId: joined.code } } });
     expect(nowTiers.data?.data).toEqual([expect.objectContaining({ id: gold!.id, expiration: expect.objectContaining({ tier_id: gold!.id }) })]);
     const goldRewards = await ctx.client.GET('/v1/loyalties/{campaignId}/tiers/{loyaltyTierId}/rewards', { params: { path: { ...path, loyaltyTierId: gold!.id } } });
     expect(goldRewards.data).toMatchObject({ object: 'list', data_ref: 'data', total: 1 });
+    const byName = await ctx.client.GET('/v1/loyalties/{campaignId}/tiers/{loyaltyTierId}/rewards', { params: { path: { campaignId: club.name, loyaltyTierId: gold!.id } } });
+    expect(byName.data).toEqual(goldRewards.data);
     expect(goldRewards.data?.data[0]).toMatchObject({ reward: { id: reward.id }, assignment: { id: assignment.id, parameters: { loyalty: { points: 50 } } }, object: 'loyalty_tier_reward' });
 
     const redeemed = await ctx.client.POST('/v1/loyalties/{campaignId}/members/{memberId}/redemption', {

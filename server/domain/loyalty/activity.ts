@@ -4,6 +4,7 @@ import { invalid } from '../errors.js';
 import type { EventRecord } from '../events.js';
 import { cursorPage } from '../pagination.js';
 import type { VoucherRecord } from '../vouchers.js';
+import { cardContext } from './cards.js';
 
 function unknownCursor(id: string | undefined) {
   return invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${id} is not an entry of this list`);
@@ -37,12 +38,14 @@ export async function listMemberActivity(
   if ((query.order ?? '-created_at') === '-created_at') events.reverse();
   const page = cursorPage(events, query);
   if (!page) throw unknownCursor(query.starting_after_id);
+  // A paid order is recorded on the customer, without the card's holder and program: add them as every entry has them.
+  const { customer, campaign } = await cardContext(ctx, card);
   return {
     ...page,
     rows: page.rows.map((event) => ({
       id: event.id,
       type: event.type,
-      data: { data: event.data, event_source: event.event_source },
+      data: { data: event.type === 'customer.order.paid' ? { customer, campaign, ...event.data } : event.data, event_source: event.event_source },
       created_at: event.created_at,
       group_id: event.group_id,
     })),
