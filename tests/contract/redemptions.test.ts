@@ -95,6 +95,35 @@ describe('redemptions', () => {
     expectError(await raw(ctx.target, 'POST', '/v1/redemptions/r_missing/rollback', { body: '{}' }), 404, 'not_found');
   });
 
+  test('when one of two redeemables fails, then nothing is redeemed; the customer summary counts the attempt, a success and its rollback', async () => {
+    const { code } = await campaignWithCode({ type: 'GIFT_VOUCHER', gift: { amount: 10000 } }, 'GIFT_VOUCHERS');
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('gift-buyer') } })).data!;
+    const both = await ctx.client.POST('/v1/redemptions', {
+      body: { redeemables: [{ object: 'voucher', id: code, gift: { credits: 2000 } }, { object: 'voucher', id: unique('MISSING') }], order: { amount: 5000 }, customer: { id: customer.id } },
+    });
+    expect(both.response.status).toBeGreaterThanOrEqual(400);
+    expect(both.response.status).toBeLessThan(500);
+    const untouched = (await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })).data!;
+    expect(untouched.gift).toMatchObject({ balance: 10000 });
+    expect(untouched.redemption.redeemed_quantity).toBe(0);
+
+    const alone = await ctx.client.POST('/v1/redemptions', {
+      body: { redeemables: [{ object: 'voucher', id: code, gift: { credits: 2000 } }], order: { amount: 5000 }, customer: { id: customer.id } },
+    });
+    await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: alone.data!.parent_redemption.id } } });
+    const summary = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })).data!.summary.redemptions;
+    expect(summary).toEqual({
+      total_redeemed: 2,
+      total_failed: 1,
+      total_succeeded: 1,
+      total_rolled_back: 1,
+      total_rollback_failed: 0,
+      total_rollback_succeeded: 1,
+      gift: { redeemed_amount: 0, amount_to_go: 0 },
+      loyalty_card: { redeemed_points: 0, points_to_go: 0 },
+    });
+  });
+
   test('when a voucher and a promotion tier are redeemed together, then the tier summary counts it', async () => {
     const promotion = (await ctx.client.POST('/v1/campaigns', { body: { name: unique('RedeemPromo'), campaign_type: 'PROMOTION' } })).data!;
     const tier = (
