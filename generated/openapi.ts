@@ -4730,7 +4730,7 @@ export interface components {
             validity_timeframe: components["schemas"]["ValidityTimeframe"];
             validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
             validity_hours: components["schemas"]["ValidityHours"];
-            /** @description What the tier did, counted from real redemptions. */
+            /** @description What the tier did, counted from real redemptions; a rollback takes its redemption, order amount and discount back out. */
             summary: {
                 redemptions: {
                     /** @description Successful redemptions, less rollbacks. */

@@ -201,7 +201,14 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       if (tier) {
         await ctx.uow.promotion_tiers.update({
           ...tier,
-          summary: { ...tier.summary, redemptions: { total_redeemed: Math.max(0, tier.summary.redemptions.total_redeemed - 1) } },
+          // A rollback takes back all its redemption counted: the redemption, its order amount and its discount.
+          summary: {
+            redemptions: { total_redeemed: Math.max(0, tier.summary.redemptions.total_redeemed - 1) },
+            orders: {
+              total_amount: Math.max(0, tier.summary.orders.total_amount - (target.order.amount ?? 0)),
+              total_discount_amount: Math.max(0, tier.summary.orders.total_discount_amount - target.amount),
+            },
+          },
         });
       }
     }

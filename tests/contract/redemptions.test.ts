@@ -139,6 +139,9 @@ describe('redemptions', () => {
     expect(result.data?.redemptions.map((r) => r.amount)).toEqual([1000, 500]);
     const after = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id } } })).data!;
     expect(after.summary).toEqual({ redemptions: { total_redeemed: 1 }, orders: { total_amount: 11000, total_discount_amount: 500 } });
+    await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: result.data!.parent_redemption.id } } });
+    const rolledBack = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id } } })).data!;
+    expect(rolledBack.summary).toEqual({ redemptions: { total_redeemed: 0 }, orders: { total_amount: 0, total_discount_amount: 0 } });
   });
 
   test('when list queries are out of range, then 400', async () => {
