@@ -1,5 +1,16 @@
 /** Unit tests of the domain, the contract suite over HTTP, the docs in a browser, and the contract kit. */
+import { fileURLToPath } from 'node:url';
+
+// Installed as a dependency (the contract kit run through npx), this package sits under node_modules, which
+// Jest leaves out of its file map, its test paths and its transforms by default: keep this package in.
+const installed = fileURLToPath(import.meta.url).includes('/node_modules/');
+const outsideThisPackage = ['/node_modules/(?!promo-loyalty-contract/)'];
+const asDependency = installed
+  ? { haste: { retainAllFiles: true }, testPathIgnorePatterns: outsideThisPackage, transformIgnorePatterns: outsideThisPackage }
+  : {};
+
 const common = {
+  ...asDependency,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
