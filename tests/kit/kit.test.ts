@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, jest, test } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../server/app.js';
@@ -64,10 +64,10 @@ afterAll(() => {
   for (const child of children) child.kill('SIGTERM');
 });
 
-async function runKit(baseUrl: string, keys: Partial<Keys> & { credentials: Credentials }, selection: string[]): Promise<KitRun> {
+async function runKit(baseUrl: string, keys: Partial<Keys> & { credentials: Credentials }, selection: string[], kit = KIT): Promise<KitRun> {
   const { credentials, other, management, client } = keys;
   const reportDir = mkdtempSync(join(tmpdir(), 'kit-report-'));
-  const args = [KIT, 'contract', '--base-url', baseUrl, '--report-dir', reportDir, ...selection];
+  const args = [kit, 'contract', '--base-url', baseUrl, '--report-dir', reportDir, ...selection];
   const env = {
     ...process.env,
     CONTRACT_APP_ID: credentials.appId,
@@ -126,6 +126,29 @@ describe('contract kit', () => {
       expect(run.junit).toMatch(/<testsuites [^>]*failures="0"/);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('when the package is installed as a dependency (under node_modules), then its kit still finds and runs the suite', async () => {
+    // The layout npm makes: this package copied under node_modules, its dependencies beside it.
+    const project = mkdtempSync(join(tmpdir(), 'kit-installed-'));
+    const installed = join(project, 'node_modules', 'promo-loyalty-contract');
+    mkdirSync(installed, { recursive: true });
+    for (const part of ['dist', 'generated', 'openapi', 'server', 'client', 'tests', 'bin', 'jest.config.js', 'tsconfig.json', 'package.json']) {
+      cpSync(join(packageRoot(), part), join(installed, part), { recursive: true });
+    }
+    for (const name of readdirSync(join(packageRoot(), 'node_modules'))) {
+      symlinkSync(join(packageRoot(), 'node_modules', name), join(project, 'node_modules', name));
+    }
+    const { app, ...keys } = await referenceApp();
+    const { server, baseUrl } = await listen(app);
+    try {
+      const run = await runKit(baseUrl, keys, ['--only', 'categories'], join(installed, 'dist', 'bin', 'contract.js'));
+      expect({ code: run.code, failed: blamed(run.report) }).toEqual({ code: 0, failed: '' });
+      expect(run.report.tests.passed).toBeGreaterThan(5);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(project, { recursive: true, force: true });
     }
   });
 
