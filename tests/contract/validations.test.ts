@@ -70,7 +70,12 @@ describe('validations', () => {
   });
 
   test('when a rule rejects an order below an amount, then the voucher is inapplicable with the custom message', async () => {
-    const code = await discountVoucher({ type: 'AMOUNT', amount_off: 500 });
+    const campaign = (
+      await ctx.client.POST('/v1/campaigns', {
+        body: { name: unique('Min spend'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 500 } } },
+      })
+    ).data!;
+    const code = await discountVoucher({ type: 'AMOUNT', amount_off: 500 }, { campaign_id: campaign.id });
     await assign(
       { name: 'Min 50.00', rules: { '1': { name: 'order.amount', conditions: { $more_than_or_equal: [5000] }, error: { message: 'Spend at least 50.00' } } } },
       'voucher',
@@ -85,6 +90,8 @@ describe('validations', () => {
     });
     const big = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 5000 } });
     expect(big.valid).toBe(true);
+    const summary = await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } });
+    expect(summary.data).toMatchObject({ validations: 2, validations_succeeded: 1, validations_failed: 1, redemptions: 0 });
   });
 
   test('when a customer rule fails, then customer_rules_violated; when one redeemable fails, the others are skipped', async () => {
