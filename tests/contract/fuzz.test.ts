@@ -45,6 +45,8 @@ const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Contract;
 const checker = new ConformanceChecker(contract as never);
 const arbitraries = new SchemaArbitraries(contract);
 const SCHEMA_KEYS = ['invalid_payload', 'invalid_query_params'];
+const JSON_MEDIA = 'application/json';
+const FORM_MEDIA = 'application/x-www-form-urlencoded';
 
 /** A query parameter with the pointer to its schema, for ajv. */
 interface QueryParameter {
@@ -70,19 +72,39 @@ const operations = Object.entries(contract.paths).flatMap(([path, item]) =>
         : `#/paths/${pointerPart(path)}${inOperation ? `/${method}` : ''}/parameters/${inOperation ? index - (item.parameters ?? []).length : index}/schema`;
       query.push({ name: resolved.name, schema: resolved.schema, pointer });
     });
-    const body = operation.requestBody?.content['application/json'];
+    const content = operation.requestBody?.content ?? {};
+    const media = [JSON_MEDIA, FORM_MEDIA].find((type) => content[type]);
     return [
       {
         path,
         method: method.toUpperCase(),
         operationId: operation.operationId,
         query,
-        bodyPointer: body ? `#/paths/${pointerPart(path)}/${method}/requestBody/content/application~1json/schema` : undefined,
-        bodySchema: body?.schema,
+        media: media ?? JSON_MEDIA,
+        bodyPointer: media ? `#/paths/${pointerPart(path)}/${method}/requestBody/content/${media.replace('/', '~1')}/schema` : undefined,
+        bodySchema: media ? content[media]!.schema : undefined,
       },
     ];
   }),
 );
+
+/**
+ * A body as it travels, and what the server reads from it. A form carries flat fields of text only, so a value
+ * with nested parts cannot travel as one (undefined); what the server reads is then judged, not what was drawn.
+ */
+interface Encoded {
+  text: string;
+  seen: unknown;
+}
+
+function encode(media: string, value: unknown): Encoded | undefined {
+  if (media === JSON_MEDIA) return { text: JSON.stringify(value), seen: value };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value).filter((entry) => entry[1] !== undefined);
+  if (entries.some(([, field]) => field !== null && typeof field === 'object')) return undefined;
+  const fields = entries.map(([name, field]) => [name, String(field)] as [string, string]);
+  return { text: new URLSearchParams(fields).toString(), seen: Object.fromEntries(fields) };
+}
 
 /** Path parameters name objects that do not exist: valid input then meets a 404 at most. */
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, () => `fuzz-${randomBytes(4).toString('hex')}`);
@@ -136,6 +158,8 @@ function expectAccepted(response: { status: number; body: unknown }, input: unkn
     expect.objectContaining({ refusedAsMalformed: false, status: expect.any(Number) }),
   );
   expect(response.status).toBeLessThan(500);
+  // The suite's own credentials go with every call: valid input must get past them, or it tested nothing.
+  expect({ passedCredentials: ![401, 403].includes(response.status), status: response.status, key }).toEqual(expect.objectContaining({ passedCredentials: true }));
 }
 
 function expectRefused(response: { status: number; body: unknown }, input: unknown): void {
@@ -154,22 +178,28 @@ describe.each(operations.filter((operation) => operation.bodySchema))('$operatio
   const pointer = operation.bodyPointer!;
 
   test('when the body is valid for the contract, then it is not refused as malformed, and never 5xx', async () => {
-    const valid = firstAccepted(arbitraries.valid(schema), (value) => checker.accepts(pointer, value));
+    const valid = firstAccepted(
+      arbitraries.valid(schema).map((value) => encode(operation.media, value)),
+      (encoded) => encoded !== undefined && checker.accepts(pointer, encoded.seen),
+    );
     await fc.assert(
       fc.asyncProperty(valid, async (body) => {
         fc.pre(body !== undefined);
-        expectAccepted(await raw(ctx.target, operation.method, concrete(operation.path), { body: JSON.stringify(body) }), body);
+        expectAccepted(await raw(ctx.target, operation.method, concrete(operation.path), { body: body!.text, contentType: operation.media }), body!.seen);
       }),
       parameters,
     );
   });
 
   test('when the body breaks the contract in one way, then a 4xx in the error shape', async () => {
-    const invalid = firstAccepted(arbitraries.invalid(schema), (value) => !checker.accepts(pointer, value));
+    const invalid = firstAccepted(
+      arbitraries.invalid(schema).map((value) => encode(operation.media, value)),
+      (encoded) => encoded !== undefined && !checker.accepts(pointer, encoded.seen),
+    );
     await fc.assert(
       fc.asyncProperty(invalid, async (body) => {
         fc.pre(body !== undefined);
-        expectRefused(await raw(ctx.target, operation.method, concrete(operation.path), { body: JSON.stringify(body) }), body);
+        expectRefused(await raw(ctx.target, operation.method, concrete(operation.path), { body: body!.text, contentType: operation.media }), body!.seen);
       }),
       parameters,
     );
@@ -179,7 +209,10 @@ describe.each(operations.filter((operation) => operation.bodySchema))('$operatio
 describe.each(operations.filter((operation) => operation.query.length > 0))('$operationId ($method $path) query', (operation) => {
   // An operation with a body gets a valid one, so only the query is on trial.
   const validBody = operation.bodySchema
-    ? firstAccepted(arbitraries.valid(operation.bodySchema), (value) => checker.accepts(operation.bodyPointer!, value))
+    ? firstAccepted(
+        arbitraries.valid(operation.bodySchema).map((value) => encode(operation.media, value)),
+        (encoded) => encoded !== undefined && checker.accepts(operation.bodyPointer!, encoded.seen),
+      )
     : fc.constant(undefined);
   // An operation that takes a body must get one here: skip the case when no valid one was drawn.
   const hasBody = (body: unknown) => !operation.bodySchema || body !== undefined;
@@ -188,7 +221,7 @@ describe.each(operations.filter((operation) => operation.query.length > 0))('$op
     await fc.assert(
       fc.asyncProperty(validQuery(operation.query), validBody, async (query, body) => {
         fc.pre(hasBody(body));
-        const response = await raw(ctx.target, operation.method, `${concrete(operation.path)}${queryString(query)}`, body === undefined ? {} : { body: JSON.stringify(body) });
+        const response = await raw(ctx.target, operation.method, `${concrete(operation.path)}${queryString(query)}`, body === undefined ? {} : { body: body.text, contentType: operation.media });
         expectAccepted(response, query);
       }),
       parameters,
@@ -199,7 +232,7 @@ describe.each(operations.filter((operation) => operation.query.length > 0))('$op
     await fc.assert(
       fc.asyncProperty(invalidQuery(operation.query), validBody, async (query, body) => {
         fc.pre(hasBody(body));
-        const response = await raw(ctx.target, operation.method, `${concrete(operation.path)}${queryString(query)}`, body === undefined ? {} : { body: JSON.stringify(body) });
+        const response = await raw(ctx.target, operation.method, `${concrete(operation.path)}${queryString(query)}`, body === undefined ? {} : { body: body.text, contentType: operation.media });
         expectRefused(response, query);
       }),
       parameters,

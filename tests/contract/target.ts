@@ -201,7 +201,13 @@ export async function raw(
   const headers: Record<string, string> = {};
   if (credentials?.appId) headers['X-App-Id'] = credentials.appId;
   if (credentials?.appToken) headers['X-App-Token'] = credentials.appToken;
-  // The management API takes the management key; a test that means to send other credentials says so.
+  // The client-side API takes the client key from an allowed origin; the management API the management key.
+  // A test that means to send other credentials says so.
+  if (options.credentials === undefined && path.startsWith('/client/') && target.client) {
+    headers['X-Client-Application-Id'] = target.client.appId;
+    headers['X-Client-Token'] = target.client.token;
+    headers.Origin = target.client.origin;
+  }
   if (options.credentials === undefined && path.startsWith('/management/') && target.management) {
     headers['X-Management-Id'] = target.management.id;
     headers['X-Management-Token'] = target.management.token;
