@@ -22,12 +22,19 @@ const SCREENSHOT = join(packageRoot(), 'dist', 'docs-screenshot.png');
 /** Redoc's "API docs by Redocly" footer always loads this image from Redocly's CDN; it is all that may leave. */
 const ALLOWED_OUTSIDE = new Set(['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg']);
 
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  responses?: Record<string, unknown>;
+}
 interface Contract {
   tags: { name: string }[];
-  paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, Record<string, Operation>>;
 }
 const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Contract;
-const operations = Object.values(contract.paths).flatMap((item) =>
+// The operations, and the webhook payloads (documented as operations the receiver implements).
+const operations = [...Object.values(contract.paths), ...Object.values(contract.webhooks)].flatMap((item) =>
   ['get', 'post', 'put', 'patch', 'delete'].flatMap((method) => {
     const operation = item[method];
     return operation?.operationId ? [{ operationId: operation.operationId, tag: operation.tags?.[0] ?? '' }] : [];
@@ -117,10 +124,20 @@ describe('the API reference at /docs in chromium', () => {
     const shown = new Set([...hrefs].map((href) => href.split('/').at(-1)));
     expect(operations.filter((operation) => !shown.has(operation.operationId))).toEqual([]);
 
-    // An operation's own section renders its request and responses.
-    const first = operations[0]!;
-    await page.goto(`${state.baseUrl}/docs#${[...hrefs].find((href) => href.endsWith(`/${first.operationId}`))}`);
-    await page.waitForSelector(`[data-section-id$="/${first.operationId}"]`, { timeout: 30_000 });
+    // An operation's own section renders its request example and every response it documents, errors included.
+    const sectionText = async (operationId: string) => {
+      await page.goto(`${state.baseUrl}/docs#${[...hrefs].find((href) => href.endsWith(`/${operationId}`))}`);
+      const section = await page.waitForSelector(`[data-section-id$="/${operationId}"]`, { timeout: 30_000 });
+      return section.innerText();
+    };
+    const createWebhook = contract.paths['/management/v1/projects/{projectId}/webhooks']!.post!;
+    const shownCreate = await sectionText('create-webhook');
+    expect(Object.keys(createWebhook.responses!).filter((status) => !new RegExp(`\\b${status}\\b`).test(shownCreate))).toEqual([]);
+    expect(shownCreate).toContain('hooks.coffee.example.com');
+    // The webhook payload is shown with its fields.
+    const shownEvent = await sectionText('receive-event');
+    expect(shownEvent).toMatch(/project_id/);
+    expect(shownEvent).toMatch(/X-Webhook-Signature/i);
 
     await page.goto(`${state.baseUrl}/docs`, { waitUntil: 'load' });
     await page.waitForSelector('[data-section-id]', { timeout: 30_000 });
