@@ -18,6 +18,9 @@ import {
 
 type Undo = () => void;
 
+/** Pages that end within this many rows are selected in one pass rather than by sorting every match. */
+const TOP_K_AT_MOST = 1000;
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -259,22 +262,49 @@ class MemoryTable<T extends Row> {
       const rows = this.pageInOrder(query.index, query.orderBy?.direction === 'desc', offset, query.limit ?? Infinity);
       return { rows, total };
     }
+    const order = query.orderBy;
+    const offset = query.offset ?? 0;
+    const compare = order
+      ? (a: T, b: T) => {
+          const sign = order.direction === 'desc' ? -1 : 1;
+          return sign * (compareValues(this.field(a, order.field), this.field(b, order.field)) || (this.seq.get(a.id) ?? 0) - (this.seq.get(b.id) ?? 0));
+        }
+      : undefined;
+    if (compare && query.limit !== undefined && offset + query.limit <= TOP_K_AT_MOST) return this.selectTop(query, compare, offset + query.limit);
     let rows = query.index ? this.lookupIndexed(query.index.field, query.index.value) : [...this.rows.values()];
     if (query.where) rows = rows.filter(query.where);
     const total = rows.length;
-    const order = query.orderBy;
-    if (order) {
-      const sign = order.direction === 'desc' ? -1 : 1;
-      rows.sort(
-        (a, b) =>
-          sign *
-          (compareValues(this.field(a, order.field), this.field(b, order.field)) ||
-            (this.seq.get(a.id) ?? 0) - (this.seq.get(b.id) ?? 0)),
-      );
-    }
-    const offset = query.offset ?? 0;
+    if (compare) rows.sort(compare);
     const end = query.limit === undefined ? undefined : offset + query.limit;
     return { rows: rows.slice(offset, end), total };
+  }
+
+  /**
+   * A sorted page near the start without sorting every match: one pass keeps the first `keep` rows in order
+   * (binary insertion), and counts the matches. A cursor page of 10 over 10,000 entries no longer sorts them all.
+   */
+  private selectTop(query: Query<T>, compare: (a: T, b: T) => number, keep: number): Page<T> {
+    const index = query.index ? this.indexes.get(query.index.field) : undefined;
+    if (query.index && !index) throw new Error(`${this.name}.${query.index.field} is not an indexed field`);
+    const ids = query.index ? (index!.get(query.index.value) ?? new Set<string>()) : this.rows.keys();
+    const best: T[] = [];
+    let total = 0;
+    for (const id of ids) {
+      const row = this.rows.get(id) as T;
+      if (query.where && !query.where(row)) continue;
+      total++;
+      if (keep === 0 || (best.length === keep && compare(row, best[keep - 1]!) >= 0)) continue;
+      let low = 0;
+      let high = best.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (compare(best[middle]!, row) <= 0) low = middle + 1;
+        else high = middle;
+      }
+      best.splice(low, 0, row);
+      if (best.length > keep) best.pop();
+    }
+    return { rows: best.slice(query.offset ?? 0), total };
   }
 }
 
