@@ -8,6 +8,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../server/app.js';
+import { createCustomEventSchema } from '../server/domain/management/schemas.js';
 import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
 import { buildFixture, buildLoyalty } from './fixture.js';
@@ -15,6 +16,8 @@ import { buildFixture, buildLoyalty } from './fixture.js';
 const APP_ID = 'bench-app';
 const APP_TOKEN = 'bench-token';
 const PROJECT = 'proj_bench';
+const CLIENT = { name: 'bench-client', appId: 'bench-client-app', token: 'bench-client-token', projectId: PROJECT, origins: ['https://shop.bench.test'] };
+const EVENT = 'bench_page_viewed';
 
 function heapUsed(): number {
   (globalThis as { gc?: () => void }).gc?.();
@@ -23,15 +26,23 @@ function heapUsed(): number {
 
 async function reference(vouchers: number, campaigns: number, customers: number, members: number) {
   const store = new MemoryStore();
-  const app = await createApp({ store, clock: systemClock, apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }], validateResponses: false });
+  const app = await createApp({
+    store,
+    clock: systemClock,
+    apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }],
+    clientKeys: [CLIENT],
+    validateResponses: false,
+  });
   const before = heapUsed();
   const started = Date.now();
   const fixture = await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns, customers: 0 });
   const bytesPerVoucher = (heapUsed() - before) / Math.max(1, vouchers);
   await buildFixture(store, systemClock, PROJECT, { vouchers: 0, campaigns: 0, customers });
   const loyalty = members > 0 ? await buildLoyalty(store, systemClock, PROJECT, Math.min(members, customers)) : undefined;
+  // The custom event that client-side calls send, defined as the project's event schema requires.
+  await store.transaction(PROJECT, (uow) => createCustomEventSchema({ uow, clock: systemClock }, { name: EVENT, schema: { properties: { page: { type: 'string' } } } }));
   const buildMs = Date.now() - started;
-  return { app, info: { bytesPerVoucher, buildMs, loyalty, campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id, codes: fixture.codes.slice(0, 200_000), appId: APP_ID, appToken: APP_TOKEN } };
+  return { app, info: { bytesPerVoucher, buildMs, loyalty, campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id, codes: fixture.codes.slice(0, 200_000), appId: APP_ID, appToken: APP_TOKEN, client: { appId: CLIENT.appId, token: CLIENT.token, origin: CLIENT.origins[0], event: EVENT }, customers } };
 }
 
 /** Bare Express 5: `/bare/<bytes>` answers a JSON body of exactly that many bytes, for GET and POST. */
