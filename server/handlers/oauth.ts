@@ -3,13 +3,13 @@ import type { HandlersOf } from './types.js';
 export const oauthHandlers: HandlersOf<'create-oauth-token' | 'introspect-oauth-token' | 'revoke-oauth-token'> = {
   'create-oauth-token': async ({ body, context, services }) => {
     const token = services.tokens.issue(context, body.scope, body.expires_in === undefined ? undefined : Number(body.expires_in));
-    const now = services.clock.now().getTime();
     return {
       status: 200,
       body: {
         access_token: token.token,
         token_type: 'Bearer',
-        expires_in: Math.floor((token.expiresAt - now) / 1000),
+        // The granted lifetime, from the token's own issue time (a second clock reading could lose a second).
+        expires_in: Math.round((token.expiresAt - token.issuedAt) / 1000),
         expires_at: Math.floor(token.expiresAt / 1000),
         scope: token.scopes.join(' '),
         client_id: token.apiKey.appId,
