@@ -51,6 +51,7 @@ typecheck: $(NPM_STAMP)
 build: $(NPM_STAMP)
 	rm -rf dist/server dist/client dist/generated dist/bin dist/tests
 	npx --no-install tsc -p tsconfig.build.json
+	chmod +x dist/bin/contract.js
 
 docs: $(NPM_STAMP)
 	$(REDOCLY) build-docs generated/openapi.json --output dist/docs/index.html --inlineBundle

@@ -55,7 +55,17 @@ interface QueryParameter {
   pointer: string;
 }
 
-const operations = Object.entries(contract.paths).flatMap(([path, item]) =>
+/** A remote target is fuzzed only on the APIs whose keys the run was given. */
+const remote = Boolean(process.env.CONTRACT_BASE_URL);
+const reachable = (path: string) =>
+  !remote ||
+  (path.startsWith('/client/')
+    ? Boolean(process.env.CONTRACT_CLIENT_APP_ID && process.env.CONTRACT_CLIENT_TOKEN && process.env.CONTRACT_CLIENT_ORIGIN)
+    : path.startsWith('/management/')
+      ? Boolean(process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_MANAGEMENT_TOKEN)
+      : true);
+
+const operations = Object.entries(contract.paths).filter(([path]) => reachable(path)).flatMap(([path, item]) =>
   (['get', 'post', 'put', 'delete'] as const).flatMap((method) => {
     const operation = item[method] as Operation | undefined;
     if (!operation) return [];

@@ -79,8 +79,15 @@ function repeatsAcrossCursorPages(): Middleware {
     if (!items || !isObject(body)) return body;
     const cursor = new URL(req.originalUrl, 'http://x').searchParams.get('starting_after_id');
     const repeated = cursor ? lastItemOfCursor.get(cursor) : undefined;
+    if (repeated) {
+      // The page keeps its length: the repeated item pushes the last one onto the next page, as `>=` would.
+      items.unshift(repeated);
+      if (body.has_more === true && items.length > 1) {
+        items.pop();
+        body.more_starting_after = items.at(-1)!.id;
+      }
+    }
     if (typeof body.more_starting_after === 'string' && items.length > 0) lastItemOfCursor.set(body.more_starting_after, items.at(-1)!);
-    if (repeated) items.unshift(repeated);
     return body;
   });
 }

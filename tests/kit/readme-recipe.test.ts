@@ -1,0 +1,62 @@
+/**
+ * The README's "Contract-test another server" recipe, run as written: its server line starts the built
+ * reference server with the contract fixtures, and its kit line (npx, demo keys) runs the whole suite,
+ * fuzzing included, over HTTP. Only the port is chosen free (the server honours PORT), so a server already
+ * on 3000 cannot interfere. Needs `make build` first (make test does it).
+ */
+import { describe, expect, jest, test } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { packageRoot } from '../../server/paths.js';
+
+jest.setTimeout(900_000);
+
+const root = packageRoot();
+
+/** The shell lines of the recipe's code block, continuation lines joined. */
+function recipeLines(): string[] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /### Contract-test another server\s+```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README has no "Contract-test another server" recipe');
+  return block.replace(/\\\n\s*/g, '').split('\n').map((line) => line.trim()).filter(Boolean);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function run(command: string, env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
+  const child = spawn('sh', ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, output }))) };
+}
+
+describe('README recipe: contract-test another server', () => {
+  test('when its commands run as written, then the kit passes against the reference server', async () => {
+    const lines = recipeLines();
+    const serve = lines.find((line) => line.startsWith('node dist/server/main.js'));
+    const kit = lines.find((line) => line.startsWith('npx promo-loyalty-contract contract'));
+    expect({ serve, kit }).toEqual({ serve: expect.stringMatching(/--fixtures tests\/fixtures\/contract\.json &$/), kit: expect.stringContaining('--base-url http://localhost:3000') });
+    const port = await freePort();
+    const server = run(serve!.replace(/&$/, ''), { ...process.env, PORT: String(port), HOST: '127.0.0.1' });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('reference server on') && resolve());
+        void server.done.then(({ output }) => reject(new Error(`the server stopped:\n${output}`)));
+      });
+      const result = await run(kit!.replace('http://localhost:3000', `http://localhost:${port}`), { ...process.env }).done;
+      expect({ code: result.code, tail: result.output.slice(-3000) }).toEqual({ code: 0, tail: expect.stringContaining('The server conforms to the contract.') });
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.done;
+    }
+  });
+});
