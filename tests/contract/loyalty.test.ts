@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
-import { raw, unique, useTarget } from './target.js';
+import { startLoyaltyTimer } from '../../server/loyalty-timer.js';
+import { raw, skip, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -249,6 +250,44 @@ describe('loyalty cards', () => {
     expect((await card(holder.code)).loyalty_card).toEqual({ points: 40, balance: 0, next_expiration_date: null, next_expiration_points: null });
     const history = (await ctx.client.GET('/v1/loyalties/members/{memberId}/transactions', { params: { path: { memberId: holder.code } } })).data!;
     expect(history.data[0]).toMatchObject({ type: 'POINTS_EXPIRATION', details: { balance: { points: -40, balance: 0, operation_type: 'AUTOMATIC' } } });
+  });
+
+  test('a pending entry activates on its date by itself, before any request arrives', async () => {
+    const { store, clock, projectId } = ctx.target;
+    if (!store || !clock || !projectId) return skip('needs the in-process server: its clock and the timer that settles without requests');
+    const club = await program();
+    await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', {
+      params: { path: { campaignId: club.id } },
+      body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 40 }, pending_points: { period_type: 'DAY', period_value: 2 } }],
+    });
+    const sourceId = unique('member');
+    const holder = await member(club.id, sourceId);
+    await pay(sourceId, 500);
+    const [entry] = (await ctx.client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: holder.code } } })).data!.data;
+    expect(entry).toMatchObject({ points: 40, voucher_id: holder.id });
+
+    // Read the storage directly: any API request would settle the project itself and prove nothing.
+    const stored = () =>
+      store.transaction(projectId, async (uow) => ({ pending: (await uow.pending_points.get(entry!.id)) !== undefined, balance: (await uow.vouchers.get(holder.id))?.loyalty_card?.balance }));
+    const settledBy = async (deadline: number) => {
+      let seen = await stored();
+      while (seen.pending && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen = await stored();
+      }
+      return seen;
+    };
+    const stop = startLoyaltyTimer(store, clock, 10);
+    try {
+      // A day early the timer leaves it alone; on its date the timer moves it onto the card.
+      clock.travelTo(new Date(Date.now() + DAY));
+      expect(await settledBy(Date.now() + 200)).toEqual({ pending: true, balance: 0 });
+      clock.travelTo(new Date(Date.now() + 3 * DAY));
+      expect(await settledBy(Date.now() + 5_000)).toEqual({ pending: false, balance: 40 });
+    } finally {
+      stop();
+    }
+    expect(await card(holder.code)).toMatchObject({ loyalty_card: { points: 40, balance: 40 } });
   });
 
   test('pending entries can be adjusted, activated early or canceled', async () => {

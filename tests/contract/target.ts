@@ -15,6 +15,7 @@ import { createApp, type AppOptions } from '../../server/app.js';
 import { OffsetClock } from '../../server/domain/clock.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import type { Store } from '../../server/store/store.js';
 import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
 import { ConformanceChecker } from './conformance.js';
@@ -50,6 +51,8 @@ export interface Target {
   clock?: OffsetClock;
   /** The in-process server's background jobs (webhook deliveries, generation); absent for a remote target. */
   jobs?: Jobs;
+  /** The in-process server's storage, for the few checks that must not send a request; absent for a remote target. */
+  store?: Store;
   close(): Promise<void>;
 }
 
@@ -127,6 +130,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
     inProcess: true,
     clock,
     jobs,
+    store,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs.shutdown();

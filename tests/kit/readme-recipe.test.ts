@@ -32,11 +32,14 @@ async function freePort(): Promise<number> {
 }
 
 function run(command: string, env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
-  const child = spawn('sh', ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so stopping it stops what the shell started too (a shell may fork rather than
+  // exec, and an orphaned server would keep Jest from exiting).
+  const child = spawn('sh', ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, output }))) };
+  // 'close': every process holding its output has ended, not just the shell.
+  return { child, done: new Promise((resolve) => child.on('close', (code) => resolve({ code, output }))) };
 }
 
 describe('README recipe: contract-test another server', () => {
@@ -55,7 +58,7 @@ describe('README recipe: contract-test another server', () => {
       const result = await run(kit!.replace('http://localhost:3000', `http://localhost:${port}`), { ...process.env }).done;
       expect({ code: result.code, tail: result.output.slice(-3000) }).toEqual({ code: 0, tail: expect.stringContaining('The server conforms to the contract.') });
     } finally {
-      server.child.kill('SIGTERM');
+      process.kill(-server.child.pid!, 'SIGTERM');
       await server.done;
     }
   });
