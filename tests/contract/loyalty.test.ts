@@ -33,6 +33,20 @@ async function pay(sourceId: string, amount: number) {
   return order.data!;
 }
 
+/** A new program paying fixed points per paid order as pending entries, and one member of it with those orders paid. */
+async function pendingMember(points: number, pending: { period_type: 'DAY' | 'MONTH'; period_value: number }, orders: number) {
+  const club = await program();
+  await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', {
+    params: { path: { campaignId: club.id } },
+    body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points }, pending_points: pending }],
+  });
+  const sourceId = unique('member');
+  const holder = await member(club.id, sourceId);
+  for (let i = 0; i < orders; i++) await pay(sourceId, 100);
+  const entries = (await ctx.client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: holder.code } } })).data!.data;
+  return { holder, entries };
+}
+
 describe('loyalty program end to end', () => {
   test('pending points from a paid order activate on their day, move the tier, and pay for a reward', async () => {
     const club = await program();
@@ -255,15 +269,7 @@ describe('loyalty cards', () => {
   test('a pending entry activates on its date by itself, before any request arrives', async () => {
     const { store, clock, projectId } = ctx.target;
     if (!store || !clock || !projectId) return skip('needs the in-process server: its clock and the timer that settles without requests');
-    const club = await program();
-    await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', {
-      params: { path: { campaignId: club.id } },
-      body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 40 }, pending_points: { period_type: 'DAY', period_value: 2 } }],
-    });
-    const sourceId = unique('member');
-    const holder = await member(club.id, sourceId);
-    await pay(sourceId, 500);
-    const [entry] = (await ctx.client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: holder.code } } })).data!.data;
+    const { holder, entries: [entry] } = await pendingMember(40, { period_type: 'DAY', period_value: 2 }, 1);
     expect(entry).toMatchObject({ points: 40, voucher_id: holder.id });
 
     // Read the storage directly: any API request would settle the project itself and prove nothing.
@@ -291,16 +297,7 @@ describe('loyalty cards', () => {
   });
 
   test('pending entries can be adjusted, activated early or canceled', async () => {
-    const club = await program();
-    await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', {
-      params: { path: { campaignId: club.id } },
-      body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 }, pending_points: { period_type: 'MONTH', period_value: 1 } }],
-    });
-    const sourceId = unique('member');
-    const holder = await member(club.id, sourceId);
-    await pay(sourceId, 100);
-    await pay(sourceId, 100);
-    const [first, second] = (await ctx.client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: holder.code } } })).data!.data;
+    const { holder, entries: [first, second] } = await pendingMember(10, { period_type: 'MONTH', period_value: 1 }, 2);
     const pending = { memberId: holder.code, pendingPointsId: first!.id };
     const adjusted = await ctx.client.POST('/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance', { params: { path: pending }, body: { points: 5 } });
     expect(adjusted.data).toMatchObject({ id: first!.id, points: 15 });
