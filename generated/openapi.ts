@@ -7354,7 +7354,9 @@ export interface components {
              *     `customer.loyalty.card.pending_points.activated`, `customer.loyalty.card.pending_points.canceled`,
              *     `customer.loyalty.card.points_transferred`, `customer.loyalty.card.points_expired`,
              *     `customer.loyalty.tier.joined`, `customer.loyalty.tier.upgraded`, `customer.loyalty.tier.downgraded`,
-             *     `customer.loyalty.tier.left` or `customer.reward_redemptions.created`.
+             *     `customer.loyalty.tier.left`, `customer.reward_redemptions.created`, `redemption.succeeded` (the card
+             *     paid for an order with points through a COIN reward; `points` says how many) or
+             *     `redemption.rollback.succeeded` (such a redemption was rolled back and its `points` given back).
              * @example customer.loyalty.tier.upgraded
              */
             type: string;

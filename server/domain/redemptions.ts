@@ -128,6 +128,8 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
         redemption: { id: child.id },
         order_amount: evaluation.order.amount,
         discount_amount: applied.discount,
+        // Points a loyalty card paid with: the event is then also the card's member activity.
+        ...(applied.points > 0 && { points: applied.points }),
       });
     }
   }
@@ -213,10 +215,13 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       }
     }
     if (target.campaign_id) {
-      await recordEvent(ctx, 'redemption.rollback.succeeded', { campaign_id: target.campaign_id, customer_id: target.customer_id }, {
+      const voucherId = target.related_object_type === 'voucher' ? target.related_object_id : null;
+      const points = target.loyalty_card?.points ?? 0;
+      await recordEvent(ctx, 'redemption.rollback.succeeded', { campaign_id: target.campaign_id, customer_id: target.customer_id, voucher_id: voucherId }, {
         redemption: { id: target.id },
         order_amount: target.order.amount,
         discount_amount: target.amount,
+        ...(points > 0 && { points }),
       });
     }
   }

@@ -424,6 +424,12 @@ describe('earning rules and rewards', () => {
     expect((await card(holder.code)).loyalty_card?.balance).toBe(250);
     const history = (await ctx.client.GET('/v1/loyalties/members/{memberId}/transactions', { params: { path: { memberId: holder.code }, query: { limit: 2 } } })).data!;
     expect(history.data.map((entry) => entry.type)).toEqual(['POINTS_REFUND', 'POINTS_REDEMPTION']);
+    const activity = (await ctx.client.GET('/v1/loyalties/members/{memberId}/activity', { params: { path: { memberId: holder.code }, query: { limit: 2 } } })).data!;
+    const holderAndProgram = { customer: expect.objectContaining({ id: holder.holder_id }), campaign: expect.objectContaining({ id: club.id }) };
+    expect(activity.data.map((entry) => ({ type: entry.type, data: entry.data.data }))).toEqual([
+      { type: 'redemption.rollback.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions[0]!.id } }) },
+      { type: 'redemption.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions[0]!.id } }) },
+    ]);
   });
 
   test('programs are listed, updated and deleted with their members', async () => {

@@ -38,14 +38,15 @@ export async function listMemberActivity(
   if ((query.order ?? '-created_at') === '-created_at') events.reverse();
   const page = cursorPage(events, query);
   if (!page) throw unknownCursor(query.starting_after_id);
-  // A paid order is recorded on the customer, without the card's holder and program: add them as every entry has them.
+  // A paid order is recorded on the customer and a redemption on its campaign, without the card's holder and
+  // program: add them as every entry has them.
   const { customer, campaign } = await cardContext(ctx, card);
   return {
     ...page,
     rows: page.rows.map((event) => ({
       id: event.id,
       type: event.type,
-      data: { data: event.type === 'customer.order.paid' ? { customer, campaign, ...event.data } : event.data, event_source: event.event_source },
+      data: { data: 'customer' in event.data ? event.data : { customer, campaign, ...event.data }, event_source: event.event_source },
       created_at: event.created_at,
       group_id: event.group_id,
     })),
