@@ -17,7 +17,7 @@ import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
-import { cacheValidatorRouteLookup } from './http/route-lookup-cache.js';
+import { patchValidator } from './http/validator-patches.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
@@ -95,7 +95,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use(express.json({ limit: '1mb' }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
-  cacheValidatorRouteLookup();
+  patchValidator();
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,

@@ -9,6 +9,8 @@ import QRCode from 'qrcode';
 export type AssetKind = 'qr' | 'barcode';
 
 const SIGNATURE_LENGTH = 22;
+/** How many codes' tokens `assets` keeps (about 200 bytes each). */
+const RECENT_TOKENS = 10_000;
 
 export class AssetSigner {
   private readonly secret: Buffer;
@@ -43,12 +45,24 @@ export class AssetSigner {
     }
   }
 
+  /**
+   * Tokens of codes shown lately. Signing two tokens per voucher was the largest single cost of a page of
+   * vouchers (`make bench`); a token never changes for a project and code, so it is kept, up to a bound.
+   */
+  private readonly recent = new Map<string, readonly [qr: string, barcode: string]>();
+
   assets(projectId: string, code: string, baseUrl: string) {
-    const entry = (kind: AssetKind) => {
-      const id = this.token(kind, projectId, code);
-      return { id, url: `${baseUrl}/assets/${kind}/${id}` };
+    const key = `${projectId}\u0000${code}`;
+    let tokens = this.recent.get(key);
+    if (tokens === undefined) {
+      if (this.recent.size >= RECENT_TOKENS) this.recent.clear();
+      tokens = [this.token('qr', projectId, code), this.token('barcode', projectId, code)];
+      this.recent.set(key, tokens);
+    }
+    return {
+      qr: { id: tokens[0], url: `${baseUrl}/assets/qr/${tokens[0]}` },
+      barcode: { id: tokens[1], url: `${baseUrl}/assets/barcode/${tokens[1]}` },
     };
-    return { qr: entry('qr'), barcode: entry('barcode') };
   }
 }
 

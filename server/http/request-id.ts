@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { randomHex } from '../domain/ids.js';
 import type { RequestContext } from '../handlers/types.js';
 
 /**
@@ -7,7 +7,7 @@ import type { RequestContext } from '../handlers/types.js';
  * caller, which authentication fills in.
  */
 export const requestId: RequestHandler = (req, res, next) => {
-  const id = `v-${randomBytes(10).toString('hex')}`;
+  const id = `v-${randomHex(10)}`;
   res.locals.requestId = id;
   const context: RequestContext = {
     requestId: id,

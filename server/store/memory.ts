@@ -6,6 +6,7 @@
 import { Mutex } from 'async-mutex';
 import { TABLE_SPECS, type TableSpec, type Tables } from './tables.js';
 import {
+  lazyUnitOfWork,
   UniqueViolation,
   UnknownProject,
   type Page,
@@ -310,6 +311,10 @@ class MemoryTable<T extends Row> {
 
 type Partition = { [K in keyof Tables]: MemoryTable<Tables[K]> };
 
+const memoryUnitOfWork = lazyUnitOfWork<{ tables: Partition; undo: Undo[] }>(
+  ({ tables, undo }, name) => new MemoryUnitOfWorkTable(tables[name] as unknown as MemoryTable<Row>, undo),
+);
+
 class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
   constructor(
     private readonly table: MemoryTable<T>,
@@ -396,12 +401,7 @@ export class MemoryStore implements Store {
     if (!partition) throw new UnknownProject(projectId);
     return partition.lock.runExclusive(async () => {
       const undo: Undo[] = [];
-      const uow = Object.fromEntries(
-        Object.entries(partition.tables).map(([name, table]) => [
-          name,
-          new MemoryUnitOfWorkTable(table as MemoryTable<Row>, undo),
-        ]),
-      ) as unknown as UnitOfWork;
+      const uow = memoryUnitOfWork({ tables: partition.tables, undo });
       try {
         return await work(uow);
       } catch (error) {

@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { checkMetadata, namedObjectTypes } from '../domain/management/metadata-rules.js';
 import type { MetadataSchema } from '../domain/management/schemas.js';
-import type { Row, Store, Table, UnitOfWork } from './store.js';
+import { lazyUnitOfWork, type Row, type Store, type Table, type UnitOfWork } from './store.js';
 import type { Tables } from './tables.js';
 
 /** Tables of resources that carry metadata, and the `related_object` of their schema. */
@@ -70,10 +70,13 @@ function checking(uow: UnitOfWork): UnitOfWork {
       return table.update(row);
     },
   });
-  return Object.fromEntries(
-    Object.entries(uow).map(([name, table]) => {
-      const relatedObject = RESOURCES[name as keyof Tables];
-      return [name, relatedObject ? wrap(table as Table<WithMetadata>, relatedObject) : table];
-    }),
-  ) as unknown as UnitOfWork;
+  return checkedUnitOfWork({ uow, wrap });
 }
+
+const checkedUnitOfWork = lazyUnitOfWork<{ uow: UnitOfWork; wrap: (table: Table<WithMetadata>, relatedObject: string) => Table<WithMetadata> }>(
+  ({ uow, wrap }, name) => {
+    const relatedObject = RESOURCES[name];
+    const table = uow[name] as Table<Row>;
+    return relatedObject ? (wrap(table as Table<WithMetadata>, relatedObject) as Table<Row>) : table;
+  },
+);

@@ -3,7 +3,7 @@
  * implementation can be swapped for a database one. All calls are asynchronous, and every write happens
  * inside one unit of work per project: it commits whole or not at all.
  */
-import type { Tables } from './tables.js';
+import { TABLE_SPECS, type Tables } from './tables.js';
 
 export interface Row {
   id: string;
@@ -74,4 +74,33 @@ export class UnknownProject extends Error {
     super(`No project ${projectId}`);
     this.name = 'UnknownProject';
   }
+}
+
+/**
+ * A unit of work whose tables are made on first use. A request touches a handful of the project's tables,
+ * and the layers over the store (the memory store's undo log, metadata checks, the outbox) each wrap the
+ * tables of a unit of work: making all of them up front was a large share of the time a cheap read took
+ * (`make bench`). The getters live on one prototype per layer, so a unit of work costs one small object.
+ * `make` gets the state the layer gave this unit of work and the table's name.
+ */
+export function lazyUnitOfWork<S>(make: (state: S, name: keyof Tables) => Table<Row>): (state: S) => UnitOfWork {
+  interface Instance {
+    state: S;
+    made: Partial<Record<keyof Tables, Table<Row>>>;
+  }
+  const prototype = {};
+  for (const name of Object.keys(TABLE_SPECS) as (keyof Tables)[]) {
+    Object.defineProperty(prototype, name, {
+      enumerable: true,
+      get(this: Instance) {
+        return (this.made[name] ??= make(this.state, name));
+      },
+    });
+  }
+  return (state) => {
+    const instance = Object.create(prototype) as Instance;
+    instance.state = state;
+    instance.made = {};
+    return instance as unknown as UnitOfWork;
+  };
 }

@@ -5,7 +5,7 @@
  * event names (by their IDs), as they stand at that moment, including objects the same unit of work deleted.
  */
 import type { EventRecord } from '../domain/events.js';
-import type { Row, Store, Table, UnitOfWork } from '../store/store.js';
+import { lazyUnitOfWork, type Row, type Store, type Table, type UnitOfWork } from '../store/store.js';
 import type { Tables } from '../store/tables.js';
 
 /** The table behind each key that event data uses to name an object. */
@@ -73,5 +73,9 @@ function noting(uow: UnitOfWork, outbox: EventRecord[]): UnitOfWork {
       return done;
     },
   });
-  return Object.fromEntries(Object.entries(uow).map(([name, table]) => [name, wrap(name, table as Table<Row>)])) as unknown as UnitOfWork;
+  return notingUnitOfWork({ uow, wrap });
 }
+
+const notingUnitOfWork = lazyUnitOfWork<{ uow: UnitOfWork; wrap: (name: string, table: Table<Row>) => Table<Row> }>(({ uow, wrap }, name) =>
+  wrap(name, uow[name] as Table<Row>),
+);
