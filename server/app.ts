@@ -77,6 +77,15 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  // The contract documents no conditional requests, so Express must never answer one with a 304: no ETag
+  // (hashing every body also cost a few percent of a list page), and the conditional headers are set aside
+  // (`If-None-Match: *` is fresh to Express even without an ETag).
+  app.set('etag', false);
+  app.use((req, _res, next) => {
+    if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
+    if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
+    next();
+  });
   app.use(requestId);
   app.use(normalizeQueryEncoding);
 

@@ -48,20 +48,20 @@ export async function presentVoucher(ctx: DomainContext, record: VoucherRecord):
   const { publish_count, redemption, ...rest } = record;
   const campaign = record.campaign_id ? await ctx.uow.campaigns.get(record.campaign_id) : undefined;
   const code = encodeURIComponent(record.code);
-  return {
-    ...rest,
+  // `rest` is already a fresh copy of the record, so the view's own fields are added to it, not copied again.
+  return Object.assign(rest, {
     campaign: campaign?.name ?? null,
     ...(await categoryFields(ctx, record.category_id)),
     redemption: {
       quantity: redemption.quantity,
       redeemed_quantity: redemption.redeemed_quantity,
       ...(record.type === 'LOYALTY_CARD' && { redeemed_points: redemption.redeemed_points }),
-      object: 'list',
+      object: 'list' as const,
       url: `/v1/vouchers/${code}/redemption`,
     },
-    publish: { object: 'list', count: publish_count, url: `/v1/publications?voucher=${code}` },
-    object: 'voucher',
-  };
+    publish: { object: 'list' as const, count: publish_count, url: `/v1/publications?voucher=${code}` },
+    object: 'voucher' as const,
+  }) satisfies VoucherView;
 }
 
 /** Codes from the config that no voucher of the project has yet. */

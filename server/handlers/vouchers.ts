@@ -25,9 +25,9 @@ type VoucherOperations =
   | 'disable-voucher'
   | 'update-voucher-balance';
 
-/** Adds the asset URLs, which depend on the address the caller used. */
+/** Adds the asset URLs, which depend on the address the caller used, to a view made for this response. */
 export function withAssets(services: Services, context: RequestContext, voucher: VoucherView) {
-  return { ...voucher, assets: services.assets.assets(context.projectId, voucher.code, context.baseUrl) };
+  return Object.assign(voucher, { assets: services.assets.assets(context.projectId, voucher.code, context.baseUrl) });
 }
 
 /** Runs a voucher use case and returns the voucher as the contract shows it. */

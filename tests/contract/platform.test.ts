@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
@@ -55,6 +56,27 @@ describe('routing and media types', () => {
   test('when the path has no operation, then 404 route_not_found; when the method is wrong, then 405', async () => {
     expectError(await raw(ctx.target, 'GET', '/v1/no-such-thing'), 404, 'route_not_found');
     expectError(await raw(ctx.target, 'PATCH', '/v1/products/prod_x', { body: '{}' }), 405, 'method_not_allowed');
+  });
+
+  test('when a GET is repeated with conditional headers (If-None-Match, If-Modified-Since), then it answers 200 with the body: the contract documents no 304', async () => {
+    // node:http, not fetch: fetch adds `Cache-Control: no-cache` to a conditional request, which hides a 304.
+    const get = (extra: Record<string, string>) =>
+      new Promise<{ status: number; etag: string | undefined; body: string }>((resolve, reject) => {
+        const headers = { 'X-App-Id': ctx.target.credentials.appId, 'X-App-Token': ctx.target.credentials.appToken, ...extra };
+        const request = httpGet(`${ctx.target.baseUrl}/v1/vouchers?limit=1`, { headers }, (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, etag: response.headers.etag, body }));
+        });
+        request.on('error', reject);
+      });
+    const first = await get({});
+    expect(first.status).toBe(200);
+    for (const conditions of <Record<string, string>[]>[{ 'If-None-Match': first.etag ?? 'W/"none"' }, { 'If-None-Match': '*' }, { 'If-Modified-Since': new Date(Date.now() + 86_400_000).toUTCString() }]) {
+      const again = await get(conditions);
+      expect(again.status).toBe(200);
+      expect(JSON.parse(again.body)).toEqual(JSON.parse(first.body));
+    }
   });
 
   test("when a query value holds characters clients leave unencoded (a space as '+', !'()*), then it is read as meant", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, jest, test } from '@jest/globals';
 import { createRequire } from 'node:module';
-import { patchValidator } from '../../server/http/validator-patches.js';
+import { leadingSegments, patchValidator } from '../../server/http/validator-patches.js';
 
 type Compiled = { regexp: RegExp; keys: { name: string }[] };
 
@@ -60,5 +60,21 @@ describe("the validator's parsing of JSON query values", () => {
     expect(parse('not json')).toBe('not json');
     // The library reads an array as its comma-joined text.
     expect(parse(['{"junction":"or"}'])).toEqual({ junction: 'or' });
+  });
+});
+
+describe('the leading segments a request is narrowed by', () => {
+  test('when a path has two segments or more, then its first two are the key, lowercased', () => {
+    expect(leadingSegments('/v1/vouchers')).toBe('v1/vouchers');
+    expect(leadingSegments('/V1/Vouchers/SUMMER-1/redemption')).toBe('v1/vouchers');
+    expect(leadingSegments('/client/v1/events')).toBe('client/v1');
+  });
+
+  test('when a path has fewer than two segments, is not absolute or has text beyond ASCII, then there is no key', () => {
+    expect(leadingSegments('/v1')).toBeUndefined();
+    expect(leadingSegments('v1/vouchers')).toBeUndefined();
+    expect(leadingSegments('http://host/v1/vouchers')).toBeUndefined();
+    // The Kelvin sign lowercases to an ASCII k, which a case-insensitive pattern does not take for one.
+    expect(leadingSegments('/v1/\u212Aeys')).toBeUndefined();
   });
 });
