@@ -30,6 +30,18 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The position of the first ID in ascending `ids` that is not before `id` (`ids.length` when none). */
+function firstAtLeast(ids: readonly string[], id: string): number {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle]! < id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
   if (a === null || a === undefined) return -1;
@@ -73,6 +85,8 @@ class MemoryTable<T extends Row> {
   private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
   private readonly inserted = new InsertionOrder();
   private readonly insertedByIndex = new Map<string, Map<unknown, InsertionOrder>>();
+  /** For each `sortedById` field: per value, the IDs of its rows in ascending order. */
+  private readonly sortedIds = new Map<string, Map<unknown, string[]>>();
   /** For each `ordered` field: whether its values have so far never decreased along insertion order. */
   private readonly followsInsertion = new Map<string, { holds: boolean; last?: unknown; seen: boolean }>();
 
@@ -86,6 +100,10 @@ class MemoryTable<T extends Row> {
       this.insertedByIndex.set(field, new Map());
     }
     for (const field of spec.ordered ?? []) this.followsInsertion.set(field, { holds: true, seen: false });
+    for (const field of spec.sortedById ?? []) {
+      if (!spec.indexed.includes(field)) throw new Error(`${name}.${field} is sorted by ID but not indexed`);
+      this.sortedIds.set(field, new Map());
+    }
   }
 
   private field(row: T, field: string): unknown {
@@ -220,6 +238,13 @@ class MemoryTable<T extends Row> {
       if (!ids) index.set(value, (ids = new Set()));
       ids.add(row.id);
     }
+    for (const [field, byValue] of this.sortedIds) {
+      const value = this.field(row, field);
+      let ids = byValue.get(value);
+      if (!ids) byValue.set(value, (ids = []));
+      const at = firstAtLeast(ids, row.id);
+      if (ids[at] !== row.id) ids.splice(at, 0, row.id);
+    }
   }
 
   private unindex(row: T): void {
@@ -231,6 +256,14 @@ class MemoryTable<T extends Row> {
       const ids = index.get(this.field(row, field));
       ids?.delete(row.id);
       if (ids && ids.size === 0) index.delete(this.field(row, field));
+    }
+    for (const [field, byValue] of this.sortedIds) {
+      const value = this.field(row, field);
+      const ids = byValue.get(value);
+      if (!ids) continue;
+      const at = firstAtLeast(ids, row.id);
+      if (ids[at] === row.id) ids.splice(at, 1);
+      if (ids.length === 0) byValue.delete(value);
     }
   }
 
@@ -256,6 +289,17 @@ class MemoryTable<T extends Row> {
   }
 
   select(query: Query<T>): Page<T> {
+    const seeked = this.seekById(query);
+    if (seeked) return seeked;
+    if (query.after !== undefined) {
+      const order = query.orderBy;
+      if (!order) throw new Error(`${this.name}: a query with \`after\` needs \`orderBy\``);
+      // Otherwise the cursor is one more condition on the rows.
+      const sign = order.direction === 'desc' ? -1 : 1;
+      const { where, after } = query;
+      const past = (row: T) => sign * compareValues(this.field(row, order.field), after) > 0;
+      query = { ...query, after: undefined, where: where ? (row: T) => past(row) && where(row) : past };
+    }
     const ordered = !query.orderBy || this.followsInsertion.get(query.orderBy.field)?.holds;
     if (!query.where && ordered) {
       const total = query.index ? this.countIndexed(query.index.field, query.index.value) : this.rows.size;
@@ -278,6 +322,30 @@ class MemoryTable<T extends Row> {
     if (compare) rows.sort(compare);
     const end = query.limit === undefined ? undefined : offset + query.limit;
     return { rows: rows.slice(offset, end), total };
+  }
+
+  /**
+   * A page in ID order on a `sortedById` index, from the start or after a cursor, read off the value's
+   * sorted IDs; undefined when the query is not that.
+   */
+  private seekById(query: Query<T>): Page<T> | undefined {
+    if (query.orderBy?.field !== 'id' || query.where || !query.index) return undefined;
+    const byValue = this.sortedIds.get(query.index.field);
+    if (!byValue) return undefined;
+    const ids = byValue.get(query.index.value) ?? [];
+    const after = query.after === undefined ? undefined : String(query.after);
+    const offset = query.offset ?? 0;
+    const limit = query.limit ?? Infinity;
+    const rows: T[] = [];
+    if (query.orderBy.direction === 'desc') {
+      const end = after === undefined ? ids.length : firstAtLeast(ids, after);
+      for (let i = end - 1 - offset; i >= 0 && rows.length < limit; i--) rows.push(this.rows.get(ids[i]!)!);
+      return { rows, total: end };
+    }
+    let start = after === undefined ? 0 : firstAtLeast(ids, after);
+    if (after !== undefined && ids[start] === after) start++;
+    for (let i = start + offset; i < ids.length && rows.length < limit; i++) rows.push(this.rows.get(ids[i]!)!);
+    return { rows, total: ids.length - start };
   }
 
   /**

@@ -16,6 +16,11 @@ export interface Query<T> {
   where?: (row: T) => boolean;
   /** Sort key; ties keep insertion order (reversed for descending). Without it, insertion order. */
   orderBy?: { field: keyof T & string; direction: 'asc' | 'desc' };
+  /**
+   * With `orderBy`: only rows whose sort key comes strictly after this value in the query's direction (a
+   * cursor). `total` counts those rows.
+   */
+  after?: unknown;
   offset?: number;
   limit?: number;
 }

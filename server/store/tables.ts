@@ -76,6 +76,12 @@ export interface TableSpec {
    * without sorting, so a page costs the same at any table size.
    */
   ordered?: readonly string[];
+  /**
+   * Indexed fields whose rows are also kept sorted by ID for each value, so that a page in ID order
+   * after a cursor (`orderBy: id` with `after`, on that index, without a `where`) is found by binary
+   * search and costs the same however many rows share the value.
+   */
+  sortedById?: readonly string[];
 }
 
 export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
@@ -106,7 +112,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
   loyalty_clock: { unique: [], indexed: [] },
   earning_rules: { unique: [], indexed: ['campaign_id'] },
-  pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'] },
+  pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'], sortedById: ['campaign_id', 'voucher_id'] },
   loyalty_tiers: { unique: [], indexed: ['campaign_id'] },
   rewards: { unique: [], indexed: [] },
   reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },

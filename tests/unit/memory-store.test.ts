@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { Product } from '../../server/domain/catalog/types.js';
+import type { PendingPoints } from '../../server/domain/loyalty/types.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { UniqueViolation, UnknownProject } from '../../server/store/store.js';
 
@@ -139,6 +140,79 @@ describe('MemoryStore index scans', () => {
       expect(scoped.rows.map((row) => row.id)).toEqual(['s1', 's3', 's4']);
       const sorted = await uow.skus.query({ index: { field: 'product_id', value: 'a' }, where: (row) => row.id !== 's1', orderBy: { field: 'price', direction: 'asc' }, limit: 1 });
       expect(sorted).toEqual({ rows: [expect.objectContaining({ id: 's3' })], total: 2 });
+    });
+  });
+});
+
+describe('MemoryStore pages in ID order on a sorted index', () => {
+  type Entry = { id: string; campaign_id: string; voucher_id: string };
+  const entry = (id: string, campaign_id: string, voucher_id = 'card'): PendingPoints =>
+    ({ id, campaign_id, voucher_id, customer_id: 'cust', order_id: null, points: 1, activates_at: '2026-12-01', created_at: '2026-11-01T00:00:00.000Z', details: {}, object: 'loyalty_pending_points' }) as unknown as PendingPoints;
+
+  test('when entries are added, moved, deleted and rolled back, then every cursor page equals sorting the live entries', async () => {
+    const store = await storeWithProject();
+    const live = new Map<string, Entry>();
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const id = () => `lpp_${Math.floor(random() * 1e12).toString(16).padStart(10, '0')}`;
+    await store.transaction('p', async (uow) => {
+      for (let i = 0; i < 300; i++) {
+        const row = entry(id(), random() < 0.7 ? 'camp_a' : 'camp_b', `card_${i % 7}`);
+        await uow.pending_points.insert(row);
+        live.set(row.id, row);
+      }
+      // Some move to the other program, some go.
+      for (const row of [...live.values()].filter(() => random() < 0.2)) {
+        const moved = { ...entry(row.id, row.campaign_id === 'camp_a' ? 'camp_b' : 'camp_a', row.voucher_id) };
+        await uow.pending_points.update(moved);
+        live.set(row.id, moved);
+      }
+      for (const row of [...live.values()].filter(() => random() < 0.2)) {
+        await uow.pending_points.delete(row.id);
+        live.delete(row.id);
+      }
+    });
+    // A unit of work that fails leaves the sorted IDs as they were.
+    await expect(
+      store.transaction('p', async (uow) => {
+        await uow.pending_points.insert(entry('lpp_0000000000', 'camp_a'));
+        await uow.pending_points.delete([...live.keys()][0]!);
+        throw new Error('undone');
+      }),
+    ).rejects.toThrow('undone');
+
+    await store.transaction('p', async (uow) => {
+      const ids = (campaign: string) => [...live.values()].filter((row) => row.campaign_id === campaign).map((row) => row.id).sort();
+      for (const campaign of ['camp_a', 'camp_b', 'camp_none']) {
+        const sorted = ids(campaign);
+        const cursors = [undefined, sorted[0], sorted[Math.floor(sorted.length / 2)], sorted.at(-1), 'lpp_7', 'lpp_'];
+        for (const direction of ['asc', 'desc'] as const) {
+          for (const after of cursors) {
+            for (const [offset, limit] of [[0, 10], [3, 5], [0, 1000]] as const) {
+              const page = await uow.pending_points.query({
+                index: { field: 'campaign_id', value: campaign },
+                orderBy: { field: 'id', direction },
+                ...(after !== undefined && { after }),
+                offset,
+                limit,
+              });
+              const inOrder = direction === 'asc' ? sorted : [...sorted].reverse();
+              const past = after === undefined ? inOrder : inOrder.filter((value) => (direction === 'asc' ? value > after : value < after));
+              expect({ rows: page.rows.map((row) => row.id), total: page.total }).toEqual({ rows: past.slice(offset, offset + limit), total: past.length });
+            }
+          }
+        }
+      }
+    });
+  });
+
+  test('when a cursor is given on an ordinary index or with a where, then it is one more condition, with the same result', async () => {
+    const store = await storeWithProject();
+    await store.transaction('p', async (uow) => {
+      for (const [id, price] of [['a', 3], ['b', 1], ['c', 2], ['d', 1]] as const) await uow.products.insert(product(id, { price }));
+      const page = await uow.products.query({ orderBy: { field: 'id', direction: 'desc' }, after: 'c', where: (row) => row.price !== 3 });
+      expect(page).toEqual({ rows: [expect.objectContaining({ id: 'b' })], total: 1 });
+      await expect(uow.products.query({ after: 'c' })).rejects.toThrow('orderBy');
     });
   });
 });

@@ -111,8 +111,8 @@ export async function pendingPage(ctx: DomainContext, scope: { field: 'campaign_
   const limit = query.limit ?? 10;
   const page = await ctx.uow.pending_points.query({
     index: scope,
-    ...(after !== undefined && { where: (entry: PendingPoints) => (descending ? entry.id < after : entry.id > after) }),
     orderBy: { field: 'id', direction: descending ? 'desc' : 'asc' },
+    ...(after !== undefined && { after }),
     limit,
   });
   const has_more = page.total > page.rows.length;
