@@ -120,23 +120,22 @@ function narrowRouteWalk(): void {
   const original = prototype.metadataMiddleware;
   prototype.metadataMiddleware = function (this: unknown, context, responseApiDoc) {
     const full = original.call(this, context, responseApiDoc);
-    const routes = Object.keys(context.expressRouteMap);
-    const parameter = (segment: string | undefined) => segment === undefined || /[:*(){}]/.test(segment);
-    const segmentsOf = (route: string) => route.split('/').slice(1, 3);
+    // Each route's first two segments, lowercased; undefined stands for a parameter (or a missing segment),
+    // which any request segment may meet.
+    const literal = (segment: string | undefined) => (segment === undefined || /[:*(){}]/.test(segment) ? undefined : segment.toLowerCase());
+    const routes = Object.keys(context.expressRouteMap).map((route) => {
+      const [first, second] = route.split('/').slice(1);
+      return { route, segments: [literal(first), literal(second)] };
+    });
     // Every pair of literal leading segments a route has; a request naming one walks a shorter list.
     const pairs = new Set<string>();
-    for (const route of routes) {
-      const [first, second] = segmentsOf(route);
-      if (!parameter(first) && !parameter(second)) pairs.add(`${first}/${second}`.toLowerCase());
-    }
+    for (const { segments } of routes) if (segments[0] !== undefined && segments[1] !== undefined) pairs.add(segments.join('/'));
     const narrowed = new Map<string, Middleware>();
     for (const pair of pairs) {
-      const [first, second] = pair.split('/');
+      const wanted = pair.split('/');
       const subset: Record<string, unknown> = {};
-      for (const route of routes) {
-        const [a, b] = segmentsOf(route);
-        const fits = (segment: string | undefined, wanted: string | undefined) => parameter(segment) || segment!.toLowerCase() === wanted;
-        if (fits(a, first) && fits(b, second)) subset[route] = context.expressRouteMap[route];
+      for (const { route, segments } of routes) {
+        if (segments.every((segment, i) => segment === undefined || segment === wanted[i])) subset[route] = context.expressRouteMap[route];
       }
       const view = Object.create(context as object, { expressRouteMap: { value: subset } }) as RouteContext;
       narrowed.set(pair, original.call(this, view, responseApiDoc));
