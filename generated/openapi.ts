@@ -3306,7 +3306,11 @@ export interface components {
             /** @description The most this discount may take off across all items, ×100. */
             aggregated_amount_limit?: number;
             /**
-             * @description What the sum is taken from.
+             * @description What the sum is taken from. `APPLY_TO_ORDER` takes it once from the order. `APPLY_TO_ITEMS` takes
+             *     it from each item line and `APPLY_TO_ITEMS_BY_QUANTITY` from each unit, never more than the line's
+             *     amount. The two proportional effects spread the one sum over the items, so the order loses the sum
+             *     once. When the order has no items, every effect takes the sum once from the order amount. The
+             *     total is capped by `aggregated_amount_limit` and by what is left of the order.
              * @default APPLY_TO_ORDER
              * @enum {string}
              */
@@ -3334,7 +3338,8 @@ export interface components {
             /** @description The most this discount may take off across all items, ×100. */
             aggregated_amount_limit?: number;
             /**
-             * @description What the share is taken from.
+             * @description What the share is taken from: what is left of the order, or each item line's amount, each rounded
+             *     half up. An order without items is discounted as a whole.
              * @default APPLY_TO_ORDER
              * @enum {string}
              */
@@ -3355,7 +3360,9 @@ export interface components {
             /** @description A formula computing the price; stored and returned as given. */
             fixed_amount_formula?: string;
             /**
-             * @description Whether the whole order or each item gets the fixed price.
+             * @description Whether the whole order gets the fixed price (the discount is what is left of the order above
+             *     `fixed_amount`) or each unit of each item does (the discount is, per line, its amount above
+             *     `fixed_amount` times its quantity). An order without items is priced as a whole.
              * @default APPLY_TO_ORDER
              * @enum {string}
              */

@@ -18,12 +18,32 @@ export function percentOf(amount: number, percent: number): number {
   return Math.floor((amount * percent) / 100 + 0.5);
 }
 
+type AmountDiscount = Extract<Discount, { type: 'AMOUNT' }>;
+
+/**
+ * The sum an AMOUNT discount takes before the order caps it. APPLY_TO_ITEMS takes the sum off each item
+ * line and APPLY_TO_ITEMS_BY_QUANTITY off each unit, neither more than the line is worth; the
+ * proportional effects split the one sum over the items, so they take it once, as APPLY_TO_ORDER does.
+ * An order without items has nothing to take from item by item, so every effect takes the sum once.
+ */
+function amountOff(discount: AmountDiscount, items: readonly PricedItem[]): number {
+  if (items.length === 0) return discount.amount_off;
+  switch (discount.effect) {
+    case 'APPLY_TO_ITEMS':
+      return items.reduce((sum, item) => sum + Math.min(discount.amount_off, item.amount), 0);
+    case 'APPLY_TO_ITEMS_BY_QUANTITY':
+      return items.reduce((sum, item) => sum + Math.min(discount.amount_off * item.quantity, item.amount), 0);
+    default:
+      return discount.amount_off;
+  }
+}
+
 /** What the discount takes off `remaining`, given the order's items for item-based discounts. */
 export function discountAmount(discount: Discount, remaining: number, items: readonly PricedItem[]): number {
   let off: number;
   switch (discount.type) {
     case 'AMOUNT':
-      off = discount.effect === 'APPLY_TO_ITEMS' ? items.reduce((sum, item) => sum + Math.min(discount.amount_off, item.amount), 0) : discount.amount_off;
+      off = amountOff(discount, items);
       if (discount.aggregated_amount_limit !== undefined) off = Math.min(off, discount.aggregated_amount_limit);
       break;
     case 'PERCENT': {

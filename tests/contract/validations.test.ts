@@ -69,6 +69,32 @@ describe('validations', () => {
     expect(result.order.items[0]).toMatchObject({ product_id: product.id, quantity: 2, price: 1500, amount: 3000 });
   });
 
+  test('when fixed-price and item-effect discounts meet an order with items, then each takes what its effect says', async () => {
+    // Lines: 2 × 1500 = 3000 and 1 × 1000 = 1000; the order is worth 4000.
+    const order = { items: [{ quantity: 2, price: 1500 }, { quantity: 1, price: 1000 }] };
+    const cases: Array<[Record<string, unknown>, number]> = [
+      [{ type: 'FIXED', fixed_amount: 2500 }, 1500], // the order costs 2500
+      [{ type: 'FIXED', fixed_amount: 1200, effect: 'APPLY_TO_ITEMS' }, 600], // each unit costs at most 1200: 300 × 2 + 0
+      [{ type: 'AMOUNT', amount_off: 1200, effect: 'APPLY_TO_ITEMS' }, 2200], // 1200 off each line, the second worth 1000
+      [{ type: 'AMOUNT', amount_off: 700, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' }, 2100], // 700 off each of 3 units
+      [{ type: 'AMOUNT', amount_off: 700, effect: 'APPLY_TO_ITEMS_PROPORTIONALLY' }, 700], // spread once
+      [{ type: 'PERCENT', percent_off: 15, effect: 'APPLY_TO_ITEMS' }, 600], // 450 + 150
+    ];
+    for (const [discount, expected] of cases) {
+      const code = await discountVoucher(discount);
+      const result = await validate({ redeemables: [{ object: 'voucher', id: code }], order });
+      expect({ discount, off: result.redeemables[0]?.result.discount_amount }).toEqual({ discount, off: expected });
+      expect(result.order).toMatchObject({ amount: 4000, discount_amount: expected, total_amount: 4000 - expected });
+    }
+    // Redeeming one records the same totals on the order.
+    const code = await discountVoucher({ type: 'AMOUNT', amount_off: 700, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' });
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: order as never } });
+    expect(redeemed.response.status).toBe(200);
+    expect(redeemed.data!.redemptions[0]).toMatchObject({ amount: 2100, result: 'SUCCESS' });
+    const stored = (await ctx.client.GET('/v1/orders/{orderId}', { params: { path: { orderId: redeemed.data!.order.id! } } })).data!;
+    expect(stored).toMatchObject({ amount: 4000, discount_amount: 2100, total_amount: 1900 });
+  });
+
   test('when a rule rejects an order below an amount, then the voucher is inapplicable with the custom message', async () => {
     const campaign = (
       await ctx.client.POST('/v1/campaigns', {

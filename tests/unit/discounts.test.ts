@@ -25,4 +25,20 @@ describe('discounts', () => {
     expect(discountAmount({ type: 'UNIT', unit_off: 1, unit_type: 'prod_missing' }, 5343, items)).toBe(0);
     expect(discountAmount({ type: 'AMOUNT', amount_off: 800, effect: 'APPLY_TO_ITEMS', aggregated_amount_limit: 1500 }, 5343, items)).toBe(1500);
   });
+
+  test('amount effects: per line, per unit, spread once, and once when there are no items', () => {
+    // Per line: 800 off each of the two lines.
+    expect(discountAmount({ type: 'AMOUNT', amount_off: 800, effect: 'APPLY_TO_ITEMS' }, 5343, items)).toBe(1600);
+    // Per unit: 800 × 2 units of the first line, 800 × 1 of the second.
+    expect(discountAmount({ type: 'AMOUNT', amount_off: 800, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' }, 5343, items)).toBe(2400);
+    // Per unit, but never more than a line is worth: 2010 + 3000.
+    expect(discountAmount({ type: 'AMOUNT', amount_off: 3000, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' }, 5343, items)).toBe(5010);
+    expect(discountAmount({ type: 'AMOUNT', amount_off: 800, effect: 'APPLY_TO_ITEMS_PROPORTIONALLY' }, 5343, items)).toBe(800);
+    expect(discountAmount({ type: 'AMOUNT', amount_off: 800, effect: 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY' }, 5343, items)).toBe(800);
+    for (const effect of ['APPLY_TO_ITEMS', 'APPLY_TO_ITEMS_BY_QUANTITY'] as const) {
+      expect(discountAmount({ type: 'AMOUNT', amount_off: 800, effect }, 5343, [])).toBe(800);
+    }
+    expect(discountAmount({ type: 'FIXED', fixed_amount: 1000, effect: 'APPLY_TO_ITEMS' }, 5343, items)).toBe(10 + 2333);
+    expect(discountAmount({ type: 'FIXED', fixed_amount: 1000, effect: 'APPLY_TO_ITEMS' }, 5343, [])).toBe(4343);
+  });
 });
