@@ -1109,6 +1109,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/vouchers/{code}/redemption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a voucher's redemptions
+         * @description The voucher's redemption counters and all its redemptions, newest first, whatever their result or
+         *     status. An unknown code is a 404 `not_found`.
+         */
+        get: operations["get-voucher-redemptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/products": {
         parameters: {
             query?: never;
@@ -3615,6 +3642,156 @@ export interface components {
             };
         };
         /**
+         * PromotionTierAction
+         * @description What the tier gives when it applies.
+         */
+        PromotionTierAction: {
+            discount: components["schemas"]["Discount"];
+        };
+        /**
+         * ValidationRuleAssignment
+         * @description The link between a validation rule and the voucher, campaign or promotion tier it applies to.
+         */
+        ValidationRuleAssignment: {
+            /**
+             * @description Assignment ID (prefix `asgm_`).
+             * @example asgm_74F7QZoYbUoljwQO
+             */
+            id: string;
+            /**
+             * @description The validation rule.
+             * @example val_4j7DCRm2IS59
+             */
+            rule_id: string;
+            /**
+             * @description The voucher, campaign or promotion tier.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            related_object_id: string;
+            /**
+             * @description What `related_object_id` names.
+             * @enum {string}
+             */
+            related_object_type: "voucher" | "campaign" | "promotion_tier";
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description Always `validation_rules_assignment`.
+             * @constant
+             */
+            object: "validation_rules_assignment";
+        };
+        /**
+         * ValidationRuleAssignmentsListResponseBody
+         * @description A page of validation rule assignments.
+         */
+        ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["ValidationRuleAssignment"][];
+            /** @description Number of matching assignments, over all pages. */
+            total: number;
+        };
+        /**
+         * PromotionTier
+         * @description A tier of a promotion campaign, with its discount, validity and rules.
+         */
+        PromotionTier: {
+            /**
+             * @description Tier ID (prefix `promo_`).
+             * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+             */
+            id: string;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /** @description Tier name. */
+            name: string;
+            /** @description Text shown to customers. */
+            banner: string | null;
+            /** @description The discount the tier gives, or null when not set yet. */
+            action: components["schemas"]["PromotionTierAction"] | null;
+            metadata: components["schemas"]["Metadata"];
+            /** @description Order in which tiers apply; lower first. */
+            hierarchy: number;
+            /** @description The promotion the tier belongs to (the campaign's ID). */
+            promotion_id: string;
+            /** @description The parent campaign's validity. */
+            campaign: {
+                /** @description Campaign ID. */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description The campaign's start.
+                 */
+                start_date: string | null;
+                /**
+                 * Format: date-time
+                 * @description The campaign's end.
+                 */
+                expiration_date: string | null;
+                validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
+                /** @description Whether the campaign is enabled. */
+                active: boolean;
+                /**
+                 * @description Always `campaign`.
+                 * @constant
+                 */
+                object: "campaign";
+            };
+            /** @description The parent campaign's ID. */
+            campaign_id: string;
+            /** @description False when the tier is switched off, even inside its dates. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description The tier is inactive before this moment.
+             */
+            start_date: string | null;
+            /**
+             * Format: date-time
+             * @description The tier is inactive after this moment.
+             */
+            expiration_date: string | null;
+            validity_timeframe: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours: components["schemas"]["ValidityHours"];
+            /** @description What the tier did, counted from real redemptions; a rollback takes its redemption, order amount and discount back out. */
+            summary: {
+                redemptions: {
+                    /** @description Successful redemptions, less rollbacks. */
+                    total_redeemed: number;
+                };
+                orders: {
+                    /** @description Amount of the orders the tier was redeemed on, ×100. */
+                    total_amount: number;
+                    /** @description Discount the tier gave, ×100. */
+                    total_discount_amount: number;
+                };
+            };
+            /**
+             * @description Always `promotion_tier`.
+             * @constant
+             */
+            object: "promotion_tier";
+            validation_rule_assignments: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+            /** @description ID of the tier's category, or null. */
+            category_id: string | null;
+            /** @description The tier's category, as a list of zero or one. */
+            categories: components["schemas"]["Category"][];
+        };
+        /**
+         * PromotionTiersListResponseBody
+         * @description A page of promotion tiers.
+         */
+        PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "tiers";
+            tiers: components["schemas"]["PromotionTier"][];
+            /** @description Number of matching tiers, over all pages. */
+            total: number;
+            /** @description Whether later pages hold more tiers. */
+            has_more: boolean;
+        };
+        /**
          * Campaign
          * @description A campaign, grouping vouchers (or promotion tiers) under shared settings.
          */
@@ -3686,6 +3863,11 @@ export interface components {
             creation_status: components["schemas"]["GenerationStatus"];
             vouchers_generation_status: components["schemas"]["GenerationStatus"];
             referral_program?: components["schemas"]["ReferralProgram"];
+            /**
+             * @description The campaign's promotion tiers, all of them in `hierarchy` order. Present on every `PROMOTION`
+             *     campaign and on no other.
+             */
+            promotion?: components["schemas"]["PromotionTiersListResponseBody"];
             /** @description Always false here; the public service uses it for campaigns made from templates. */
             protected: boolean;
             /**
@@ -3823,6 +4005,72 @@ export interface components {
             code_config?: components["schemas"]["CodeConfig"];
         } | components["schemas"]["LoyaltyCardTemplateRequest"];
         /**
+         * PromotionTierFields
+         * @description Settings of a promotion tier, shared by create and update requests.
+         */
+        PromotionTierFields: {
+            /**
+             * @description Tier name.
+             * @example 10% off orders above 100.00
+             */
+            name?: string;
+            /**
+             * @description Text shown to customers.
+             * @example Save 10% today
+             */
+            banner?: string | null;
+            action?: components["schemas"]["PromotionTierAction"];
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Order in which tiers apply when several qualify; lower first.
+             * @example 1
+             */
+            hierarchy?: number;
+            /** @description False to switch the tier off even inside its dates. */
+            active?: boolean;
+            /**
+             * Format: date-time
+             * @description The tier is inactive before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The tier is inactive after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category, or null for none. */
+            category?: string | null;
+            /** @description ID of an existing category, or null for none. */
+            category_id?: string | null;
+        };
+        /**
+         * PromotionTiersCreateRequestBody
+         * @description A new tier of a promotion campaign. `validation_rules` are rule IDs to assign to it.
+         * @example {
+         *       "name": "10% off orders above 100.00",
+         *       "banner": "Save 10%",
+         *       "action": {
+         *         "discount": {
+         *           "type": "PERCENT",
+         *           "percent_off": 10
+         *         }
+         *       },
+         *       "hierarchy": 1,
+         *       "validity_day_of_week": [
+         *         5
+         *       ]
+         *     }
+         */
+        PromotionTiersCreateRequestBody: components["schemas"]["PromotionTierFields"] & {
+            /** @description Tier name; required when creating. */
+            name: string;
+            /** @description IDs of validation rules to assign to the tier. */
+            validation_rules?: string[];
+        };
+        /**
          * CampaignsCreateRequestBody
          * @description A new campaign. Every campaign type but `PROMOTION` needs a `voucher` template of the matching voucher
          *     type. `vouchers_count` codes are generated from the template's `code_config`: up to 1000 before the
@@ -3902,6 +4150,14 @@ export interface components {
              * @default true
              */
             use_voucher_metadata_schema?: boolean;
+            /**
+             * @description The first tiers of a `PROMOTION` campaign, created with it in the same step, as `POST
+             *     /v1/promotions/{campaignId}/tiers` would create each one; any other campaign type with
+             *     `promotion` is a 400 `invalid_campaign_params`.
+             */
+            promotion?: {
+                tiers: components["schemas"]["PromotionTiersCreateRequestBody"][];
+            };
         };
         /**
          * CampaignsUpdateRequestBody
@@ -4623,222 +4879,6 @@ export interface components {
              * @example evt_0a1b2c3d4e5f6a7b8c
              */
             more_starting_after?: string;
-        };
-        /**
-         * PromotionTierAction
-         * @description What the tier gives when it applies.
-         */
-        PromotionTierAction: {
-            discount: components["schemas"]["Discount"];
-        };
-        /**
-         * ValidationRuleAssignment
-         * @description The link between a validation rule and the voucher, campaign or promotion tier it applies to.
-         */
-        ValidationRuleAssignment: {
-            /**
-             * @description Assignment ID (prefix `asgm_`).
-             * @example asgm_74F7QZoYbUoljwQO
-             */
-            id: string;
-            /**
-             * @description The validation rule.
-             * @example val_4j7DCRm2IS59
-             */
-            rule_id: string;
-            /**
-             * @description The voucher, campaign or promotion tier.
-             * @example camp_5a1e9f6ce3b24c1d88
-             */
-            related_object_id: string;
-            /**
-             * @description What `related_object_id` names.
-             * @enum {string}
-             */
-            related_object_type: "voucher" | "campaign" | "promotion_tier";
-            created_at: components["schemas"]["CreatedAt"];
-            /**
-             * @description Always `validation_rules_assignment`.
-             * @constant
-             */
-            object: "validation_rules_assignment";
-        };
-        /**
-         * ValidationRuleAssignmentsListResponseBody
-         * @description A page of validation rule assignments.
-         */
-        ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
-            data_ref?: "data";
-            data: components["schemas"]["ValidationRuleAssignment"][];
-            /** @description Number of matching assignments, over all pages. */
-            total: number;
-        };
-        /**
-         * PromotionTier
-         * @description A tier of a promotion campaign, with its discount, validity and rules.
-         */
-        PromotionTier: {
-            /**
-             * @description Tier ID (prefix `promo_`).
-             * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
-             */
-            id: string;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /** @description Tier name. */
-            name: string;
-            /** @description Text shown to customers. */
-            banner: string | null;
-            /** @description The discount the tier gives, or null when not set yet. */
-            action: components["schemas"]["PromotionTierAction"] | null;
-            metadata: components["schemas"]["Metadata"];
-            /** @description Order in which tiers apply; lower first. */
-            hierarchy: number;
-            /** @description The promotion the tier belongs to (the campaign's ID). */
-            promotion_id: string;
-            /** @description The parent campaign's validity. */
-            campaign: {
-                /** @description Campaign ID. */
-                id: string;
-                /**
-                 * Format: date-time
-                 * @description The campaign's start.
-                 */
-                start_date: string | null;
-                /**
-                 * Format: date-time
-                 * @description The campaign's end.
-                 */
-                expiration_date: string | null;
-                validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-                /** @description Whether the campaign is enabled. */
-                active: boolean;
-                /**
-                 * @description Always `campaign`.
-                 * @constant
-                 */
-                object: "campaign";
-            };
-            /** @description The parent campaign's ID. */
-            campaign_id: string;
-            /** @description False when the tier is switched off, even inside its dates. */
-            active: boolean;
-            /**
-             * Format: date-time
-             * @description The tier is inactive before this moment.
-             */
-            start_date: string | null;
-            /**
-             * Format: date-time
-             * @description The tier is inactive after this moment.
-             */
-            expiration_date: string | null;
-            validity_timeframe: components["schemas"]["ValidityTimeframe"];
-            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-            validity_hours: components["schemas"]["ValidityHours"];
-            /** @description What the tier did, counted from real redemptions; a rollback takes its redemption, order amount and discount back out. */
-            summary: {
-                redemptions: {
-                    /** @description Successful redemptions, less rollbacks. */
-                    total_redeemed: number;
-                };
-                orders: {
-                    /** @description Amount of the orders the tier was redeemed on, ×100. */
-                    total_amount: number;
-                    /** @description Discount the tier gave, ×100. */
-                    total_discount_amount: number;
-                };
-            };
-            /**
-             * @description Always `promotion_tier`.
-             * @constant
-             */
-            object: "promotion_tier";
-            validation_rule_assignments: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
-            /** @description ID of the tier's category, or null. */
-            category_id: string | null;
-            /** @description The tier's category, as a list of zero or one. */
-            categories: components["schemas"]["Category"][];
-        };
-        /**
-         * PromotionTiersListResponseBody
-         * @description A page of promotion tiers.
-         */
-        PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
-            data_ref?: "tiers";
-            tiers: components["schemas"]["PromotionTier"][];
-            /** @description Number of matching tiers, over all pages. */
-            total: number;
-            /** @description Whether later pages hold more tiers. */
-            has_more: boolean;
-        };
-        /**
-         * PromotionTierFields
-         * @description Settings of a promotion tier, shared by create and update requests.
-         */
-        PromotionTierFields: {
-            /**
-             * @description Tier name.
-             * @example 10% off orders above 100.00
-             */
-            name?: string;
-            /**
-             * @description Text shown to customers.
-             * @example Save 10% today
-             */
-            banner?: string | null;
-            action?: components["schemas"]["PromotionTierAction"];
-            metadata?: components["schemas"]["Metadata"];
-            /**
-             * @description Order in which tiers apply when several qualify; lower first.
-             * @example 1
-             */
-            hierarchy?: number;
-            /** @description False to switch the tier off even inside its dates. */
-            active?: boolean;
-            /**
-             * Format: date-time
-             * @description The tier is inactive before this moment.
-             */
-            start_date?: string | null;
-            /**
-             * Format: date-time
-             * @description The tier is inactive after this moment.
-             */
-            expiration_date?: string | null;
-            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
-            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
-            validity_hours?: components["schemas"]["ValidityHours"];
-            /** @description Name of an existing category, or null for none. */
-            category?: string | null;
-            /** @description ID of an existing category, or null for none. */
-            category_id?: string | null;
-        };
-        /**
-         * PromotionTiersCreateRequestBody
-         * @description A new tier of a promotion campaign. `validation_rules` are rule IDs to assign to it.
-         * @example {
-         *       "name": "10% off orders above 100.00",
-         *       "banner": "Save 10%",
-         *       "action": {
-         *         "discount": {
-         *           "type": "PERCENT",
-         *           "percent_off": 10
-         *         }
-         *       },
-         *       "hierarchy": 1,
-         *       "validity_day_of_week": [
-         *         5
-         *       ]
-         *     }
-         */
-        PromotionTiersCreateRequestBody: components["schemas"]["PromotionTierFields"] & {
-            /** @description Tier name; required when creating. */
-            name: string;
-            /** @description IDs of validation rules to assign to the tier. */
-            validation_rules?: string[];
         };
         /**
          * PromotionTiersUpdateRequestBody
@@ -5636,11 +5676,24 @@ export interface components {
             error?: components["schemas"]["ValidationRuleError"] | null;
         };
         /**
+         * AssignmentObjectRef
+         * @description The object a validation rule is assigned to, by ID (or code for a voucher, name for a campaign).
+         * @example camp_5a1e9f6ce3b24c1d88
+         */
+        AssignmentObjectRef: string;
+        /**
          * ValidationRuleAssignmentsCreateRequestBody
-         * @description What to assign the rule to. A voucher is named by code or ID; a campaign by ID or name.
+         * @description What to assign the rule to, in one of two forms. The full form names the kind in `related_object_type`
+         *     and the object in `related_object_id`. The short form names the object under its kind, as
+         *     `{"voucher": code}`, `{"campaign": id}` or `{"promotion_tier": id}`, which older clients send. A voucher
+         *     is named by code or ID, a campaign by ID or name. A body that mixes the forms, or names two objects, is a
+         *     400 `invalid_payload`.
          * @example {
          *       "related_object_type": "campaign",
          *       "related_object_id": "camp_5a1e9f6ce3b24c1d88"
+         *     }
+         * @example {
+         *       "voucher": "SUMMER-7K2Q"
          *     }
          */
         ValidationRuleAssignmentsCreateRequestBody: {
@@ -5649,11 +5702,13 @@ export interface components {
              * @enum {string}
              */
             related_object_type: "voucher" | "campaign" | "promotion_tier";
-            /**
-             * @description The object.
-             * @example camp_5a1e9f6ce3b24c1d88
-             */
-            related_object_id: string;
+            related_object_id: components["schemas"]["AssignmentObjectRef"];
+        } | {
+            voucher: components["schemas"]["AssignmentObjectRef"];
+        } | {
+            campaign: components["schemas"]["AssignmentObjectRef"];
+        } | {
+            promotion_tier: components["schemas"]["AssignmentObjectRef"];
         };
         /**
          * VoucherFilters
@@ -5752,6 +5807,8 @@ export interface components {
          * VouchersUpdateRequestBody
          * @description The fields to change; the others keep their values. The code, type, campaign and balances cannot change
          *     here (gift credit and points move through `/balance`). A `discount` must keep the voucher's type.
+         *     `code` may repeat the code in the path, as clients that send a whole voucher object do; a different
+         *     code is a 400 `invalid_voucher`.
          * @example {
          *       "expiration_date": "2026-12-31T23:59:59.000Z",
          *       "metadata": {
@@ -5760,6 +5817,7 @@ export interface components {
          *     }
          */
         VouchersUpdateRequestBody: {
+            code?: components["schemas"]["VoucherCode"];
             /** @description Name of an existing category, or null to remove it. */
             category?: string | null;
             /** @description ID of an existing category, or null to remove it. */
@@ -5787,7 +5845,8 @@ export interface components {
         };
         /**
          * VouchersCreateWithCodeRequestBody
-         * @description A new voucher whose code is the one in the path.
+         * @description A new voucher whose code is the one in the path. The body may repeat that code in `code`, as clients
+         *     that send a whole voucher object do; a different code is a 400 `invalid_voucher`.
          * @example {
          *       "type": "GIFT_VOUCHER",
          *       "gift": {
@@ -5795,7 +5854,9 @@ export interface components {
          *       }
          *     }
          */
-        VouchersCreateWithCodeRequestBody: components["schemas"]["VoucherFields"];
+        VouchersCreateWithCodeRequestBody: components["schemas"]["VoucherFields"] & {
+            code?: components["schemas"]["VoucherCode"];
+        };
         /**
          * VouchersBalanceUpdateRequestBody
          * @description Credit to add to a gift card (`amount`, ×100) or points to add to a loyalty card (`points`). A negative
@@ -5853,6 +5914,39 @@ export interface components {
                 /** @description The voucher's ID. */
                 id: string;
             };
+        };
+        /**
+         * VoucherRedemptionsResponseBody
+         * @description A voucher's redemption counters with every redemption of it, newest first: the address a voucher's
+         *     `redemption.url` names. Entries include failed and rolled-back redemptions; `redeemed_quantity` counts
+         *     only the successful ones not rolled back.
+         * @example {
+         *       "object": "list",
+         *       "data_ref": "redemption_entries",
+         *       "quantity": 1,
+         *       "redeemed_quantity": 0,
+         *       "url": "/v1/vouchers/SUMMER-7K2Q/redemption",
+         *       "redemption_entries": [],
+         *       "total": 0
+         *     }
+         */
+        VoucherRedemptionsResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "redemption_entries";
+            /** @description The most redemptions allowed; null for no limit. */
+            quantity: number | null;
+            /** @description Successful redemptions so far, less those rolled back. */
+            redeemed_quantity: number;
+            /** @description Points spent from a loyalty card; only on loyalty cards. */
+            redeemed_points?: number;
+            /**
+             * @description Path of this list.
+             * @example /v1/vouchers/SUMMER-7K2Q/redemption
+             */
+            url: string;
+            redemption_entries: components["schemas"]["Redemption"][];
+            /** @description Number of entries. */
+            total: number;
         };
         /**
          * SourceId
@@ -9209,6 +9303,12 @@ export interface components {
          */
         RedemptionId: string;
         /**
+         * @description Why the redemption is rolled back, given in the query as some clients send it. A `reason` in the body
+         *     takes precedence.
+         * @example Order cancelled
+         */
+        RollbackReason: string;
+        /**
          * @description The validation rule's ID.
          * @example val_4j7DCRm2IS59
          */
@@ -10962,7 +11062,14 @@ export interface operations {
     };
     "rollback-redemption": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Why the redemption is rolled back, given in the query as some clients send it. A `reason` in the body
+                 *     takes precedence.
+                 * @example Order cancelled
+                 */
+                reason?: components["parameters"]["RollbackReason"];
+            };
             header?: never;
             path: {
                 /**
@@ -11760,6 +11867,38 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-voucher-redemptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voucher's redemptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoucherRedemptionsResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

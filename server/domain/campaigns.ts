@@ -7,6 +7,7 @@ import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventType } from './events.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { tiersOfCampaign } from './promotion-tiers.js';
 import { instant } from './time-range.js';
 import { writeUnique } from './unique.js';
 import { dropProgramData } from './loyalty/programs.js';
@@ -49,12 +50,14 @@ export async function presentCampaign(ctx: DomainContext, record: CampaignRecord
     ...record,
     vouchers_count: await ctx.uow.vouchers.countBy('campaign_id', record.id),
     ...(await categoryFields(ctx, record.category_id)),
+    ...(record.campaign_type === 'PROMOTION' && { promotion: await tiersOfCampaign(ctx, record.id) }),
     object: 'campaign',
   };
 }
 
 function template(input: CampaignCreate): CampaignVoucher | null {
   const expected = VOUCHER_TYPE_OF[input.campaign_type];
+  if (input.promotion && expected !== null) throw campaignError(`A ${input.campaign_type} campaign has no promotion tiers`);
   if (expected === null) {
     if (input.voucher) throw campaignError('A PROMOTION campaign has promotion tiers, not a voucher template');
     return null;

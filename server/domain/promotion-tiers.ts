@@ -103,11 +103,16 @@ export async function tierAvailable(ctx: DomainContext, tier: PromotionTierRecor
   return Boolean(campaign) && validityAt(campaign!, now).valid && validityAt(tier, now).valid;
 }
 
+/** All the tiers of a campaign, in `hierarchy` order, as one list (a campaign's `promotion`). */
+export async function tiersOfCampaign(ctx: DomainContext, campaignId: string): Promise<components['schemas']['PromotionTiersListResponseBody']> {
+  const records = await ctx.uow.promotion_tiers.findBy('campaign_id', campaignId);
+  records.sort((a, b) => a.hierarchy - b.hierarchy);
+  const tiers = await Promise.all(records.map((tier) => presentPromotionTier(ctx, tier)));
+  return { object: 'list', data_ref: 'tiers', tiers, total: tiers.length, has_more: false };
+}
+
 export async function listCampaignTiers(ctx: DomainContext, campaignRef: string) {
-  const campaign = await findCampaign(ctx, campaignRef);
-  const tiers = await ctx.uow.promotion_tiers.findBy('campaign_id', campaign.id);
-  tiers.sort((a, b) => a.hierarchy - b.hierarchy);
-  return Promise.all(tiers.map((tier) => presentPromotionTier(ctx, tier)));
+  return tiersOfCampaign(ctx, (await findCampaign(ctx, campaignRef)).id);
 }
 
 export async function listPromotionTiers(

@@ -7,6 +7,7 @@ import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { orderForRedemption } from './orders.js';
 import { pageWindow, type PageRequest } from './pagination.js';
+import { findVoucher } from './vouchers.js';
 
 type Schemas = components['schemas'];
 export type Redemption = Schemas['Redemption'];
@@ -268,4 +269,21 @@ export async function listRedemptions(
     orderBy: { field: 'date', direction: (query.order ?? '-created_at') === '-created_at' ? 'desc' : 'asc' },
     ...pageWindow(query),
   });
+}
+
+/** A voucher's counters and every redemption of it, newest first (what its `redemption.url` names). */
+export async function voucherRedemptions(ctx: DomainContext, code: string): Promise<Schemas['VoucherRedemptionsResponseBody']> {
+  const voucher = await findVoucher(ctx, code);
+  const entries = await ctx.uow.redemptions.findBy('related_object_id', voucher.id);
+  entries.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+  return {
+    object: 'list',
+    data_ref: 'redemption_entries',
+    quantity: voucher.redemption.quantity,
+    redeemed_quantity: voucher.redemption.redeemed_quantity,
+    ...(voucher.type === 'LOYALTY_CARD' && { redeemed_points: voucher.redemption.redeemed_points }),
+    url: `/v1/vouchers/${encodeURIComponent(voucher.code)}/redemption`,
+    redemption_entries: entries,
+    total: entries.length,
+  };
 }

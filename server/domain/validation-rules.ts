@@ -14,6 +14,7 @@ export type ValidationRuleAssignment = Schemas['ValidationRuleAssignment'];
 type RuleCreate = Schemas['ValidationRulesCreateRequestBody'];
 type RuleUpdate = Schemas['ValidationRulesUpdateRequestBody'];
 type AssignmentCreate = Schemas['ValidationRuleAssignmentsCreateRequestBody'];
+type AssignmentTarget = { related_object_type: 'voucher' | 'campaign' | 'promotion_tier'; related_object_id: string };
 
 function rulesError(details: string): DomainError {
   return invalid('invalid_validation_rules', 'Invalid validation rules', details);
@@ -89,7 +90,7 @@ export async function listValidationRules(ctx: DomainContext, query: PageRequest
 }
 
 /** The ID of the object an assignment names: vouchers by code or ID, campaigns by ID or name. */
-async function relatedObjectId(ctx: DomainContext, type: AssignmentCreate['related_object_type'], ref: string): Promise<string> {
+async function relatedObjectId(ctx: DomainContext, type: AssignmentTarget['related_object_type'], ref: string): Promise<string> {
   const { uow } = ctx;
   if (type === 'voucher') {
     const voucher = (await uow.vouchers.get(ref)) ?? (await uow.vouchers.getBy('code', ref));
@@ -104,7 +105,17 @@ async function relatedObjectId(ctx: DomainContext, type: AssignmentCreate['relat
   throw notFound(type, ref);
 }
 
-export async function assignValidationRule(ctx: DomainContext, ruleId: string, input: AssignmentCreate): Promise<ValidationRuleAssignment> {
+
+/** The full form of an assignment request; the short form (`{"voucher": code}` and the like) names the kind by its key. */
+function assignmentTarget(input: AssignmentCreate): AssignmentTarget {
+  if ('related_object_type' in input) return input;
+  if ('voucher' in input) return { related_object_type: 'voucher', related_object_id: input.voucher };
+  if ('campaign' in input) return { related_object_type: 'campaign', related_object_id: input.campaign };
+  return { related_object_type: 'promotion_tier', related_object_id: input.promotion_tier };
+}
+
+export async function assignValidationRule(ctx: DomainContext, ruleId: string, request: AssignmentCreate): Promise<ValidationRuleAssignment> {
+  const input = assignmentTarget(request);
   const rule = await findValidationRule(ctx, ruleId);
   const objectId = await relatedObjectId(ctx, input.related_object_type, input.related_object_id);
   const existing = await ctx.uow.validation_rule_assignments.findBy('related_object_id', objectId);

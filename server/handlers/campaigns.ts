@@ -11,6 +11,7 @@ import {
   updateCampaign,
 } from '../domain/campaigns.js';
 import { generateInBackground } from '../domain/generation.js';
+import { createPromotionTier } from '../domain/promotion-tiers.js';
 import { campaignForNewVouchers, createVoucher, generateCampaignVouchers } from '../domain/vouchers.js';
 import type { components } from '../../generated/openapi.js';
 import type { HandlersOf, RequestContext, Services } from './types.js';
@@ -39,6 +40,7 @@ export async function createCampaignWithVouchers(services: Services, context: Re
   const count = body.vouchers_count ?? 0;
   const { campaign, background } = await inProject(services, context, async (ctx) => {
     const record = await createCampaign(ctx, body);
+    for (const tier of body.promotion?.tiers ?? []) await createPromotionTier(ctx, record.id, tier);
     if (count === 0) return { campaign: await presentCampaign(ctx, record), background: undefined };
     if (count <= SYNC_GENERATION_LIMIT) {
       await generateCampaignVouchers(ctx, record, {}, count);

@@ -23,8 +23,7 @@ type TierOperations =
 
 export const promotionTierHandlers: HandlersOf<TierOperations> = {
   'list-promotion-tiers-from-campaign': async ({ path, context, services }) => {
-    const tiers = await inProject(services, context, (ctx) => listCampaignTiers(ctx, path.campaignId));
-    return { status: 200, body: { object: 'list', data_ref: 'tiers', tiers, total: tiers.length, has_more: false } };
+    return { status: 200, body: await inProject(services, context, (ctx) => listCampaignTiers(ctx, path.campaignId)) };
   },
   'create-promotion-tier': async ({ path, body, context, services }) => ({
     status: 200,

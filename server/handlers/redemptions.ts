@@ -1,8 +1,8 @@
-import { findRedemption, listRedemptions, redeem, rollback } from '../domain/redemptions.js';
+import { findRedemption, listRedemptions, redeem, rollback, voucherRedemptions } from '../domain/redemptions.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 
-type RedemptionOperations = 'list-redemptions' | 'redeem-stacked-discounts' | 'get-redemption' | 'rollback-redemption';
+type RedemptionOperations = 'list-redemptions' | 'redeem-stacked-discounts' | 'get-redemption' | 'rollback-redemption' | 'get-voucher-redemptions';
 
 export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
   'list-redemptions': async ({ query, context, services }) => {
@@ -19,9 +19,14 @@ export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
     status: 200,
     body: await inProject(services, context, (ctx) => findRedemption(ctx, path.redemptionId)),
   }),
-  'rollback-redemption': async ({ path, body, context, services }) => {
-    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, body ?? {}));
+  'rollback-redemption': async ({ path, query, body, context, services }) => {
+    const input = { ...(query.reason !== undefined && { reason: query.reason }), ...body };
+    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, input));
     if (!outcome.ok) throw outcome.error;
     return { status: 200, body: outcome.rollback };
   },
+  'get-voucher-redemptions': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => voucherRedemptions(ctx, path.code)),
+  }),
 };

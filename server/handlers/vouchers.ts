@@ -1,4 +1,5 @@
 import type { DomainContext } from '../domain/context.js';
+import { invalid } from '../domain/errors.js';
 import {
   changeBalance,
   createVoucher,
@@ -30,6 +31,15 @@ export function withAssets(services: Services, context: RequestContext, voucher:
   return Object.assign(voucher, { assets: services.assets.assets(context.projectId, voucher.code, context.baseUrl) });
 }
 
+/** A body may repeat the path's code (clients that send a whole voucher do); another code is refused. */
+function withoutCode<B extends { code?: string }>(pathCode: string, body: B): Omit<B, 'code'> {
+  const { code, ...rest } = body;
+  if (code !== undefined && code !== pathCode) {
+    throw invalid('invalid_voucher', 'Invalid voucher', `The body's code '${code}' is not the code in the path, '${pathCode}'`);
+  }
+  return rest;
+}
+
 /** Runs a voucher use case and returns the voucher as the contract shows it. */
 export async function voucherResponse(
   services: Services,
@@ -55,10 +65,10 @@ export const voucherHandlers: HandlersOf<VoucherOperations> = {
   },
   'generate-random-code': ({ body, context, services }) => voucherResponse(services, context, (ctx) => createVoucher(ctx, body)),
   'create-voucher': ({ path, body, context, services }) =>
-    voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...body, code: path.code })),
+    voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...withoutCode(path.code, body), code: path.code })),
   'get-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findVoucher(ctx, path.code)),
   'update-voucher': ({ path, body, context, services }) =>
-    voucherResponse(services, context, (ctx) => updateVoucher(ctx, path.code, body)),
+    voucherResponse(services, context, (ctx) => updateVoucher(ctx, path.code, withoutCode(path.code, body))),
   'enable-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, true)),
   'disable-voucher': ({ path, context, services }) =>
     voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, false)),

@@ -83,6 +83,7 @@ describe('create-campaign', () => {
       { campaign_type: 'GIFT_VOUCHERS', voucher: discountTemplate() },
       { campaign_type: 'DISCOUNT_COUPONS' },
       { campaign_type: 'PROMOTION', voucher: discountTemplate() },
+      { campaign_type: 'DISCOUNT_COUPONS', voucher: discountTemplate(), promotion: { tiers: [{ name: 'Tier' }] } },
     ]) {
       const result = await ctx.client.POST('/v1/campaigns', { body: { name: unique('Mismatch'), ...body } as never });
       expectError(failed(result), 400, 'invalid_campaign_params');
@@ -107,7 +108,13 @@ describe('create-campaign', () => {
     const referral = await campaign({ campaign_type: 'REFERRAL_PROGRAM', vouchers_count: 1 });
     expect((await vouchersOf(referral.id)).vouchers[0]?.is_referral_code).toBe(true);
     const promotion = await campaign({ campaign_type: 'PROMOTION', voucher: undefined });
-    expect(promotion).toMatchObject({ voucher: null, vouchers_count: 0 });
+    expect(promotion).toMatchObject({ voucher: null, vouchers_count: 0, promotion: { object: 'list', data_ref: 'tiers', tiers: [], total: 0, has_more: false } });
+    // Only promotion campaigns carry `promotion`; tiers given at creation are made with the campaign.
+    expect('promotion' in gift).toBe(false);
+    const tiered = await campaign({ campaign_type: 'PROMOTION', voucher: undefined, promotion: { tiers: [{ name: 'First', action: { discount: { type: 'AMOUNT', amount_off: 100 } } }, { name: 'Second' }] } });
+    expect(tiered.promotion?.tiers.map((tier) => [tier.name, tier.hierarchy, tier.campaign.id])).toEqual([['First', 1, tiered.id], ['Second', 2, tiered.id]]);
+    const got = (await ctx.client.GET('/v1/campaigns/{campaignId}', { params: { path: { campaignId: tiered.id } } })).data!;
+    expect(got.promotion?.total).toBe(2);
   });
 
   test.each([

@@ -89,8 +89,13 @@ describe('redemptions', () => {
     expect((await ctx.client.GET('/v1/redemptions/{redemptionId}', { params: { path: { redemptionId: child.id } } })).data?.status).toBe('ROLLED_BACK');
     const again = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: parentId } }, body: {} });
     expectError(failed(again), 400, 'already_rolled_back');
-    const childAgain = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: child.id } } });
+    const childAgain = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: child.id }, query: { reason: 'In the query' } } });
     expectError(failed(childAgain), 400, 'already_rolled_back');
+    // The voucher's redemption list holds the redemption, now rolled back, and its counters.
+    const entries = (await ctx.client.GET('/v1/vouchers/{code}/redemption', { params: { path: { code } } })).data!;
+    expect(entries).toMatchObject({ object: 'list', data_ref: 'redemption_entries', quantity: null, redeemed_quantity: 0, total: 1, url: `/v1/vouchers/${code}/redemption` });
+    expect(entries.redemption_entries.map((entry) => [entry.id, entry.status])).toEqual([[child.id, 'ROLLED_BACK']]);
+    expectError(await raw(ctx.target, 'GET', '/v1/vouchers/NO-SUCH-CODE/redemption'), 404, 'not_found');
     expect(await summaryOf(campaign.id)).toMatchObject({ redemptions_succeeded: 1, rollbacks: 3, rollbacks_succeeded: 1, rollbacks_failed: 2, orders_rolledback_amount: 8000 });
     expectError(await raw(ctx.target, 'POST', '/v1/redemptions/r_missing/rollback', { body: '{}' }), 404, 'not_found');
   });
@@ -142,6 +147,20 @@ describe('redemptions', () => {
     await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: result.data!.parent_redemption.id } } });
     const rolledBack = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id } } })).data!;
     expect(rolledBack.summary).toEqual({ redemptions: { total_redeemed: 0 }, orders: { total_amount: 0, total_discount_amount: 0 } });
+  });
+
+  test('when the rollback reason comes in the query, then it is kept; a reason in the body wins over it', async () => {
+    const { code } = await campaignWithCode({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } });
+    const redeem = async () =>
+      (await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 } } })).data!.redemptions[0]!.id;
+    const first = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: await redeem() }, query: { reason: 'Returned' } } });
+    expect(first.data).toMatchObject({ reason: 'Returned', result: 'SUCCESS' });
+    const second = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', {
+      params: { path: { redemptionId: await redeem() }, query: { reason: 'Query' } },
+      body: { reason: 'Body' },
+    });
+    expect(second.data).toMatchObject({ reason: 'Body', result: 'SUCCESS' });
+    expectError(await raw(ctx.target, 'POST', `/v1/redemptions/${first.data!.redemption}/rollback?reason=`, { body: '{}' }), 400, 'invalid_query_params');
   });
 
   test('when list queries are out of range, then 400', async () => {

@@ -149,6 +149,13 @@ describe('assignments', () => {
       expect(expectError(failed(result), 404, 'not_found').resource_type).toBe(type);
     }
     expectError(failed(await ctx.client.POST('/v1/validation-rules/{validationRuleId}/assignments', { params: { path: { validationRuleId: 'val_nope' } }, body })), 404, 'not_found');
+    // The short form names one object under its kind; the same voucher again is the same duplicate, and mixed forms are refused.
+    expectError(await raw(ctx.target, 'POST', `/v1/validation-rules/${made.id}/assignments`, { body: JSON.stringify({ voucher: code }) }), 409, 'duplicate_found');
+    for (const mixed of [{ voucher: code, campaign: 'camp_x' }, { voucher: code, related_object_type: 'voucher', related_object_id: code }, {}]) {
+      expectError(await raw(ctx.target, 'POST', `/v1/validation-rules/${made.id}/assignments`, { body: JSON.stringify(mixed) }), 400, 'invalid_payload');
+    }
+    const short = await raw(ctx.target, 'POST', `/v1/validation-rules/${(await rule()).id}/assignments`, { body: JSON.stringify({ voucher: code }) });
+    expect(short).toMatchObject({ status: 200, body: { related_object_type: 'voucher', object: 'validation_rules_assignment' } });
     expectError(await raw(ctx.target, 'DELETE', `/v1/validation-rules/${made.id}/assignments/asgm_nope`), 404, 'not_found');
     await ctx.client.DELETE('/v1/validation-rules/{validationRuleId}', { params: { path } });
     const left = await ctx.client.GET('/v1/validation-rules-assignments', { params: { query: { rule: made.id } } });

@@ -118,6 +118,14 @@ describe('creating vouchers', () => {
     expectError(failed(await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1 } } })), 409, 'duplicate_found');
     expectError(failed(await ctx.client.POST('/v1/vouchers', { body: { code, type: 'GIFT_VOUCHER', gift: { amount: 1 } } })), 409, 'duplicate_found');
     expectError(await raw(ctx.target, 'POST', '/v1/vouchers', { body: JSON.stringify({ code: 'has space', type: 'GIFT_VOUCHER', gift: { amount: 1 } }) }), 400, 'invalid_payload');
+    // The body may repeat the path's code, but not name another; nothing is made under either code.
+    const other = unique('OTHER');
+    const fresh = unique('FRESH');
+    expectError(await raw(ctx.target, 'POST', `/v1/vouchers/${fresh}`, { body: JSON.stringify({ code: other, type: 'GIFT_VOUCHER', gift: { amount: 1 } }) }), 400, 'invalid_voucher');
+    for (const unmade of [fresh, other]) expectError(failed(await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: unmade } } })), 404, 'not_found');
+    const repeated = await raw(ctx.target, 'POST', `/v1/vouchers/${fresh}`, { body: JSON.stringify({ code: fresh, type: 'GIFT_VOUCHER', gift: { amount: 1 } }) });
+    expect(repeated.status).toBe(200);
+    expect(repeated.body).toMatchObject({ code: fresh, gift: { amount: 1 } });
     const missing = await ctx.client.POST('/v1/vouchers', { body: { campaign_id: 'camp_missing' } });
     expect(expectError(failed(missing), 404, 'not_found').resource_type).toBe('campaign');
   });
@@ -149,7 +157,9 @@ describe('changing vouchers', () => {
     const made = await voucher(code, { type: 'GIFT_VOUCHER', gift: { amount: 100 } });
     expectError(failed(await ctx.client.PUT('/v1/vouchers/{code}', { params: { path: { code } }, body: { discount: { type: 'AMOUNT', amount_off: 1 } } })), 400, 'invalid_voucher');
     expectError(failed(await ctx.client.PUT('/v1/vouchers/{code}', { params: { path: { code } }, body: { validity_timeframe: { duration: 'PT1H' } } })), 400, 'invalid_voucher');
-    expectError(await raw(ctx.target, 'PUT', `/v1/vouchers/${code}`, { body: '{"code":"OTHER"}' }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'PUT', `/v1/vouchers/${code}`, { body: '{"code":"OTHER"}' }), 400, 'invalid_voucher');
+    expectError(await raw(ctx.target, 'PUT', `/v1/vouchers/${code}`, { body: JSON.stringify({ code: 'OTHER', metadata: { a: 1 } }) }), 400, 'invalid_voucher');
+    expectError(await raw(ctx.target, 'PUT', `/v1/vouchers/${code}`, { body: '{"code":"has space"}' }), 400, 'invalid_payload');
     expectError(await raw(ctx.target, 'PUT', '/v1/vouchers/NO-SUCH-CODE', { body: '{"active":false}' }), 404, 'not_found');
     expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })).data).toEqual(made);
   });
