@@ -274,8 +274,7 @@ export async function listRedemptions(
 /** A voucher's counters and every redemption of it, newest first (what its `redemption.url` names). */
 export async function voucherRedemptions(ctx: DomainContext, code: string): Promise<Schemas['VoucherRedemptionsResponseBody']> {
   const voucher = await findVoucher(ctx, code);
-  const entries = await ctx.uow.redemptions.findBy('related_object_id', voucher.id);
-  entries.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+  const { rows: entries } = await ctx.uow.redemptions.query({ index: { field: 'related_object_id', value: voucher.id }, orderBy: { field: 'date', direction: 'desc' } });
   return {
     object: 'list',
     data_ref: 'redemption_entries',

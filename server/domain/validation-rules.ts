@@ -14,7 +14,8 @@ export type ValidationRuleAssignment = Schemas['ValidationRuleAssignment'];
 type RuleCreate = Schemas['ValidationRulesCreateRequestBody'];
 type RuleUpdate = Schemas['ValidationRulesUpdateRequestBody'];
 type AssignmentCreate = Schemas['ValidationRuleAssignmentsCreateRequestBody'];
-type AssignmentTarget = { related_object_type: 'voucher' | 'campaign' | 'promotion_tier'; related_object_id: string };
+/** The full form of an assignment request, which the short forms are read into. */
+type AssignmentTarget = Extract<AssignmentCreate, { related_object_type: string }>;
 
 function rulesError(details: string): DomainError {
   return invalid('invalid_validation_rules', 'Invalid validation rules', details);
@@ -104,7 +105,6 @@ async function relatedObjectId(ctx: DomainContext, type: AssignmentTarget['relat
   }
   throw notFound(type, ref);
 }
-
 
 /** The full form of an assignment request; the short form (`{"voucher": code}` and the like) names the kind by its key. */
 function assignmentTarget(input: AssignmentCreate): AssignmentTarget {

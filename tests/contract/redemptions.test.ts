@@ -160,6 +160,11 @@ describe('redemptions', () => {
       body: { reason: 'Body' },
     });
     expect(second.data).toMatchObject({ reason: 'Body', result: 'SUCCESS' });
+    // Both redemptions are the voucher's, each rolled back, and none is counted any more.
+    const entries = (await ctx.client.GET('/v1/vouchers/{code}/redemption', { params: { path: { code } } })).data!;
+    expect(entries).toMatchObject({ redeemed_quantity: 0, total: 2 });
+    expect(entries.redemption_entries.map((entry) => entry.id).sort()).toEqual([first.data!.redemption, second.data!.redemption].sort());
+    expect(entries.redemption_entries.every((entry) => entry.status === 'ROLLED_BACK')).toBe(true);
     expectError(await raw(ctx.target, 'POST', `/v1/redemptions/${first.data!.redemption}/rollback?reason=`, { body: '{}' }), 400, 'invalid_query_params');
   });
 
