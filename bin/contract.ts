@@ -30,6 +30,9 @@ Options (each may also be given by the environment variable in brackets):
   --client-token TOKEN                                                 [CONTRACT_CLIENT_TOKEN]
   --client-origin ORIGIN  one of that key's allowed origins            [CONTRACT_CLIENT_ORIGIN]
   --project-id ID         the first project's ID (its event schemas)   [CONTRACT_PROJECT_ID]
+  --strict                hold responses to the strict twin of the contract, where every object is
+                          closed: a field the contract does not name fails (default: the published
+                          contract, whose objects are open, as the public API's are)
   --only AREAS            comma-separated areas to run (see --list-areas); default all
   --skip AREAS            comma-separated areas to leave out
   --report-dir DIR        where contract-report.json and junit.xml go (default: contract-report)
@@ -87,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
       'client-token': { type: 'string' },
       'client-origin': { type: 'string' },
       'project-id': { type: 'string' },
+      strict: { type: 'boolean', default: false },
       only: { type: 'string' },
       skip: { type: 'string' },
       'report-dir': { type: 'string', default: 'contract-report' },
@@ -163,7 +167,10 @@ async function main(argv: string[]): Promise<number> {
     '--runTestsByPath',
     ...selected.files.map((area) => join(contractDir, `${area}.test.ts`)),
   ];
-  process.stdout.write(`Contract kit: ${baseUrl}, areas: ${only.length + skipped.length > 0 ? selected.files.join(', ') : 'all'}\n`);
+  process.stdout.write(
+    `Contract kit: ${baseUrl}, areas: ${only.length + skipped.length > 0 ? selected.files.join(', ') : 'all'}, ` +
+      `responses held to the ${values.strict ? 'strict twin (closed objects)' : 'published contract (open objects)'}\n`,
+  );
   const code = await new Promise<number>((done) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
@@ -182,6 +189,7 @@ async function main(argv: string[]): Promise<number> {
           'client-origin': 'CONTRACT_CLIENT_ORIGIN',
           'project-id': 'CONTRACT_PROJECT_ID',
         }),
+        ...(values.strict ? { CONTRACT_STRICT: '1' } : {}),
         CONTRACT_KIT_RECORD: recordDir,
         JEST_JUNIT_OUTPUT_DIR: reportDir,
         JEST_JUNIT_OUTPUT_NAME: 'junit.xml',

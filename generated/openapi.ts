@@ -5711,18 +5711,22 @@ export interface components {
             promotion_tier: components["schemas"]["AssignmentObjectRef"];
         };
         /**
+         * Junction
+         * @description How a filter's field conditions combine: `and` when every one must hold, `or` when any may. Either case is
+         *     taken (clients send `AND` and `OR` too).
+         * @default and
+         * @example and
+         * @enum {string}
+         */
+        Junction: "and" | "or" | "AND" | "OR";
+        /**
          * VoucherFilters
          * @description Conditions on voucher fields, keyed by field name, joined by `junction`.
          */
         VoucherFilters: {
-            /**
-             * @description Whether every condition (`and`) or any (`or`) must hold.
-             * @default and
-             * @enum {string}
-             */
-            junction?: "and" | "or";
+            junction?: components["schemas"]["Junction"];
         } & {
-            [key: string]: ("and" | "or") | {
+            [key: string]: components["schemas"]["Junction"] | {
                 /** @description Operators with one value or a list of values. */
                 conditions: {
                     [key: string]: string | string[];
@@ -6293,13 +6297,9 @@ export interface components {
          *     }
          */
         ProductCollectionFilter: {
-            /**
-             * @description How the field conditions combine.
-             * @enum {string}
-             */
-            junction: "and" | "or";
+            junction: components["schemas"]["Junction"];
         } & {
-            [key: string]: ("and" | "or") | components["schemas"]["ProductCollectionFilterCondition"];
+            [key: string]: components["schemas"]["Junction"] | components["schemas"]["ProductCollectionFilterCondition"];
         };
         /**
          * ProductCollectionItem
@@ -8625,14 +8625,9 @@ export interface components {
          * @description Conditions on location fields (`name`, `created_at`, `updated_at`), joined by `junction`.
          */
         LocationFilters: {
-            /**
-             * @description Whether every condition (`and`) or any (`or`) must hold.
-             * @default and
-             * @enum {string}
-             */
-            junction?: "and" | "or";
+            junction?: components["schemas"]["Junction"];
         } & {
-            [key: string]: ("and" | "or") | {
+            [key: string]: components["schemas"]["Junction"] | {
                 /** @description Operators with one value or a list of values. */
                 conditions: {
                     [key: string]: string | string[];

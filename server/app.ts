@@ -17,9 +17,10 @@ import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
+import { pruneUnknownFields } from './http/prune.js';
 import { patchValidator } from './http/validator-patches.js';
 import { TokenRegistry } from './oauth.js';
-import { BUNDLED_CONTRACT, DOCS_HTML } from './paths.js';
+import { BUNDLED_CONTRACT, DOCS_HTML, STRICT_CONTRACT } from './paths.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
 import type { Store } from './store/store.js';
 import { DEFAULT_DELIVERY_POLICY, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
@@ -53,8 +54,8 @@ export function appStore(app: Express): Store {
   return app.locals.store as Store;
 }
 
-export function loadContract(): Record<string, unknown> {
-  return JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>;
+export function loadContract(file = BUNDLED_CONTRACT): Record<string, unknown> {
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
 
 export async function createApp(options: AppOptions): Promise<Express> {
@@ -105,17 +106,35 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use(express.json({ limit: '1mb' }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   patchValidator();
+  // Requests are checked against the published contract, whose objects are open: fields it does not name are
+  // accepted and ignored, as the public API does (handlers and the domain take only the fields they know).
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-      validateResponses: options.validateResponses,
+      validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false },
+      validateResponses: false,
       validateSecurity: false,
       validateFormats: true,
       ajvFormats: { mode: 'full' },
       ignoreUndocumented: false,
     }),
   );
+  app.use(pruneUnknownFields(contract));
+  // Responses, when checked, are held to the strict twin: this server must never send a field the contract
+  // does not name, even though the published contract would let another implementation do so.
+  if (options.validateResponses) {
+    app.use(
+      OpenApiValidator.middleware({
+        apiSpec: loadContract(STRICT_CONTRACT) as never,
+        validateRequests: false,
+        validateResponses: true,
+        validateSecurity: false,
+        validateFormats: true,
+        ajvFormats: { mode: 'full' },
+        ignoreUndocumented: false,
+      }),
+    );
+  }
   const services = {
     tokens,
     store,

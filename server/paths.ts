@@ -14,4 +14,6 @@ export function packageRoot(): string {
 }
 
 export const BUNDLED_CONTRACT = join(packageRoot(), 'generated', 'openapi.json');
+/** The bundle with every object closed (see server/contract/strict-twin.ts): what our own responses are held to. */
+export const STRICT_CONTRACT = join(packageRoot(), 'generated', 'openapi.strict.json');
 export const DOCS_HTML = join(packageRoot(), 'dist', 'docs', 'index.html');

@@ -1,7 +1,13 @@
 /**
  * Evaluates the interface's filter objects: `{ junction, <field>: { conditions: { $op: [values] } } }`.
  * Fields are read from a record by name; `metadata.<key>` reads a metadata value.
+ *
+ * The contract's objects are open, so a filter reaches the domain with whatever keys the client sent. A filter
+ * cannot be half applied: a field this engine cannot filter on, or an operator it does not know, is refused
+ * (`checkFilter`) rather than ignored, since ignoring it would widen the result silently.
  */
+import { invalid } from './errors.js';
+
 export type FilterValue = string | number | boolean;
 export type Conditions = Partial<Record<string, FilterValue[]>>;
 export interface FilterDefinition {
@@ -74,6 +80,48 @@ const OPERATORS: Record<string, (actual: unknown, values: FilterValue[]) => bool
   $is_unknown: (actual) => actual === null || actual === undefined,
   $has_value: (actual) => actual !== null && actual !== undefined,
 };
+
+/** The operators every filter and validation rule condition may use. */
+export const FILTER_OPERATORS: ReadonlySet<string> = new Set(Object.keys(OPERATORS));
+
+export interface FilterProblem {
+  /** The error key and message of the place the filter came from (`invalid_query_params`, `invalid_payload`…). */
+  key: string;
+  message: string;
+  /** Where the filter sits, for the error's details (`filters`, `filter`). */
+  name: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Refuses an operator this engine does not know: it cannot be evaluated, and dropping it would widen a match. */
+export function checkOperators(conditions: unknown, where: string, problem: FilterProblem): void {
+  if (!isObject(conditions)) throw invalid(problem.key, problem.message, `${where}.conditions must be an object of operators`);
+  for (const operator of Object.keys(conditions)) {
+    if (!FILTER_OPERATORS.has(operator)) {
+      throw invalid(problem.key, problem.message, `${where}.conditions has an unknown operator '${operator}'; known: ${[...FILTER_OPERATORS].join(', ')}`);
+    }
+  }
+}
+
+/**
+ * Checks a filter the client sent and returns it with a lower-case junction (clients send `AND`/`OR` as well).
+ * `fields` says which fields may be filtered on; `metadata.<key>` is allowed wherever `metadata` is.
+ */
+export function checkFilter(filter: Record<string, unknown>, fields: ReadonlySet<string>, problem: FilterProblem): Record<string, unknown> {
+  const junction = typeof filter.junction === 'string' ? filter.junction.toLowerCase() : 'and';
+  if (junction !== 'and' && junction !== 'or') throw invalid(problem.key, problem.message, `${problem.name}.junction must be and or or`);
+  for (const [field, clause] of Object.entries(filter)) {
+    if (field === 'junction') continue;
+    const known = fields.has(field) || (fields.has('metadata') && /^metadata\.[^.]+$/.test(field));
+    if (!known) {
+      throw invalid(problem.key, problem.message, `${problem.name} cannot filter on '${field}'; it can filter on ${[...fields].join(', ')}`);
+    }
+    if (!isObject(clause)) throw invalid(problem.key, problem.message, `${problem.name}.${field} must be an object with conditions`);
+    checkOperators(clause.conditions, `${problem.name}.${field}`, problem);
+  }
+  return { ...filter, junction };
+}
 
 export function matchesConditions(actual: unknown, conditions: Conditions): boolean {
   return Object.entries(conditions).every(([operator, values]) => {

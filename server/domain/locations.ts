@@ -50,11 +50,14 @@ export async function findLocation({ uow }: DomainContext, id: string): Promise<
   return location;
 }
 
+const LOCATION_FILTER_FIELDS: ReadonlySet<string> = new Set(['name', 'created_at', 'updated_at']);
+
 export async function listLocations(
   ctx: DomainContext,
   query: PageRequest & { order?: SortOrder; filters?: Record<string, unknown>; end_date?: string },
 ) {
-  const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters) : undefined;
+  const filter =
+    query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, LOCATION_FILTER_FIELDS) : undefined;
   const until = query.end_date ? Date.parse(query.end_date) : Infinity;
   const window = pageWindow(query);
   const page = await ctx.uow.locations.query({

@@ -5,6 +5,7 @@ import { DomainError, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { checkOperators } from './filters.js';
 import { effectiveLogic, parseLogic, ruleNumbers } from './rule-logic.js';
 
 type Schemas = components['schemas'];
@@ -24,6 +25,15 @@ function rulesError(details: string): DomainError {
 /** A rule set needs at least one numbered rule, and its logic must parse and name only those. */
 function checkRules(rules: ValidationRule['rules']): void {
   const numbers = Object.keys(rules).filter((key) => key !== 'logic');
+  const misnamed = numbers.find((key) => !/^[1-9]\d{0,2}$/.test(key));
+  if (misnamed !== undefined) throw rulesError(`rules key '${misnamed}' is neither a rule number nor logic`);
+  for (const number of numbers) {
+    checkOperators((rules[number] as { conditions?: unknown }).conditions, `rules.${number}`, {
+      key: 'invalid_validation_rules',
+      message: 'Invalid validation rules',
+      name: `rules.${number}`,
+    });
+  }
   if (numbers.length === 0) throw rulesError('rules needs at least one numbered rule');
   let tree;
   try {

@@ -6,7 +6,7 @@ import { findCampaign, type CampaignRecord } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
-import { matchesFilter, type FilterDefinition } from './filters.js';
+import { checkFilter, matchesFilter, type FilterDefinition, type FilterProblem } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
@@ -257,8 +257,18 @@ export interface VoucherListQuery {
   filters?: Record<string, unknown>;
 }
 
-/** Query-string filters carry single values as strings; the filter engine takes arrays. */
-export function normalizeFilters(filters: Record<string, unknown>): FilterDefinition {
+const QUERY_FILTER: FilterProblem = { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' };
+/** The voucher fields the list's `filters` may name. */
+export const VOUCHER_FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'code', 'type', 'active', 'campaign_id', 'category_id', 'holder_id', 'start_date', 'expiration_date', 'created_at', 'updated_at', 'metadata',
+]);
+
+/**
+ * Query-string filters carry single values as strings; the filter engine takes arrays. Fields outside `fields`
+ * and unknown operators are refused.
+ */
+export function normalizeFilters(raw: Record<string, unknown>, fields: ReadonlySet<string>): FilterDefinition {
+  const filters = checkFilter(raw, fields, QUERY_FILTER);
   const definition: FilterDefinition = { junction: filters.junction === 'or' ? 'or' : 'and' };
   for (const [field, clause] of Object.entries(filters)) {
     if (field === 'junction') continue;
@@ -294,7 +304,8 @@ export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) 
     holderId = customer.id;
   }
   const ids = query.ids ? new Set(query.ids) : undefined;
-  const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters) : undefined;
+  const filter =
+    query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, VOUCHER_FILTER_FIELDS) : undefined;
   const [campaignId] = campaignIds;
   const index =
     campaignId !== undefined

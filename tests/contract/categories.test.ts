@@ -15,13 +15,9 @@ describe('categories', () => {
     const third = await category(30);
     const first = await category(10);
     const second = await category(10);
-    expect(first).toEqual({
-      id: expect.stringMatching(/^cat_/),
-      name: expect.any(String),
-      hierarchy: 10,
-      created_at: expect.any(String),
-      object: 'category',
-    });
+    // Fields beyond these are the strict twin's business (in-process); a server may add its own.
+    expect(first).toMatchObject({ id: expect.stringMatching(/^cat_/), name: expect.any(String), hierarchy: 10, created_at: expect.any(String), object: 'category' });
+    expect(first).not.toHaveProperty('updated_at');
     const read = await ctx.client.GET('/v1/categories/{categoryId}', { params: { path: { categoryId: first.id } } });
     expect(read.data).toEqual(first);
     const list = await ctx.client.GET('/v1/categories');
@@ -68,7 +64,6 @@ describe('categories', () => {
     ['an empty name', { name: '', hierarchy: 1 }],
     ['a negative hierarchy', { name: 'x', hierarchy: -1 }],
     ['a fractional hierarchy', { name: 'x', hierarchy: 1.5 }],
-    ['an unknown field', { name: 'x', hierarchy: 1, colour: 'red' }],
   ])('when the body has %s, then 400 invalid_payload', async (_, body) => {
     expectError(await raw(ctx.target, 'POST', '/v1/categories', { body: JSON.stringify(body) }), 400, 'invalid_payload');
   });

@@ -138,12 +138,24 @@ function validQuery(parameters: QueryParameter[]): Arbitrary<Record<string, unkn
   const model: Record<string, Arbitrary<unknown>> = Object.fromEntries(
     usable.map((parameter) => [parameter.name, firstAccepted(arbitraries.valid(parameter.schema), (value) => checker.accepts(parameter.pointer, value))]),
   );
-  return fc.record(model, { requiredKeys: [] }) as Arbitrary<Record<string, unknown>>;
+  // Sometimes with a parameter the contract does not name, which must be ignored, never refused.
+  const unknown = fc.option(fc.string({ minLength: 1, maxLength: 8 }).map((name) => ({ [`fuzz_${name.replace(/[^a-z]/gi, 'x')}`]: '1' })), { nil: {} });
+  return fc.tuple(fc.record(model, { requiredKeys: [] }), unknown).map(([known, extra]) => ({ ...extra, ...known })) as Arbitrary<Record<string, unknown>>;
 }
 
-/** One parameter given a value its schema refuses, in the form it travels in a URL, or an unknown parameter. */
-function invalidQuery(parameters: QueryParameter[]): Arbitrary<Record<string, unknown>> {
-  const broken = parameters.flatMap((parameter): Arbitrary<Record<string, unknown>>[] => {
+/**
+ * One parameter given a value its schema refuses, in the form it travels in a URL. (A parameter the contract
+ * does not name is ignored, as the public API ignores it: see `validQuery`.)
+ */
+function invalidQuery(parameters: QueryParameter[]): Arbitrary<Record<string, unknown> | undefined> {
+  const broken = brokenQueries(parameters);
+  return broken.length > 0 ? fc.oneof(...broken) : fc.constant<Record<string, unknown> | undefined>(undefined);
+}
+
+const invalidQueryCases = (parameters: QueryParameter[]) => brokenQueries(parameters).length;
+
+function brokenQueries(parameters: QueryParameter[]): Arbitrary<Record<string, unknown>>[] {
+  return parameters.flatMap((parameter): Arbitrary<Record<string, unknown>>[] => {
     const s = arbitraries.resolve(parameter.schema);
     const values: string[] = [];
     if (s.type === 'integer' || s.type === 'number') values.push('not-a-number', ...(s.maximum !== undefined ? [String(s.maximum + 1)] : []), ...(s.minimum !== undefined ? [String(s.minimum - 1)] : []));
@@ -157,7 +169,6 @@ function invalidQuery(parameters: QueryParameter[]): Arbitrary<Record<string, un
     if (values.length === 0) return [];
     return [fc.constantFrom(...values).map((value) => ({ [parameter.name]: value }))];
   });
-  return fc.oneof(fc.string({ minLength: 1, maxLength: 8 }).map((name) => ({ [`fuzz_${name.replace(/[^a-z]/gi, 'x')}`]: '1' })), ...broken);
 }
 
 function expectAccepted(response: { status: number; body: unknown }, input: unknown): void {
@@ -238,11 +249,13 @@ describe.each(operations.filter((operation) => operation.query.length > 0))('$op
     );
   });
 
-  test('when one query parameter breaks the contract, or is unknown, then a 4xx in the error shape', async () => {
+  // An operation whose parameters have no value to break (free strings only) has no such case.
+  const testBroken = invalidQueryCases(operation.query) > 0 ? test : test.skip;
+  testBroken('when one query parameter breaks the contract, then a 4xx in the error shape', async () => {
     await fc.assert(
       fc.asyncProperty(invalidQuery(operation.query), validBody, async (query, body) => {
-        fc.pre(hasBody(body));
-        const response = await raw(ctx.target, operation.method, `${concrete(operation.path)}${queryString(query)}`, body === undefined ? {} : { body: body.text, contentType: operation.media });
+        fc.pre(hasBody(body) && query !== undefined);
+        const response = await raw(ctx.target, operation.method, `${concrete(operation.path)}${queryString(query!)}`, body === undefined ? {} : { body: body.text, contentType: operation.media });
         expectRefused(response, query);
       }),
       parameters,

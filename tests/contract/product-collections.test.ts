@@ -147,7 +147,6 @@ describe('auto-update collections', () => {
     ['a filter without junction', { type: 'AUTO_UPDATE', name: 'x', filter: { price: { conditions: { $is: [1] } } } }],
     ['an unknown filter field', { type: 'AUTO_UPDATE', name: 'x', filter: { junction: 'and', colour: { conditions: { $is: ['red'] } } } }],
     ['an unknown operator', { type: 'AUTO_UPDATE', name: 'x', filter: { junction: 'and', price: { conditions: { $near: [1] } } } }],
-    ['a static collection with a filter', { type: 'STATIC', name: 'x', filter: { junction: 'and' } }],
     ['an unknown type', { type: 'DYNAMIC', name: 'x' }],
     ['no name', { type: 'STATIC' }],
     ['a member of an unknown kind', { type: 'STATIC', name: 'x', products: [{ id: 'a', object: 'voucher' }] }],

@@ -100,7 +100,25 @@ const undocumentedFieldType = rewriteJson((body) => {
   return body;
 });
 
+/** Every object it returns carries one more field than the contract names (an internal field left in). */
+const addsUndocumentedField = rewriteJson((body) => {
+  for (const item of [body, ...(listItems(body) ?? [])]) {
+    if (isObject(item) && typeof item.object === 'string') item.internal_revision = 7;
+  }
+  return body;
+});
+
+/** Never says when an object was made: `created_at` is missing wherever it would be. */
+const dropsRequiredField = rewriteJson((body) => {
+  for (const item of [body, ...(listItems(body) ?? [])]) {
+    if (isObject(item)) delete item.created_at;
+  }
+  return body;
+});
+
 export const VARIANTS = [
+  'adds-undocumented-field',
+  'drops-required-field',
   'ignores-limit-bounds',
   'wrong-object-value',
   'total-per-page',
@@ -114,6 +132,8 @@ export type Variant = (typeof VARIANTS)[number];
 /** The reference app behind the named fault. */
 export function brokenVariant(variant: Variant, app: Express, credentials: Credentials): Express {
   const faults: Record<Variant, () => Middleware> = {
+    'adds-undocumented-field': () => addsUndocumentedField,
+    'drops-required-field': () => dropsRequiredField,
     'ignores-limit-bounds': () => ignoresLimitBounds,
     'wrong-object-value': () => wrongObjectValue,
     'total-per-page': () => totalPerPage,

@@ -68,8 +68,10 @@ async function runKit(baseUrl: string, keys: Partial<Keys> & { credentials: Cred
   const { credentials, other, management, client } = keys;
   const reportDir = mkdtempSync(join(tmpdir(), 'kit-report-'));
   const args = [kit, 'contract', '--base-url', baseUrl, '--report-dir', reportDir, ...selection];
+  // The mode comes from the flags given here only, never from this process's environment.
+  const { CONTRACT_STRICT: _mode, ...inherited } = process.env;
   const env = {
-    ...process.env,
+    ...inherited,
     CONTRACT_APP_ID: credentials.appId,
     CONTRACT_APP_TOKEN: credentials.appToken,
     ...(other && { CONTRACT_OTHER_APP_ID: other.appId, CONTRACT_OTHER_APP_TOKEN: other.appToken }),
@@ -162,6 +164,36 @@ describe('contract kit', () => {
     { variant: 'repeats-across-cursor-pages', only: 'customer-activity', blame: /list-customer-activity: .*every event exactly once.*Expected length: 13 \| Received length: 1[4-9]/ },
     { variant: 'undocumented-field-type', only: 'categories', blame: /\/created_at must be string/ },
   ];
+
+  test('when the server adds a field the contract does not name, then the default mode passes it and --strict fails it', async () => {
+    const { app, credentials } = await referenceApp();
+    const { server, baseUrl } = await listen(brokenVariant('adds-undocumented-field', app, credentials));
+    try {
+      const published = await runKit(baseUrl, { credentials }, ['--only', 'categories', '--max-workers', '1']);
+      expect({ code: published.code, failed: blamed(published.report) }).toEqual({ code: 0, failed: '' });
+      expect(published.output).toMatch(/responses held to the published contract/);
+      const strict = await runKit(baseUrl, { credentials }, ['--only', 'categories', '--max-workers', '1', '--strict']);
+      expect(strict.code).toBe(1);
+      expect(strict.output).toMatch(/responses held to the strict twin/);
+      expect(blamed(strict.report)).toMatch(/must NOT have unevaluated properties 'internal_revision'/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('when the server drops a field the contract requires, then both modes fail it', async () => {
+    const { app, credentials } = await referenceApp();
+    const { server, baseUrl } = await listen(brokenVariant('drops-required-field', app, credentials));
+    try {
+      for (const mode of [[], ['--strict']]) {
+        const run = await runKit(baseUrl, { credentials }, ['--only', 'categories', '--max-workers', '1', ...mode]);
+        expect(run.code).toBe(1);
+        expect(blamed(run.report)).toMatch(/must have required property 'created_at'/);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 
   test.each(cases)('when the server $variant, then the kit fails and blames it', async ({ variant, only, blame }) => {
     const { app, credentials } = await referenceApp();

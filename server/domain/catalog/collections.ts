@@ -1,6 +1,6 @@
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
-import { matchesFilter, type FilterDefinition } from '../filters.js';
+import { checkFilter, matchesFilter, type FilterDefinition } from '../filters.js';
 import { newId } from '../ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from '../pagination.js';
 import { writeUnique } from '../unique.js';
@@ -39,6 +39,9 @@ async function resolveItems(ctx: DomainContext, items: ProductCollectionItem[]):
   return resolved;
 }
 
+/** The fields of products and SKUs an auto-update collection may select on. */
+const COLLECTION_FILTER_FIELDS = new Set(['id', 'source_id', 'name', 'sku', 'price', 'object', 'product_id', 'image_url', 'created_at', 'updated_at', 'metadata']);
+
 export async function createCollection(ctx: DomainContext, input: ProductCollectionCreate): Promise<ProductCollection> {
   const base = { id: newId('pc'), name: input.name, created_at: ctx.clock.now().toISOString() };
   const collection: ProductCollection =
@@ -50,7 +53,16 @@ export async function createCollection(ctx: DomainContext, input: ProductCollect
           products: await resolveItems(ctx, input.products ?? []),
           object: 'products_collection',
         }
-      : { ...base, type: 'AUTO_UPDATE', filter: input.filter, object: 'products_collection' };
+      : {
+          ...base,
+          type: 'AUTO_UPDATE',
+          filter: checkFilter(input.filter as Record<string, unknown>, COLLECTION_FILTER_FIELDS, {
+            key: 'invalid_payload',
+            message: 'Invalid payload',
+            name: 'filter',
+          }) as typeof input.filter,
+          object: 'products_collection',
+        };
   return writeUnique('product_collection', () => ctx.uow.product_collections.insert(collection));
 }
 

@@ -1,0 +1,44 @@
+import { describe, expect, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { RequestPruner } from '../../server/contract/request-pruner.js';
+import { BUNDLED_CONTRACT } from '../../server/paths.js';
+
+const pruner = new RequestPruner(JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>);
+const body = (path: string, method: string) => {
+  const pointer = pruner.bodyPointer(path, method);
+  if (!pointer) throw new Error(`no body for ${method} ${path}`);
+  return (value: unknown) => pruner.prune(value, pointer);
+};
+
+describe('the request pruner', () => {
+  test('when a body carries fields its schema does not name, then they are taken out at every depth, and maps stay whole', () => {
+    const product = body('/v1/products', 'post');
+    expect(product({ name: 'Beans', object: 'product', created_at: '2020-01-01T00:00:00Z', metadata: { any: { nested: [1] } }, skus: { total: 9 } })).toEqual({
+      name: 'Beans',
+      metadata: { any: { nested: [1] } },
+    });
+  });
+
+  test('when a union is involved, then the branch the value matches says what is known', () => {
+    const voucher = body('/v1/vouchers/{code}', 'post');
+    const pruned = voucher({
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'PERCENT', percent_off: 10, amount_off: 5, colour: 'red' },
+      redemption: { quantity: 3, redeemed_quantity: 2 },
+    }) as Record<string, Record<string, unknown>>;
+    expect(pruned.discount).toEqual({ type: 'PERCENT', percent_off: 10 });
+    expect(pruned.redemption).toEqual({ quantity: 3 });
+  });
+
+  test('when keys are named by patterns, then matching keys stay and the rest go', () => {
+    const rule = body('/v1/validation-rules', 'post');
+    const pruned = rule({ name: 'r', rules: { '1': { name: 'order.amount', conditions: { $is: [1] }, extra: 1 }, logic: '1' }, id: 'val_x' });
+    expect(pruned).toEqual({ name: 'r', rules: { '1': { name: 'order.amount', conditions: { $is: [1] } }, logic: '1' } });
+  });
+
+  test('when a value is not an object, then it is left as it is', () => {
+    const product = body('/v1/products', 'post');
+    expect(product('text')).toBe('text');
+    expect(product(null)).toBeNull();
+  });
+});
