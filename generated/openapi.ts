@@ -7834,13 +7834,14 @@ export interface components {
          * @description What the reward gives, by its type: for `CAMPAIGN`, a voucher of `campaign` (a discount voucher, or a
          *     gift card with `balance` credits ×100, or a loyalty card with `balance` points); for `COIN`, paying for
          *     an order with points, `points_ratio` points being worth `exchange_ratio` ×100 of money; for `MATERIAL`,
-         *     a `product` (and optionally one of its SKUs).
+         *     a `product` (and optionally one of its SKUs). Requests need the part's `id` (or `exchange_ratio`): 400
+         *     without it.
          */
         RewardParameters: {
             /** @description For `CAMPAIGN` rewards. */
             campaign?: {
                 /** @description The campaign whose voucher is given (ID or name in requests, ID in responses). */
-                id: string;
+                id?: string;
                 /** @description Gift credits ×100 or loyalty points loaded on the given card; null for discount vouchers. */
                 balance?: number | null;
                 /**
@@ -7856,7 +7857,7 @@ export interface components {
                  *     give a number.
                  * @example 100
                  */
-                exchange_ratio: number | string;
+                exchange_ratio?: number | string;
                 /**
                  * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string; responses give a number.
                  * @default 1
@@ -7867,7 +7868,7 @@ export interface components {
             /** @description For `MATERIAL` rewards. */
             product?: {
                 /** @description Product ID. */
-                id: string;
+                id?: string;
                 /** @description SKU ID of the product, or null. */
                 sku_id?: string | null;
             };
@@ -8034,7 +8035,7 @@ export interface components {
             /** @description Points the redemption took from the card. */
             loyalty_card?: {
                 /** @description Points spent. */
-                points: number;
+                points?: number;
                 /** @description Points left on the card (a reference-server field). */
                 balance?: number;
             };

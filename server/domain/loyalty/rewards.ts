@@ -48,7 +48,7 @@ async function resolveParameters(ctx: DomainContext, type: Reward['type'], param
   const foreign = (Object.keys(parameters) as (keyof Parameters)[]).find((part) => part !== own);
   if (foreign) throw rewardError(`A ${type} reward cannot have parameters.${foreign}`);
   if (type === 'CAMPAIGN') {
-    if (!parameters.campaign) throw rewardError('A CAMPAIGN reward needs parameters.campaign');
+    if (!parameters.campaign?.id) throw rewardError('A CAMPAIGN reward needs parameters.campaign.id');
     const campaign = await findCampaign(ctx, parameters.campaign.id);
     const campaignType = campaign.campaign_type;
     if (!(REWARDABLE as readonly string[]).includes(campaignType)) throw rewardError(`A ${campaignType} campaign cannot be a reward`);
@@ -58,12 +58,12 @@ async function resolveParameters(ctx: DomainContext, type: Reward['type'], param
     return { campaign: { id: campaign.id, balance, type: campaignType as (typeof REWARDABLE)[number] } };
   }
   if (type === 'COIN') {
-    if (!parameters.coin) throw rewardError('A COIN reward needs parameters.coin');
+    if (parameters.coin?.exchange_ratio === undefined) throw rewardError('A COIN reward needs parameters.coin.exchange_ratio');
     const coin = { exchange_ratio: ratio(parameters.coin.exchange_ratio, 0), points_ratio: ratio(parameters.coin.points_ratio, 1) };
     if (!(coin.exchange_ratio > 0) || !Number.isInteger(coin.points_ratio) || coin.points_ratio < 1) throw rewardError('parameters.coin needs a positive exchange_ratio and a whole points_ratio of 1 or more');
     return { coin };
   }
-  if (!parameters.product) throw rewardError('A MATERIAL reward needs parameters.product');
+  if (!parameters.product?.id) throw rewardError('A MATERIAL reward needs parameters.product.id');
   const product = await ctx.uow.products.get(parameters.product.id);
   if (!product) throw notFound('product', parameters.product.id);
   const skuId = parameters.product.sku_id ?? null;

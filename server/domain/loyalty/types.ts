@@ -25,9 +25,9 @@ export type PendingPoints = Schemas['LoyaltyPendingPoints'];
 export type LoyaltyTier = Omit<Schemas['LoyaltyTier'], 'expiration'> & Required<Pick<Schemas['LoyaltyTier'], 'earning_rules' | 'rewards' | 'updated_at'>>;
 /** A stored reward's parameters: the part for its type, with a COIN reward's ratios as numbers. */
 export interface StoredRewardParameters {
-  campaign?: NonNullable<Schemas['RewardParameters']['campaign']>;
+  campaign?: NonNullable<Schemas['RewardParameters']['campaign']> & { id: string };
   coin?: { exchange_ratio: number; points_ratio: number };
-  product?: NonNullable<Schemas['RewardParameters']['product']>;
+  product?: NonNullable<Schemas['RewardParameters']['product']> & { id: string };
 }
 export type Reward = Omit<Schemas['Reward'], 'parameters'> & { parameters: StoredRewardParameters };
 /** A stored assignment always has its cost (0 for COIN rewards). */
