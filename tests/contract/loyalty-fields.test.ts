@@ -198,6 +198,49 @@ describe('balance changes', () => {
   });
 });
 
+describe('transfers and tiers', () => {
+  test('when points move between cards, then each transaction shows the other card as it was', async () => {
+    const club = await program();
+    const target = await member(club.id);
+    const source = await member(club.id);
+    await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: source.code } }, body: { points: 40 } });
+    const moved = await ctx.client.POST('/v1/loyalties/{campaignId}/members/{memberId}/transfers', {
+      params: { path: { campaignId: club.id, memberId: target.code } },
+      body: [{ code: source.code, points: 15, reason: 'Pooling', source_id: 'pool-7' }],
+    });
+    expect(moved.data?.loyalty_card).toMatchObject({ balance: 15 });
+    const [incoming] = (await transactions(target.code)).data;
+    expect(incoming).toMatchObject({
+      type: 'POINTS_TRANSFER_IN',
+      reason: 'Pooling',
+      source_id: 'pool-7',
+      details: { source_voucher: { id: source.id, code: source.code, type: 'LOYALTY_CARD', campaign_id: club.id, holder_id: source.holder_id, loyalty_card: { balance: 25 }, object: 'voucher' } },
+    });
+    const [outgoing] = (await transactions(source.code)).data;
+    expect(outgoing).toMatchObject({ type: 'POINTS_TRANSFER_OUT', details: { destination_voucher: { code: target.code, object: 'voucher' } }, related_transaction_id: incoming!.id });
+  });
+
+  test('when a tier mapping lacks its type or number, then the tiers are refused; tiers list by creation when asked', async () => {
+    const club = await program();
+    const created = await rule(club.id, { loyalty: { type: 'FIXED', points: 5 } });
+    const untyped = await send('POST', `/v1/loyalties/${club.id}/tiers`, [{ name: 'Gold', points: { from: 100 }, earning_rules: { [created.id]: { multiplier: 2 } } }]);
+    expectError(untyped, 400, 'invalid_loyalty_tier');
+    const numberless = await send('POST', `/v1/loyalties/${club.id}/tiers`, [{ name: 'Gold', points: { from: 100 }, earning_rules: { [created.id]: { type: 'CUSTOM' } } }]);
+    expectError(numberless, 400, 'invalid_loyalty_tier');
+    expect((await send('POST', `/v1/loyalties/${club.id}/tiers`, [{ name: 'Gold', points: { from: 100 } }])).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const made = await send('POST', `/v1/loyalties/${club.id}/tiers`, [{ name: 'Base', points: { to: 99 } }]);
+    expect(made.status).toBe(200);
+    expect(made.body[0].points).toEqual({ from: 0, to: 99 });
+    const byRange = await ctx.client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: club.id } } });
+    expect(byRange.data?.data.map((tier) => tier.name)).toEqual(['Base', 'Gold']);
+    const newest = await ctx.client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: club.id }, query: { order: '-created_at' } } });
+    expect(newest.data?.data.map((tier) => tier.name)).toEqual(['Base', 'Gold']);
+    const oldest = await ctx.client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: club.id }, query: { order: 'created_at' } } });
+    expect(oldest.data?.data.map((tier) => tier.name)).toEqual(['Gold', 'Base']);
+  });
+});
+
 describe('earning rules', () => {
   const EVENT = unique('nights_booked');
 
