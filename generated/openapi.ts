@@ -2001,7 +2001,7 @@ export interface paths {
          *     program's expiration rules; taken points come from the points that expire soonest. The member's tier
          *     follows the new balance.
          */
-        post: operations["add-remove-loyalty-card-balance"];
+        post: operations["update-loyalty-card-balance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2175,7 +2175,7 @@ export interface paths {
         };
         /**
          * List a card's transactions
-         * @description Returns the card's point movements, newest first, paged with a cursor: pass `more_starting_after` as
+         * @description Returns the card's point movements that match `filters`, newest first unless `order` says otherwise, paged with a cursor: pass `more_starting_after` as
          *     `starting_after_id` while `has_more` is true.
          */
         get: operations["list-loyalty-card-transactions"];
@@ -2364,7 +2364,8 @@ export interface paths {
         /**
          * List members
          * @description Returns a page of the program's cards that customers hold, newest first unless `order` says
-         *     otherwise, optionally of one `customer`.
+         *     otherwise, optionally only those of one `customer`, with a `code`, with one of the `ids`, or created or
+         *     updated in a range.
          */
         get: operations["list-members"];
         put?: never;
@@ -2469,7 +2470,7 @@ export interface paths {
          *     follows the new balance. The card must be a loyalty card of the program named in the path (404
          *     otherwise).
          */
-        post: operations["add-remove-loyalty-card-balance-1"];
+        post: operations["update-loyalty-card-balance-1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2559,7 +2560,7 @@ export interface paths {
         };
         /**
          * List a member's transactions
-         * @description Returns the card's point movements, newest first, paged with a cursor: pass `more_starting_after` as
+         * @description Returns the card's point movements that match `filters`, newest first unless `order` says otherwise, paged with a cursor: pass `more_starting_after` as
          *     `starting_after_id` while `has_more` is true. The card must be a loyalty card of the program named
          *     in the path (404 otherwise).
          */
@@ -2648,7 +2649,7 @@ export interface paths {
         };
         /**
          * List loyalty tiers
-         * @description Returns a page of the program's tiers, lowest range first.
+         * @description Returns a page of the program's tiers, lowest range first, or by `order` when given.
          */
         get: operations["list-loyalty-tiers"];
         put?: never;
@@ -7345,10 +7346,45 @@ export interface components {
             total: number;
         };
         /**
+         * LoyaltyProgramsListResponseBody
+         * @description A page of the project's loyalty programs.
+         */
+        LoyaltyProgramsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "campaigns";
+            /** @description The programs. */
+            campaigns: components["schemas"]["Campaign"][];
+            /** @description How many programs there are. */
+            total: number;
+        };
+        /**
+         * LoyaltyAccessAreas
+         * @description Areas and stores, by ID.
+         */
+        LoyaltyAccessAreas: {
+            /** @description Area IDs. */
+            areas_ids?: string[];
+            /** @description Area IDs whose every store is meant. */
+            area_all_stores_ids?: string[];
+            /** @description Store IDs. */
+            area_stores_ids?: string[];
+        };
+        /**
+         * LoyaltyAccessSettings
+         * @description Which areas and stores may use the program. Accepted and ignored: the reference server has no areas or
+         *     stores, so every program is usable everywhere.
+         */
+        LoyaltyAccessSettings: {
+            assign?: components["schemas"]["LoyaltyAccessAreas"];
+            unassign?: components["schemas"]["LoyaltyAccessAreas"];
+        };
+        /**
          * LoyaltyProgramsCreateRequestBody
          * @description A new loyalty program: a campaign of type `LOYALTY_PROGRAM` whose vouchers are loyalty cards.
          *     `vouchers_count` cards are generated up front (customers get them when they join); more are made as
-         *     members join.
+         *     members join. Without `name`, the program is named `Loyalty program` followed by the moment of its
+         *     creation; without `voucher`, cards start with 0 points, never expire and get generated codes.
+         *     `access_settings` is accepted and ignored.
          * @example {
          *       "name": "Coffee club",
          *       "voucher": {
@@ -7369,16 +7405,22 @@ export interface components {
              * @description Program name, unique among the project's campaigns.
              * @example Coffee club
              */
-            name: string;
+            name?: string;
             /** @description Free text about the program. */
             description?: string | null;
             /**
-             * @description Whether the program may gain cards later; members can join only an `AUTO_UPDATE` program.
+             * @description Always `LOYALTY_PROGRAM` (clients that send a whole campaign send it); any other value is 400.
+             * @constant
+             */
+            campaign_type?: "LOYALTY_PROGRAM";
+            /**
+             * @description Whether the program may gain cards later; members can join a `STATIC` program only while it has free
+             *     cards. `STANDALONE` is accepted and stored as `AUTO_UPDATE` by the reference server.
              * @default AUTO_UPDATE
              * @enum {string}
              */
-            type?: "AUTO_UPDATE" | "STATIC";
-            voucher: components["schemas"]["LoyaltyCardTemplateRequest"];
+            type?: "AUTO_UPDATE" | "STATIC" | "STANDALONE";
+            voucher?: components["schemas"]["LoyaltyCardTemplateRequest"];
             /**
              * @description How many unassigned cards to generate now.
              * @default 0
@@ -7413,6 +7455,12 @@ export interface components {
              */
             join_once?: boolean;
             /**
+             * @description How long a card stays usable after it is given to a member (an ISO 8601 duration). Accepted and
+             *     ignored by the reference server, whose cards stay usable for the program's whole validity.
+             */
+            activity_duration_after_publishing?: string;
+            access_settings?: components["schemas"]["LoyaltyAccessSettings"];
+            /**
              * @description Whether the cards' metadata follows the voucher metadata schema.
              * @default true
              */
@@ -7443,11 +7491,11 @@ export interface components {
         };
         /**
          * MemberActivity
-         * @description Something that happened on a loyalty card.
+         * @description Something that happened on a loyalty card. The reference server always sends every field.
          */
         MemberActivity: {
             /** @description Event ID (prefix `evt_`). */
-            id: string;
+            id?: string;
             /**
              * @description The event kind: `customer.order.paid`, `customer.rewarded.loyalty_points` (points earned through an
              *     earning rule), `voucher.loyalty_card.points_added` (points added with the balance operation),
@@ -7460,22 +7508,22 @@ export interface components {
              *     `redemption.rollback.succeeded` (such a redemption was rolled back and its `points` given back).
              * @example customer.loyalty.tier.upgraded
              */
-            type: string;
+            type?: string;
             /** @description What the event concerns, and who caused it. */
-            data: {
+            data?: {
                 /**
                  * @description The objects concerned, by name: `customer` and `campaign` always; `loyalty_card`, `order`,
                  *     `points`, `pending_points`, `earning_rule`, `reward`, `loyalty_tier_from` and `loyalty_tier_to` as
                  *     the event has them.
                  */
-                data: {
+                data?: {
                     [key: string]: unknown;
                 };
-                event_source: components["schemas"]["EventSource"];
+                event_source?: components["schemas"]["EventSource"];
             };
-            created_at: components["schemas"]["CreatedAt"];
+            created_at?: components["schemas"]["CreatedAt"];
             /** @description Groups the events one call caused. */
-            group_id: string;
+            group_id?: string;
         };
         /**
          * MemberActivityListResponseBody
@@ -7493,7 +7541,7 @@ export interface components {
         /**
          * LoyaltyCardBalanceRequestBody
          * @description Points to add to a card (positive) or take from it (negative). Taking more than the card's balance is
-         *     rejected; a balance never goes below zero.
+         *     rejected; a balance never goes below zero. Points taken go soonest-expiring first.
          * @example {
          *       "points": 250,
          *       "reason": "Goodwill gesture"
@@ -7510,8 +7558,21 @@ export interface components {
              * @example Goodwill gesture
              */
             reason?: string;
-            /** @description Your own reference for the transaction. */
+            /** @description Your own reference for the transaction; kept on the card's transaction. */
             source_id?: string;
+            /**
+             * @description When added points expire: by the program's expiration rules (`PROGRAM_RULES`, the default), on
+             *     `expiration_date` (`CUSTOM_DATE`, which needs it), or never (`NON_EXPIRING`). Ignored when points are
+             *     taken.
+             * @enum {string}
+             */
+            expiration_type?: "PROGRAM_RULES" | "CUSTOM_DATE" | "NON_EXPIRING";
+            /**
+             * Format: date-time
+             * @description For `CUSTOM_DATE` (implied when `expiration_type` is left out), the moment added points expire: they
+             *     can be spent through that day (UTC) and leave the card at its end. A moment in the past is 400.
+             */
+            expiration_date?: string;
         };
         /**
          * LoyaltyCardBalance
@@ -7522,7 +7583,7 @@ export interface components {
              * @description The change applied, in points (negative when points were taken).
              * @example 250
              */
-            points: number;
+            points?: number;
             /**
              * @description Points ever added to the card, after the change.
              * @example 1250
@@ -7533,11 +7594,13 @@ export interface components {
              * @example 1000
              */
             balance: number;
+            /** @description For a gift card balance, the change in credits ×100; loyalty cards leave it out. */
+            amount?: number;
             /**
-             * @description Always `loyalty_card`.
-             * @constant
+             * @description The kind of card; always `loyalty_card` here.
+             * @enum {string}
              */
-            type: "loyalty_card";
+            type?: "loyalty_card" | "gift_voucher";
             /**
              * @description Always `balance`.
              * @constant
@@ -7547,7 +7610,7 @@ export interface components {
              * @description `MANUAL` when an API call moved the points, `AUTOMATIC` when the service did (earning, activation, expiry).
              * @enum {string}
              */
-            operation_type: "MANUAL" | "AUTOMATIC";
+            operation_type?: "MANUAL" | "AUTOMATIC";
             /** @description The card. */
             related_object: {
                 /**
@@ -7558,6 +7621,16 @@ export interface components {
                 /** @description The card's voucher ID. */
                 id: string;
             };
+        };
+        /**
+         * LoyaltyNamedRef
+         * @description An object of the loyalty program named by its ID and name (a tier, a segment, an event schema).
+         */
+        LoyaltyNamedRef: {
+            /** @description Its ID. */
+            id: string;
+            /** @description Its name. */
+            name: string;
         };
         /**
          * LoyaltyPendingPoints
@@ -7590,35 +7663,33 @@ export interface components {
              */
             activates_at: string;
             created_at: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /** @description What earned the points. */
             details: {
                 /** @description The holder's tier when the points were earned. */
-                holder_loyalty_tier: {
-                    /** @description Loyalty tier ID. */
-                    id: string;
-                    /** @description Tier name. */
-                    name: string;
-                } | null;
+                holder_loyalty_tier?: components["schemas"]["LoyaltyNamedRef"] | null;
+                /** @description For a `customer.loyalty.tier.joined` rule, the tier whose joining earned the points. */
+                loyalty_tier?: components["schemas"]["LoyaltyNamedRef"] | null;
                 /** @description The event that earned the points. */
                 event: {
                     /** @description Event ID. */
-                    id: string;
+                    id?: string;
                     /**
                      * @description Event kind, such as `customer.order.paid`.
                      * @example customer.order.paid
                      */
-                    type: string;
+                    type?: string;
                     /** @description Groups the events one call caused. */
-                    group_id: string;
+                    group_id?: string;
                     /** @description The customer the event concerns. */
-                    entity_id: string;
-                    created_at: components["schemas"]["CreatedAt"];
+                    entity_id?: string;
+                    created_at?: components["schemas"]["CreatedAt"];
                     /**
                      * @description `EFFECT` for what follows from an action.
                      * @enum {string}
                      */
-                    category: "EFFECT" | "ACTION";
-                    event_source: components["schemas"]["EventSource"];
+                    category?: "EFFECT" | "ACTION";
+                    event_source?: components["schemas"]["EventSource"];
                 };
                 /** @description The rule that gave the points. */
                 earning_rule: {
@@ -7657,23 +7728,69 @@ export interface components {
         };
         /**
          * LoyaltyPendingPointsBalanceRequestBody
-         * @description Points to add to (positive) or take from (negative) a pending entry; the entry cannot go below zero.
+         * @description Points to add to (positive) or take from (negative) a pending entry; the entry cannot go below zero. Without `points` nothing changes.
          * @example {
          *       "points": 5
          *     }
          */
         LoyaltyPendingPointsBalanceRequestBody: {
             /**
-             * @description The change; not zero.
+             * @description The change; not zero (leave it out for none).
              * @example -2
              */
+            points?: number;
+        };
+        /**
+         * LoyaltyPendingPointsBalance
+         * @description The result of a change to a pending entry's points.
+         */
+        LoyaltyPendingPointsBalance: {
+            /**
+             * @description The change applied to the entry (negative when points were taken).
+             * @example 5
+             */
             points: number;
+            /**
+             * @description Points the entry holds after the change.
+             * @example 17
+             */
+            total: number;
+            /**
+             * @description The card's spendable points, which a pending entry does not change.
+             * @example 1200
+             */
+            balance: number;
+            /**
+             * @description Always `loyalty_card`, the kind of voucher the entry belongs to.
+             * @constant
+             */
+            type: "loyalty_card";
+            /**
+             * @description Always `balance`.
+             * @constant
+             */
+            object: "balance";
+            /**
+             * @description Always `MANUAL`, a change by an API call.
+             * @constant
+             */
+            operation_type: "MANUAL";
+            /** @description The card the entry belongs to. */
+            related_object: {
+                /**
+                 * @description Always `voucher`.
+                 * @constant
+                 */
+                type: "voucher";
+                /** @description The card's voucher ID. */
+                id: string;
+            };
         };
         /**
          * LoyaltyRewardRedemptionRequestBody
          * @description Spends the member's points on a reward offered in their program, named by reward ID or reward assignment
          *     ID. A `COIN` reward pays for `order` with points: `points` caps how many to use (all that the order
-         *     needs, as far as the balance goes, when absent).
+         *     needs, as far as the balance goes, when absent). Without `reward` (or its `id`) the request is 400.
          * @example {
          *       "reward": {
          *         "id": "rew_3c4d5e6f7a8b9c0d1e"
@@ -7682,9 +7799,9 @@ export interface components {
          */
         LoyaltyRewardRedemptionRequestBody: {
             /** @description The reward. */
-            reward: {
+            reward?: {
                 /** @description Reward ID or reward assignment ID. */
-                id: string;
+                id?: string;
                 /** @description For `COIN` rewards, the most points to use. */
                 points?: number;
             };
@@ -7692,100 +7809,236 @@ export interface components {
             metadata?: components["schemas"]["Metadata"];
         };
         /**
+         * LoyaltyRedemptionCustomer
+         * @description The member, as a reward redemption shows them. (An area-specific stand-in for the small embedded
+         *     customer object; to be replaced by the shared one.)
+         */
+        LoyaltyRedemptionCustomer: {
+            /** @description Customer ID. */
+            id?: string;
+            /** @description The customer's name. */
+            name?: string | null;
+            /** @description The customer's email address. */
+            email?: string | null;
+            /** @description The customer's `source_id`. */
+            source_id?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            object?: "customer";
+        };
+        /**
+         * RewardParameters
+         * @description What the reward gives, by its type: for `CAMPAIGN`, a voucher of `campaign` (a discount voucher, or a
+         *     gift card with `balance` credits ×100, or a loyalty card with `balance` points); for `COIN`, paying for
+         *     an order with points, `points_ratio` points being worth `exchange_ratio` ×100 of money; for `MATERIAL`,
+         *     a `product` (and optionally one of its SKUs). Requests need the part's `id` (or `exchange_ratio`): 400
+         *     without it.
+         */
+        RewardParameters: {
+            /** @description For `CAMPAIGN` rewards. */
+            campaign?: {
+                /** @description The campaign whose voucher is given (ID or name in requests, ID in responses). */
+                id?: string;
+                /** @description Gift credits ×100 or loyalty points loaded on the given card; null for discount vouchers. */
+                balance?: number | null;
+                /**
+                 * @description The campaign's type (in responses).
+                 * @enum {string}
+                 */
+                type?: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS" | "LOYALTY_PROGRAM";
+            };
+            /** @description For `COIN` rewards. */
+            coin?: {
+                /**
+                 * @description Money, ×100, that `points_ratio` points pay. Requests may send it as a decimal string; responses
+                 *     give a number.
+                 * @example 100
+                 */
+                exchange_ratio?: number | string;
+                /**
+                 * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string; responses give a number.
+                 * @default 1
+                 * @example 10
+                 */
+                points_ratio?: number | string;
+            };
+            /** @description For `MATERIAL` rewards. */
+            product?: {
+                /** @description Product ID. */
+                id?: string;
+                /** @description SKU ID of the product, or null. */
+                sku_id?: string | null;
+            };
+        };
+        /**
+         * LoyaltyRedeemedReward
+         * @description The reward a redemption gave: the reward itself, the assignment used, and what the member received (a
+         *     voucher of the reward's campaign, a product or SKU, or, for `COIN`, a payment).
+         */
+        LoyaltyRedeemedReward: {
+            /** @description Reward ID. */
+            id?: string;
+            /** @description Reward name. */
+            name?: string;
+            /**
+             * @description Reward type.
+             * @enum {string}
+             */
+            type?: "CAMPAIGN" | "COIN" | "MATERIAL";
+            /**
+             * @description Always `reward`.
+             * @constant
+             */
+            object?: "reward";
+            parameters?: components["schemas"]["RewardParameters"];
+            metadata?: components["schemas"]["Metadata"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /** @description The reward assignment used. */
+            assignment_id: string | null;
+            /** @description The member who got the reward. */
+            customer: components["schemas"]["LoyaltyRedemptionCustomer"] | null;
+            /** @description The member's tier when redeeming (its mapping set the cost); null without a tier. */
+            loyalty_tier_id: string | null;
+            /** @description For a `CAMPAIGN` reward, the voucher the member now holds; null otherwise. */
+            voucher: components["schemas"]["Voucher"] | null;
+            /** @description For a `MATERIAL` reward, the product given; null otherwise. */
+            product: components["schemas"]["Product"] | null;
+            /** @description For a `MATERIAL` reward of one SKU, the SKU given; null otherwise. */
+            sku: components["schemas"]["Sku"] | null;
+            /** @description Points spent (a reference-server field). */
+            points?: number;
+            /** @description For a `COIN` reward, the money ×100 the points paid; null otherwise (a reference-server field). */
+            amount?: number | null;
+            /** @description Named by the public API without a definition; never sent by the reference server. */
+            reward?: unknown;
+        };
+        /**
          * LoyaltyRewardRedemption
-         * @description A reward redeemed with a loyalty card's points.
+         * @description A reward redeemed with a loyalty card's points: a redemption of the card whose `reward` says what the
+         *     member got. The reference server answers a refused redemption with an error, so its `result` is always
+         *     `SUCCESS` and its `status` `SUCCEEDED`; the other values are the public API's.
          */
         LoyaltyRewardRedemption: {
-            /** @description Redemption ID (prefix `r_`). */
+            /**
+             * @description Redemption ID (prefix `r_`).
+             * @example r_0e7a1c3b5d9f2a4c6e
+             */
             id: string;
+            /**
+             * @description Always `redemption`.
+             * @constant
+             */
+            object: "redemption";
             /**
              * Format: date-time
              * @description When the reward was redeemed.
              */
             date: string;
             /** @description The member. */
-            customer_id: string;
+            customer_id: string | null;
+            /** @description The member's tracking ID, derived from the customer. */
+            tracking_id: string | null;
+            /** @description The `metadata` given with the request (an empty object when none was). */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description For a `COIN` reward, the money ×100 the points paid; left out for other rewards. */
+            amount?: number;
+            /** @description The parent redemption, for a redemption made as part of a stacked one; always null here. */
+            redemption: string | null;
             /**
-             * @description Always `voucher`, the card.
-             * @constant
+             * @description Whether the redemption succeeded.
+             * @enum {string}
              */
-            related_object_type: "voucher";
-            /** @description The card's voucher ID. */
-            related_object_id: string;
-            /** @description The card's code. */
-            voucher_code: string;
-            /** @description The loyalty program. */
-            campaign_id: string;
+            result: "SUCCESS" | "FAILURE";
             /**
-             * @description Always `SUCCESS`; a refusal is an error response.
-             * @constant
+             * @description The redemption's state.
+             * @enum {string}
              */
-            result: "SUCCESS";
-            /**
-             * @description Always `SUCCEEDED`.
-             * @constant
-             */
-            status: "SUCCEEDED";
+            status: "SUCCEEDED" | "FAILED" | "ROLLED_BACK";
+            /** @description The validation session the redemption used, when there was one. */
+            session?: {
+                /** @description Session key. */
+                key?: string;
+            };
+            /** @description Redemptions and rollbacks linked to this one. */
+            related_redemptions?: {
+                /** @description Rollbacks of this redemption. */
+                rollbacks?: {
+                    /** @description Rollback ID. */
+                    id?: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was rolled back.
+                     */
+                    date?: string;
+                    /**
+                     * @description Whether the order was rolled back too.
+                     * @enum {string}
+                     */
+                    rollback_order_mode?: "WITH_ORDER" | "WITHOUT_ORDER";
+                }[];
+                /** @description Redemptions made together with this one. */
+                redemptions?: {
+                    /** @description Redemption ID. */
+                    id?: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was made.
+                     */
+                    date?: string;
+                }[];
+            };
+            /** @description Why a failed redemption failed (an error key). */
+            failure_code?: string;
+            /** @description The failure, in words. */
+            failure_message?: string;
+            /** @description For a `COIN` reward, the order paid with points; null otherwise. */
+            order: components["schemas"]["OrderCalculated"] | null;
             /** @description Who redeemed. */
             channel: {
-                /** @description The API key's app ID. */
-                channel_id: string;
+                /** @description The API key's app ID (or the user's ID, for `USER`). */
+                channel_id?: string;
                 /**
-                 * @description Always `API` here.
+                 * @description `API` for an API call (always, on the reference server), `USER` for the dashboard, `AUTO_REDEEM` for automatic redemption.
                  * @enum {string}
                  */
-                channel_type: "API";
+                channel_type?: "USER" | "API" | "AUTO_REDEEM";
             };
-            metadata: components["schemas"]["Metadata"];
-            /** @description For a `COIN` reward, the order paid with points. */
-            order: components["schemas"]["OrderCalculated"] | null;
-            /** @description What the member got. */
-            reward: {
-                /** @description Reward ID. */
-                id: string;
-                /** @description Reward name. */
-                name: string;
-                /**
-                 * @description Reward type.
-                 * @enum {string}
-                 */
-                type: "CAMPAIGN" | "COIN" | "MATERIAL";
-                /** @description The reward assignment used. */
-                assignment_id: string;
-                /** @description Points spent. */
-                points: number;
-                /** @description For a `CAMPAIGN` reward, the voucher the member now holds. */
-                voucher: {
-                    /** @description Voucher ID. */
-                    id: string;
-                    /** @description Voucher code. */
-                    code: string;
-                    type: components["schemas"]["VoucherType"];
-                    /** @description Its campaign. */
-                    campaign_id: string;
-                } | null;
-                /** @description For a `MATERIAL` reward, the product given. */
-                product: {
-                    /** @description Product ID. */
-                    id: string;
-                    /** @description SKU ID. */
-                    sku_id: string | null;
-                } | null;
-                /** @description For a `COIN` reward, the money ×100 the points paid. */
-                amount: number | null;
-            };
-            /** @description The card after the redemption. */
-            loyalty_card: {
-                /** @description Points spent. */
-                points: number;
-                /** @description Points left. */
-                balance: number;
-            };
+            /** @description The member. */
+            customer: components["schemas"]["LoyaltyRedemptionCustomer"] | null;
             /**
-             * @description Always `redemption`.
-             * @constant
+             * @description What was redeemed; always `voucher`, the card, here.
+             * @enum {string}
              */
-            object: "redemption";
+            related_object_type: "voucher" | "promotion_tier" | "redemption";
+            /** @description The card's voucher ID. */
+            related_object_id: string;
+            /** @description The card's code (a reference-server field). */
+            voucher_code?: string;
+            /** @description The loyalty program (a reference-server field). */
+            campaign_id?: string;
+            /** @description The card after the redemption. */
+            voucher?: components["schemas"]["Voucher"];
+            /** @description The promotion tier, for a tier redemption; never here. */
+            promotion_tier?: components["schemas"]["PromotionTier"];
+            reward: components["schemas"]["LoyaltyRedeemedReward"];
+            /** @description For a gift card redemption, the credits used; never here. */
+            gift?: {
+                /** @description Credits used, ×100. */
+                amount?: number;
+            };
+            /** @description Points the redemption took from the card. */
+            loyalty_card?: {
+                /** @description Points spent. */
+                points?: number;
+                /** @description Points left on the card (a reference-server field). */
+                balance?: number;
+            };
         };
         /**
          * LoyaltyTierPoints
@@ -7793,10 +8046,10 @@ export interface components {
          */
         LoyaltyTierPoints: {
             /**
-             * @description Lowest balance in the tier.
+             * @description Lowest balance in the tier (0 when left out).
              * @example 100
              */
-            from: number;
+            from?: number;
             /**
              * @description Highest balance in the tier, or null.
              * @example 999
@@ -7805,27 +8058,23 @@ export interface components {
         };
         /**
          * LoyaltyTierMapping
-         * @description How a tier changes an earning rule's points or a reward's cost.
+         * @description How a tier changes an earning rule's points or a reward's cost: `MULTIPLY` multiplies them by
+         *     `multiplier` (rounded down), `CUSTOM` replaces them with `points`. A mapping without its `type`, or
+         *     without the number its type needs, is refused with 400.
          */
         LoyaltyTierMapping: {
             /**
-             * @description Multiply.
-             * @constant
+             * @description Multiply or replace.
+             * @enum {string}
              */
-            type: "MULTIPLY";
+            type?: "MULTIPLY" | "CUSTOM";
             /**
-             * @description The factor; the result is rounded down.
+             * @description For `MULTIPLY`, the factor.
              * @example 2
              */
-            multiplier: number;
-        } | {
-            /**
-             * @description Replace.
-             * @constant
-             */
-            type: "CUSTOM";
-            /** @description The points to use instead. */
-            points: number;
+            multiplier?: number;
+            /** @description For `CUSTOM`, the points to use instead. */
+            points?: number;
         };
         /**
          * LoyaltyTier
@@ -7847,16 +8096,19 @@ export interface components {
                 points: components["schemas"]["LoyaltyTierPoints"];
             };
             /** @description Changes to earning rules in this tier, by earning rule ID. */
-            earning_rules: {
+            earning_rules?: {
                 [key: string]: components["schemas"]["LoyaltyTierMapping"];
             };
             /** @description Changes to reward costs in this tier, by reward assignment ID. */
-            rewards: {
+            rewards?: {
                 [key: string]: components["schemas"]["LoyaltyTierMapping"];
             };
-            metadata: components["schemas"]["Metadata"];
+            /** @description Your own key-value data about the tier (an empty object when none was given). */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
             created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /** @description In a member's tier list, since when the member is in the tier. Tiers follow the balance, so they do not expire. */
             expiration?: {
                 /** @description The member. */
@@ -7869,14 +8121,14 @@ export interface components {
                  * Format: date
                  * @description The day the member entered the tier.
                  */
-                start_date: string;
+                start_date?: string;
                 /**
                  * Format: date
                  * @description Always null here.
                  */
-                expiration_date: string | null;
+                expiration_date?: string | null;
                 created_at: components["schemas"]["CreatedAt"];
-                updated_at: components["schemas"]["UpdatedAt"];
+                updated_at?: components["schemas"]["UpdatedAt"];
             };
             /**
              * @description Always `loyalty_tier`.
@@ -7896,6 +8148,115 @@ export interface components {
             total: number;
         };
         /**
+         * LoyaltyTransactionConditions
+         * @description Operators with one value or a list of values; an unknown operator is 400.
+         */
+        LoyaltyTransactionConditions: {
+            /** @description Equal to the value. */
+            $is?: (string | number) | (string | number)[];
+            /** @description Not equal to the value. */
+            $is_not?: (string | number) | (string | number)[];
+            /** @description Equal to one of the values. */
+            $in?: (string | number) | (string | number)[];
+            /** @description Equal to none of the values. */
+            $not_in?: (string | number) | (string | number)[];
+            /** @description Before the moment. */
+            $before?: (string | number) | (string | number)[];
+            /** @description After the moment. */
+            $after?: (string | number) | (string | number)[];
+            /** @description Greater than the value. */
+            $more_than?: (string | number) | (string | number)[];
+            /** @description Less than the value. */
+            $less_than?: (string | number) | (string | number)[];
+            /** @description Contains the text. */
+            $contains?: (string | number) | (string | number)[];
+            /** @description Does not contain the text. */
+            $not_contain?: (string | number) | (string | number)[];
+            /** @description Starts with the text. */
+            $starts_with?: (string | number) | (string | number)[];
+            /** @description Ends with the text. */
+            $ends_with?: (string | number) | (string | number)[];
+            /** @description Has no value (any value given). */
+            $is_unknown?: (string | number) | (string | number)[];
+            /** @description Has a value (any value given). */
+            $has_value?: (string | number) | (string | number)[];
+        };
+        /**
+         * LoyaltyTransactionFilters
+         * @description Conditions on a card's transactions (`created_at`, `id`), joined by `junction`.
+         */
+        LoyaltyTransactionFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the transaction ID. */
+            id?: {
+                conditions?: components["schemas"]["LoyaltyTransactionConditions"];
+            };
+            /** @description Conditions on when the transaction was made. */
+            created_at?: {
+                conditions?: components["schemas"]["LoyaltyTransactionConditions"];
+            };
+        };
+        /**
+         * LoyaltyTransactionVoucher
+         * @description The other card of a transfer, as it was when the points moved.
+         */
+        LoyaltyTransactionVoucher: {
+            /** @description Voucher ID. */
+            id?: string;
+            /** @description The card's code. */
+            code: string;
+            type: components["schemas"]["VoucherType"];
+            /** @description The card's program, by name. */
+            campaign?: string | null;
+            /** @description The card's program. */
+            campaign_id?: string | null;
+            /** @description Whether the voucher is a referral code (never, for a loyalty card). */
+            is_referral_code?: boolean | null;
+            /** @description The customer holding the card. */
+            holder_id?: string | null;
+            /** @description The referrer, for a referral code. */
+            referrer_id?: string | null;
+            /** @description The card's category. */
+            category_id?: string | null;
+            /** @description The card's category, as a list of zero or one. */
+            categories?: components["schemas"]["Category"][];
+            /** @description Whether the card could be used. */
+            active?: boolean | null;
+            /** @description Gift credits, for a gift card (never, for a loyalty card). */
+            gift?: components["schemas"]["Gift"] | null;
+            /** @description The discount, for a discount voucher (never, for a loyalty card). */
+            discount?: components["schemas"]["Discount"] | null;
+            /** @description The card's points after the movement. */
+            loyalty_card?: components["schemas"]["LoyaltyCard"] | null;
+            /** @description How often the card may be and was redeemed. */
+            redemption?: {
+                /** @description Redemptions allowed; null for no limit. */
+                quantity: number | null;
+                /** @description Redemptions so far. */
+                redeemed_quantity: number;
+                /** @description Points spent by redemptions so far. */
+                redeemed_points?: number;
+            };
+            /**
+             * Format: date-time
+             * @description The card is inactive before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The card is inactive after this moment.
+             */
+            expiration_date?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `voucher`.
+             * @constant
+             */
+            object: "voucher";
+        };
+        /**
          * LoyaltyCardTransaction
          * @description One movement of points on a loyalty card.
          */
@@ -7905,7 +8266,7 @@ export interface components {
              * @example vtx_0c9f3a2b1d4e5f6a7b
              */
             id: string;
-            /** @description The caller's reference, when one was given. */
+            /** @description The `source_id` given with a manual change or transfer; null otherwise. */
             source_id: string | null;
             /** @description The card. */
             voucher_id: string;
@@ -7913,18 +8274,18 @@ export interface components {
             campaign_id: string | null;
             /** @description `API` for calls with an API key; null for what the service did by itself. */
             source: string | null;
-            /** @description The reason given with a manual change. */
+            /** @description The `reason` given with a manual change or transfer; null otherwise. */
             reason: string | null;
             /**
-             * @description What moved the points: a manual addition or removal, points earned by an earning rule (including
-             *     activated pending points), spent on a reward or an order, given back by a rollback, moved between
-             *     cards, or expired.
+             * @description What moved the points: a manual addition or removal, points earned by an earning rule, pending
+             *     points activated (by themselves on their day, or by the activate operation), spent on a reward or an
+             *     order, given back by a rollback, moved between cards, or expired.
              * @enum {string}
              */
-            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
+            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "PENDING_POINTS_ACTIVATION" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
             /** @description The balance after the movement, and what caused it. */
             details: {
-                balance: components["schemas"]["LoyaltyCardBalance"];
+                balance?: components["schemas"]["LoyaltyCardBalance"];
                 /** @description The order that earned the points. */
                 order?: {
                     /** @description Order ID. */
@@ -7935,6 +8296,38 @@ export interface components {
                 /** @description The earning rule that gave the points. */
                 earning_rule?: {
                     /** @description Earning rule ID. */
+                    id: string;
+                    /** @description The rule's display text when the points were given. */
+                    source?: {
+                        /** @description The rule's banner. */
+                        banner: string | null;
+                    };
+                };
+                /** @description The event that earned the points. */
+                event?: {
+                    /** @description Event ID. */
+                    id: string;
+                    /** @description Event kind, such as `customer.order.paid`. */
+                    type: string;
+                };
+                /** @description For a custom event rule, the custom event that earned the points. */
+                custom_event?: {
+                    /** @description Event ID. */
+                    id: string;
+                    /** @description The custom event's name. */
+                    type: string;
+                };
+                /** @description For a custom event rule, the schema of the event. */
+                event_schema?: components["schemas"]["LoyaltyNamedRef"];
+                /** @description For a segment rule, the segment entered. */
+                segment?: components["schemas"]["LoyaltyNamedRef"];
+                /** @description For a tier-joined rule, the tier joined. */
+                loyalty_tier?: components["schemas"]["LoyaltyNamedRef"];
+                /** @description The holder's tier when the points were earned. */
+                holder_loyalty_tier?: components["schemas"]["LoyaltyNamedRef"];
+                /** @description The redemption rollback that gave points back. */
+                rollback?: {
+                    /** @description Rollback ID. */
                     id: string;
                 };
                 /** @description The redemption that spent the points, or whose rollback gave them back. */
@@ -7949,25 +8342,12 @@ export interface components {
                     /** @description Reward name. */
                     name: string;
                 };
-                /** @description The pending entry whose activation added the points. */
-                pending_points?: {
-                    /** @description Pending points ID. */
-                    id: string;
-                };
+                /** @description The pending entry whose activation added the points, as it was then. */
+                pending_points?: components["schemas"]["LoyaltyPendingPoints"];
                 /** @description For a transfer in, the card the points came from. */
-                source_voucher?: {
-                    /** @description Voucher ID. */
-                    id: string;
-                    /** @description Code. */
-                    code: string;
-                };
+                source_voucher?: components["schemas"]["LoyaltyTransactionVoucher"];
                 /** @description For a transfer out, the card the points went to. */
-                destination_voucher?: {
-                    /** @description Voucher ID. */
-                    id: string;
-                    /** @description Code. */
-                    code: string;
-                };
+                destination_voucher?: components["schemas"]["LoyaltyTransactionVoucher"];
             };
             /** @description For a transfer, the matching transaction on the other card. */
             related_transaction_id: string | null;
@@ -7992,6 +8372,130 @@ export interface components {
             more_starting_after?: string;
         };
         /**
+         * LoyaltyTiersExpiration
+         * @description How members qualify for tiers and when a tier expires. Accepted and ignored by the reference server,
+         *     whose members are always in the tier their current balance falls in (`qualification_type: BALANCE`,
+         *     tiers changing as the balance does).
+         */
+        LoyaltyTiersExpiration: {
+            /**
+             * @description Whether the balance or the points earned in a period decide the tier.
+             * @enum {string}
+             */
+            qualification_type?: "BALANCE" | "POINTS_IN_PERIOD";
+            /**
+             * @description The period, for `POINTS_IN_PERIOD`.
+             * @enum {string}
+             */
+            qualification_period?: "MONTH" | "QUARTER" | "HALF_YEAR" | "YEAR";
+            /** @description When a member's new tier starts. */
+            start_date?: {
+                /**
+                 * @description At once, or from the next period.
+                 * @enum {string}
+                 */
+                type?: "IMMEDIATE" | "NEXT_PERIOD";
+            };
+            /** @description When a member's tier expires. */
+            expiration_date?: {
+                /**
+                 * @description The kind of expiry.
+                 * @enum {string}
+                 */
+                type?: "END_OF_PERIOD" | "END_OF_NEXT_PERIOD" | "BALANCE_DROP" | "CUSTOM";
+                /** @description An ISO 8601 duration added to the expiry, for `CUSTOM`. */
+                extend?: string;
+                /** @description Moves the expiry to the end or start of a period. */
+                rounding?: {
+                    /**
+                     * @description The period.
+                     * @enum {string}
+                     */
+                    type?: "MONTH" | "QUARTER" | "HALF_YEAR" | "YEAR" | "CUSTOM";
+                    /**
+                     * @description To its start or its end.
+                     * @enum {string}
+                     */
+                    strategy?: "START" | "END";
+                    /**
+                     * @description The unit of `value`, for `CUSTOM`.
+                     * @default MONTH
+                     * @enum {string}
+                     */
+                    unit?: "MONTH";
+                    /** @description How many units, for `CUSTOM`. */
+                    value?: number;
+                };
+            };
+        };
+        /**
+         * LoyaltyProgramsUpdateRequestBody
+         * @description The fields to change; the others keep their values. A `validity_timeframe` needs a `start_date`, given
+         *     now or already set. A whole program as a read returns it may be sent back: the fields a program's
+         *     update cannot change (`id`, `name`, `campaign_type`, `voucher`, counters, timestamps, `object`…) are
+         *     ignored, so sending it back unchanged changes nothing but `updated_at`.
+         * @example {
+         *       "description": "Points on every coffee",
+         *       "join_once": true
+         *     }
+         */
+        LoyaltyProgramsUpdateRequestBody: {
+            /** @description Free text about the program. */
+            description?: string | null;
+            /**
+             * @description Whether the program may gain cards later.
+             * @enum {string}
+             */
+            type?: "AUTO_UPDATE" | "STATIC";
+            /**
+             * Format: date-time
+             * @description The program is inactive before this moment.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The program is inactive after this moment.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category, or null to remove it. */
+            category?: string | null;
+            /** @description ID of an existing category, or null to remove it. */
+            category_id?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            /** @description Metadata keys to remove (after `metadata`, when both are given). */
+            unset_metadata_fields?: string[] | null;
+            /** @description Whether a customer who pays an order joins the program automatically. */
+            auto_join?: boolean;
+            /** @description Whether a customer may hold only one card of the program. */
+            join_once?: boolean;
+            /** @description How long a card stays usable after it is given; accepted and ignored by the reference server. */
+            activity_duration_after_publishing?: string;
+            access_settings?: components["schemas"]["LoyaltyAccessSettings"];
+            loyalty_tiers_expiration?: components["schemas"]["LoyaltyTiersExpiration"];
+            /** @description How the update is applied. */
+            options?: {
+                /**
+                 * @description Whether members' tiers are worked out again after the change. Accepted; the reference server's
+                 *     tiers always follow the balance, so they are always up to date.
+                 */
+                recalculate_tiers?: boolean;
+            };
+        };
+        /**
+         * LoyaltyProgramsDeleteResponseBody
+         * @description The asynchronous deletion the public API starts; follow it with the async action.
+         */
+        LoyaltyProgramsDeleteResponseBody: {
+            /**
+             * @description Async action ID (prefix `aa_`).
+             * @example aa_0a8f4c2e6b1d3f5a7c
+             */
+            async_action_id: string;
+        };
+        /**
          * EarningRuleEvent
          * @description What earns the points: `order.paid` (an order with a customer reaches status `PAID`),
          *     `customer.loyalty.tier.joined` (the member enters the tier named in `loyalty_tier`),
@@ -8001,8 +8505,15 @@ export interface components {
          */
         EarningRuleEvent: string;
         /**
+         * EarningPointsFormula
+         * @description A formula for the points, in the public API's formula language. The reference server stores it and
+         *     returns it, but does not evaluate formulas: it gives the rule's `points` (per `every`) as if no formula
+         *     were set.
+         */
+        EarningPointsFormula: string;
+        /**
          * EarningRatio
-         * @description `points` for every whole `every` (money ×100).
+         * @description `points` for every whole `every` of an amount (money ×100).
          */
         EarningRatio: {
             /**
@@ -8015,10 +8526,43 @@ export interface components {
              * @example 1
              */
             points: number;
+            points_formula?: components["schemas"]["EarningPointsFormula"];
         };
         /**
+         * EarningMetadataRatio
+         * @description `points` for every whole `every` of a number kept in a metadata `property` (of the order, the customer
+         *     or the custom event, by the rule's `calculation_type`). A property that is missing or not a number earns
+         *     nothing.
+         */
+        EarningMetadataRatio: {
+            /**
+             * @description The step of the metadata value.
+             * @example 1
+             */
+            every: number;
+            /**
+             * @description Points for each step.
+             * @example 5
+             */
+            points: number;
+            points_formula?: components["schemas"]["EarningPointsFormula"];
+            /**
+             * @description The metadata key whose numeric value is measured.
+             * @example nights
+             */
+            property: string;
+        };
+        /**
+         * EarningItemsTarget
+         * @description What kind of thing an items ratio's `id` names.
+         * @enum {string}
+         */
+        EarningItemsTarget: "product" | "sku" | "products_collection";
+        /**
          * EarningItemsRatio
-         * @description `points` for every whole `every` of the order lines of one product, SKU or product collection.
+         * @description `points` for every whole `every` of the order lines that match: the lines of the product, SKU or product
+         *     collection named by `object` and `id`, and of every entry of `applicable_to`. A line counts once even
+         *     when several entries match it. With neither, no line matches.
          */
         EarningItemsRatio: {
             /**
@@ -8031,21 +8575,32 @@ export interface components {
              * @example 10
              */
             points: number;
-            /**
-             * @description What `id` names.
-             * @enum {string}
-             */
-            object: "product" | "sku" | "products_collection";
+            points_formula?: components["schemas"]["EarningPointsFormula"];
+            object?: components["schemas"]["EarningItemsTarget"];
             /** @description The product, SKU or product collection ID. */
-            id: string;
+            id?: string;
+            /** @description More products, SKUs or product collections whose lines count. */
+            applicable_to?: {
+                object?: components["schemas"]["EarningItemsTarget"];
+                /** @description The product, SKU or product collection ID. */
+                id?: string;
+            }[];
         };
         /**
          * EarningRuleLoyalty
          * @description How many points the rule gives. `FIXED` gives `points` each time. `PROPORTIONAL` gives `points` for
-         *     every whole `every` of a measure of the order: its amount before discounts (`ORDER_AMOUNT`), after them
-         *     (`ORDER_TOTAL_AMOUNT`), or the quantity (`ORDER_ITEMS_QUANTITY`) or amount (`ORDER_ITEMS_AMOUNT`) of the
-         *     lines for one product, SKU or product collection. Money is ×100. `max_points` caps what one event can
-         *     earn (a reference-server field; the public API leaves it out).
+         *     every whole `every` of a measure, by `calculation_type`:
+         *     - `ORDER_AMOUNT` / `ORDER_TOTAL_AMOUNT`: the order's amount before / after discounts (`order.amount` /
+         *       `order.total_amount`), money ×100;
+         *     - `ORDER_METADATA`: a number in the order's metadata (`order.metadata`);
+         *     - `ORDER_ITEMS_QUANTITY` / `ORDER_ITEMS_AMOUNT` / `ORDER_ITEMS_SUBTOTAL_AMOUNT`: the quantity, the amount
+         *       before discounts, or the subtotal after item discounts, of the matching order lines
+         *       (`order_items.quantity` / `.amount` / `.subtotal_amount`);
+         *     - `CUSTOMER_METADATA`: a number in the member's customer metadata (`customer.metadata`), for any event;
+         *     - `CUSTOM_EVENT_METADATA`: a number in the custom event's metadata (`custom_event.metadata`), for custom
+         *       event rules.
+         *     The `order*` measures need an `order.paid` rule. `max_points` caps what one event can earn (a
+         *     reference-server field; the public API leaves it out).
          */
         EarningRuleLoyalty: {
             /**
@@ -8058,26 +8613,40 @@ export interface components {
              * @example 100
              */
             points: number;
+            points_formula?: components["schemas"]["EarningPointsFormula"];
         } | {
             /**
-             * @description Points in proportion to the order.
+             * @description Points in proportion to a measure.
              * @constant
              */
             type: "PROPORTIONAL";
             /**
-             * @description The measure of the order that earns points.
+             * @description The measure that earns points; the ratio of the same name must be given.
              * @enum {string}
              */
-            calculation_type: "ORDER_AMOUNT" | "ORDER_TOTAL_AMOUNT" | "ORDER_ITEMS_QUANTITY" | "ORDER_ITEMS_AMOUNT";
-            /** @description The ratio for `ORDER_AMOUNT` (`amount`) or `ORDER_TOTAL_AMOUNT` (`total_amount`). */
+            calculation_type: "ORDER_AMOUNT" | "ORDER_TOTAL_AMOUNT" | "ORDER_METADATA" | "ORDER_ITEMS_QUANTITY" | "ORDER_ITEMS_AMOUNT" | "ORDER_ITEMS_SUBTOTAL_AMOUNT" | "CUSTOMER_METADATA" | "CUSTOM_EVENT_METADATA";
+            /** @description The ratio for `ORDER_AMOUNT` (`amount`), `ORDER_TOTAL_AMOUNT` (`total_amount`) or `ORDER_METADATA` (`metadata`). */
             order?: {
                 amount?: components["schemas"]["EarningRatio"];
                 total_amount?: components["schemas"]["EarningRatio"];
+                metadata?: components["schemas"]["EarningMetadataRatio"];
             };
-            /** @description The ratio and the product, SKU or collection for `ORDER_ITEMS_QUANTITY` (`quantity`) or `ORDER_ITEMS_AMOUNT` (`amount`). */
+            /**
+             * @description The ratio and the lines for `ORDER_ITEMS_QUANTITY` (`quantity`), `ORDER_ITEMS_AMOUNT` (`amount`) or
+             *     `ORDER_ITEMS_SUBTOTAL_AMOUNT` (`subtotal_amount`).
+             */
             order_items?: {
                 quantity?: components["schemas"]["EarningItemsRatio"];
                 amount?: components["schemas"]["EarningItemsRatio"];
+                subtotal_amount?: components["schemas"]["EarningItemsRatio"];
+            };
+            /** @description The ratio for `CUSTOMER_METADATA`. */
+            customer?: {
+                metadata?: components["schemas"]["EarningMetadataRatio"];
+            };
+            /** @description The ratio for `CUSTOM_EVENT_METADATA`. */
+            custom_event?: {
+                metadata?: components["schemas"]["EarningMetadataRatio"];
             };
             /** @description The most points one event can earn with this rule. */
             max_points?: number;
@@ -8085,19 +8654,20 @@ export interface components {
         /**
          * PendingPointsConfig
          * @description When set, points earned by the rule wait as a pending entry and are added to the card `period_value`
-         *     days (or months) after the event, on the `activates_at` date. Null adds them at once.
+         *     days (or months) after the event, on the `activates_at` date. Null adds them at once. `period_type`
+         *     defaults to `DAY`; `period_value` is needed (400 without it).
          */
         PendingPointsConfig: {
             /**
              * @description The unit of the waiting period.
              * @enum {string}
              */
-            period_type: "DAY" | "MONTH";
+            period_type?: "DAY" | "MONTH";
             /**
              * @description How many days or months the points wait.
              * @example 7
              */
-            period_value: number;
+            period_value?: number;
         } | null;
         /**
          * EarningRule
@@ -8109,14 +8679,19 @@ export interface components {
              * @example ern_1c2d3e4f5a6b7c8d9e
              */
             id: string;
-            /** @description The loyalty program. */
-            campaign_id: string;
-            event: components["schemas"]["EarningRuleEvent"];
+            /** @description The loyalty program (a reference-server field; the public API names it in `source.object_id`). */
+            campaign_id?: string;
+            event?: components["schemas"]["EarningRuleEvent"];
             loyalty: components["schemas"]["EarningRuleLoyalty"];
+            /** @description For a custom event rule, the event's schema; null for other rules. */
+            custom_event?: {
+                /** @description Custom event schema ID. */
+                schema_id: string;
+            } | null;
             /** @description The rule's display text and its program. */
             source: {
                 /** @description The rule's display text. */
-                banner: string | null;
+                banner?: string | null;
                 /** @description The program's campaign ID. */
                 object_id: string;
                 /**
@@ -8126,31 +8701,43 @@ export interface components {
                 object_type: "campaign";
             };
             /** @description The tier of a `customer.loyalty.tier.joined` rule. */
-            loyalty_tier: {
+            loyalty_tier?: {
                 /** @description Loyalty tier ID. */
-                id: string;
+                id?: string;
             } | null;
             /** @description The segment of a `customer.segment.entered` rule. */
-            segment: {
+            segment?: {
                 /** @description Segment ID. */
                 id: string;
             } | null;
-            pending_points: components["schemas"]["PendingPointsConfig"];
+            pending_points?: components["schemas"]["PendingPointsConfig"];
+            /** @description When points earned by this rule expire; null follows the program's rules. */
+            expiration_rules?: components["schemas"]["LoyaltyExpirationRules"] | null;
+            /**
+             * @description A validation rule the rule's events must pass. The reference server stores it but does not check it
+             *     when giving points.
+             */
+            validation_rule_id: string | null;
+            /**
+             * @description The public API's internal automation behind the rule. The reference server has none and leaves it
+             *     out.
+             */
+            automation_id?: string;
             /** @description Whether the rule gives points. */
             active: boolean;
             /**
              * Format: date-time
              * @description No points before this moment.
              */
-            start_date: string | null;
+            start_date?: string | null;
             /**
              * Format: date-time
              * @description No points after this moment.
              */
-            expiration_date: string | null;
-            validity_timeframe: components["schemas"]["ValidityTimeframe"];
-            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-            validity_hours: components["schemas"]["ValidityHours"];
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
             metadata: components["schemas"]["Metadata"];
             created_at: components["schemas"]["CreatedAt"];
             updated_at: components["schemas"]["UpdatedAt"];
@@ -8178,24 +8765,39 @@ export interface components {
         EarningRuleFields: {
             event?: components["schemas"]["EarningRuleEvent"];
             loyalty?: components["schemas"]["EarningRuleLoyalty"];
-            /** @description How the rule is shown to members. */
+            /**
+             * @description For a custom event rule, the event's schema. When `event` is left out, the rule is on the event this
+             *     schema names.
+             */
+            custom_event?: {
+                /** @description Custom event schema ID. */
+                schema_id?: string;
+            } | null;
+            /**
+             * @description A validation rule the rule's events must pass; stored and returned, not checked by the reference
+             *     server.
+             */
+            validation_rule_id?: string | null;
+            /** @description When points earned by this rule expire, instead of the program's rules; null follows the program's. */
+            expiration_rules?: components["schemas"]["LoyaltyExpirationRules"] | null;
+            /** @description How the rule is shown to members. `object_id` and `object_type`, as responses show them, are ignored. */
             source?: {
                 /**
                  * @description The rule's display text.
                  * @example 1 point for every 10.00 spent
                  */
-                banner?: string;
+                banner?: string | null;
             };
-            /** @description For `customer.loyalty.tier.joined`, the tier. */
+            /** @description For `customer.loyalty.tier.joined`, the tier (its `id` is needed). */
             loyalty_tier?: {
                 /** @description Loyalty tier ID. */
-                id: string;
-            };
-            /** @description For `customer.segment.entered`, the segment. */
+                id?: string;
+            } | null;
+            /** @description For `customer.segment.entered`, the segment (its `id` is needed). */
             segment?: {
                 /** @description Segment ID. */
-                id: string;
-            };
+                id?: string;
+            } | null;
             pending_points?: components["schemas"]["PendingPointsConfig"];
             /** @description Whether the rule gives points. */
             active?: boolean;
@@ -8216,7 +8818,8 @@ export interface components {
         };
         /**
          * EarningRuleRequest
-         * @description A new earning rule. `validity_timeframe` requires `start_date`.
+         * @description A new earning rule. `loyalty` is needed (400 without it); `event` defaults to the event named by
+         *     `custom_event.schema_id` when given, else to `order.paid`. `validity_timeframe` requires `start_date`.
          * @example {
          *       "event": "order.paid",
          *       "loyalty": {
@@ -8239,8 +8842,8 @@ export interface components {
          *     }
          */
         EarningRuleRequest: components["schemas"]["EarningRuleFields"] & {
-            event: components["schemas"]["EarningRuleEvent"];
-            loyalty: components["schemas"]["EarningRuleLoyalty"];
+            event?: components["schemas"]["EarningRuleEvent"];
+            loyalty?: components["schemas"]["EarningRuleLoyalty"];
         };
         /**
          * EarningRulesCreateRequestBody
@@ -8264,29 +8867,36 @@ export interface components {
          */
         EarningRulesUpdateRequestBody: components["schemas"]["EarningRuleFields"];
         /**
-         * LoyaltyMemberCustomer
-         * @description The customer who joins, by `id` or `source_id`. With a new `source_id` the customer is created from these fields.
+         * LoyaltyMembersListResponseBody
+         * @description A page of a program's cards that customers hold.
          */
-        LoyaltyMemberCustomer: {
-            /** @description Customer ID. */
-            id?: string;
-            /** @description Customer `source_id`. */
-            source_id?: string;
-            /** @description Name, for a new customer. */
-            name?: string;
-            /**
-             * Format: email
-             * @description Email, for a new customer.
-             */
-            email?: string;
-            metadata?: components["schemas"]["Metadata"];
+        LoyaltyMembersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "vouchers";
+            /** @description The cards, with their holders in `holder_id`. */
+            vouchers?: components["schemas"]["Voucher"][];
+            /** @description How many cards match. */
+            total?: number;
+        };
+        /**
+         * LoyaltyMembersCreateCustomer
+         * @description The customer who joins: found by `id`, else by `source_id`; a new `source_id`, or a customer named only by
+         *     its other fields (`name`, `email`…), creates a customer from these fields. An existing customer is not
+         *     changed.
+         */
+        LoyaltyMembersCreateCustomer: components["schemas"]["CustomerFields"] & {
+            /** @description Customer ID; null or left out to find the customer otherwise. */
+            id?: string | null;
+            /** @description Customer `source_id`; null or left out for a customer without one. */
+            source_id?: string | null;
         };
         /**
          * LoyaltyMembersCreateRequestBody
          * @description Adds a customer to a loyalty program by giving them a card. With `voucher`, that unassigned card of the
          *     program is given; without it, a new card is generated from the program's code config. The customer is
-         *     found by `id` or `source_id`, and created when a `source_id` is new. A program with `join_once` gives a
-         *     customer at most one card (a second join is rejected with 400).
+         *     found by `id` or `source_id`, and created when a `source_id` is new or when it is named only by its
+         *     other fields (`name`, `email`…). A program with `join_once` gives a customer at most one card (a second
+         *     join is rejected with 400).
          * @example {
          *       "customer": {
          *         "source_id": "jane-doe-1",
@@ -8296,10 +8906,18 @@ export interface components {
          *     }
          */
         LoyaltyMembersCreateRequestBody: {
-            /** @description Code of an unassigned card of the program to give. */
-            voucher?: string;
-            customer: components["schemas"]["LoyaltyMemberCustomer"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Code of an unassigned card of the program to give; null or left out for any free or new card. */
+            voucher?: string | null;
+            customer: components["schemas"]["LoyaltyMembersCreateCustomer"];
+            /** @description Key-value data merged into the card's metadata; null or left out for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            /**
+             * @description Where the join came from, in your own words (such as `web` or `store`). Recorded on the card's
+             *     `voucher.published` event as `channel`; null or left out records none.
+             */
+            channel?: string | null;
+            /** @description Your own reference for the join (the publication's `source_id`); stored on the card's `voucher.published` event. */
+            source_id?: string | null;
         };
         /**
          * LoyaltyPointsTransfersRequestBody
@@ -8366,47 +8984,6 @@ export interface components {
          */
         LoyaltyTiersCreateResponseBody: components["schemas"]["LoyaltyTier"][];
         /**
-         * RewardParameters
-         * @description What the reward gives, by its type: for `CAMPAIGN`, a voucher of `campaign` (a discount voucher, or a
-         *     gift card with `balance` credits ×100, or a loyalty card with `balance` points); for `COIN`, paying for
-         *     an order with points, `points_ratio` points being worth `exchange_ratio` ×100 of money; for `MATERIAL`,
-         *     a `product` (and optionally one of its SKUs).
-         */
-        RewardParameters: {
-            /** @description For `CAMPAIGN` rewards. */
-            campaign?: {
-                /** @description The campaign whose voucher is given (ID or name in requests, ID in responses). */
-                id: string;
-                /** @description Gift credits ×100 or loyalty points loaded on the given card; null for discount vouchers. */
-                balance?: number | null;
-                /**
-                 * @description The campaign's type (in responses).
-                 * @enum {string}
-                 */
-                type?: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS" | "LOYALTY_PROGRAM";
-            };
-            /** @description For `COIN` rewards. */
-            coin?: {
-                /**
-                 * @description Money, ×100, that `points_ratio` points pay.
-                 * @example 100
-                 */
-                exchange_ratio: number;
-                /**
-                 * @description Points that pay `exchange_ratio`.
-                 * @example 10
-                 */
-                points_ratio: number;
-            };
-            /** @description For `MATERIAL` rewards. */
-            product?: {
-                /** @description Product ID. */
-                id: string;
-                /** @description SKU ID of the product, or null. */
-                sku_id?: string | null;
-            };
-        };
-        /**
          * RewardAttributes
          * @description How a material reward is shown.
          */
@@ -8436,12 +9013,12 @@ export interface components {
              * @enum {string}
              */
             type: "CAMPAIGN" | "COIN" | "MATERIAL";
-            parameters: components["schemas"]["RewardParameters"];
+            parameters?: components["schemas"]["RewardParameters"];
             /** @description Units left, for `MATERIAL` rewards; null for no limit. */
             stock: number | null;
             /** @description How many times the reward was redeemed. */
             redeemed: number | null;
-            attributes: components["schemas"]["RewardAttributes"];
+            attributes?: components["schemas"]["RewardAttributes"];
             metadata: components["schemas"]["Metadata"];
             created_at: components["schemas"]["CreatedAt"];
             updated_at: components["schemas"]["UpdatedAt"];
@@ -8457,12 +9034,18 @@ export interface components {
          */
         RewardAssignmentParameters: {
             /** @description The cost in points. */
-            loyalty: {
+            loyalty?: {
                 /**
-                 * @description Points a member spends on the reward (for `COIN` rewards the ratio decides and this is 0).
+                 * @description Points a member spends on the reward. Needed for `CAMPAIGN` and `MATERIAL` rewards (400 without it);
+                 *     for `COIN` rewards the ratio decides and it is 0.
                  * @example 100
                  */
-                points: number;
+                points?: number;
+                /**
+                 * @description Whether the public API redeems the reward by itself once a member has the points. Stored and
+                 *     returned; the reference server never redeems on its own.
+                 */
+                auto_redeem?: boolean | null;
             };
         };
         /**
@@ -8484,7 +9067,7 @@ export interface components {
              * @constant
              */
             related_object_type: "campaign";
-            parameters: components["schemas"]["RewardAssignmentParameters"];
+            parameters?: components["schemas"]["RewardAssignmentParameters"];
             created_at: components["schemas"]["CreatedAt"];
             updated_at: components["schemas"]["UpdatedAt"];
             /**
@@ -8530,8 +9113,10 @@ export interface components {
         };
         /**
          * RewardsCreateRequestBody
-         * @description A new reward. `parameters` must hold the part for its `type` (`campaign`, `coin` or `product`) and no
-         *     other. `stock` limits how many a `MATERIAL` reward can be redeemed; null is unlimited.
+         * @description A new reward. `parameters` holds exactly one part, which gives the reward's type when `type` is left
+         *     out: `campaign` (`CAMPAIGN`), `coin` (`COIN`) or `product` (`MATERIAL`). `stock` limits how many a
+         *     `MATERIAL` reward can be redeemed; null is unlimited. Without `name`, the reward is named after what it
+         *     gives (the campaign's or product's name, or `Pay with points`).
          * @example {
          *       "name": "Free espresso",
          *       "type": "MATERIAL",
@@ -8548,12 +9133,12 @@ export interface components {
              * @description Reward name.
              * @example Free espresso
              */
-            name: string;
+            name?: string;
             /**
-             * @description What kind of reward it is.
+             * @description What kind of reward it is; when given, it must match the part in `parameters`.
              * @enum {string}
              */
-            type: "CAMPAIGN" | "COIN" | "MATERIAL";
+            type?: "CAMPAIGN" | "COIN" | "MATERIAL";
             parameters: components["schemas"]["RewardParameters"];
             /** @description Units available, for `MATERIAL` rewards; null for no limit. */
             stock?: number | null;
@@ -8605,10 +9190,15 @@ export interface components {
             /** @description The loyalty program's campaign ID or name. */
             campaign: string;
             parameters?: components["schemas"]["RewardAssignmentParameters"];
+            /**
+             * @description Validation rules (IDs) for paying with a `COIN` reward. Accepted and ignored: the reference server
+             *     does not check validation rules on reward assignments.
+             */
+            validation_rules?: string[];
         };
         /**
          * RewardAssignmentsUpdateRequestBody
-         * @description The new cost.
+         * @description The new cost; without `parameters.loyalty.points` the cost stays as it is.
          * @example {
          *       "parameters": {
          *         "loyalty": {
@@ -8618,7 +9208,7 @@ export interface components {
          *     }
          */
         RewardAssignmentsUpdateRequestBody: {
-            parameters: components["schemas"]["RewardAssignmentParameters"];
+            parameters?: components["schemas"]["RewardAssignmentParameters"];
         };
         /**
          * LocationFilters
@@ -8823,6 +9413,24 @@ export interface components {
             token_type: "Bearer";
             /** @description Whether the token can be used now. */
             active: boolean;
+        };
+        /**
+         * LoyaltyMemberCustomer
+         * @description The customer who joins, by `id` or `source_id`. With a new `source_id` the customer is created from these fields.
+         */
+        LoyaltyMemberCustomer: {
+            /** @description Customer ID. */
+            id?: string;
+            /** @description Customer `source_id`. */
+            source_id?: string;
+            /** @description Name, for a new customer. */
+            name?: string;
+            /**
+             * Format: email
+             * @description Email, for a new customer.
+             */
+            email?: string;
+            metadata?: components["schemas"]["Metadata"];
         };
         /**
          * EventsCreateRequestBody
@@ -9448,6 +10056,12 @@ export interface components {
          * @example customer
          */
         MetadataSchemaResource: string;
+        /**
+         * @description Extra objects to include with each program: `category` or `access_settings_assignments`. The reference
+         *     server always includes the category (`categories`) and has no access settings, so it answers the same
+         *     with or without this parameter.
+         */
+        LoyaltyProgramsExpand: "category" | "access_settings_assignments";
         /** @description The loyalty card's code (the member ID in the public API). */
         MemberId: string;
         /** @description Sorts entries by ID, ascending (`id`, the default) or descending (`-id`). */
@@ -9460,10 +10074,41 @@ export interface components {
         PendingPointsStartingAfterId: string;
         /** @description The pending points entry's ID. */
         PendingPointsId: string;
+        /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+        LoyaltyTransactionsOrder: "id" | "-id";
+        /**
+         * @description Conditions on the card's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`. Operators:
+         *     `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates), `$more_than` and `$less_than`,
+         *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
+         *     `filters[created_at][conditions][$after]=2026-01-01T00:00:00Z`.
+         * @example {
+         *       "created_at": {
+         *         "conditions": {
+         *           "$after": "2026-01-01T00:00:00Z"
+         *         }
+         *       }
+         *     }
+         */
+        LoyaltyTransactionFilters: components["schemas"]["LoyaltyTransactionFilters"];
         /** @description The earning rule's ID. */
         EarningRuleId: string;
         /** @description Only the cards of this customer (ID or `source_id`). */
         MemberCustomerFilter: string;
+        /** @description Only the card with this code. */
+        LoyaltyMemberCode: string;
+        /** @description Only the cards with these voucher IDs (`ids=v_1&ids=v_2`). */
+        LoyaltyMemberIds: string[];
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `-created_at`, newest first. Cards never
+         *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+         */
+        LoyaltyMembersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "code" | "-code";
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Without it, tiers come lowest points range first.
+         *     Tiers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+         */
+        LoyaltyTiersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at";
         /** @description The loyalty tier's ID. */
         LoyaltyTierId: string;
         /** @description Only the reward of this reward assignment. */
@@ -13695,6 +14340,12 @@ export interface operations {
                  * @example -created_at
                  */
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                /**
+                 * @description Extra objects to include with each program: `category` or `access_settings_assignments`. The reference
+                 *     server always includes the category (`categories`) and has no access settings, so it answers the same
+                 *     with or without this parameter.
+                 */
+                expand?: components["parameters"]["LoyaltyProgramsExpand"];
             };
             header?: never;
             path?: never;
@@ -13708,7 +14359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CampaignsListResponseBody"];
+                    "application/json": components["schemas"]["LoyaltyProgramsListResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13826,7 +14477,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "add-remove-loyalty-card-balance": {
+    "update-loyalty-card-balance": {
         parameters: {
             query?: never;
             header?: never;
@@ -13953,13 +14604,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The entry after the change. */
+            /** @description The change and the points the entry holds after it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LoyaltyPendingPoints"];
+                    "application/json": components["schemas"]["LoyaltyPendingPointsBalance"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14079,6 +14730,23 @@ export interface operations {
                  * @example evt_0a1b2c3d4e5f6a7b8c
                  */
                 starting_after_id?: components["parameters"]["StartingAfterId"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Conditions on the card's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`. Operators:
+                 *     `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates), `$more_than` and `$less_than`,
+                 *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
+                 *     `filters[created_at][conditions][$after]=2026-01-01T00:00:00Z`.
+                 * @example {
+                 *       "created_at": {
+                 *         "conditions": {
+                 *           "$after": "2026-01-01T00:00:00Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["LoyaltyTransactionFilters"];
             };
             header?: never;
             path: {
@@ -14153,7 +14821,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CampaignsUpdateRequestBody"];
+                "application/json": components["schemas"]["LoyaltyProgramsUpdateRequestBody"];
             };
         };
         responses: {
@@ -14199,7 +14867,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The program is deleted. */
+            /**
+             * @description The public API's answer: the deletion runs in the background, as an async action. The reference
+             *     server never sends it.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyProgramsDeleteResponseBody"];
+                };
+            };
+            /** @description The program is deleted (the reference server deletes at once). */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -14490,12 +15170,33 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Only the cards of this customer (ID or `source_id`). */
                 customer?: components["parameters"]["MemberCustomerFilter"];
+                /** @description Only the card with this code. */
+                code?: components["parameters"]["LoyaltyMemberCode"];
+                /** @description Only the cards with these voucher IDs (`ids=v_1&ids=v_2`). */
+                ids?: components["parameters"]["LoyaltyMemberIds"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
-                 * @example -created_at
+                 * @description Only objects created before and/or after the given moments, written in bracket form:
+                 *     `created_at[before]=2026-11-30` or `created_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                created_at?: components["parameters"]["CreatedAtRange"];
+                /**
+                 * @description Only objects last updated before and/or after the given moments, written in bracket form:
+                 *     `updated_at[before]=2026-11-30` or `updated_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                updated_at?: components["parameters"]["UpdatedAtRange"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `-created_at`, newest first. Cards never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 */
+                order?: components["parameters"]["LoyaltyMembersOrder"];
             };
             header?: never;
             path: {
@@ -14515,7 +15216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VouchersListResponseBody"];
+                    "application/json": components["schemas"]["LoyaltyMembersListResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14649,7 +15350,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "add-remove-loyalty-card-balance-1": {
+    "update-loyalty-card-balance-1": {
         parameters: {
             query?: never;
             header?: never;
@@ -14791,6 +15492,23 @@ export interface operations {
                  * @example evt_0a1b2c3d4e5f6a7b8c
                  */
                 starting_after_id?: components["parameters"]["StartingAfterId"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Conditions on the card's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`. Operators:
+                 *     `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates), `$more_than` and `$less_than`,
+                 *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
+                 *     `filters[created_at][conditions][$after]=2026-01-01T00:00:00Z`.
+                 * @example {
+                 *       "created_at": {
+                 *         "conditions": {
+                 *           "$after": "2026-01-01T00:00:00Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["LoyaltyTransactionFilters"];
             };
             header?: never;
             path: {
@@ -14922,6 +15640,11 @@ export interface operations {
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Without it, tiers come lowest points range first.
+                 *     Tiers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 */
+                order?: components["parameters"]["LoyaltyTiersOrder"];
             };
             header?: never;
             path: {

@@ -19,7 +19,11 @@ import { createTiers, findTier, listTiers, memberTiers } from '../domain/loyalty
 import { pageWindow } from '../domain/pagination.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
 import { createCampaignWithVouchers } from './campaigns.js';
+import type { components } from '../../generated/openapi.js';
 import type { Handler, HandlersOf, RequestContext, Services } from './types.js';
+
+type LoyaltyProgramUpdate = components['schemas']['LoyaltyProgramsUpdateRequestBody'];
+type CampaignsUpdateRequestBody = components['schemas']['CampaignsUpdateRequestBody'];
 import { inProject } from './unit-of-work.js';
 import { voucherResponse, withAssets } from './vouchers.js';
 
@@ -33,8 +37,8 @@ type LoyaltyOperations =
   | 'add-member'
   | 'get-member'
   | 'get-member-1'
-  | 'add-remove-loyalty-card-balance'
-  | 'add-remove-loyalty-card-balance-1'
+  | 'update-loyalty-card-balance'
+  | 'update-loyalty-card-balance-1'
   | 'transfer-points'
   | 'list-loyalty-card-transactions'
   | 'list-loyalty-card-transactions-1'
@@ -85,10 +89,30 @@ function pendingList(services: Services, context: RequestContext, scope: (ctx: D
   });
 }
 
+/**
+ * A program update as a campaign update: metadata keys named in `unset_metadata_fields` are removed, and the
+ * fields the reference server takes but does not keep (tier expiration, access settings, card activity
+ * duration, options) are set aside.
+ */
+function programChanges(program: { metadata: Record<string, unknown> }, body: LoyaltyProgramUpdate): CampaignsUpdateRequestBody {
+  const {
+    unset_metadata_fields: unset,
+    loyalty_tiers_expiration: _tiers,
+    access_settings: _areas,
+    activity_duration_after_publishing: _duration,
+    options: _options,
+    ...changes
+  } = body;
+  if (!unset || unset.length === 0) return changes;
+  const metadata = { ...(changes.metadata ?? program.metadata) };
+  for (const key of unset) delete metadata[key];
+  return { ...changes, metadata };
+}
+
 /** Operations that exist both with and without the program in the path share one handler. */
 type CardPath = { memberId: string; campaignId?: string };
 
-const changeBalance: Handler<'add-remove-loyalty-card-balance'> & Handler<'add-remove-loyalty-card-balance-1'> = async ({ path, body, context, services }) => ({
+const changeBalance: Handler<'update-loyalty-card-balance'> & Handler<'update-loyalty-card-balance-1'> = async ({ path, body, context, services }) => ({
   status: 200,
   body: (await onCard(services, context, path as CardPath, (ctx, card) => changeCardPoints(ctx, card, body))).balance,
 });
@@ -98,10 +122,17 @@ const transactions: Handler<'list-loyalty-card-transactions'> & Handler<'list-lo
   body: cursorBody(await onCard(services, context, path as CardPath, (ctx, card) => listTransactions(ctx, card, query))),
 });
 
-const redeem: Handler<'redeem-reward'> & Handler<'redeem-reward-1'> = async ({ path, body, context, services }) => ({
-  status: 200,
-  body: await onCard(services, context, path as CardPath, (ctx, card) => redeemReward(ctx, card, body, context.apiKey.appId)),
-});
+const redeem: Handler<'redeem-reward'> & Handler<'redeem-reward-1'> = async ({ path, body, context, services }) => {
+  const { card, issued, reward, ...redemption } = await onCard(services, context, path as CardPath, (ctx, member) => redeemReward(ctx, member, body, context.apiKey.appId));
+  return {
+    status: 200,
+    body: {
+      ...redemption,
+      voucher: withAssets(services, context, card),
+      reward: { ...reward, voucher: issued ? withAssets(services, context, issued) : null },
+    },
+  };
+};
 
 const activity: Handler<'list-member-activity'> & Handler<'list-member-activity-1'> = async ({ path, query, context, services }) => ({
   status: 200,
@@ -113,7 +144,16 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
     const page = await inProject(services, context, (ctx) => listCampaigns(ctx, { ...query, campaign_type: 'LOYALTY_PROGRAM' }));
     return { status: 200, body: { object: 'list', data_ref: 'campaigns', campaigns: page.rows, total: page.total } };
   },
-  'create-loyalty-program': ({ body, context, services }) => createCampaignWithVouchers(services, context, { ...body, campaign_type: 'LOYALTY_PROGRAM' }),
+  'create-loyalty-program': ({ body, context, services }) => {
+    const { access_settings: _areas, activity_duration_after_publishing: _duration, type, name, voucher, ...rest } = body;
+    return createCampaignWithVouchers(services, context, {
+      ...rest,
+      campaign_type: 'LOYALTY_PROGRAM',
+      name: name ?? `Loyalty program ${services.clock.now().toISOString()}`,
+      voucher: voucher ?? { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
+      ...(type !== undefined && { type: type === 'STANDALONE' ? 'AUTO_UPDATE' : type }),
+    });
+  },
   'get-loyalty-program': async ({ path, context, services }) => ({
     status: 200,
     body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await findProgram(ctx, path.campaignId))),
@@ -122,7 +162,7 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
     status: 200,
     body: await inProject(services, context, async (ctx) => {
       const program = await findProgram(ctx, path.campaignId);
-      return presentCampaign(ctx, await updateCampaign(ctx, program.id, body));
+      return presentCampaign(ctx, await updateCampaign(ctx, program.id, programChanges(program, body)));
     }),
   }),
   'delete-loyalty-program': async ({ path, context, services }) => {
@@ -139,8 +179,8 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
   'add-member': ({ path, body, context, services }) => voucherResponse(services, context, (ctx) => addMember(ctx, path.campaignId, body)),
   'get-member': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findMember(ctx, path.memberId)),
   'get-member-1': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findMember(ctx, path.memberId, path.campaignId)),
-  'add-remove-loyalty-card-balance': changeBalance,
-  'add-remove-loyalty-card-balance-1': changeBalance,
+  'update-loyalty-card-balance': changeBalance,
+  'update-loyalty-card-balance-1': changeBalance,
   'transfer-points': ({ path, body, context, services }) =>
     voucherResponse(services, context, async (ctx) => transferPoints(ctx, await findMember(ctx, path.memberId, path.campaignId), body)),
   'list-loyalty-card-transactions': transactions,

@@ -106,6 +106,7 @@ describe('loyalty program end to end', () => {
           points: 120,
           activates_at: activates,
           created_at: expect.any(String),
+          updated_at: null,
           details: {
             holder_loyalty_tier: { id: silver!.id, name: 'Silver' },
             event: {
@@ -140,11 +141,11 @@ describe('loyalty program end to end', () => {
       expect.arrayContaining(['customer.order.paid', 'customer.loyalty.card.pending_points.added', 'customer.loyalty.card.pending_points.activated', 'customer.loyalty.tier.upgraded']),
     );
     const upgrade = activity.data.find((entry) => entry.type === 'customer.loyalty.tier.upgraded')!;
-    expect(upgrade.data.data).toMatchObject({ loyalty_tier_from: { id: silver!.id }, loyalty_tier_to: { id: gold!.id }, customer: { id: joined.holder_id }, campaign: { id: club.id } });
-    expect(upgrade.data.event_source).toEqual({ channel: 'AUTOMATION' });
+    expect(upgrade.data!.data).toMatchObject({ loyalty_tier_from: { id: silver!.id }, loyalty_tier_to: { id: gold!.id }, customer: { id: joined.holder_id }, campaign: { id: club.id } });
+    expect(upgrade.data!.event_source).toEqual({ channel: 'AUTOMATION' });
     const paid = activity.data.find((entry) => entry.type === 'customer.order.paid')!;
-    expect(paid.data.data).toMatchObject({ customer: { id: joined.holder_id, object: 'customer' }, campaign: { id: club.id, object: 'campaign' }, order: { id: order.id } });
-    expect(paid.data.event_source).toEqual({ channel: 'API', api_key: { name: expect.any(String), app_id: ctx.target.credentials.appId } });
+    expect(paid.data!.data).toMatchObject({ customer: { id: joined.holder_id, object: 'customer' }, campaign: { id: club.id, object: 'campaign' }, order: { id: order.id } });
+    expect(paid.data!.event_source).toEqual({ channel: 'API', api_key: { name: expect.any(String), app_id: ctx.target.credentials.appId } });
 
     // The campaign-scoped path lists the same entries; oldest first, a cursor walks them one by one.
     const scoped = (await ctx.client.GET('/v1/loyalties/{campaignId}/members/{memberId}/activity', { params: { path: { ...path, memberId: joined.code }, query: { limit: 100 } } })).data!;
@@ -156,7 +157,7 @@ describe('loyalty program end to end', () => {
           params: { path: { ...path, memberId: joined.code }, query: { limit: 2, order: 'created_at', ...(cursor && { starting_after_id: cursor }) } },
         })
       ).data!;
-      walked.push(...page.data.map((entry) => entry.id));
+      walked.push(...page.data.map((entry) => entry.id!));
       if (!page.has_more) break;
       cursor = page.more_starting_after!;
     }
@@ -300,7 +301,17 @@ describe('loyalty cards', () => {
     const { holder, entries: [first, second] } = await pendingMember(10, { period_type: 'MONTH', period_value: 1 }, 2);
     const pending = { memberId: holder.code, pendingPointsId: first!.id };
     const adjusted = await ctx.client.POST('/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance', { params: { path: pending }, body: { points: 5 } });
-    expect(adjusted.data).toMatchObject({ id: first!.id, points: 15 });
+    expect(adjusted.data).toEqual({
+      points: 5,
+      total: 15,
+      balance: 0,
+      type: 'loyalty_card',
+      object: 'balance',
+      operation_type: 'MANUAL',
+      related_object: { type: 'voucher', id: holder.id },
+    });
+    const [listed] = (await ctx.client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: holder.code } } })).data!.data;
+    expect(listed).toMatchObject({ id: first!.id, points: 15, updated_at: expect.any(String) });
     const below = await ctx.client.POST('/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance', { params: { path: pending }, body: { points: -16 } });
     expectError(failed(below), 400, 'invalid_add_balance_params');
     const activated = await ctx.client.POST('/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate', { params: { path: pending } });
@@ -393,7 +404,7 @@ describe('earning rules and rewards', () => {
     const gift = await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: redeemed.data!.reward.voucher!.code } } });
     expect(gift.data).toMatchObject({ holder_id: holder.holder_id, gift: { amount: 2500, balance: 2500 } });
     const updatedCost = await ctx.client.PUT('/v1/rewards/{rewardId}/assignments/{assignmentId}', { params: { path: { rewardId: reward.id, assignmentId: assignment.id } }, body: { parameters: { loyalty: { points: 10 } } } });
-    expect(updatedCost.data?.parameters.loyalty.points).toBe(10);
+    expect(updatedCost.data?.parameters?.loyalty?.points).toBe(10);
     const listed = await ctx.client.GET('/v1/rewards', { params: { query: { assignment_id: assignment.id } } });
     expect(listed.data?.data.map((item) => item.id)).toEqual([reward.id]);
     expect((await ctx.client.DELETE('/v1/rewards/{rewardId}', { params: { path: { rewardId: reward.id } } })).response.status).toBe(204);
@@ -426,7 +437,7 @@ describe('earning rules and rewards', () => {
     expect(history.data.map((entry) => entry.type)).toEqual(['POINTS_REFUND', 'POINTS_REDEMPTION']);
     const activity = (await ctx.client.GET('/v1/loyalties/members/{memberId}/activity', { params: { path: { memberId: holder.code }, query: { limit: 2 } } })).data!;
     const holderAndProgram = { customer: expect.objectContaining({ id: holder.holder_id }), campaign: expect.objectContaining({ id: club.id }) };
-    expect(activity.data.map((entry) => ({ type: entry.type, data: entry.data.data }))).toEqual([
+    expect(activity.data.map((entry) => ({ type: entry.type, data: entry.data!.data }))).toEqual([
       { type: 'redemption.rollback.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions[0]!.id } }) },
       { type: 'redemption.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions[0]!.id } }) },
     ]);

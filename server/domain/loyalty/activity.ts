@@ -2,7 +2,9 @@
 import type { DomainContext } from '../context.js';
 import { invalid } from '../errors.js';
 import type { EventRecord } from '../events.js';
+import { matchesFilter } from '../filters.js';
 import { cursorPage } from '../pagination.js';
+import { normalizeFilters } from '../vouchers.js';
 import type { VoucherRecord } from '../vouchers.js';
 import { cardContext } from './cards.js';
 
@@ -10,9 +12,23 @@ function unknownCursor(id: string | undefined) {
   return invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${id} is not an entry of this list`);
 }
 
-export async function listTransactions(ctx: DomainContext, card: VoucherRecord, query: { limit?: number; starting_after_id?: string }) {
-  const newestFirst = [...(await ctx.uow.loyalty_transactions.findBy('voucher_id', card.id))].reverse();
-  const page = cursorPage(newestFirst, query);
+const TRANSACTION_FILTER_FIELDS: ReadonlySet<string> = new Set(['id', 'created_at']);
+
+export interface TransactionQuery {
+  limit?: number;
+  starting_after_id?: string;
+  order?: 'id' | '-id';
+  filters?: Record<string, unknown>;
+}
+
+/** The card's transactions that match the filters, newest first unless `order` is `id`, paged with a cursor. */
+export async function listTransactions(ctx: DomainContext, card: VoucherRecord, query: TransactionQuery) {
+  const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, TRANSACTION_FILTER_FIELDS) : undefined;
+  // Transaction IDs are not in time order, so "by id" means in the order of recording, as the API's cursor does.
+  let rows = [...(await ctx.uow.loyalty_transactions.findBy('voucher_id', card.id))];
+  if (filter) rows = rows.filter((row) => matchesFilter(row, filter));
+  if (query.order !== 'id') rows.reverse();
+  const page = cursorPage(rows, query);
   if (!page) throw unknownCursor(query.starting_after_id);
   return page;
 }

@@ -15,7 +15,8 @@ import { followTier } from './tiers.js';
 import type { CardState, CardTransaction, PointsBucket } from './types.js';
 
 type Schemas = components['schemas'];
-export type LoyaltyCardBalance = Schemas['LoyaltyCardBalance'];
+/** A balance change as the engine makes it: always with the change, the card type and the operation. */
+export type LoyaltyCardBalance = Schemas['LoyaltyCardBalance'] & Required<Pick<Schemas['LoyaltyCardBalance'], 'points' | 'type' | 'operation_type'>>;
 type TransactionType = CardTransaction['type'];
 type TransactionDetails = Omit<CardTransaction['details'], 'balance'>;
 
@@ -83,6 +84,8 @@ export interface PointsMove {
   relatedTransactionId?: string | null;
   /** For expiry: take exactly the buckets that expired before this day. */
   expireBefore?: string;
+  /** For points added: the last day they can be spent (null: never expire); undefined follows the program's rules. */
+  expiresOn?: string | null;
 }
 
 export interface Moved {
@@ -109,7 +112,7 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
     buckets = state.buckets.filter((bucket) => bucket.expires_on === null || bucket.expires_on >= day);
   }
   else if (move.points >= 0) {
-    const expires = expiryFor(await rulesOf(ctx, card), today);
+    const expires = move.expiresOn !== undefined ? move.expiresOn : expiryFor(await rulesOf(ctx, card), today);
     const same = state.buckets.find((bucket) => bucket.expires_on === expires);
     buckets = same
       ? state.buckets.map((bucket) => (bucket === same ? { ...bucket, points: bucket.points + move.points } : bucket))
@@ -169,24 +172,64 @@ export async function recordCardEvent(ctx: DomainContext, type: EventType, card:
   return recordEvent(ctx, type, { campaign_id: card.campaign_id, customer_id: card.holder_id, voucher_id: card.id }, { ...(await cardContext(ctx, card)), ...data });
 }
 
+export interface PointsChange {
+  points: number;
+  reason?: string;
+  source_id?: string;
+  expiration_type?: 'PROGRAM_RULES' | 'CUSTOM_DATE' | 'NON_EXPIRING';
+  expiration_date?: string;
+}
+
+/**
+ * When manually added points expire: the program's rules, a given moment (spendable through its UTC day),
+ * or never. A `CUSTOM_DATE` needs a moment that has not passed.
+ */
+function manualExpiry(ctx: DomainContext, input: PointsChange): string | null | undefined {
+  const type = input.expiration_type ?? (input.expiration_date !== undefined ? 'CUSTOM_DATE' : 'PROGRAM_RULES');
+  if (type === 'NON_EXPIRING') return null;
+  if (type === 'PROGRAM_RULES') return undefined;
+  if (input.expiration_date === undefined) throw balanceError('expiration_type CUSTOM_DATE needs expiration_date');
+  if (Date.parse(input.expiration_date) <= ctx.clock.now().getTime()) throw balanceError(`expiration_date ${input.expiration_date} has passed`);
+  return new Date(input.expiration_date).toISOString().slice(0, 10);
+}
+
 /** A manual change from the API: the balance operation of the public API. */
-export async function changeCardPoints(
-  ctx: DomainContext,
-  card: VoucherRecord,
-  input: { points: number; reason?: string; source_id?: string },
-): Promise<Moved> {
+export async function changeCardPoints(ctx: DomainContext, card: VoucherRecord, input: PointsChange): Promise<Moved> {
   const moved = await movePoints(ctx, card, {
     points: input.points,
     type: input.points > 0 ? 'POINTS_ADDITION' : 'POINTS_REMOVAL',
     operation: 'MANUAL',
     reason: input.reason ?? null,
     sourceId: input.source_id ?? null,
+    ...(input.points > 0 && { expiresOn: manualExpiry(ctx, input) }),
   });
   await recordCardEvent(ctx, input.points > 0 ? 'voucher.loyalty_card.points_added' : 'customer.loyalty.card.points_removed', moved.card, {
     points: input.points,
     balance: moved.balance.balance,
   });
   return moved;
+}
+
+/** The card as a transfer's other side shows it, as it is now. */
+export async function transactionVoucher(ctx: DomainContext, card: VoucherRecord) {
+  const campaign = card.campaign_id ? await ctx.uow.campaigns.get(card.campaign_id) : undefined;
+  return {
+    id: card.id,
+    code: card.code,
+    type: card.type,
+    campaign: campaign?.name ?? null,
+    campaign_id: card.campaign_id,
+    holder_id: card.holder_id,
+    category_id: card.category_id,
+    active: card.active,
+    loyalty_card: card.loyalty_card,
+    start_date: card.start_date,
+    expiration_date: card.expiration_date,
+    metadata: card.metadata,
+    created_at: card.created_at,
+    updated_at: card.updated_at,
+    object: 'voucher' as const,
+  };
 }
 
 export function notLoyaltyCard(code: string) {

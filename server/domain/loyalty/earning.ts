@@ -16,6 +16,7 @@ import { timeframeWithoutStart, validityAt } from '../validity.js';
 import type { VoucherRecord } from '../vouchers.js';
 import { movePoints, recordCardEvent } from './cards.js';
 import { enroll } from './members.js';
+import { expiryFor } from './expiration.js';
 import { addPending } from './pending-points.js';
 import { findProgram } from './programs.js';
 import { currentTier, mapped } from './tiers.js';
@@ -34,32 +35,69 @@ function ruleError(details: string) {
   return invalid('invalid_earning_rule', 'Invalid earning rule', details);
 }
 
-const RATIO_OF = {
+type Loyalty = EarningRule['loyalty'];
+type Proportional = Extract<Loyalty, { type: 'PROPORTIONAL' }>;
+type CalculationType = Proportional['calculation_type'];
+type RatioGroup = 'order' | 'order_items' | 'customer' | 'custom_event';
+
+/** Where each calculation keeps its ratio: `loyalty.<group>.<key>`. */
+const RATIO_OF: Record<CalculationType, readonly [RatioGroup, string]> = {
   ORDER_AMOUNT: ['order', 'amount'],
   ORDER_TOTAL_AMOUNT: ['order', 'total_amount'],
+  ORDER_METADATA: ['order', 'metadata'],
   ORDER_ITEMS_QUANTITY: ['order_items', 'quantity'],
   ORDER_ITEMS_AMOUNT: ['order_items', 'amount'],
-} as const;
+  ORDER_ITEMS_SUBTOTAL_AMOUNT: ['order_items', 'subtotal_amount'],
+  CUSTOMER_METADATA: ['customer', 'metadata'],
+  CUSTOM_EVENT_METADATA: ['custom_event', 'metadata'],
+};
+
+function ratioOf(loyalty: Proportional): { every: number; points: number; property?: string } | undefined {
+  const [group, key] = RATIO_OF[loyalty.calculation_type];
+  return (loyalty[group] as Record<string, { every: number; points: number; property?: string }> | undefined)?.[key];
+}
 
 /** Checks what the schema cannot: the ratio a calculation needs, and the tier or segment an event needs. */
 async function checkRule(ctx: DomainContext, campaignId: string, rule: EarningRule): Promise<void> {
   const loyalty = rule.loyalty;
+  const event = rule.event ?? ORDER_PAID;
   if (loyalty.type === 'PROPORTIONAL') {
     const [group, key] = RATIO_OF[loyalty.calculation_type];
-    const ratio = (loyalty[group] as Record<string, unknown> | undefined)?.[key];
-    if (!ratio) throw ruleError(`A ${loyalty.calculation_type} rule needs loyalty.${group}.${key}`);
-    if (rule.event !== ORDER_PAID && group === 'order_items') throw ruleError(`Only ${ORDER_PAID} rules can count order items`);
+    if (!ratioOf(loyalty)) throw ruleError(`A ${loyalty.calculation_type} rule needs loyalty.${group}.${key}`);
+    if ((group === 'order' || group === 'order_items') && event !== ORDER_PAID) throw ruleError(`Only ${ORDER_PAID} rules can use ${loyalty.calculation_type}`);
+    if (group === 'custom_event' && BUILT_IN.has(event)) throw ruleError(`Only custom event rules can use ${loyalty.calculation_type}`);
   }
-  if (rule.event === TIER_JOINED) {
-    if (!rule.loyalty_tier) throw ruleError(`A ${TIER_JOINED} rule needs loyalty_tier`);
+  if (event === TIER_JOINED) {
+    if (!rule.loyalty_tier?.id) throw ruleError(`A ${TIER_JOINED} rule needs loyalty_tier.id`);
     const tier = await ctx.uow.loyalty_tiers.get(rule.loyalty_tier.id);
     if (!tier || tier.campaign_id !== campaignId) throw notFound('loyalty_tier', rule.loyalty_tier.id);
   } else if (rule.loyalty_tier) throw ruleError(`loyalty_tier belongs to ${TIER_JOINED} rules only`);
-  if (rule.event === SEGMENT_ENTERED && !rule.segment) throw ruleError(`A ${SEGMENT_ENTERED} rule needs segment`);
-  if (rule.event !== SEGMENT_ENTERED && rule.segment) throw ruleError(`segment belongs to ${SEGMENT_ENTERED} rules only`);
-  if (rule.event !== ORDER_PAID && loyalty.type === 'PROPORTIONAL' && !BUILT_IN.has(rule.event)) {
-    throw ruleError('A custom event rule gives FIXED points');
+  if (event === SEGMENT_ENTERED && !rule.segment?.id) throw ruleError(`A ${SEGMENT_ENTERED} rule needs segment.id`);
+  if (event !== SEGMENT_ENTERED && rule.segment) throw ruleError(`segment belongs to ${SEGMENT_ENTERED} rules only`);
+  if (rule.pending_points && rule.pending_points.period_value === undefined) throw ruleError('pending_points needs period_value');
+}
+
+/**
+ * The request's fields as a rule stores them: the custom event schema named by ID, pending points with
+ * their default unit, the banner alone of `source`. Fields left out stay undefined.
+ */
+async function ruleFields(ctx: DomainContext, input: RuleUpdate): Promise<Partial<EarningRule>> {
+  const { source, custom_event, pending_points, ...rest } = input;
+  const fields: Partial<EarningRule> = { ...(rest as Partial<EarningRule>) };
+  if (custom_event !== undefined) {
+    if (custom_event === null || custom_event.schema_id === undefined) fields.custom_event = null;
+    else {
+      const schema = await ctx.uow.custom_event_schemas.get(custom_event.schema_id);
+      if (!schema) throw notFound('custom_event_schema', custom_event.schema_id);
+      fields.custom_event = { schema_id: schema.id };
+      if (input.event === undefined) fields.event = schema.name;
+    }
   }
+  if (pending_points !== undefined) {
+    fields.pending_points = pending_points && { period_type: pending_points.period_type ?? 'DAY', period_value: pending_points.period_value! };
+  }
+  if (source !== undefined) fields.source = { banner: source.banner ?? null } as EarningRule['source'];
+  return fields;
 }
 
 export async function findEarningRule(ctx: DomainContext, campaignRef: string, ruleId: string): Promise<EarningRule> {
@@ -73,15 +111,20 @@ export async function createEarningRules(ctx: DomainContext, campaignRef: string
   const program = await findProgram(ctx, campaignRef);
   const created: EarningRule[] = [];
   for (const request of input) {
+    if (!request.loyalty) throw ruleError('An earning rule needs loyalty');
+    const fields = await ruleFields(ctx, request);
     const rule: EarningRule = {
       id: newId('ern'),
       campaign_id: program.id,
-      event: request.event,
+      event: fields.event ?? ORDER_PAID,
+      custom_event: fields.custom_event ?? null,
       loyalty: request.loyalty,
-      source: { banner: request.source?.banner ?? null, object_id: program.id, object_type: 'campaign' },
-      loyalty_tier: request.loyalty_tier ?? null,
-      segment: request.segment ?? null,
-      pending_points: request.pending_points ?? null,
+      source: { banner: fields.source?.banner ?? null, object_id: program.id, object_type: 'campaign' },
+      loyalty_tier: fields.loyalty_tier ?? null,
+      segment: fields.segment ?? null,
+      pending_points: fields.pending_points ?? null,
+      expiration_rules: fields.expiration_rules ?? null,
+      validation_rule_id: fields.validation_rule_id ?? null,
       active: request.active ?? true,
       start_date: request.start_date ?? null,
       expiration_date: request.expiration_date ?? null,
@@ -102,9 +145,10 @@ export async function createEarningRules(ctx: DomainContext, campaignRef: string
 export async function updateEarningRule(ctx: DomainContext, campaignRef: string, ruleId: string, input: RuleUpdate): Promise<EarningRule> {
   const rule = await findEarningRule(ctx, campaignRef, ruleId);
   if (timeframeWithoutStart(rule, input)) throw ruleError('validity_timeframe requires start_date');
-  const { source, ...changes } = input;
-  const updated = applyChanges(rule, { ...changes, ...(source && { source: { ...rule.source, banner: source.banner ?? rule.source.banner } }) }, ctx.clock.now().toISOString());
-  await checkRule(ctx, rule.campaign_id, updated);
+  const fields = await ruleFields(ctx, input);
+  const changes = { ...fields, ...(fields.source && { source: { ...rule.source, banner: fields.source.banner } }) };
+  const updated = applyChanges(rule, changes, ctx.clock.now().toISOString());
+  await checkRule(ctx, rule.campaign_id!, updated);
   return ctx.uow.earning_rules.update(updated);
 }
 
@@ -129,7 +173,7 @@ export async function listEarningRules(ctx: DomainContext, campaignRef: string, 
 
 /** A program's rules as they apply in a tier: FIXED points with the tier's mapping. */
 export function ruleInTier(rule: EarningRule, tier: LoyaltyTier): EarningRule {
-  const mapping = tier.earning_rules[rule.id];
+  const mapping = tier.earning_rules?.[rule.id];
   if (!mapping || rule.loyalty.type !== 'FIXED') return rule;
   return { ...rule, loyalty: { ...rule.loyalty, points: Math.max(1, mapped(rule.loyalty.points, mapping)) } };
 }
@@ -138,50 +182,100 @@ function steps(measure: number, ratio: { every: number; points: number }): numbe
   return Math.floor(measure / ratio.every) * ratio.points;
 }
 
-async function itemsMeasure(ctx: DomainContext, order: Order, ratio: Schemas['EarningItemsRatio'], field: 'quantity' | 'amount'): Promise<number> {
+/** A metadata value as a number: numbers and numeric strings count, anything else is 0. */
+function metadataNumber(metadata: Record<string, unknown> | null | undefined, property: string | undefined): number {
+  const value = property === undefined ? undefined : metadata?.[property];
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(number) ? number : 0;
+}
+
+type ItemsRatio = Schemas['EarningItemsRatio'];
+
+/** Whether an order line is one of the ratio's products, SKUs or collections. */
+async function lineMatches(ctx: DomainContext, ratio: ItemsRatio, line: { product_id: string | null; sku_id: string | null; quantity: number; price: number | null; amount: number }): Promise<boolean> {
+  const targets = [...(ratio.object && ratio.id ? [{ object: ratio.object, id: ratio.id }] : []), ...(ratio.applicable_to ?? [])];
+  for (const target of targets) {
+    if (!target.object || !target.id) continue;
+    if (target.object === 'product' && line.product_id === target.id) return true;
+    if (target.object === 'sku' && line.sku_id === target.id) return true;
+    if (target.object === 'products_collection' && (await inCollection(ctx, target.id, line))) return true;
+  }
+  return false;
+}
+
+/**
+ * The quantity, amount or subtotal of the matching lines. Stored orders keep no discount per line, so a
+ * line's subtotal (its amount less its own discounts) is its amount less a `discount_amount` when it has one.
+ */
+async function itemsMeasure(ctx: DomainContext, order: Order, ratio: ItemsRatio, field: 'quantity' | 'amount' | 'subtotal_amount'): Promise<number> {
   let total = 0;
   for (const item of order.items) {
-    const priced = { product_id: item.product_id ?? null, sku_id: item.sku_id ?? null, quantity: item.quantity ?? 1, price: item.price ?? null, amount: item.amount ?? 0 };
-    const matches =
-      ratio.object === 'product' ? priced.product_id === ratio.id : ratio.object === 'sku' ? priced.sku_id === ratio.id : await inCollection(ctx, ratio.id, priced);
-    if (matches) total += field === 'quantity' ? priced.quantity : priced.amount;
+    const line = { product_id: item.product_id ?? null, sku_id: item.sku_id ?? null, quantity: item.quantity ?? 1, price: item.price ?? null, amount: item.amount ?? 0 };
+    if (!(await lineMatches(ctx, ratio, line))) continue;
+    const discount = (item as { discount_amount?: number | null }).discount_amount ?? 0;
+    total += field === 'quantity' ? line.quantity : field === 'amount' ? line.amount : line.amount - discount;
   }
   return total;
 }
 
-/** Points a rule gives for an event (with an order, for order rules), before the tier's mapping. */
-async function pointsFor(ctx: DomainContext, rule: EarningRule, order?: Order): Promise<number> {
+/** What an event offers the rules: the order of an order event, the member, the custom event's metadata. */
+export interface EarningContext {
+  order?: Order;
+  customerId?: string | null;
+  eventMetadata?: Record<string, unknown>;
+}
+
+/** Points a rule gives for an event, before the tier's mapping; 0 when the event lacks what the rule measures. */
+async function pointsFor(ctx: DomainContext, rule: EarningRule, context: EarningContext): Promise<number> {
   const loyalty = rule.loyalty;
   if (loyalty.type === 'FIXED') return loyalty.points;
-  if (!order) return 0;
-  let points = 0;
+  const ratio = ratioOf(loyalty);
+  if (!ratio) return 0;
+  const { order } = context;
+  let measure = 0;
   switch (loyalty.calculation_type) {
     case 'ORDER_AMOUNT':
-      points = steps(order.amount, loyalty.order!.amount!);
+      measure = order?.amount ?? 0;
       break;
     case 'ORDER_TOTAL_AMOUNT':
-      points = steps(order.total_amount, loyalty.order!.total_amount!);
+      measure = order?.total_amount ?? 0;
+      break;
+    case 'ORDER_METADATA':
+      measure = metadataNumber(order?.metadata, ratio.property);
       break;
     case 'ORDER_ITEMS_QUANTITY':
-      points = steps(await itemsMeasure(ctx, order, loyalty.order_items!.quantity!, 'quantity'), loyalty.order_items!.quantity!);
+      measure = order ? await itemsMeasure(ctx, order, loyalty.order_items!.quantity!, 'quantity') : 0;
       break;
     case 'ORDER_ITEMS_AMOUNT':
-      points = steps(await itemsMeasure(ctx, order, loyalty.order_items!.amount!, 'amount'), loyalty.order_items!.amount!);
+      measure = order ? await itemsMeasure(ctx, order, loyalty.order_items!.amount!, 'amount') : 0;
+      break;
+    case 'ORDER_ITEMS_SUBTOTAL_AMOUNT':
+      measure = order ? await itemsMeasure(ctx, order, loyalty.order_items!.subtotal_amount!, 'subtotal_amount') : 0;
+      break;
+    case 'CUSTOMER_METADATA': {
+      const customer = context.customerId ? await ctx.uow.customers.get(context.customerId) : undefined;
+      measure = metadataNumber(customer?.metadata, ratio.property);
+      break;
+    }
+    case 'CUSTOM_EVENT_METADATA':
+      measure = metadataNumber(context.eventMetadata, ratio.property);
       break;
   }
+  const points = steps(Math.max(0, measure), ratio);
   return loyalty.max_points !== undefined ? Math.min(points, loyalty.max_points) : points;
 }
 
 function activationDay(rule: EarningRule, now: Date): string | null {
   if (!rule.pending_points) return null;
-  const unit = rule.pending_points.period_type === 'DAY' ? 'days' : 'months';
+  const unit = rule.pending_points.period_type === 'MONTH' ? 'months' : 'days';
   return DateTime.fromJSDate(now, { zone: 'utc' }).plus({ [unit]: rule.pending_points.period_value }).toISODate();
 }
 
 /** Gives a card the points of a rule for an event: pending when the rule says so, at once otherwise. */
-async function earn(ctx: DomainContext, card: VoucherRecord, rule: EarningRule, trigger: EventRecord, order?: Order): Promise<void> {
+async function earn(ctx: DomainContext, card: VoucherRecord, rule: EarningRule, trigger: EventRecord, context: EarningContext = {}): Promise<void> {
+  const { order } = context;
   const tier = await currentTier(ctx, card.id);
-  const points = mapped(await pointsFor(ctx, rule, order), tier?.earning_rules[rule.id]);
+  const points = mapped(await pointsFor(ctx, rule, { customerId: card.holder_id, ...context }), tier?.earning_rules?.[rule.id]);
   if (points <= 0) return;
   const activates = activationDay(rule, ctx.clock.now());
   if (activates) {
@@ -192,7 +286,8 @@ async function earn(ctx: DomainContext, card: VoucherRecord, rule: EarningRule, 
     points,
     type: 'POINTS_ACCRUAL',
     operation: 'AUTOMATIC',
-    details: { earning_rule: { id: rule.id }, ...(order && { order: { id: order.id, source_id: order.source_id } }) },
+    expiresOn: earnedExpiry(rule, ctx.clock.now()),
+    details: await earningDetails(ctx, rule, trigger, tier, order),
   });
   await recordCardEvent(ctx, 'customer.rewarded.loyalty_points', moved.card, {
     points,
@@ -200,6 +295,26 @@ async function earn(ctx: DomainContext, card: VoucherRecord, rule: EarningRule, 
     earning_rule: { id: rule.id, source: { banner: rule.source.banner } },
     ...(order && { order: { id: order.id, source_id: order.source_id } }),
   });
+}
+
+/** When points a rule gives expire: by the rule's own expiration rules, else (undefined) by the program's. */
+export function earnedExpiry(rule: EarningRule, now: Date): string | null | undefined {
+  return rule.expiration_rules ? expiryFor(rule.expiration_rules, now.toISOString().slice(0, 10)) : undefined;
+}
+
+/** What a transaction says about the rule and the event that earned its points. */
+export async function earningDetails(ctx: DomainContext, rule: EarningRule, trigger: EventRecord, tier: LoyaltyTier | undefined, order?: Order | { id: string; source_id: string | null } | null) {
+  const joined = rule.event === TIER_JOINED && rule.loyalty_tier?.id ? await ctx.uow.loyalty_tiers.get(rule.loyalty_tier.id) : undefined;
+  const schema = rule.custom_event ? await ctx.uow.custom_event_schemas.get(rule.custom_event.schema_id) : undefined;
+  return {
+    earning_rule: { id: rule.id, source: { banner: rule.source.banner } },
+    event: { id: trigger.id, type: trigger.type },
+    ...(order && { order: { id: order.id, source_id: order.source_id } }),
+    ...(tier && { holder_loyalty_tier: { id: tier.id, name: tier.name } }),
+    ...(joined && { loyalty_tier: { id: joined.id, name: joined.name } }),
+    ...(trigger.type === 'customer.custom_event' && { custom_event: { id: trigger.id, type: rule.event ?? '' } }),
+    ...(schema && { event_schema: { id: schema.id, name: schema.name } }),
+  };
 }
 
 function ruleApplies(ctx: DomainContext, rule: EarningRule): boolean {
@@ -236,7 +351,7 @@ export async function earnOnOrderPaid(ctx: DomainContext, order: Order): Promise
   for (const card of await cardsForEvent(ctx, order.customer_id, ORDER_PAID)) {
     for (const rule of await ctx.uow.earning_rules.findBy('campaign_id', card.campaign_id!)) {
       if (rule.event !== ORDER_PAID || !ruleApplies(ctx, rule)) continue;
-      await earn(ctx, (await ctx.uow.vouchers.get(card.id)) ?? card, rule, trigger, order);
+      await earn(ctx, (await ctx.uow.vouchers.get(card.id)) ?? card, rule, trigger, { order });
     }
   }
 }
@@ -255,13 +370,19 @@ export async function earnOnTierJoined(ctx: DomainContext, card: VoucherRecord, 
  * A custom event happened to a customer: the rules based on it give points on the named card, or on every
  * card the customer holds in programs with such rules.
  */
-export async function earnOnCustomEvent(ctx: DomainContext, customerId: string, trigger: EventRecord, eventName: string, cardCode?: string): Promise<void> {
+export async function earnOnCustomEvent(ctx: DomainContext, customerId: string, trigger: EventRecord, eventName: string, cardCode?: string, metadata?: Record<string, unknown>): Promise<void> {
   let cards = await cardsForEvent(ctx, customerId, eventName);
   if (cardCode !== undefined) cards = cards.filter((card) => card.code === cardCode);
   for (const card of cards) {
     for (const rule of await ctx.uow.earning_rules.findBy('campaign_id', card.campaign_id!)) {
       if (rule.event !== eventName || !ruleApplies(ctx, rule)) continue;
-      await earn(ctx, (await ctx.uow.vouchers.get(card.id)) ?? card, rule, trigger);
+      await earn(ctx, (await ctx.uow.vouchers.get(card.id)) ?? card, rule, trigger, { eventMetadata: metadata ?? eventMetadataOf(trigger) });
     }
   }
+}
+
+/** The metadata a custom event was recorded with. */
+function eventMetadataOf(trigger: EventRecord): Record<string, unknown> | undefined {
+  const event = (trigger.data as { event?: { metadata?: Record<string, unknown> } }).event;
+  return event?.metadata;
 }

@@ -3,10 +3,10 @@ import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { recordEvent } from '../events.js';
-import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from '../pagination.js';
-import { customerFor } from '../publications.js';
+import { upsertCustomer, type Customer } from '../customers.js';
+import { pageWindow, parseOrder, type PageRequest, type SortOrder } from '../pagination.js';
 import { createVoucher, presentVoucher, type VoucherRecord } from '../vouchers.js';
-import { cardState, movePoints, recordCardEvent } from './cards.js';
+import { cardState, movePoints, recordCardEvent, transactionVoucher } from './cards.js';
 import { findProgram } from './programs.js';
 import { followTier } from './tiers.js';
 import type { CampaignRecord } from '../campaigns.js';
@@ -14,7 +14,7 @@ import type { CampaignRecord } from '../campaigns.js';
 type MemberCreate = components['schemas']['LoyaltyMembersCreateRequestBody'];
 
 /** Gives the customer a card of the program and starts its loyalty state (tier, activity). */
-export async function enroll(ctx: DomainContext, program: CampaignRecord, customerId: string, code?: string): Promise<VoucherRecord> {
+export async function enroll(ctx: DomainContext, program: CampaignRecord, customerId: string, code?: string, via: { channel?: string | null; sourceId?: string | null } = {}): Promise<VoucherRecord> {
   const held = (await ctx.uow.vouchers.findBy('holder_id', customerId)).filter((voucher) => voucher.campaign_id === program.id);
   if (program.join_once && held.length > 0) {
     throw invalid('customer_already_member', 'Customer already a member', `The customer already holds card ${held[0]!.code} of ${program.name}, which allows one card per customer`);
@@ -35,20 +35,60 @@ export async function enroll(ctx: DomainContext, program: CampaignRecord, custom
   const given = await ctx.uow.vouchers.update({ ...card, holder_id: customerId, publish_count: card.publish_count + 1, updated_at: now });
   const state = await cardState(ctx, given);
   await ctx.uow.loyalty_cards.update({ ...state, joined_at: now });
-  await recordEvent(ctx, 'voucher.published', { campaign_id: program.id, customer_id: customerId, voucher_id: given.id }, { voucher: { id: given.id, code: given.code }, customer: { id: customerId } });
+  await recordEvent(ctx, 'voucher.published', { campaign_id: program.id, customer_id: customerId, voucher_id: given.id }, {
+    voucher: { id: given.id, code: given.code },
+    customer: { id: customerId },
+    ...(via.channel != null && { channel: via.channel }),
+    ...(via.sourceId != null && { source_id: via.sourceId }),
+  });
   await followTier(ctx, given);
   return (await ctx.uow.vouchers.get(given.id)) ?? given;
 }
 
+/**
+ * The customer who joins: by ID, then by `source_id` (created when new); a customer named only by its other
+ * fields is created from them. An existing customer is left as it is.
+ */
+async function joiningCustomer(ctx: DomainContext, input: MemberCreate['customer']): Promise<Customer> {
+  const { id, source_id, ...fields } = input;
+  if (id != null) {
+    const customer = await ctx.uow.customers.get(id);
+    if (!customer) throw notFound('customer', id);
+    return customer;
+  }
+  if (source_id != null) {
+    const existing = await ctx.uow.customers.getBy('source_id', source_id);
+    if (existing) return existing;
+  }
+  return upsertCustomer(ctx, { ...fields, ...(source_id != null && { source_id }) });
+}
+
 export async function addMember(ctx: DomainContext, campaignRef: string, input: MemberCreate): Promise<VoucherRecord> {
   const program = await findProgram(ctx, campaignRef);
-  const customer = await customerFor(ctx, input.customer);
-  const card = await enroll(ctx, program, customer.id, input.voucher);
-  if (input.metadata === undefined) return card;
+  const customer = await joiningCustomer(ctx, input.customer);
+  const card = await enroll(ctx, program, customer.id, input.voucher ?? undefined, { channel: input.channel, sourceId: input.source_id });
+  if (input.metadata == null) return card;
   return ctx.uow.vouchers.update({ ...card, metadata: { ...card.metadata, ...input.metadata } });
 }
 
-export async function listMembers(ctx: DomainContext, campaignRef: string, query: PageRequest & { order?: SortOrder; customer?: string }) {
+export interface MemberQuery extends PageRequest {
+  order?: SortOrder | 'code' | '-code';
+  customer?: string;
+  code?: string;
+  ids?: string[];
+  created_at?: { before?: string; after?: string };
+  updated_at?: { before?: string; after?: string };
+}
+
+/** Whether a moment lies strictly inside the range (either bound may be absent). */
+function within(moment: string | null, range: { before?: string; after?: string } | undefined): boolean {
+  if (!range) return true;
+  if (moment === null) return range.before === undefined && range.after === undefined;
+  const at = Date.parse(moment);
+  return (range.before === undefined || at < Date.parse(range.before)) && (range.after === undefined || at > Date.parse(range.after));
+}
+
+export async function listMembers(ctx: DomainContext, campaignRef: string, query: MemberQuery) {
   const program = await findProgram(ctx, campaignRef);
   let holderId: string | undefined;
   if (query.customer !== undefined) {
@@ -58,8 +98,14 @@ export async function listMembers(ctx: DomainContext, campaignRef: string, query
   }
   const page = await ctx.uow.vouchers.query({
     index: { field: 'campaign_id', value: program.id },
-    where: (card) => card.holder_id !== null && (holderId === undefined || card.holder_id === holderId),
-    orderBy: parseTimestampOrder(query.order ?? '-created_at'),
+    where: (card) =>
+      card.holder_id !== null &&
+      (holderId === undefined || card.holder_id === holderId) &&
+      (query.code === undefined || card.code === query.code) &&
+      (query.ids === undefined || query.ids.includes(card.id)) &&
+      within(card.created_at, query.created_at) &&
+      within(card.updated_at, query.updated_at),
+    orderBy: parseOrder<'created_at' | 'updated_at' | 'code'>(query.order ?? '-created_at'),
     ...pageWindow(query),
   });
   return { rows: await Promise.all(page.rows.map((card) => presentVoucher(ctx, card))), total: page.total };
@@ -79,7 +125,7 @@ export async function transferPoints(ctx: DomainContext, target: VoucherRecord, 
       operation: 'MANUAL',
       reason: transfer.reason ?? null,
       sourceId: transfer.source_id ?? null,
-      details: { destination_voucher: { id: card.id, code: card.code } },
+      details: { destination_voucher: await transactionVoucher(ctx, card) },
     });
     const into = await movePoints(ctx, card, {
       points: transfer.points,
@@ -87,7 +133,7 @@ export async function transferPoints(ctx: DomainContext, target: VoucherRecord, 
       operation: 'MANUAL',
       reason: transfer.reason ?? null,
       sourceId: transfer.source_id ?? null,
-      details: { source_voucher: { id: source.id, code: source.code } },
+      details: { source_voucher: await transactionVoucher(ctx, out.card) },
       relatedTransactionId: out.transaction.id,
     });
     await ctx.uow.loyalty_transactions.update({ ...out.transaction, related_transaction_id: into.transaction.id });

@@ -1,4 +1,5 @@
 /** Pending points: points earned on a card that wait for their `activates_at` day. */
+import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { EventRecord } from '../events.js';
@@ -6,6 +7,7 @@ import { newId } from '../ids.js';
 import type { Order } from '../orders.js';
 import type { VoucherRecord } from '../vouchers.js';
 import { balanceError, movePoints, recordCardEvent, type LoyaltyCardBalance } from './cards.js';
+import { earnedExpiry, TIER_JOINED } from './earning.js';
 import { dayBefore, noteDueDay } from './settle-clock.js';
 import type { EarningRule, LoyaltyTier, PendingPoints } from './types.js';
 
@@ -20,6 +22,7 @@ export interface PendingEarning {
 
 export async function addPending(ctx: DomainContext, card: VoucherRecord, earning: PendingEarning): Promise<PendingPoints> {
   const { rule, trigger, tier, order } = earning;
+  const joined = rule.event === TIER_JOINED && rule.loyalty_tier?.id ? await ctx.uow.loyalty_tiers.get(rule.loyalty_tier.id) : undefined;
   const entry = await ctx.uow.pending_points.insert({
     id: newId('lopp'),
     voucher_id: card.id,
@@ -29,8 +32,10 @@ export async function addPending(ctx: DomainContext, card: VoucherRecord, earnin
     points: earning.points,
     activates_at: earning.activatesAt,
     created_at: ctx.clock.now().toISOString(),
+    updated_at: null,
     details: {
       holder_loyalty_tier: tier ? { id: tier.id, name: tier.name } : null,
+      ...(joined && { loyalty_tier: { id: joined.id, name: joined.name } }),
       event: {
         id: trigger.id,
         type: trigger.type,
@@ -72,13 +77,18 @@ export async function activatePending(ctx: DomainContext, entry: PendingPoints, 
       related_object: { type: 'voucher', id: card.id },
     };
   }
+  const rule = await ctx.uow.earning_rules.get(entry.details.earning_rule.id);
   const moved = await movePoints(ctx, card, {
     points: entry.points,
-    type: 'POINTS_ACCRUAL',
+    type: 'PENDING_POINTS_ACTIVATION',
     operation,
+    ...(rule && { expiresOn: earnedExpiry(rule, ctx.clock.now()) }),
     details: {
-      pending_points: { id: entry.id },
-      earning_rule: { id: entry.details.earning_rule.id },
+      pending_points: entry,
+      earning_rule: entry.details.earning_rule,
+      ...(entry.details.event.id && entry.details.event.type && { event: { id: entry.details.event.id, type: entry.details.event.type } }),
+      ...(entry.details.holder_loyalty_tier && { holder_loyalty_tier: entry.details.holder_loyalty_tier }),
+      ...(entry.details.loyalty_tier && { loyalty_tier: entry.details.loyalty_tier }),
       ...(entry.details.order && { order: entry.details.order }),
     },
   });
@@ -92,11 +102,23 @@ export async function cancelPending(ctx: DomainContext, card: VoucherRecord, pen
   await recordCardEvent(ctx, 'customer.loyalty.card.pending_points.canceled', card, { pending_points: entry, points: entry.points });
 }
 
-export async function adjustPending(ctx: DomainContext, card: VoucherRecord, pendingId: string, points: number): Promise<PendingPoints> {
+/** Changes the entry's points; answers with the change, the entry's new points and the card's balance. */
+export async function adjustPending(ctx: DomainContext, card: VoucherRecord, pendingId: string, points = 0): Promise<PendingBalance> {
   const entry = await findPending(ctx, card, pendingId);
   if (entry.points + points < 0) throw balanceError(`Taking ${-points} points from pending entry ${entry.id} would leave ${entry.points + points}`);
-  return ctx.uow.pending_points.update({ ...entry, points: entry.points + points });
+  const updated = points === 0 ? entry : await ctx.uow.pending_points.update({ ...entry, points: entry.points + points, updated_at: ctx.clock.now().toISOString() });
+  return {
+    points,
+    total: updated.points,
+    balance: card.loyalty_card?.balance ?? 0,
+    type: 'loyalty_card',
+    object: 'balance',
+    operation_type: 'MANUAL',
+    related_object: { type: 'voucher', id: card.id },
+  };
 }
+
+type PendingBalance = components['schemas']['LoyaltyPendingPointsBalance'];
 
 export interface PendingQuery {
   limit?: number;

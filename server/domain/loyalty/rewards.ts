@@ -8,17 +8,18 @@ import { recordEvent } from '../events.js';
 import { newId } from '../ids.js';
 import { orderForRedemption } from '../orders.js';
 import { pageWindow, type PageRequest } from '../pagination.js';
-import { createVoucher, type VoucherRecord } from '../vouchers.js';
+import { createVoucher, presentVoucher, type VoucherRecord, type VoucherView } from '../vouchers.js';
 import { cardState, movePoints, recordCardEvent } from './cards.js';
 import { enroll } from './members.js';
 import { findProgram } from './programs.js';
 import { currentTier, findTier, mapped } from './tiers.js';
-import type { LoyaltyTier, Reward, RewardAssignment } from './types.js';
+import type { LoyaltyTier, Reward, RewardAssignment, StoredRewardParameters } from './types.js';
 
 type Schemas = components['schemas'];
 type RewardCreate = Schemas['RewardsCreateRequestBody'];
 type RewardUpdate = Schemas['RewardsUpdateRequestBody'];
 type Parameters = Schemas['RewardParameters'];
+type RewardType = Reward['type'];
 type Redemption = Schemas['LoyaltyRewardRedemption'];
 
 const PART_OF = { CAMPAIGN: 'campaign', COIN: 'coin', MATERIAL: 'product' } as const;
@@ -28,13 +29,26 @@ function rewardError(details: string) {
   return invalid('invalid_reward', 'Invalid reward', details);
 }
 
+/** The type the request names, else the one its single parameters part implies. */
+function rewardType(input: { type?: RewardType; parameters: Parameters }): RewardType {
+  if (input.type) return input.type;
+  const parts = (Object.keys(input.parameters) as (keyof Parameters)[]).filter((part) => input.parameters[part] !== undefined);
+  if (parts.length !== 1) throw rewardError('parameters needs exactly one of campaign, coin or product');
+  return ({ campaign: 'CAMPAIGN', coin: 'COIN', product: 'MATERIAL' } as const)[parts[0]!];
+}
+
+/** A ratio sent as a number or a numeric string, as a number. */
+function ratio(value: number | string | undefined, fallback: number): number {
+  return value === undefined ? fallback : Number(value);
+}
+
 /** Checks the parameters against the type and the catalog; returns them as stored. */
-async function resolveParameters(ctx: DomainContext, type: Reward['type'], parameters: Parameters): Promise<Parameters> {
+async function resolveParameters(ctx: DomainContext, type: Reward['type'], parameters: Parameters): Promise<StoredRewardParameters> {
   const own = PART_OF[type];
   const foreign = (Object.keys(parameters) as (keyof Parameters)[]).find((part) => part !== own);
   if (foreign) throw rewardError(`A ${type} reward cannot have parameters.${foreign}`);
   if (type === 'CAMPAIGN') {
-    if (!parameters.campaign) throw rewardError('A CAMPAIGN reward needs parameters.campaign');
+    if (!parameters.campaign?.id) throw rewardError('A CAMPAIGN reward needs parameters.campaign.id');
     const campaign = await findCampaign(ctx, parameters.campaign.id);
     const campaignType = campaign.campaign_type;
     if (!(REWARDABLE as readonly string[]).includes(campaignType)) throw rewardError(`A ${campaignType} campaign cannot be a reward`);
@@ -44,10 +58,12 @@ async function resolveParameters(ctx: DomainContext, type: Reward['type'], param
     return { campaign: { id: campaign.id, balance, type: campaignType as (typeof REWARDABLE)[number] } };
   }
   if (type === 'COIN') {
-    if (!parameters.coin) throw rewardError('A COIN reward needs parameters.coin');
-    return { coin: parameters.coin };
+    if (parameters.coin?.exchange_ratio === undefined) throw rewardError('A COIN reward needs parameters.coin.exchange_ratio');
+    const coin = { exchange_ratio: ratio(parameters.coin.exchange_ratio, 0), points_ratio: ratio(parameters.coin.points_ratio, 1) };
+    if (!(coin.exchange_ratio > 0) || !Number.isInteger(coin.points_ratio) || coin.points_ratio < 1) throw rewardError('parameters.coin needs a positive exchange_ratio and a whole points_ratio of 1 or more');
+    return { coin };
   }
-  if (!parameters.product) throw rewardError('A MATERIAL reward needs parameters.product');
+  if (!parameters.product?.id) throw rewardError('A MATERIAL reward needs parameters.product.id');
   const product = await ctx.uow.products.get(parameters.product.id);
   if (!product) throw notFound('product', parameters.product.id);
   const skuId = parameters.product.sku_id ?? null;
@@ -64,13 +80,22 @@ export async function findReward(ctx: DomainContext, id: string): Promise<Reward
   return reward;
 }
 
+/** A name for a reward created without one: what it gives. */
+async function defaultName(ctx: DomainContext, parameters: StoredRewardParameters): Promise<string> {
+  if (parameters.campaign) return (await ctx.uow.campaigns.get(parameters.campaign.id))?.name ?? parameters.campaign.id;
+  if (parameters.product) return (await ctx.uow.products.get(parameters.product.id))?.name ?? parameters.product.id;
+  return 'Pay with points';
+}
+
 export async function createReward(ctx: DomainContext, input: RewardCreate): Promise<Reward> {
-  if (input.type !== 'MATERIAL' && input.stock !== undefined && input.stock !== null) throw rewardError('Only MATERIAL rewards have stock');
+  const type = rewardType(input);
+  if (type !== 'MATERIAL' && input.stock !== undefined && input.stock !== null) throw rewardError('Only MATERIAL rewards have stock');
+  const parameters = await resolveParameters(ctx, type, input.parameters);
   return ctx.uow.rewards.insert({
     id: newId('rew'),
-    name: input.name,
-    type: input.type,
-    parameters: await resolveParameters(ctx, input.type, input.parameters),
+    name: input.name ?? (await defaultName(ctx, parameters)),
+    type,
+    parameters,
     stock: input.stock ?? null,
     redeemed: 0,
     attributes: { image_url: input.attributes?.image_url ?? null, description: input.attributes?.description ?? null },
@@ -122,7 +147,8 @@ export async function createAssignment(ctx: DomainContext, rewardId: string, inp
   const reward = await findReward(ctx, rewardId);
   const campaign = await findCampaign(ctx, input.campaign);
   if (campaign.campaign_type !== 'LOYALTY_PROGRAM') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', `Campaign ${campaign.name} is not a loyalty program`);
-  if (!input.parameters && reward.type !== 'COIN') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'parameters.loyalty.points is required');
+  const points = input.parameters?.loyalty?.points;
+  if (points === undefined && reward.type !== 'COIN') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'parameters.loyalty.points is required');
   const offered = await ctx.uow.reward_assignments.findBy('reward_id', reward.id);
   if (offered.some((assignment) => assignment.related_object_id === campaign.id)) throw duplicate('reward_assignment', 'campaign', campaign.id);
   return ctx.uow.reward_assignments.insert({
@@ -130,7 +156,7 @@ export async function createAssignment(ctx: DomainContext, rewardId: string, inp
     reward_id: reward.id,
     related_object_id: campaign.id,
     related_object_type: 'campaign',
-    parameters: input.parameters ?? { loyalty: { points: 0 } },
+    parameters: { loyalty: { points: points ?? 0, ...(input.parameters?.loyalty?.auto_redeem !== undefined && { auto_redeem: input.parameters.loyalty.auto_redeem }) } },
     created_at: ctx.clock.now().toISOString(),
     updated_at: null,
     object: 'reward_assignment',
@@ -139,7 +165,18 @@ export async function createAssignment(ctx: DomainContext, rewardId: string, inp
 
 export async function updateAssignment(ctx: DomainContext, rewardId: string, assignmentId: string, input: Schemas['RewardAssignmentsUpdateRequestBody']) {
   const assignment = await findAssignment(ctx, rewardId, assignmentId);
-  return ctx.uow.reward_assignments.update({ ...assignment, parameters: input.parameters, updated_at: ctx.clock.now().toISOString() });
+  const loyalty = input.parameters?.loyalty;
+  return ctx.uow.reward_assignments.update({
+    ...assignment,
+    parameters: {
+      loyalty: {
+        ...assignment.parameters.loyalty,
+        ...(loyalty?.points !== undefined && { points: loyalty.points }),
+        ...(loyalty?.auto_redeem !== undefined && { auto_redeem: loyalty.auto_redeem }),
+      },
+    },
+    updated_at: ctx.clock.now().toISOString(),
+  });
 }
 
 export async function deleteAssignment(ctx: DomainContext, rewardId: string, assignmentId: string): Promise<void> {
@@ -154,7 +191,7 @@ export async function listAssignments(ctx: DomainContext, rewardId: string, quer
 
 /** The assignment with the cost a member of the tier pays. */
 function inTier(assignment: RewardAssignment, tier: LoyaltyTier | undefined): RewardAssignment {
-  const mapping = tier?.rewards[assignment.id];
+  const mapping = tier?.rewards?.[assignment.id];
   if (!mapping) return assignment;
   return { ...assignment, parameters: { loyalty: { points: mapped(assignment.parameters.loyalty.points, mapping) } } };
 }
@@ -223,12 +260,31 @@ export async function coinRewardFor(ctx: DomainContext, card: VoucherRecord, ref
   return assignment ? ctx.uow.rewards.get(assignment.reward_id) : undefined;
 }
 
+/** A reward redemption as the domain makes it: the vouchers still need their assets, which the HTTP layer adds. */
+export type RedemptionDraft = Omit<Redemption, 'voucher' | 'reward'> & {
+  reward: Omit<Redemption['reward'], 'voucher'>;
+  /** The card after the redemption. */
+  card: VoucherView;
+  /** For a CAMPAIGN reward, the voucher the member received. */
+  issued: VoucherView | null;
+};
+
+/** The member as a redemption embeds them. */
+async function redemptionCustomer(ctx: DomainContext, customerId: string) {
+  const customer = await ctx.uow.customers.get(customerId);
+  if (!customer) return null;
+  return { id: customer.id, name: customer.name, email: customer.email, source_id: customer.source_id, metadata: customer.metadata, object: 'customer' as const };
+}
+
 /** Spends the card's points on a reward of its program. Nothing changes when it is refused. */
-export async function redeemReward(ctx: DomainContext, card: VoucherRecord, input: Schemas['LoyaltyRewardRedemptionRequestBody'], channelId: string): Promise<Redemption> {
+export async function redeemReward(ctx: DomainContext, card: VoucherRecord, input: Schemas['LoyaltyRewardRedemptionRequestBody'], channelId: string): Promise<RedemptionDraft> {
+  if (!input.reward?.id) throw invalid('invalid_payload', 'Invalid payload', 'Name the reward: reward.id, a reward ID or reward assignment ID');
+  const requested = { id: input.reward.id, points: input.reward.points };
   if (!card.holder_id) throw invalid('loyalty_card_not_assigned', 'Loyalty card not assigned', `Card ${card.code} has no holder`);
   if (!card.active) throw invalid('voucher_disabled', 'Voucher is disabled', `Card ${card.code} is disabled`);
   await cardState(ctx, card);
-  const assignment = inTier(await offeredAssignment(ctx, card, input.reward.id), await currentTier(ctx, card.id));
+  const tier = await currentTier(ctx, card.id);
+  const assignment = inTier(await offeredAssignment(ctx, card, requested.id), tier);
   const reward = await findReward(ctx, assignment.reward_id);
   const balance = card.loyalty_card?.balance ?? 0;
   let cost = assignment.parameters.loyalty.points;
@@ -240,7 +296,7 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
     if (!input.order) throw invalid('missing_order', 'Missing order', 'A COIN reward pays an order: give `order`');
     const items = await priceItems(ctx, input.order);
     const orderAmount = input.order.amount ?? items.reduce((sum, item) => sum + item.amount, 0);
-    const payment = coinPayment(coin, orderAmount, Math.min(balance, input.reward.points ?? balance));
+    const payment = coinPayment(coin, orderAmount, Math.min(balance, requested.points ?? balance));
     if (payment.points <= 0) throw notEnoughPoints(card, coin.points_ratio);
     cost = payment.points;
     amount = payment.amount;
@@ -262,16 +318,22 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
     ? await movePoints(ctx, card, { points: -cost, type: 'POINTS_REDEMPTION', operation: 'MANUAL', details: { reward: { id: reward.id, name: reward.name } } })
     : { card };
   if (reward.type === 'CAMPAIGN') issued = await issueCampaignReward(ctx, moved.card, reward);
-  await ctx.uow.rewards.update({
+  const updatedReward = await ctx.uow.rewards.update({
     ...reward,
     redeemed: (reward.redeemed ?? 0) + 1,
     ...(reward.type === 'MATERIAL' && reward.stock !== null && { stock: reward.stock - 1 }),
   });
   const after = (await ctx.uow.vouchers.get(card.id)) ?? moved.card;
-  const redemption: Redemption = {
+  const customer = await redemptionCustomer(ctx, card.holder_id);
+  const product = reward.parameters.product ? ((await ctx.uow.products.get(reward.parameters.product.id)) ?? null) : null;
+  const sku = reward.parameters.product?.sku_id ? ((await ctx.uow.skus.get(reward.parameters.product.sku_id)) ?? null) : null;
+  const issuedView = issued ? await presentVoucher(ctx, (await ctx.uow.vouchers.get(issued.id)) ?? issued) : null;
+  const redemption: RedemptionDraft = {
     id: newId('r'),
     date: ctx.clock.now().toISOString(),
     customer_id: card.holder_id,
+    tracking_id: `track_${Buffer.from(card.holder_id).toString('base64url')}`,
+    redemption: null,
     related_object_type: 'voucher',
     related_object_id: card.id,
     voucher_code: card.code,
@@ -281,20 +343,41 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
     channel: { channel_id: channelId, channel_type: 'API' },
     metadata: input.metadata ?? {},
     order,
+    customer,
+    ...(amount !== null && { amount }),
     reward: {
       id: reward.id,
       name: reward.name,
       type: reward.type,
+      object: 'reward',
+      parameters: updatedReward.parameters,
+      metadata: updatedReward.metadata,
+      created_at: updatedReward.created_at,
+      updated_at: updatedReward.updated_at,
       assignment_id: assignment.id,
+      customer,
+      loyalty_tier_id: tier?.id ?? null,
+      product,
+      sku,
       points: cost,
-      voucher: issued ? { id: issued.id, code: issued.code, type: issued.type, campaign_id: issued.campaign_id! } : null,
-      product: reward.parameters.product ? { id: reward.parameters.product.id, sku_id: reward.parameters.product.sku_id ?? null } : null,
       amount,
     },
     loyalty_card: { points: cost, balance: after.loyalty_card?.balance ?? 0 },
     object: 'redemption',
+    card: await presentVoucher(ctx, after),
+    issued: issuedView,
   };
-  await recordCardEvent(ctx, 'customer.reward_redemptions.created', after, { reward: redemption.reward, points: cost, balance: redemption.loyalty_card.balance });
-  await recordEvent(ctx, 'customer.rewarded', { campaign_id: card.campaign_id, customer_id: card.holder_id }, { reward: redemption.reward, customer: { id: card.holder_id } });
+  const summary = {
+    id: reward.id,
+    name: reward.name,
+    type: reward.type,
+    assignment_id: assignment.id,
+    points: cost,
+    voucher: issued ? { id: issued.id, code: issued.code, type: issued.type, campaign_id: issued.campaign_id! } : null,
+    product: reward.parameters.product ? { id: reward.parameters.product.id, sku_id: reward.parameters.product.sku_id ?? null } : null,
+    amount,
+  };
+  await recordCardEvent(ctx, 'customer.reward_redemptions.created', after, { reward: summary, points: cost, balance: after.loyalty_card?.balance ?? 0 });
+  await recordEvent(ctx, 'customer.rewarded', { campaign_id: card.campaign_id, customer_id: card.holder_id }, { reward: summary, customer: { id: card.holder_id } });
   return redemption;
 }

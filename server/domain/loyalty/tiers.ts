@@ -3,7 +3,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { pageWindow, type PageRequest } from '../pagination.js';
+import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from '../pagination.js';
 import type { VoucherRecord } from '../vouchers.js';
 import { earnOnTierJoined } from './earning.js';
 import { recordCardEvent } from './cards.js';
@@ -18,7 +18,7 @@ function tierError(details: string) {
 
 /** The program's tiers, lowest range first. */
 export async function tiersOf(ctx: DomainContext, campaignId: string): Promise<LoyaltyTier[]> {
-  return (await ctx.uow.loyalty_tiers.findBy('campaign_id', campaignId)).sort((a, b) => a.points.from - b.points.from);
+  return (await ctx.uow.loyalty_tiers.findBy('campaign_id', campaignId)).sort((a, b) => (a.points.from ?? 0) - (b.points.from ?? 0));
 }
 
 export async function findTier(ctx: DomainContext, campaignId: string, tierId: string): Promise<LoyaltyTier> {
@@ -30,27 +30,39 @@ export async function findTier(ctx: DomainContext, campaignId: string, tierId: s
 /** Applies a tier's mapping to points earned or a reward's cost. */
 export function mapped(points: number, mapping: TierMapping | undefined): number {
   if (!mapping) return points;
-  return mapping.type === 'MULTIPLY' ? Math.floor(points * mapping.multiplier) : mapping.points;
+  if (mapping.type === 'MULTIPLY' && mapping.multiplier !== undefined) return Math.floor(points * mapping.multiplier);
+  if (mapping.type === 'CUSTOM' && mapping.points !== undefined) return mapping.points;
+  return points;
+}
+
+/** A mapping needs its type and the number that type uses; the schema leaves both optional, as the API does. */
+function checkMapping(tierName: string, kind: string, id: string, mapping: TierMapping): void {
+  const needs = mapping.type === 'MULTIPLY' ? 'multiplier' : mapping.type === 'CUSTOM' ? 'points' : undefined;
+  if (!needs) throw tierError(`Tier ${tierName}: ${kind}.${id} needs a type, MULTIPLY or CUSTOM`);
+  if (mapping[needs] === undefined) throw tierError(`Tier ${tierName}: ${kind}.${id} of type ${mapping.type} needs ${needs}`);
 }
 
 function covers(tier: LoyaltyTier, balance: number): boolean {
-  return balance >= tier.points.from && (tier.points.to === null || tier.points.to === undefined || balance <= tier.points.to);
+  return balance >= (tier.points.from ?? 0) && (tier.points.to === null || tier.points.to === undefined || balance <= tier.points.to);
 }
 
 function overlap(a: TierRequest['points'], b: TierRequest['points']): boolean {
   const aTo = a.to ?? Infinity;
   const bTo = b.to ?? Infinity;
-  return a.from <= bTo && b.from <= aTo;
+  return (a.from ?? 0) <= bTo && (b.from ?? 0) <= aTo;
 }
 
 export async function createTiers(ctx: DomainContext, campaignRef: string, input: TierRequest[]): Promise<LoyaltyTier[]> {
   const program = await findProgram(ctx, campaignRef);
   const existing = await tiersOf(ctx, program.id);
-  const all: TierRequest[] = [...existing];
+  const all: Pick<TierRequest, 'name' | 'points'>[] = [...existing];
   const created: LoyaltyTier[] = [];
   for (const request of input) {
     const to = request.points.to ?? null;
-    if (to !== null && to < request.points.from) throw tierError(`Tier ${request.name}: points.to ${to} is below points.from ${request.points.from}`);
+    const from = request.points.from ?? 0;
+    if (to !== null && to < from) throw tierError(`Tier ${request.name}: points.to ${to} is below points.from ${from}`);
+    for (const [id, mapping] of Object.entries(request.earning_rules ?? {})) checkMapping(request.name, 'earning_rules', id, mapping);
+    for (const [id, mapping] of Object.entries(request.rewards ?? {})) checkMapping(request.name, 'rewards', id, mapping);
     if (all.some((other) => other.name === request.name)) throw tierError(`The program already has a tier named ${request.name}`);
     const clash = all.find((other) => overlap(other.points, request.points));
     if (clash) throw tierError(`Tier ${request.name} overlaps tier ${clash.name}`);
@@ -63,7 +75,7 @@ export async function createTiers(ctx: DomainContext, campaignRef: string, input
       if (!assignment || assignment.related_object_id !== program.id) throw notFound('reward_assignment', assignmentId);
     }
     all.push(request);
-    const points = { from: request.points.from, to };
+    const points = { from, to };
     created.push(
       await ctx.uow.loyalty_tiers.insert({
         id: newId('ltr'),
@@ -86,9 +98,15 @@ export async function createTiers(ctx: DomainContext, campaignRef: string, input
   return created;
 }
 
-export async function listTiers(ctx: DomainContext, campaignRef: string, query: PageRequest) {
+export async function listTiers(ctx: DomainContext, campaignRef: string, query: PageRequest & { order?: SortOrder }) {
   const program = await findProgram(ctx, campaignRef);
   const tiers = await tiersOf(ctx, program.id);
+  if (query.order !== undefined) {
+    const { field, direction } = parseTimestampOrder(query.order);
+    const sign = direction === 'desc' ? -1 : 1;
+    // Never-updated tiers (null) sort first ascending and last descending, as the other lists do.
+    tiers.sort((a, b) => sign * ((a[field] ?? '').localeCompare(b[field] ?? '')));
+  }
   const { offset, limit } = pageWindow(query);
   return { rows: tiers.slice(offset, offset + limit), total: tiers.length };
 }
@@ -104,7 +122,7 @@ export async function followTier(ctx: DomainContext, card: VoucherRecord): Promi
   const from = state.tier_id ? ((await ctx.uow.loyalty_tiers.get(state.tier_id)) ?? null) : null;
   const now = ctx.clock.now().toISOString();
   await ctx.uow.loyalty_cards.update({ ...state, tier_id: target?.id ?? null, tier_since: target ? now : null });
-  const type = !from ? 'customer.loyalty.tier.joined' : !target ? 'customer.loyalty.tier.left' : target.points.from > from.points.from ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded';
+  const type = !from ? 'customer.loyalty.tier.joined' : !target ? 'customer.loyalty.tier.left' : (target.points.from ?? 0) > (from.points.from ?? 0) ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded';
   await recordCardEvent(ctx, type, card, { loyalty_tier_from: from, loyalty_tier_to: target });
   if (target) await earnOnTierJoined(ctx, card, target);
 }

@@ -2,11 +2,38 @@
 import type { components } from '../../../generated/openapi.js';
 
 type Schemas = components['schemas'];
-export type EarningRule = Schemas['EarningRule'];
+/** A stored rule has every field the contract leaves optional for other implementations. */
+export type EarningRule = Schemas['EarningRule'] &
+  Required<
+    Pick<
+      Schemas['EarningRule'],
+      | 'campaign_id'
+      | 'event'
+      | 'custom_event'
+      | 'loyalty_tier'
+      | 'segment'
+      | 'pending_points'
+      | 'expiration_rules'
+      | 'start_date'
+      | 'expiration_date'
+      | 'validity_timeframe'
+      | 'validity_day_of_week'
+      | 'validity_hours'
+    >
+  > & { source: Schemas['EarningRule']['source'] & { banner: string | null } };
 export type PendingPoints = Schemas['LoyaltyPendingPoints'];
-export type LoyaltyTier = Omit<Schemas['LoyaltyTier'], 'expiration'>;
-export type Reward = Schemas['Reward'];
-export type RewardAssignment = Schemas['RewardAssignment'];
+export type LoyaltyTier = Omit<Schemas['LoyaltyTier'], 'expiration'> & Required<Pick<Schemas['LoyaltyTier'], 'earning_rules' | 'rewards' | 'updated_at'>>;
+/** A stored reward's parameters: the part for its type, with a COIN reward's ratios as numbers. */
+export interface StoredRewardParameters {
+  campaign?: NonNullable<Schemas['RewardParameters']['campaign']> & { id: string };
+  coin?: { exchange_ratio: number; points_ratio: number };
+  product?: NonNullable<Schemas['RewardParameters']['product']> & { id: string };
+}
+export type Reward = Omit<Schemas['Reward'], 'parameters'> & { parameters: StoredRewardParameters };
+/** A stored assignment always has its cost (0 for COIN rewards). */
+export type RewardAssignment = Omit<Schemas['RewardAssignment'], 'parameters'> & {
+  parameters: { loyalty: { points: number; auto_redeem?: boolean | null } };
+};
 export type CardTransaction = Schemas['LoyaltyCardTransaction'];
 export type TierMapping = Schemas['LoyaltyTierMapping'];
 
