@@ -7468,14 +7468,16 @@ export interface components {
         };
         /**
          * EventSource
-         * @description Who caused an event: an API key (channel API), a user of the dashboard (USER_PORTAL), or the service itself for automatic steps (AUTOMATION).
+         * @description Who caused an event: an API key (channel `API`), a client-side key (`CLIENT_API`), a user of the dashboard
+         *     (`USER_PORTAL`), or the service itself (`INTERNAL`; this server also says `AUTOMATION` for the steps it takes
+         *     on a timer, such as pending points activating).
          */
         EventSource: {
             /**
              * @description Where the event came from.
              * @enum {string}
              */
-            channel: "API" | "USER_PORTAL" | "AUTOMATION";
+            channel: "API" | "CLIENT_API" | "USER_PORTAL" | "INTERNAL" | "AUTOMATION";
             /** @description The API key that made the call, for `API`. */
             api_key?: {
                 /** @description The key's name. */
