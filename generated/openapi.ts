@@ -4309,6 +4309,8 @@ export interface components {
             description?: string | null;
             campaign_type: components["schemas"]["CampaignType"];
             type: components["schemas"]["CampaignVouchersMode"];
+            /** @description Whether the campaign's codes are referral codes (true exactly for a `REFERRAL_PROGRAM`). */
+            is_referral_code?: boolean;
             /** @description The voucher template; null for promotion campaigns. */
             voucher?: components["schemas"]["CampaignVoucher"] | null;
             /** @description Whether customers join (get a voucher) automatically when they qualify. */

@@ -111,6 +111,7 @@ async function presentTemplate(ctx: DomainContext, campaignId: string, template:
 export async function presentCampaign(ctx: DomainContext, record: CampaignRecord): Promise<Campaign> {
   return {
     ...record,
+    is_referral_code: record.voucher?.is_referral_code ?? false,
     voucher: record.voucher && (await presentTemplate(ctx, record.id, record.voucher)),
     vouchers_count: await ctx.uow.vouchers.countBy('campaign_id', record.id),
     ...(await categoryFields(ctx, record.category_id)),
