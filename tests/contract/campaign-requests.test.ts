@@ -114,6 +114,19 @@ describe('creation settings', () => {
   });
 });
 
+describe('adding vouchers with a code', () => {
+  test('when one voucher is added with a code in the body, then it takes that code; with several, a code is a 400', async () => {
+    const made = await create({ voucher: discountTemplate });
+    const code = unique('BODYCODE');
+    const one = await raw(ctx.target, 'POST', `/v1/campaigns/${made.id}/vouchers`, { body: JSON.stringify({ code, metadata: null }) });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ code, campaign_id: made.id, metadata: {} });
+    const many = await raw(ctx.target, 'POST', `/v1/campaigns/${made.id}/vouchers?vouchers_count=2`, { body: JSON.stringify({ code: unique('BODYCODE') }) });
+    expectError(many, 400, 'invalid_voucher');
+    expect(await codesOf(made.id)).toEqual([code]);
+  });
+});
+
 describe('the template in responses', () => {
   test('when vouchers of a campaign are redeemed, then the template shows their redeemed_quantity; a gift template shows its starting balance', async () => {
     const made = await create({ voucher: { ...discountTemplate, redemption: { quantity: 5 } }, vouchers_count: 2 });
