@@ -75,7 +75,8 @@ export interface paths {
         };
         /**
          * Get an async action
-         * @description Returns the state of background work, such as the generation of many vouchers.
+         * @description Returns the state of background work, such as the generation of many vouchers: its `status` and
+         *     `progress` while it runs, and its `result` once it has ended.
          */
         get: operations["get-async-action"];
         put?: never;
@@ -95,15 +96,17 @@ export interface paths {
         };
         /**
          * List campaigns
-         * @description Returns a page of the project's campaigns, oldest first unless `order` says otherwise, optionally
-         *     only those of one `campaign_type`. `total` counts every match; a page past the last returns an empty
-         *     `campaigns` array.
+         * @description Returns a page of the project's campaigns, oldest first unless `order` says otherwise, optionally only
+         *     those matching every one of `campaign_type`, `campaign_status`, `is_referral_code` and `filters`.
+         *     `total` counts every match; a page past the last returns an empty `campaigns` array.
          */
         get: operations["list-campaigns"];
         put?: never;
         /**
          * Create a campaign
-         * @description Creates a campaign and generates `vouchers_count` vouchers from its template. Up to 1000 codes are
+         * @description Creates a campaign, assigns the validation rule `validation_rules` names, and generates
+         *     `vouchers_count` vouchers from its template. Without `campaign_type` the type is worked out from the
+         *     request (see the body's description). Up to 1000 codes are
          *     made before the response, which then shows `creation_status` and `vouchers_generation_status` as
          *     `DONE`; a larger count is made in the background, and both statuses stay `IN_PROGRESS` until every
          *     code exists. A `code_config` that cannot make enough distinct codes is rejected with 400
@@ -139,15 +142,20 @@ export interface paths {
         get: operations["get-campaign"];
         /**
          * Update a campaign
-         * @description Changes the fields given and keeps the others. The voucher template cannot change. A
-         *     `validity_timeframe` needs a `start_date`, given now or already set (400 otherwise).
+         * @description Changes the fields given and keeps the others. Of the voucher template, only the discount (of a
+         *     discount coupon or referral campaign, and then of every voucher of the campaign too) and the gift's
+         *     starting credit (for cards made from now on) can change. A `validity_timeframe` needs a
+         *     `start_date`, given now or already set (400 otherwise). A whole campaign as GET returns it may be sent
+         *     back; only `updated_at` then changes.
          */
         put: operations["update-campaign"];
         post?: never;
         /**
          * Delete a campaign
          * @description Deletes the campaign and every voucher in it, at once and for good (there is no bin; `force` is
-         *     accepted). Each deleted voucher counts once in `vouchers_deleted`.
+         *     accepted). Each deleted voucher counts once in `vouchers_deleted`. The public service may instead
+         *     accept the deletion and finish it in the background (202 with an async action); the reference server
+         *     always deletes at once and answers 204.
          */
         delete: operations["delete-campaign"];
         options?: never;
@@ -225,9 +233,10 @@ export interface paths {
         /**
          * Add vouchers to a campaign
          * @description Generates vouchers in the campaign from its template and `code_config` (or the one given). With
-         *     `vouchers_count` 1 the voucher is returned; with more, an async action is returned and the
-         *     campaign's `vouchers_generation_status` is `IN_PROGRESS` until they all exist. Each new voucher
-         *     counts in the summary's `vouchers_created`. A `STATIC` or promotion campaign cannot gain vouchers
+         *     `vouchers_count` 1 the voucher is returned (200), with the body's `code` if it has one; with more,
+         *     the work goes on in the background: 202 with the async action, and the campaign's
+         *     `vouchers_generation_status` is `IN_PROGRESS` until they all exist. Each new voucher counts in the
+         *     summary's `vouchers_created`. A `STATIC`, `STANDALONE` or promotion campaign cannot gain vouchers
          *     (400 `invalid_campaign_params`).
          */
         post: operations["add-vouchers-to-campaign"];
@@ -307,8 +316,8 @@ export interface paths {
         };
         /**
          * List categories
-         * @description Returns every category of the project, sorted by `hierarchy` and then oldest first. The list is not
-         *     paginated: `total` always equals the length of `data`.
+         * @description Returns the project's categories, sorted by `hierarchy` and then oldest first: every one, or the
+         *     first `limit`. `total` counts every category.
          */
         get: operations["list-categories"];
         put?: never;
@@ -343,8 +352,9 @@ export interface paths {
         get: operations["get-category"];
         /**
          * Update a category
-         * @description Changes the name and/or hierarchy and sets `updated_at`. A name another category has is rejected
-         *     with 409 `duplicate_found`.
+         * @description Changes the name and/or hierarchy and sets `updated_at`; other fields are ignored, so a whole
+         *     category as GET returns it may be sent back. A name another category has is rejected with 409
+         *     `duplicate_found`.
          */
         put: operations["update-category"];
         post?: never;
@@ -975,10 +985,12 @@ export interface paths {
         put?: never;
         /**
          * Create a voucher
-         * @description Creates a voucher, standalone or in a campaign (`campaign` or `campaign_id`). Without `code`, the
-         *     code is generated from `code_config` (or the campaign's). Settings left out come from the campaign's
-         *     template; a standalone voucher needs `type` and the matching `discount`, `gift` or `loyalty_card`
-         *     (400 `invalid_voucher` otherwise). A taken code is a 409 `duplicate_found`.
+         * @description Creates a voucher, standalone or in a campaign (`campaign` or `campaign_id`), and assigns the
+         *     validation rules `validation_rules` names. Without `code`, the code is generated from `code_config`
+         *     (or the campaign's). Settings left out come from the campaign's template; a standalone voucher
+         *     without `type` is a `DISCOUNT_VOUCHER` (or a gift or loyalty card when it carries only a `gift` or a
+         *     `loyalty_card`) and needs the value of its type (400 `invalid_voucher` otherwise). A taken code is a
+         *     409 `duplicate_found`.
          */
         post: operations["generate-random-code"];
         delete?: never;
@@ -1007,9 +1019,10 @@ export interface paths {
         get: operations["get-voucher"];
         /**
          * Update a voucher
-         * @description Changes the fields given and keeps the others. A `discount` of another voucher type, or a `discount`
-         *     on a gift or loyalty card, is a 400 `invalid_voucher`; a `validity_timeframe` needs a `start_date`,
-         *     given now or already set.
+         * @description Changes the fields given and keeps the others. A `discount` on a gift or loyalty card, or a `type` or
+         *     `code` other than the voucher's own, is a 400 `invalid_voucher`; a `validity_timeframe` needs a
+         *     `start_date`, given now or already set. A whole voucher as GET returns it may be sent back; only
+         *     `updated_at` then changes.
          */
         put: operations["update-voucher"];
         /**
@@ -1098,9 +1111,11 @@ export interface paths {
         put?: never;
         /**
          * Add or remove balance
-         * @description Adds credit to a gift card (`amount`) or points to a loyalty card (`points`); a negative value takes
-         *     them off. The field must fit the voucher type, and the balance can never go below zero (both 400
-         *     `invalid_add_balance_params`).
+         * @description Adds credit to a gift card (`amount`) or points to a loyalty card (`points`, or `amount`); a negative
+         *     value takes them off. The field must fit the voucher type, and the balance can never go below zero
+         *     (both 400 `invalid_add_balance_params`). On a loyalty card, `reason` and `source_id` are kept in the
+         *     card's transaction and the points follow the program's expiration rules; gift cards keep neither
+         *     (see the body's fields).
          */
         post: operations["update-voucher-balance"];
         delete?: never;
@@ -3227,6 +3242,14 @@ export interface components {
             resource_type?: string;
         };
         /**
+         * AsyncActionType
+         * @description What the work is. The reference server starts `CAMPAIGN.VOUCHERS_GENERATE` (vouchers generated for a
+         *     campaign in the background); the other kinds belong to operations it does not run in the background.
+         * @example CAMPAIGN.VOUCHERS_GENERATE
+         * @enum {string}
+         */
+        AsyncActionType: "CAMPAIGN.VOUCHERS_IMPORT" | "CAMPAIGN.VOUCHERS_IMPORT_CSV" | "CAMPAIGN.VOUCHERS_UPDATE" | "CAMPAIGN.VOUCHERS_DELETE" | "CAMPAIGN.VOUCHERS_GENERATE" | "CAMPAIGNS.METADATA_KEY_PURGE" | "CUSTOMERS.IMPORT_CSV" | "CUSTOMERS.BULK_UPDATE" | "CUSTOMERS.METADATA_UPDATE" | "CUSTOMERS.METADATA_KEY_PURGE" | "PRODUCTS.BULK_UPDATE" | "PRODUCTS.METADATA_UPDATE" | "PRODUCTS.METADATA_KEY_PURGE" | "PRODUCTS.IMPORT_CSV" | "SKUS.IMPORT_CSV" | "VOUCHERS.IMPORT" | "VOUCHERS.IMPORT_CSV" | "VOUCHERS.BULK_UPDATE" | "VOUCHERS.METADATA_UPDATE" | "VOUCHERS.METADATA_KEY_PURGE" | "ORDERS.IMPORT" | "ORDERS.METADATA_KEY_PURGE";
+        /**
          * CreatedAt
          * Format: date-time
          * @description When the object was created.
@@ -3241,39 +3264,108 @@ export interface components {
          */
         UpdatedAt: string | null;
         /**
+         * AsyncActionFailure
+         * @description One thing background work could not do.
+         */
+        AsyncActionFailure: {
+            /** @description The voucher code concerned. */
+            code?: string;
+            /** @description Why it failed. */
+            reason?: string;
+            /** @description The row of the imported file. */
+            row?: number;
+            /** @description The source ID of the object concerned. */
+            source_id?: string;
+        };
+        /**
+         * AsyncActionResult
+         * @description What background work did. Its shape depends on the kind of work; every field is optional. A voucher
+         *     generation reports `message` and `done_count`.
+         */
+        AsyncActionResult: {
+            /**
+             * @description A summary of the outcome.
+             * @example Generated 1500 vouchers
+             */
+            message?: string;
+            /**
+             * @description How many objects the work made or changed.
+             * @example 1500
+             */
+            done_count?: number;
+            /** @description How many it could not. */
+            failed_count?: number;
+            /** @description What failed, per row or object (imports), or the one failure. */
+            failed?: components["schemas"]["AsyncActionFailure"][] | components["schemas"]["AsyncActionFailure"];
+            /** @description Links to downloadable reports of a bulk update. */
+            reports?: string[];
+            /**
+             * Format: date-time
+             * @description Until when the reports can be downloaded.
+             */
+            reports_available_till?: string;
+            /** @description Errors of a bulk update, one per object that failed. */
+            errors?: {
+                /** @description What went wrong. */
+                message?: string;
+                /** @description More about it. */
+                details?: string;
+                /** @description The error key. */
+                key?: string;
+                /** @description The voucher code concerned. */
+                code?: string;
+                /** @description The source ID of the object concerned. */
+                source_id?: string;
+            }[];
+        };
+        /**
          * AsyncAction
-         * @description Work the service does in the background, such as generating many codes.
+         * @description Work the service does in the background, such as generating many vouchers. The API marks none of its
+         *     fields as always present; the reference server sends `id`, `type`, `status`, `created_at`,
+         *     `updated_at`, `request_id`, `progress`, `result` and `object` always, and `operation_status` and
+         *     `processing_time` once the work has ended.
          */
         AsyncAction: {
             /**
              * @description Async action ID (prefix `aa_`).
              * @example aa_0a875d56c805df6601
              */
-            id: string;
-            /**
-             * @description What the work is.
-             * @enum {string}
-             */
-            type: "CAMPAIGN.VOUCHERS_GENERATION";
+            id?: string;
+            type?: components["schemas"]["AsyncActionType"];
             /**
              * @description Where the work stands.
              * @enum {string}
              */
-            status: "ENQUEUED" | "IN_PROGRESS" | "DONE" | "FAILED";
-            /** @description What the work did, once it is done or failed. */
-            result: {
-                /** @description A summary of the outcome. */
-                message: string;
-                /** @description How many objects the work made. */
-                count: number;
-            } | null;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            status?: "ENQUEUED" | "IN_PROGRESS" | "DONE" | "FAILED";
+            /**
+             * @description How the work ended; sent once `status` is `DONE` or `FAILED`.
+             * @enum {string}
+             */
+            operation_status?: "SUCCESS" | "FAILED" | "UNKNOWN";
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description The ID the server gave the request that started the work (the `request_id` its errors would carry).
+             * @example v-0b1c2d3e4f5a6b7c8d
+             */
+            request_id?: string;
+            /**
+             * @description Milliseconds from the start of the work to its end; sent once it has ended.
+             * @example 1250
+             */
+            processing_time?: number;
+            /**
+             * @description How much of the work is done, in percent.
+             * @example 40
+             */
+            progress?: number;
+            /** @description What the work did, once it is done or failed; null before. */
+            result?: components["schemas"]["AsyncActionResult"] | null;
             /**
              * @description Always `async_action`.
              * @constant
              */
-            object: "async_action";
+            object?: "async_action";
         };
         /**
          * CampaignType
@@ -3284,22 +3376,116 @@ export interface components {
          */
         CampaignType: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS" | "LOYALTY_PROGRAM" | "PROMOTION" | "REFERRAL_PROGRAM";
         /**
-         * ListEnvelope
-         * @description The part every list response shares. Each list adds the array (named by `data_ref`) and its
-         *     pagination fields.
+         * GenerationStatus
+         * @description Progress of the work that creates the campaign's vouchers. `IN_PROGRESS` while codes are still being
+         *     generated in the background; `DONE` once all of them exist; `FAILED` if generation stopped. The public
+         *     service also reports `DRAFT` (a campaign not yet published) and `MODIFYING` (vouchers being changed in
+         *     bulk); the reference server has neither state, so it never sends them.
+         * @example DONE
+         * @enum {string}
          */
-        ListEnvelope: {
-            /**
-             * @description Always `list`.
-             * @constant
-             */
-            object: "list";
-            /**
-             * @description The name of the property that holds the array of results.
-             * @example data
-             */
-            data_ref: string;
+        GenerationStatus: "DONE" | "IN_PROGRESS" | "FAILED" | "DRAFT" | "MODIFYING";
+        /**
+         * Junction
+         * @description How a filter's field conditions combine: `and` when every one must hold, `or` when any may. Either case is
+         *     taken (clients send `AND` and `OR` too).
+         * @default and
+         * @example and
+         * @enum {string}
+         */
+        Junction: "and" | "or" | "AND" | "OR";
+        /**
+         * CampaignFilterValue
+         * @description One value, or a list of values (in the query string, repeat the key with `[]`).
+         */
+        CampaignFilterValue: string | number | (string | number)[];
+        /**
+         * CampaignFilterConditions
+         * @description Conditions on one campaign field: operators with one value or a list of values (`$in` and `$not_in`
+         *     take lists). `$before`/`$after` compare dates, `$more_than`/`$less_than` numbers, `$has_value` and
+         *     `$is_unknown` ignore their value. An operator not listed here is a 400 `invalid_query_params`.
+         */
+        CampaignFilterConditions: {
+            /** @description Operators and their values. */
+            conditions?: {
+                $in?: components["schemas"]["CampaignFilterValue"];
+                $not_in?: components["schemas"]["CampaignFilterValue"];
+                $is?: components["schemas"]["CampaignFilterValue"];
+                $is_not?: components["schemas"]["CampaignFilterValue"];
+                $has_value?: components["schemas"]["CampaignFilterValue"];
+                $is_unknown?: components["schemas"]["CampaignFilterValue"];
+                $starts_with?: components["schemas"]["CampaignFilterValue"];
+                $ends_with?: components["schemas"]["CampaignFilterValue"];
+                $contains?: components["schemas"]["CampaignFilterValue"];
+                $not_contain?: components["schemas"]["CampaignFilterValue"];
+                $before?: components["schemas"]["CampaignFilterValue"];
+                $after?: components["schemas"]["CampaignFilterValue"];
+                $more_than?: components["schemas"]["CampaignFilterValue"];
+                $less_than?: components["schemas"]["CampaignFilterValue"];
+            };
         };
+        /**
+         * CampaignFilterFlag
+         * @description A flag operator; its value is ignored (send it empty, `filters[active][$enabled]=`).
+         */
+        CampaignFilterFlag: Record<string, never> | string;
+        /**
+         * CampaignFilters
+         * @description Conditions on campaign fields, joined by `junction`. Fields: `campaigns` (name), `campaigns_id`,
+         *     `campaign_status` (`creation_status`), `is_referral_code` (`TRUE` or `FALSE`), `voucher_type` (the
+         *     template's type), `categories` (category names), `category_ids`, `type`, `created_date`, `updated_at`,
+         *     `start_date`, `expiration_date` and `validity_day_of_week`, each with operators as in
+         *     `CampaignFilterConditions`. `status` and `active` take flags instead: `active[$enabled]`,
+         *     `active[$disabled]`, `active[$expired]` and `active[$active]` (enabled, started and not yet expired);
+         *     `status[conditions][$active]`, `[$failed]` and `[$in_progress]` (by `creation_status`), `[$expired]` and
+         *     `[before_start]`. `validity_timeframe` takes `$has_value` and `$is_unknown` only. A field or operator not
+         *     listed here is a 400 `invalid_query_params`, since ignoring it would widen the result.
+         */
+        CampaignFilters: {
+            junction?: components["schemas"]["Junction"];
+            campaigns?: components["schemas"]["CampaignFilterConditions"];
+            campaigns_id?: components["schemas"]["CampaignFilterConditions"];
+            campaign_status?: components["schemas"]["CampaignFilterConditions"];
+            is_referral_code?: components["schemas"]["CampaignFilterConditions"];
+            validity_timeframe?: components["schemas"]["CampaignFilterConditions"];
+            voucher_type?: components["schemas"]["CampaignFilterConditions"];
+            categories?: components["schemas"]["CampaignFilterConditions"];
+            category_ids?: components["schemas"]["CampaignFilterConditions"];
+            type?: components["schemas"]["CampaignFilterConditions"];
+            created_date?: components["schemas"]["CampaignFilterConditions"];
+            updated_at?: components["schemas"]["CampaignFilterConditions"];
+            start_date?: components["schemas"]["CampaignFilterConditions"];
+            expiration_date?: components["schemas"]["CampaignFilterConditions"];
+            validity_day_of_week?: components["schemas"]["CampaignFilterConditions"];
+            /** @description Flags on the campaign's state. */
+            status?: {
+                /** @description One or more flags; a campaign matches when it matches any of them. */
+                conditions?: {
+                    $active?: components["schemas"]["CampaignFilterFlag"];
+                    $failed?: components["schemas"]["CampaignFilterFlag"];
+                    $in_progress?: components["schemas"]["CampaignFilterFlag"];
+                    $expired?: components["schemas"]["CampaignFilterFlag"];
+                    before_start?: components["schemas"]["CampaignFilterFlag"];
+                };
+            };
+            /** @description One or more flags on whether the campaign can be used; a campaign matches when it matches any of them. */
+            active?: {
+                $enabled?: components["schemas"]["CampaignFilterFlag"];
+                $disabled?: components["schemas"]["CampaignFilterFlag"];
+                $expired?: components["schemas"]["CampaignFilterFlag"];
+                $active?: components["schemas"]["CampaignFilterFlag"];
+            };
+        };
+        /**
+         * CampaignVouchersMode
+         * @description Whether the campaign may gain vouchers after it is created. `AUTO_UPDATE` campaigns may (vouchers added
+         *     later, or made when customers join); `STATIC` ones keep the vouchers made at creation. The public service
+         *     shows `STANDALONE` for the campaign of a single voucher; the reference server takes it on creation and
+         *     treats it as `STATIC`.
+         * @example AUTO_UPDATE
+         * @enum {string}
+         */
+        CampaignVouchersMode: "AUTO_UPDATE" | "STATIC" | "STANDALONE";
         /**
          * VoucherType
          * @description The kind of voucher.
@@ -3308,14 +3494,102 @@ export interface components {
          */
         VoucherType: "DISCOUNT_VOUCHER" | "GIFT_VOUCHER" | "LOYALTY_CARD";
         /**
+         * DiscountUnitProduct
+         * @description The product a unit discount gives, as the client described it. Stored and returned as given; the
+         *     reference server reads the free product from `unit_type`.
+         */
+        DiscountUnitProduct: {
+            /**
+             * @description The product's ID.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            id?: string;
+            /**
+             * @description The product's ID in the client's own system.
+             * @example espresso-250g
+             */
+            source_id?: string | null;
+            /**
+             * @description The product's name.
+             * @example Espresso beans 250 g
+             */
+            name?: string | null;
+        };
+        /**
+         * DiscountUnitSku
+         * @description The SKU a unit discount gives, as the client described it. Stored and returned as given; the reference
+         *     server reads the free SKU from `unit_type`.
+         */
+        DiscountUnitSku: {
+            /**
+             * @description The SKU's ID.
+             * @example sku_0b7d7dfb05cbe5c616
+             */
+            id?: string;
+            /**
+             * @description The SKU's ID in the client's own system.
+             * @example espresso-250g-dark
+             */
+            source_id?: string | null;
+            /**
+             * @description The SKU's name.
+             * @example Dark roast
+             */
+            name?: string | null;
+        };
+        /**
+         * DiscountUnitEntry
+         * @description One product or SKU of a multi-unit discount and how many of its units are free.
+         */
+        DiscountUnitEntry: {
+            /**
+             * @description How many units are free. A unit computed by `unit_off_formula` may leave it out.
+             * @example 1
+             */
+            unit_off?: number;
+            /** @description A formula computing the units; stored and returned as given. */
+            unit_off_formula?: string;
+            /**
+             * @description The ID of the product or SKU given for free.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            unit_type: string;
+            /**
+             * @description Whether only the units the order lacks are added, or new ones always are.
+             * @enum {string}
+             */
+            effect: "ADD_MISSING_ITEMS" | "ADD_NEW_ITEMS";
+            product?: components["schemas"]["DiscountUnitProduct"];
+            sku?: components["schemas"]["DiscountUnitSku"];
+        };
+        /**
          * Discount
          * @description What a discount voucher or promotion takes off. `AMOUNT` takes a fixed sum, `PERCENT` a share (capped by
          *     `amount_limit` when set), `FIXED` sets the price to `fixed_amount`, and `UNIT` gives units of a product
-         *     or SKU for free. `effect` says what the discount applies to. Money is ×100.
+         *     or SKU for free: one product in the single form (`unit_type`, `unit_off`), several in the multi-unit form
+         *     (`effect` `ADD_MANY_ITEMS` with a `units` list). `effect` says what the discount applies to. Money is
+         *     ×100; the API describes sums as numbers, and the reference server keeps them as they are sent. Discounts
+         *     are stored and returned as given; how each one is applied to an order is the redemption engine's part.
          * @example {
          *       "type": "AMOUNT",
          *       "amount_off": 1000,
          *       "effect": "APPLY_TO_ORDER"
+         *     }
+         * @example {
+         *       "type": "UNIT",
+         *       "effect": "ADD_MANY_ITEMS",
+         *       "units": [
+         *         {
+         *           "unit_off": 1,
+         *           "unit_type": "prod_0a9f9aeddb019a42db",
+         *           "effect": "ADD_MISSING_ITEMS"
+         *         },
+         *         {
+         *           "unit_off": 2,
+         *           "unit_type": "sku_0b7d7dfb05cbe5c616",
+         *           "effect": "ADD_NEW_ITEMS"
+         *         }
+         *       ]
          *     }
          */
         Discount: {
@@ -3345,6 +3619,50 @@ export interface components {
             effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS" | "APPLY_TO_ITEMS_PROPORTIONALLY" | "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY" | "APPLY_TO_ITEMS_BY_QUANTITY";
             /** @description True when the amount comes from a formula. */
             is_dynamic?: boolean;
+        } | {
+            /**
+             * @description Units of one product or SKU for free.
+             * @constant
+             */
+            type: "UNIT";
+            /**
+             * @description How many units are free. A discount computed by `unit_off_formula` may leave it out.
+             * @example 1
+             */
+            unit_off?: number;
+            /** @description A formula computing the units; stored and returned as given. */
+            unit_off_formula?: string;
+            /**
+             * @description The ID of the product or SKU given for free.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            unit_type: string;
+            product?: components["schemas"]["DiscountUnitProduct"];
+            sku?: components["schemas"]["DiscountUnitSku"];
+            /**
+             * @description How the free units reach the order: `ADD_MISSING_ITEMS` adds only the units the order lacks,
+             *     `ADD_NEW_ITEMS` always adds them, `ADD_SAME_ITEMS` discounts units of the same product already in
+             *     the order. `ADD_MANY_ITEMS` belongs to the multi-unit form.
+             * @default ADD_MISSING_ITEMS
+             * @enum {string}
+             */
+            effect?: "ADD_MISSING_ITEMS" | "ADD_NEW_ITEMS" | "ADD_MANY_ITEMS" | "ADD_SAME_ITEMS";
+            /** @description True when the units come from a formula. */
+            is_dynamic?: boolean;
+        } | {
+            /**
+             * @description Units of several products or SKUs for free.
+             * @constant
+             */
+            type: "UNIT";
+            /**
+             * @description Always `ADD_MANY_ITEMS`, the effect of a multi-unit discount.
+             * @default ADD_MANY_ITEMS
+             * @enum {string}
+             */
+            effect?: "ADD_MANY_ITEMS";
+            /** @description The free units, one entry per product or SKU. */
+            units: components["schemas"]["DiscountUnitEntry"][];
         } | {
             /**
              * @description A share off.
@@ -3397,46 +3715,30 @@ export interface components {
             effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
             /** @description True when the price comes from a formula. */
             is_dynamic?: boolean;
-        } | {
-            /**
-             * @description Units of a product or SKU for free.
-             * @constant
-             */
-            type: "UNIT";
-            /**
-             * @description How many units are free.
-             * @example 1
-             */
-            unit_off: number;
-            /** @description A formula computing the units; stored and returned as given. */
-            unit_off_formula?: string;
-            /**
-             * @description The ID of the product or SKU given for free.
-             * @example prod_0a9f9aeddb019a42db
-             */
-            unit_type: string;
-            /**
-             * @description Whether missing units are added to the order or new ones always are.
-             * @default ADD_MISSING_ITEMS
-             * @enum {string}
-             */
-            effect?: "ADD_MISSING_ITEMS" | "ADD_NEW_ITEMS";
-            /** @description True when the units come from a formula. */
-            is_dynamic?: boolean;
         };
         /**
-         * GiftRequest
-         * @description The credit of a new gift card, ×100.
+         * Gift
+         * @description A gift card's credit and what is left of it, ×100. The API describes the sums as numbers; they are whole
+         *     amounts ×100.
          */
-        GiftRequest: {
+        Gift: {
             /**
-             * @description The card's starting credit, ×100; the balance starts equal to it.
+             * @description The credit loaded onto the card in total, ×100.
              * @example 10000
              */
-            amount: number;
+            amount?: number;
+            /**
+             * @description Credit taken off the card through balance changes (not through redemptions), ×100.
+             * @example 0
+             */
+            subtracted_amount?: number;
+            /**
+             * @description The credit left, ×100.
+             * @example 7500
+             */
+            balance?: number;
             /**
              * @description What the credit pays for.
-             * @default APPLY_TO_ORDER
              * @enum {string}
              */
             effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
@@ -3452,10 +3754,11 @@ export interface components {
              */
             period_type: "MONTH" | "FIXED_DAY_OF_YEAR";
             /**
-             * @description Months (for `MONTH`) or years (for `FIXED_DAY_OF_YEAR`) until expiry.
+             * @description Months (for `MONTH`) or years (for `FIXED_DAY_OF_YEAR`) until expiry. The API lets a request leave it
+             *     out; the reference server then stores 1.
              * @example 12
              */
-            period_value: number;
+            period_value?: number;
             /**
              * @description Moves the expiry to the end of the period it falls in.
              * @enum {string}
@@ -3469,10 +3772,10 @@ export interface components {
             fixed_day?: number;
         };
         /**
-         * LoyaltyCardRequest
-         * @description The starting points of a new loyalty card, and when points expire.
+         * CampaignVoucherLoyaltyCard
+         * @description The points each new loyalty card of a program starts with, and when points expire.
          */
-        LoyaltyCardRequest: {
+        CampaignVoucherLoyaltyCard: {
             /**
              * @description Points on a new card.
              * @example 0
@@ -3481,42 +3784,10 @@ export interface components {
             expiration_rules?: components["schemas"]["LoyaltyExpirationRules"];
         };
         /**
-         * CampaignVoucher
-         * @description The template from which the campaign's vouchers are made.
-         */
-        CampaignVoucher: {
-            type: components["schemas"]["VoucherType"];
-            /** @description The discount of each voucher; null unless `DISCOUNT_VOUCHER`. */
-            discount: components["schemas"]["Discount"] | null;
-            /** @description The starting credit of each gift card; null unless `GIFT_VOUCHER`. */
-            gift: components["schemas"]["GiftRequest"] | null;
-            /** @description Starting points and expiration rules of each card; null unless `LOYALTY_CARD`. */
-            loyalty_card: components["schemas"]["LoyaltyCardRequest"] | null;
-            /** @description The redemption limit of each voucher. */
-            redemption: {
-                /** @description The most redemptions of each voucher; null for no limit. */
-                quantity: number | null;
-            };
-            /** @description How codes are generated (see `CodeConfig`), with defaults filled in. */
-            code_config: {
-                /** @description Random characters in a code without a pattern. */
-                length: number;
-                /** @description The characters random positions are drawn from. */
-                charset: string;
-                /** @description A code template; each `#` becomes a random character. */
-                pattern?: string;
-                /** @description Text before the generated part. */
-                prefix: string;
-                /** @description Text after the generated part. */
-                postfix: string;
-            };
-            /** @description Whether the codes are referral codes. */
-            is_referral_code: boolean;
-        };
-        /**
          * ValidityTimeframe
          * @description Recurring windows of validity: starting at `start_date`, the object is valid for `duration`, and that
-         *     repeats every `interval` (ISO 8601 durations). Requires `start_date`.
+         *     repeats every `interval` (ISO 8601 durations). Requires `start_date`. The API leaves `duration`
+         *     optional; a timeframe without one sets no limit.
          */
         ValidityTimeframe: {
             /**
@@ -3528,7 +3799,7 @@ export interface components {
              * @description How long each window stays open.
              * @example PT4H
              */
-            duration: string;
+            duration?: string;
         } | null;
         /**
          * ValidityDayOfWeek
@@ -3544,7 +3815,10 @@ export interface components {
         ValidityDayOfWeek: number[] | null;
         /**
          * ValidityHours
-         * @description Hours of the day (UTC) in which the object is valid, per day of the week ("happy hours").
+         * @description Hours of the day (UTC) in which the object is valid, per day of the week ("happy hours"); null for no
+         *     such limit. The API leaves every part optional, and so does this contract: without `daily` (or with an
+         *     empty list) there is no limit, a window without `days_of_week` opens every day, one without
+         *     `start_time` opens at midnight and one without `expiration_time` closes at midnight.
          * @example {
          *       "daily": [
          *         {
@@ -3558,21 +3832,77 @@ export interface components {
          *     }
          */
         ValidityHours: {
-            daily: {
+            /** @description The windows; the object is valid while any of them is open. */
+            daily?: {
                 /**
                  * @description When the window opens, `HH:mm`.
                  * @example 16:00
                  */
-                start_time: string;
+                start_time?: string;
                 /**
                  * @description When it closes, `HH:mm`; earlier than `start_time` means the next day.
                  * @example 18:00
                  */
-                expiration_time: string;
+                expiration_time?: string;
                 /** @description Days on which the window opens, 0 Sunday to 6 Saturday. */
-                days_of_week: number[];
+                days_of_week?: number[];
             }[];
         } | null;
+        /**
+         * CampaignVoucher
+         * @description The template from which the campaign's vouchers are made, with what has happened to them so far. The
+         *     reference server keeps the campaign's dates and validity settings on the campaign itself, so it sends
+         *     none of the template's own `start_date`, `expiration_date` and `validity_*` fields.
+         */
+        CampaignVoucher: {
+            type: components["schemas"]["VoucherType"];
+            /** @description The discount of each voucher; null unless `DISCOUNT_VOUCHER`. */
+            discount?: components["schemas"]["Discount"] | null;
+            /**
+             * @description The credit each new gift card starts with; null unless `GIFT_VOUCHER`. `balance` is what a new card
+             *     holds (its `amount`) and `subtracted_amount` what a new card has had taken off (nothing).
+             */
+            gift?: components["schemas"]["Gift"] | null;
+            /** @description Starting points and expiration rules of each card; null unless `LOYALTY_CARD`. */
+            loyalty_card?: components["schemas"]["CampaignVoucherLoyaltyCard"] | null;
+            /** @description The redemption limit of each voucher, and the redemptions of all of them. */
+            redemption: {
+                /** @description The most redemptions of each voucher; null for no limit. */
+                quantity: number | null;
+                /** @description Successful redemptions of the campaign's vouchers so far, less those rolled back. */
+                redeemed_quantity?: number;
+            };
+            /** @description How codes are generated (see `CodeConfig`), with defaults filled in. */
+            code_config: {
+                /** @description Random characters in a code without a pattern. */
+                length: number;
+                /** @description The characters random positions are drawn from. */
+                charset: string;
+                /** @description A code template; each `#` becomes a random character. Absent when codes have no pattern. */
+                pattern?: string;
+                /** @description Text before the generated part. */
+                prefix?: string;
+                /** @description Text after the generated part. */
+                postfix?: string;
+                /** @description The `initial_count` given at creation, stored as given; sent only when one was. */
+                initial_count?: number;
+            };
+            /** @description Whether the codes are referral codes. */
+            is_referral_code: boolean;
+            /**
+             * Format: date-time
+             * @description The public service may repeat the campaign's start here; the reference server does not.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The public service may repeat the campaign's end here; the reference server does not.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+        };
         /**
          * Metadata
          * @description Custom key-value pairs. Values may be any JSON value.
@@ -3618,29 +3948,168 @@ export interface components {
             object: "category";
         };
         /**
-         * GenerationStatus
-         * @description Progress of the work that creates the campaign's vouchers. `IN_PROGRESS` while codes are still being
-         *     generated in the background; `DONE` once all of them exist; `FAILED` if generation stopped.
-         * @example DONE
-         * @enum {string}
+         * CampaignRefereeReward
+         * @description What a referee gets for taking part: credit on a gift card or points on a loyalty card of another
+         *     campaign. Stored and returned as given, with the campaign's `name` filled in from `id` when that names
+         *     one of the project's campaigns; the reference server does not give the reward itself.
          */
-        GenerationStatus: "IN_PROGRESS" | "DONE" | "FAILED";
+        CampaignRefereeReward: {
+            /** @description The campaign whose card gets the reward. */
+            related_object_parent?: {
+                /**
+                 * @description The campaign's ID.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                id?: string;
+                /**
+                 * @description The campaign's name.
+                 * @example Gift cards 2026
+                 */
+                name?: string;
+                /**
+                 * @description Always `CAMPAIGN`.
+                 * @default CAMPAIGN
+                 * @enum {string}
+                 */
+                object?: "CAMPAIGN";
+            };
+            /**
+             * @description The kind of card rewarded.
+             * @enum {string}
+             */
+            type?: "LOYALTY_CARD" | "GIFT_VOUCHER";
+            /**
+             * @description Credit (×100) or points given.
+             * @example 1000
+             */
+            amount?: number;
+        };
         /**
          * ReferralProgram
-         * @description When a referral counts: when a referee redeems the code (`redemption`), or when a custom event carrying
-         *     the code happens to the referee (`custom_event`, naming the event).
+         * @description When a referral counts, and what the referee gets. A referral converts when a referee redeems the code
+         *     (`redemption`, the default), or when a custom event carrying the code happens to the referee
+         *     (`custom_event`, naming the event).
          */
         ReferralProgram: {
             /**
              * @description What converts a referral.
+             * @default redemption
              * @enum {string}
              */
-            conversion_event_type: "redemption" | "custom_event";
-            /** @description For `custom_event`, the event. */
+            conversion_event_type?: "redemption" | "custom_event";
+            /**
+             * @description For `custom_event`, the event: by `name`, or by the `id` of one of the project's custom event
+             *     schemas. The server fills in whichever of the two it can find from the other; a custom event needs a
+             *     name to match events by (400 `invalid_campaign_params` when neither gives one).
+             */
             custom_event?: {
-                /** @description The custom event's name. */
-                name: string;
+                /**
+                 * @description ID of the project's custom event schema of that name, when there is one.
+                 * @example ms_f0r4hm4xWrQAyx
+                 */
+                id?: string;
+                /**
+                 * @description The custom event's name.
+                 * @example signed_up
+                 */
+                name?: string;
             };
+            referee_reward?: components["schemas"]["CampaignRefereeReward"];
+        };
+        /**
+         * CampaignLoyaltyTiersExpiration
+         * @description How a loyalty program's members qualify for tiers and when a tier they reached expires. Stored and
+         *     returned as given.
+         */
+        CampaignLoyaltyTiersExpiration: {
+            /**
+             * @description Whether tiers follow the card's balance or the points earned in a period.
+             * @enum {string}
+             */
+            qualification_type: "BALANCE" | "POINTS_IN_PERIOD";
+            /**
+             * @description For `POINTS_IN_PERIOD`, the period.
+             * @enum {string}
+             */
+            qualification_period?: "MONTH" | "QUARTER" | "HALF_YEAR" | "YEAR";
+            /** @description When a reached tier starts. */
+            start_date: {
+                /**
+                 * @description At once, or from the next period.
+                 * @enum {string}
+                 */
+                type: "IMMEDIATE" | "NEXT_PERIOD";
+            };
+            /** @description When a reached tier ends. */
+            expiration_date: {
+                /**
+                 * @description At the end of this or the next period, when the balance drops, or after `extend`.
+                 * @enum {string}
+                 */
+                type: "END_OF_PERIOD" | "END_OF_NEXT_PERIOD" | "BALANCE_DROP" | "CUSTOM";
+                /**
+                 * @description An ISO 8601 duration added to the tier's start, for `CUSTOM`.
+                 * @example P3M
+                 */
+                extend: string;
+                /** @description Moves the end to the start or end of a period. */
+                rounding?: {
+                    /**
+                     * @description The period to round to.
+                     * @enum {string}
+                     */
+                    type?: "MONTH" | "QUARTER" | "HALF_YEAR" | "YEAR" | "CUSTOM";
+                    /**
+                     * @description To the period's start or end.
+                     * @enum {string}
+                     */
+                    strategy?: "START" | "END";
+                    /**
+                     * @description For `CUSTOM`, the unit of `value`.
+                     * @default MONTH
+                     * @enum {string}
+                     */
+                    unit?: "MONTH";
+                    /** @description For `CUSTOM`, how many units. */
+                    value?: number;
+                };
+            };
+        };
+        /**
+         * CampaignAccessSettingsAssignments
+         * @description The areas and stores a campaign is assigned to. The reference server has no areas or stores, so it
+         *     never sends this list.
+         */
+        CampaignAccessSettingsAssignments: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object: "list";
+            /**
+             * @description Always `data`.
+             * @constant
+             */
+            data_ref: "data";
+            /** @description The assignments. */
+            data: {
+                /** @description Assignment ID. */
+                id: string;
+                /** @description The area. */
+                area_id: string;
+                /** @description Whether every store of the area is assigned. */
+                all_stores?: boolean;
+                /** @description The store, when one store is assigned. */
+                area_store_id?: string;
+                created_at: components["schemas"]["CreatedAt"];
+                /**
+                 * @description Always `area_store_campaign_assignment`.
+                 * @constant
+                 */
+                object: "area_store_campaign_assignment";
+            }[];
+            /** @description Number of assignments. */
+            total: number;
         };
         /**
          * PromotionTierAction
@@ -3648,6 +4117,23 @@ export interface components {
          */
         PromotionTierAction: {
             discount: components["schemas"]["Discount"];
+        };
+        /**
+         * ListEnvelope
+         * @description The part every list response shares. Each list adds the array (named by `data_ref`) and its
+         *     pagination fields.
+         */
+        ListEnvelope: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object: "list";
+            /**
+             * @description The name of the property that holds the array of results.
+             * @example data
+             */
+            data_ref: string;
         };
         /**
          * ValidationRuleAssignment
@@ -3780,17 +4266,27 @@ export interface components {
             categories: components["schemas"]["Category"][];
         };
         /**
-         * PromotionTiersListResponseBody
-         * @description A page of promotion tiers.
+         * CampaignPromotion
+         * @description A promotion campaign's tiers, all of them, in `hierarchy` order, shaped as a list. The API marks none of
+         *     its fields as always present; the reference server sends all five.
          */
-        PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
+        CampaignPromotion: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object?: "list";
+            /**
+             * @description The name of the property that holds the array, `tiers`.
+             * @constant
+             */
             data_ref?: "tiers";
-            tiers: components["schemas"]["PromotionTier"][];
-            /** @description Number of matching tiers, over all pages. */
-            total: number;
-            /** @description Whether later pages hold more tiers. */
-            has_more: boolean;
+            /** @description The campaign's promotion tiers. */
+            tiers?: components["schemas"]["PromotionTier"][];
+            /** @description Number of tiers. */
+            total?: number;
+            /** @description Always false here, since every tier is listed. */
+            has_more?: boolean;
         };
         /**
          * Campaign
@@ -3811,15 +4307,13 @@ export interface components {
              * @description Free text about the campaign.
              * @example 10% off every summer order
              */
-            description: string | null;
+            description?: string | null;
             campaign_type: components["schemas"]["CampaignType"];
-            /**
-             * @description `AUTO_UPDATE` campaigns may gain vouchers later (for example when customers join); `STATIC` ones keep the vouchers made at creation.
-             * @enum {string}
-             */
-            type: "AUTO_UPDATE" | "STATIC";
+            type: components["schemas"]["CampaignVouchersMode"];
+            /** @description Whether the campaign's codes are referral codes (true exactly for a `REFERRAL_PROGRAM`). */
+            is_referral_code?: boolean;
             /** @description The voucher template; null for promotion campaigns. */
-            voucher: components["schemas"]["CampaignVoucher"] | null;
+            voucher?: components["schemas"]["CampaignVoucher"] | null;
             /** @description Whether customers join (get a voucher) automatically when they qualify. */
             auto_join: boolean;
             /** @description Whether a customer may hold only one voucher of the campaign. */
@@ -3830,30 +4324,37 @@ export interface components {
              * @description Vouchers the campaign holds now.
              * @example 100
              */
-            vouchers_count: number;
+            vouchers_count?: number;
             /**
              * Format: date-time
              * @description The campaign is inactive before this moment; null for no start.
              */
-            start_date: string | null;
+            start_date?: string | null;
             /**
              * Format: date-time
              * @description The campaign is inactive after this moment; null for no end.
              */
-            expiration_date: string | null;
-            validity_timeframe: components["schemas"]["ValidityTimeframe"];
-            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-            validity_hours: components["schemas"]["ValidityHours"];
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /**
+             * @description How long a voucher stays usable after it is published, as an ISO 8601 duration (`P24D`). Sent when
+             *     the campaign has one. Stored and returned; the reference server does not shorten a published
+             *     voucher's validity by it.
+             * @example P24D
+             */
+            activity_duration_after_publishing?: string;
             /** @description False when the campaign has been disabled; its vouchers then cannot be used. */
-            active: boolean;
-            metadata: components["schemas"]["Metadata"];
+            active?: boolean;
+            metadata?: components["schemas"]["Metadata"];
             created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Name of the campaign's category, or null.
              * @example Summer sale
              */
-            category: string | null;
+            category?: string | null;
             /**
              * @description ID of the campaign's category, or null.
              * @example cat_0b688929a2476386a7
@@ -3863,14 +4364,20 @@ export interface components {
             categories: components["schemas"]["Category"][];
             creation_status: components["schemas"]["GenerationStatus"];
             vouchers_generation_status: components["schemas"]["GenerationStatus"];
+            /** @description Whether the campaign can only be read. The reference server has no read-only campaigns and does not send it. */
+            readonly?: boolean;
+            /** @description Always false here; the public service uses it for campaigns made from templates. */
+            protected: boolean;
             referral_program?: components["schemas"]["ReferralProgram"];
+            loyalty_tiers_expiration?: components["schemas"]["CampaignLoyaltyTiersExpiration"];
+            access_settings_assignments?: components["schemas"]["CampaignAccessSettingsAssignments"];
             /**
              * @description The campaign's promotion tiers, all of them in `hierarchy` order. Present on every `PROMOTION`
              *     campaign and on no other.
              */
-            promotion?: components["schemas"]["PromotionTiersListResponseBody"];
-            /** @description Always false here; the public service uses it for campaigns made from templates. */
-            protected: boolean;
+            promotion?: components["schemas"]["CampaignPromotion"];
+            /** @description The validation rules assigned to the campaign itself, oldest first. */
+            validation_rules_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
             /**
              * @description Always `campaign`.
              * @constant
@@ -3879,17 +4386,27 @@ export interface components {
         };
         /**
          * CampaignsListResponseBody
-         * @description A page of campaigns.
+         * @description A page of campaigns. The API marks none of the envelope's fields as always present; the reference server
+         *     always sends all four.
          */
-        CampaignsListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
+        CampaignsListResponseBody: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object?: "list";
+            /**
+             * @description The name of the property that holds the array, `campaigns`.
+             * @constant
+             */
             data_ref?: "campaigns";
-            campaigns: components["schemas"]["Campaign"][];
+            /** @description The campaigns of this page. */
+            campaigns?: components["schemas"]["Campaign"][];
             /**
              * @description Number of campaigns matching the query, over all pages.
              * @example 3
              */
-            total: number;
+            total?: number;
         };
         /**
          * RedemptionQuantityRequest
@@ -3910,7 +4427,7 @@ export interface components {
          */
         CodeConfig: {
             /**
-             * @description Random characters in a code without a pattern.
+             * @description Random characters in a code without a pattern. The API describes it as a number; a fraction is rounded down.
              * @default 8
              * @example 8
              */
@@ -3936,8 +4453,61 @@ export interface components {
              * @example -2026
              */
             postfix?: string;
-            /** @description Accepted for compatibility; sequential numbering is not generated. */
+            /**
+             * @description Stored and returned as given. The reference server draws codes at random, so it does not number them
+             *     from this count.
+             */
             initial_count?: number;
+        };
+        /**
+         * GiftRequest
+         * @description The credit of a new gift card, ×100. `balance` and `subtracted_amount` belong to the server: they are
+         *     accepted (so a gift read from a response can be sent back) and ignored, since a new card's balance is
+         *     always its `amount` and nothing has been subtracted yet.
+         */
+        GiftRequest: {
+            /**
+             * @description The card's starting credit, ×100, rounded to a whole amount; the balance starts equal to it.
+             * @example 10000
+             */
+            amount: number;
+            /** @description Ignored; the balance follows `amount`. */
+            balance?: number;
+            /** @description Ignored; a new card has nothing subtracted. */
+            subtracted_amount?: number;
+            /**
+             * @description What the credit pays for.
+             * @default APPLY_TO_ORDER
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
+        };
+        /**
+         * LoyaltyCardRequest
+         * @description The starting points of a new loyalty card, and when points expire. The card's counters (`balance`,
+         *     `next_expiration_*`, `pending_points`, `expired_points`, `subtracted_points`) belong to the server: they
+         *     are accepted (so a card read from a response can be sent back) and ignored, since a new card's balance is
+         *     always its `points`.
+         */
+        LoyaltyCardRequest: {
+            /**
+             * @description Points on a new card.
+             * @example 0
+             */
+            points: number;
+            expiration_rules?: components["schemas"]["LoyaltyExpirationRules"];
+            /** @description Ignored; the balance follows `points`. */
+            balance?: number;
+            /** @description Ignored; the server works out expiry. */
+            next_expiration_date?: string | null;
+            /** @description Ignored; the server works out expiry. */
+            next_expiration_points?: number | null;
+            /** @description Ignored; a new card has no pending points. */
+            pending_points?: number;
+            /** @description Ignored; a new card has no expired points. */
+            expired_points?: number;
+            /** @description Ignored; a new card has nothing subtracted. */
+            subtracted_points?: number;
         };
         /**
          * LoyaltyCardTemplateRequest
@@ -3969,7 +4539,8 @@ export interface components {
         };
         /**
          * CampaignVoucherRequest
-         * @description The template of the campaign's vouchers. Its `type` must fit the campaign type.
+         * @description The template of the campaign's vouchers. Its `type` must fit the campaign type, and tells the campaign
+         *     type when the request leaves that out.
          * @example {
          *       "type": "DISCOUNT_VOUCHER",
          *       "discount": {
@@ -3993,7 +4564,10 @@ export interface components {
             discount: components["schemas"]["Discount"];
             redemption?: components["schemas"]["RedemptionQuantityRequest"];
             code_config?: components["schemas"]["CodeConfig"];
-            /** @description Whether the codes are referral codes; true in referral programs. */
+            /**
+             * @description Whether the codes are referral codes. The server decides it from the campaign type (true exactly in
+             *     a `REFERRAL_PROGRAM`); `true` here, without a `campaign_type`, makes the campaign a referral program.
+             */
             is_referral_code?: boolean;
         } | {
             /**
@@ -4005,6 +4579,27 @@ export interface components {
             redemption?: components["schemas"]["RedemptionQuantityRequest"];
             code_config?: components["schemas"]["CodeConfig"];
         } | components["schemas"]["LoyaltyCardTemplateRequest"];
+        /**
+         * CampaignAccessSettingsChange
+         * @description Areas and stores, by ID. Ignored by the reference server.
+         */
+        CampaignAccessSettingsChange: {
+            /** @description Areas, each with every store. */
+            areas_ids?: string[];
+            /** @description Single stores. */
+            area_stores_ids?: string[];
+            /** @description Areas whose stores all take part. */
+            area_all_stores_ids?: string[];
+        };
+        /**
+         * CampaignAccessSettings
+         * @description Areas and stores to assign the campaign to or take it from. The reference server has no areas or
+         *     stores: it accepts this object and ignores it.
+         */
+        CampaignAccessSettings: {
+            assign?: components["schemas"]["CampaignAccessSettingsChange"];
+            unassign?: components["schemas"]["CampaignAccessSettingsChange"];
+        };
         /**
          * PromotionTierFields
          * @description Settings of a promotion tier, shared by create and update requests.
@@ -4076,6 +4671,14 @@ export interface components {
          * @description A new campaign. Every campaign type but `PROMOTION` needs a `voucher` template of the matching voucher
          *     type. `vouchers_count` codes are generated from the template's `code_config`: up to 1000 before the
          *     response, more in the background (watch `vouchers_generation_status`).
+         *
+         *     Without `campaign_type`, the server works it out: from `promotion` (`PROMOTION`), from `referral_program`
+         *     or a template with `is_referral_code: true` (`REFERRAL_PROGRAM`), or from `voucher.type`
+         *     (`DISCOUNT_VOUCHER` makes `DISCOUNT_COUPONS`, `GIFT_VOUCHER` makes `GIFT_VOUCHERS`, `LOYALTY_CARD` makes
+         *     `LOYALTY_PROGRAM`). When none of them tells, or they disagree, the request is a 400
+         *     `invalid_campaign_params`. The API leaves `name` optional in its schema, but a campaign cannot exist
+         *     without one: a request without a name is a 400 `invalid_campaign_params` too. An explicit null means
+         *     "none" wherever it is allowed.
          * @example {
          *       "name": "Summer sale 2026",
          *       "campaign_type": "DISCOUNT_COUPONS",
@@ -4097,20 +4700,16 @@ export interface components {
          */
         CampaignsCreateRequestBody: {
             /**
-             * @description Campaign name, unique in the project.
+             * @description Campaign name, unique in the project. Needed, as described above.
              * @example Summer sale 2026
              */
-            name: string;
+            name?: string;
             /** @description Free text about the campaign. */
             description?: string | null;
-            campaign_type: components["schemas"]["CampaignType"];
-            /**
-             * @description Whether the campaign may gain vouchers later.
-             * @default AUTO_UPDATE
-             * @enum {string}
-             */
-            type?: "AUTO_UPDATE" | "STATIC";
-            voucher?: components["schemas"]["CampaignVoucherRequest"];
+            campaign_type?: components["schemas"]["CampaignType"];
+            type?: components["schemas"]["CampaignVouchersMode"];
+            /** @description The template of the campaign's vouchers; null or left out for a promotion campaign. */
+            voucher?: components["schemas"]["CampaignVoucherRequest"] | null;
             /**
              * @description How many vouchers to generate now.
              * @default 0
@@ -4119,22 +4718,29 @@ export interface components {
             vouchers_count?: number;
             /**
              * Format: date-time
-             * @description The campaign is inactive before this moment.
+             * @description The campaign is inactive before this moment; null for no start.
              */
             start_date?: string | null;
             /**
              * Format: date-time
-             * @description The campaign is inactive after this moment.
+             * @description The campaign is inactive after this moment; null for no end.
              */
             expiration_date?: string | null;
             validity_timeframe?: components["schemas"]["ValidityTimeframe"];
             validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
             validity_hours?: components["schemas"]["ValidityHours"];
-            /** @description Name of an existing category. Use this or `category_id`. */
-            category?: string;
-            /** @description ID of an existing category. */
-            category_id?: string;
-            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description How long a voucher stays usable after it is published (ISO 8601 duration). Stored and returned; the
+             *     reference server does not shorten a published voucher's validity by it. Null for none.
+             * @example P24D
+             */
+            activity_duration_after_publishing?: string | null;
+            /** @description Name of an existing category. Use this or `category_id`; null for none. */
+            category?: string | null;
+            /** @description ID of an existing category; null for none. */
+            category_id?: string | null;
+            /** @description Custom key-value pairs; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
             /**
              * @description Whether customers join automatically.
              * @default false
@@ -4145,63 +4751,136 @@ export interface components {
              * @default false
              */
             join_once?: boolean;
-            referral_program?: components["schemas"]["ReferralProgram"];
+            /**
+             * @description For a `REFERRAL_PROGRAM`, when referrals convert (by default on redemption); null or left out for
+             *     the default. Any other campaign type with a `referral_program` is a 400 `invalid_campaign_params`.
+             */
+            referral_program?: components["schemas"]["ReferralProgram"] | null;
             /**
              * @description Whether the vouchers' metadata follows the voucher metadata schema.
              * @default true
              */
             use_voucher_metadata_schema?: boolean;
             /**
+             * @description The ID of a validation rule to assign to the new campaign, as `POST
+             *     /v1/validation-rules/{validationRuleId}/assignments` would; the campaign then lists it in
+             *     `validation_rules_assignments`. An unknown rule is a 404 and nothing is made.
+             * @example [
+             *       "val_4j7DCRm2IS59"
+             *     ]
+             */
+            validation_rules?: string[] | null;
+            access_settings?: components["schemas"]["CampaignAccessSettings"];
+            /**
              * @description The first tiers of a `PROMOTION` campaign, created with it in the same step, as `POST
              *     /v1/promotions/{campaignId}/tiers` would create each one; any other campaign type with
-             *     `promotion` is a 400 `invalid_campaign_params`.
+             *     `promotion` is a 400 `invalid_campaign_params`. Null, or null `tiers`, for none.
              */
             promotion?: {
-                tiers: components["schemas"]["PromotionTiersCreateRequestBody"][];
-            };
+                tiers?: components["schemas"]["PromotionTiersCreateRequestBody"][] | null;
+            } | null;
         };
         /**
          * CampaignsUpdateRequestBody
-         * @description The fields to change; the others keep their values. A `validity_timeframe` needs a `start_date`, given
-         *     now or already set.
+         * @description The fields to change; the others keep their values, and `updated_at` moves. A `validity_timeframe` needs
+         *     a `start_date`, given now or already set. The name, campaign type and voucher type cannot change here, and
+         *     fields the server owns are ignored, so a whole campaign as `GET /v1/campaigns/{campaignId}` returns it
+         *     can be sent back. An explicit null clears a field where that means "none" (`description`, `category`,
+         *     dates, validity settings) and is ignored elsewhere (`metadata`, `discount`, `gift`, `referral_program`,
+         *     `loyalty_tiers_expiration`, `activity_duration_after_publishing`).
          * @example {
          *       "expiration_date": "2026-09-30T23:59:59.000Z"
          *     }
          */
         CampaignsUpdateRequestBody: {
-            /** @description Free text about the campaign. */
+            /** @description Free text about the campaign; null clears it. */
             description?: string | null;
-            /**
-             * @description Whether the campaign may gain vouchers later.
-             * @enum {string}
-             */
-            type?: "AUTO_UPDATE" | "STATIC";
+            type?: components["schemas"]["CampaignVouchersMode"];
             /**
              * Format: date-time
-             * @description The campaign is inactive before this moment.
+             * @description The campaign is inactive before this moment; null for no start.
              */
             start_date?: string | null;
             /**
              * Format: date-time
-             * @description The campaign is inactive after this moment.
+             * @description The campaign is inactive after this moment; null for no end.
              */
             expiration_date?: string | null;
             validity_timeframe?: components["schemas"]["ValidityTimeframe"];
             validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
             validity_hours?: components["schemas"]["ValidityHours"];
+            /**
+             * @description How long a voucher stays usable after it is published (stored and returned, not applied); null keeps it.
+             * @example P24D
+             */
+            activity_duration_after_publishing?: string | null;
             /** @description Name of an existing category, or null to remove it. */
             category?: string | null;
             /** @description ID of an existing category, or null to remove it. */
             category_id?: string | null;
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Replaces the campaign's metadata; null keeps it as it is. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            /**
+             * @description Metadata keys to remove, after `metadata` is applied.
+             * @example [
+             *       "channel"
+             *     ]
+             */
+            unset_metadata_fields?: string[] | null;
             /** @description Whether customers join automatically. */
             auto_join?: boolean;
             /** @description Whether a customer may hold only one voucher of the campaign. */
             join_once?: boolean;
+            /**
+             * @description A new discount for a discount coupon or referral campaign: it replaces the template's and that of
+             *     every voucher of the campaign. Another campaign type with a discount is a 400 `invalid_campaign_params`.
+             */
+            discount?: components["schemas"]["Discount"] | null;
+            /**
+             * @description New starting credit for the gift cards a gift campaign makes from now on; cards already made keep
+             *     their credit (change it with `POST /v1/vouchers/{code}/balance`). Another campaign type with a gift is
+             *     a 400 `invalid_campaign_params`.
+             */
+            gift?: components["schemas"]["GiftRequest"] | null;
+            /**
+             * @description New referral settings of a `REFERRAL_PROGRAM`, replacing the current ones. Another campaign type with
+             *     one is a 400 `invalid_campaign_params`.
+             */
+            referral_program?: components["schemas"]["ReferralProgram"] | null;
+            /**
+             * @description How a loyalty program's tiers are reached and expire, stored and returned. Another campaign type with
+             *     it is a 400 `invalid_campaign_params`.
+             */
+            loyalty_tiers_expiration?: components["schemas"]["CampaignLoyaltyTiersExpiration"] | null;
+            /** @description Accepted and ignored; the reference server recalculates tiers as points move. */
+            options?: {
+                /** @description Ignored. */
+                recalculate_tiers?: boolean;
+            };
+            access_settings?: components["schemas"]["CampaignAccessSettings"];
         };
         /**
+         * AsyncActionReference
+         * @description The background work started by the request; follow it with `GET /v1/async-actions/{asyncActionId}`.
+         */
+        AsyncActionReference: {
+            /**
+             * @description The ID of the async action. The reference server always sends it.
+             * @example aa_0a875d56c805df6601
+             */
+            async_action_id?: string;
+        };
+        /**
+         * VoucherCode
+         * @description A voucher code, unique in the project. No spaces, slashes, `?`, `#` or `%`.
+         * @example SUMMER-7K2Q
+         */
+        VoucherCode: string;
+        /**
          * CampaignsVouchersCreateRequestBody
-         * @description Settings for the vouchers added to the campaign; anything left out comes from the campaign's template.
+         * @description Settings for the vouchers added to the campaign; anything left out comes from the campaign's template
+         *     and settings. An explicit null means "none": no category, no start or end (not even the campaign's),
+         *     no metadata; a null `redemption` or `code_config` means the template's.
          * @example {
          *       "metadata": {
          *         "batch": "second"
@@ -4209,10 +4888,16 @@ export interface components {
          *     }
          */
         CampaignsVouchersCreateRequestBody: {
-            /** @description Name of an existing category. */
-            category?: string;
-            /** @description ID of an existing category. */
-            category_id?: string;
+            /**
+             * @description The code of the one voucher added (with `vouchers_count` 1); left out or null to generate it. With a
+             *     larger `vouchers_count` a code is a 400 `invalid_voucher`. `POST
+             *     /v1/campaigns/{campaignId}/vouchers/{code}` ignores it in favour of the path's code.
+             */
+            code?: components["schemas"]["VoucherCode"] | null;
+            /** @description Name of an existing category; null for none. */
+            category?: string | null;
+            /** @description ID of an existing category; null for none. */
+            category_id?: string | null;
             /**
              * Format: date-time
              * @description The vouchers cannot be used before this moment.
@@ -4228,30 +4913,12 @@ export interface components {
             validity_hours?: components["schemas"]["ValidityHours"];
             /** @description Free text about the vouchers. */
             additional_info?: string | null;
-            metadata?: components["schemas"]["Metadata"];
-            redemption?: components["schemas"]["RedemptionQuantityRequest"];
-            code_config?: components["schemas"]["CodeConfig"];
-        };
-        /**
-         * Gift
-         * @description A gift card's credit and what is left of it, ×100.
-         */
-        Gift: {
-            /**
-             * @description The credit loaded onto the card in total, ×100.
-             * @example 10000
-             */
-            amount: number;
-            /**
-             * @description The credit left, ×100.
-             * @example 7500
-             */
-            balance: number;
-            /**
-             * @description What the credit pays for.
-             * @enum {string}
-             */
-            effect: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
+            /** @description Custom key-value pairs; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            /** @description The redemption limit of each voucher; null for the template's. */
+            redemption?: components["schemas"]["RedemptionQuantityRequest"] | null;
+            /** @description How to generate the codes; null or left out for the template's. */
+            code_config?: components["schemas"]["CodeConfig"] | null;
         };
         /**
          * LoyaltyCard
@@ -4262,168 +4929,177 @@ export interface components {
              * @description Points ever added to the card.
              * @example 1200
              */
-            points: number;
+            points?: number;
             /**
              * @description Points that can be spent now.
              * @example 800
              */
-            balance: number;
+            balance?: number;
             /**
              * Format: date
              * @description The next day on which points expire, or null.
              * @example 2027-12-31
              */
-            next_expiration_date: string | null;
+            next_expiration_date?: string | null;
             /**
              * @description How many points expire then, or null.
              * @example 300
              */
-            next_expiration_points: number | null;
+            next_expiration_points?: number | null;
+            /**
+             * @description Points earned but not yet added to the card (pending points), where the server counts them.
+             * @example 0
+             */
+            pending_points?: number;
+            /**
+             * @description Points that expired unspent, where the server counts them.
+             * @example 0
+             */
+            expired_points?: number;
+            /**
+             * @description Points taken off through balance changes, where the server counts them.
+             * @example 0
+             */
+            subtracted_points?: number;
         };
         /**
          * VoucherAsset
-         * @description An image of the voucher's code, served by the service without credentials.
+         * @description An image of the voucher's code, served by the service without credentials. The API marks neither field as
+         *     always present; the reference server sends both.
          */
         VoucherAsset: {
             /**
              * @description Opaque asset ID.
              * @example U2FsdGVkX19fQR
              */
-            id: string;
+            id?: string;
             /**
              * Format: uri
              * @description Where the PNG image is served.
              * @example http://localhost:3000/assets/qr/U2FsdGVkX19fQR
              */
-            url: string;
+            url?: string;
         };
         /**
          * Voucher
-         * @description A voucher: a discount voucher, a gift card or a loyalty card.
+         * @description A voucher: a discount voucher, a gift card or a loyalty card. The API marks none of its fields as always
+         *     present, so this contract requires none; the reference server sends every field below except
+         *     `referrer_id` and, on other than loyalty cards, `redemption.redeemed_points`.
          */
         Voucher: {
             /**
              * @description Voucher ID assigned by the service (prefix `v_`).
              * @example v_2Zr8Yb0sJ3kQ9w
              */
-            id: string;
+            id?: string;
             /**
              * @description The code, unique in the project.
              * @example SUMMER-7K2Q
              */
-            code: string;
+            code?: string;
             /**
              * @description Name of the voucher's campaign, or null for a standalone voucher.
              * @example Summer sale 2026
              */
-            campaign: string | null;
+            campaign?: string | null;
             /**
              * @description ID of the voucher's campaign, or null.
              * @example camp_5a1e9f6ce3b24c1d88
              */
-            campaign_id: string | null;
+            campaign_id?: string | null;
             /** @description Name of the voucher's category, or null. */
-            category: string | null;
+            category?: string | null;
             /** @description ID of the voucher's category, or null. */
-            category_id: string | null;
+            category_id?: string | null;
             /** @description The voucher's category, as a list of zero or one. */
-            categories: components["schemas"]["Category"][];
-            type: components["schemas"]["VoucherType"];
+            categories?: components["schemas"]["Category"][];
+            type?: components["schemas"]["VoucherType"];
             /** @description The discount of a `DISCOUNT_VOUCHER`; null otherwise. */
-            discount: components["schemas"]["Discount"] | null;
+            discount?: components["schemas"]["Discount"] | null;
             /** @description The credit of a `GIFT_VOUCHER`; null otherwise. */
-            gift: components["schemas"]["Gift"] | null;
+            gift?: components["schemas"]["Gift"] | null;
             /** @description The points of a `LOYALTY_CARD`; null otherwise. */
-            loyalty_card: components["schemas"]["LoyaltyCard"] | null;
+            loyalty_card?: components["schemas"]["LoyaltyCard"] | null;
             /**
              * Format: date-time
              * @description The voucher cannot be used before this moment.
              */
-            start_date: string | null;
+            start_date?: string | null;
             /**
              * Format: date-time
              * @description The voucher cannot be used after this moment.
              */
-            expiration_date: string | null;
-            validity_timeframe: components["schemas"]["ValidityTimeframe"];
-            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-            validity_hours: components["schemas"]["ValidityHours"];
-            /** @description False when the voucher is disabled. */
-            active: boolean;
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description False when the voucher is disabled. The API allows null; the reference server always sends a boolean. */
+            active?: boolean | null;
             /** @description Free text about the voucher. */
-            additional_info: string | null;
-            metadata: components["schemas"]["Metadata"];
+            additional_info?: string | null;
+            metadata?: components["schemas"]["Metadata"];
             /** @description Images of the code. */
-            assets: {
-                qr: components["schemas"]["VoucherAsset"];
-                barcode: components["schemas"]["VoucherAsset"];
+            assets?: {
+                qr?: components["schemas"]["VoucherAsset"];
+                barcode?: components["schemas"]["VoucherAsset"];
             };
-            /** @description Whether the code is a referral code. */
-            is_referral_code: boolean;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            /** @description Whether the code is a referral code. The API allows null; the reference server always sends a boolean. */
+            is_referral_code?: boolean | null;
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description ID of the customer holding the voucher, or null.
              * @example cust_7f8b2cd8a33d0f1e2b
              */
-            holder_id: string | null;
+            holder_id?: string | null;
+            /**
+             * @description ID of the customer who referred the holder, on a voucher given as a referral reward. The reference
+             *     server gives no referral rewards as vouchers, so it never sends this field.
+             * @example cust_2a8e0c4a1d9b5f7e31
+             */
+            referrer_id?: string | null;
             /** @description How often the voucher may be and has been redeemed. */
-            redemption: {
+            redemption?: {
                 /** @description The most redemptions allowed; null for no limit. */
-                quantity: number | null;
+                quantity?: number | null;
                 /** @description Successful redemptions so far, less those rolled back. */
-                redeemed_quantity: number;
-                /** @description Points spent from a loyalty card. */
+                redeemed_quantity?: number;
+                /** @description Points spent from a loyalty card; sent for loyalty cards only. */
                 redeemed_points?: number;
                 /**
                  * @description Always `list`.
                  * @constant
                  */
-                object: "list";
+                object?: "list";
                 /**
                  * @description Path of the voucher's redemption list.
                  * @example /v1/vouchers/SUMMER-7K2Q/redemption
                  */
-                url: string;
+                url?: string;
             };
             /** @description How often the voucher has been published to customers. */
-            publish: {
+            publish?: {
                 /**
                  * @description Always `list`.
                  * @constant
                  */
-                object: "list";
+                object?: "list";
                 /** @description Publications of the voucher. */
-                count: number;
+                count?: number;
                 /**
                  * @description Path of the voucher's publication list.
                  * @example /v1/publications?voucher=SUMMER-7K2Q
                  */
-                url: string;
+                url?: string;
             };
+            /** @description The validation rules assigned to the voucher itself (not those of its campaign), oldest first. */
+            validation_rules_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
             /**
              * @description Always `voucher`.
              * @constant
              */
-            object: "voucher";
+            object?: "voucher";
         };
-        /**
-         * AsyncActionReference
-         * @description The background work started by the request; follow it with `GET /v1/async-actions/{asyncActionId}`.
-         */
-        AsyncActionReference: {
-            /**
-             * @description The ID of the async action.
-             * @example aa_0a875d56c805df6601
-             */
-            async_action_id: string;
-        };
-        /**
-         * VoucherCode
-         * @description A voucher code, unique in the project. No spaces, slashes, `?`, `#` or `%`.
-         * @example SUMMER-7K2Q
-         */
-        VoucherCode: string;
         /**
          * DateOrDateTime
          * @description An ISO 8601 date (`YYYY-MM-DD`, midnight UTC) or date-time.
@@ -4434,7 +5110,9 @@ export interface components {
          * CampaignSummary
          * @description What happened in a campaign, counted from the events the service recorded, optionally within a time
          *     window. Totals are `succeeded + failed`. Amounts are ×100 and are not reduced by rollbacks, which are
-         *     counted on their own.
+         *     counted on their own. The public service adds counters for gift, loyalty and referral campaigns
+         *     (`amount_*`, `points_*`, `pending_points_*`, `referred_customers`); the reference server does not count
+         *     those and does not send them.
          */
         CampaignSummary: {
             campaign: components["schemas"]["Campaign"];
@@ -4474,6 +5152,48 @@ export interface components {
             discounted_amount: number;
             /** @description Discount rolled back, ×100. */
             rolledback_discounted_amount: number;
+            /** @description Gift campaigns: credit loaded onto cards when they were made, ×100. Not sent by the reference server. */
+            created_vouchers_amount?: number;
+            /** @description Gift campaigns: credit added through balance changes, ×100. Not sent by the reference server. */
+            amount_added?: number;
+            /** @description Gift campaigns: credit on cards that were deleted, ×100. Not sent by the reference server. */
+            amount_deleted?: number;
+            /** @description Gift campaigns: credit spent in redemptions, ×100. Not sent by the reference server. */
+            amount_redeemed?: number;
+            /** @description Gift campaigns: credit given back by rollbacks, ×100. Not sent by the reference server. */
+            amount_rolledback?: number;
+            /** @description Gift campaigns: credit taken off through balance changes, ×100. Not sent by the reference server. */
+            amount_subtracted?: number;
+            /** @description Loyalty programs: points on cards when they were made. Not sent by the reference server. */
+            created_vouchers_points?: number;
+            /** @description Loyalty programs: points on cards that were deleted. Not sent by the reference server. */
+            points_deleted?: number;
+            /** @description Loyalty programs: points taken off through balance changes. Not sent by the reference server. */
+            points_subtracted?: number;
+            /** @description Loyalty programs: points added through balance changes. Not sent by the reference server. */
+            points_added?: number;
+            /** @description Loyalty programs: points earned through earning rules. Not sent by the reference server. */
+            points_rewarded?: number;
+            /** @description Loyalty programs: points spent on rewards. Not sent by the reference server. */
+            points_redeemed?: number;
+            /** @description Loyalty programs: points given back by rollbacks. Not sent by the reference server. */
+            points_rolledback?: number;
+            /** @description Loyalty programs: points that expired. Not sent by the reference server. */
+            points_expired?: number;
+            /** @description Loyalty programs: points moved to other cards. Not sent by the reference server. */
+            points_transferred_out?: number;
+            /** @description Loyalty programs: points moved in from other cards. Not sent by the reference server. */
+            points_transferred_in?: number;
+            /** @description Loyalty programs: pending points earned. Not sent by the reference server. */
+            pending_points_added?: number;
+            /** @description Loyalty programs: pending points taken off. Not sent by the reference server. */
+            pending_points_subtracted?: number;
+            /** @description Loyalty programs: pending points added to cards. Not sent by the reference server. */
+            pending_points_activated?: number;
+            /** @description Loyalty programs: pending points canceled. Not sent by the reference server. */
+            pending_points_canceled?: number;
+            /** @description Referral programs: customers referred. Not sent by the reference server. */
+            referred_customers?: number;
             /**
              * @description Always `campaign_summary`.
              * @constant
@@ -4516,7 +5236,8 @@ export interface components {
         };
         /**
          * CategoriesUpdateRequestBody
-         * @description The fields to change; the others keep their values.
+         * @description The fields to change; the others keep their values, and `updated_at` moves. Fields the server owns are
+         *     ignored, so a whole category as `GET /v1/categories/{categoryId}` returns it can be sent back.
          * @example {
          *       "hierarchy": 2
          *     }
@@ -4880,6 +5601,19 @@ export interface components {
              * @example evt_0a1b2c3d4e5f6a7b8c
              */
             more_starting_after?: string;
+        };
+        /**
+         * PromotionTiersListResponseBody
+         * @description A page of promotion tiers.
+         */
+        PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "tiers";
+            tiers: components["schemas"]["PromotionTier"][];
+            /** @description Number of matching tiers, over all pages. */
+            total: number;
+            /** @description Whether later pages hold more tiers. */
+            has_more: boolean;
         };
         /**
          * PromotionTiersUpdateRequestBody
@@ -5712,15 +6446,6 @@ export interface components {
             promotion_tier: components["schemas"]["AssignmentObjectRef"];
         };
         /**
-         * Junction
-         * @description How a filter's field conditions combine: `and` when every one must hold, `or` when any may. Either case is
-         *     taken (clients send `AND` and `OR` too).
-         * @default and
-         * @example and
-         * @enum {string}
-         */
-        Junction: "and" | "or" | "AND" | "OR";
-        /**
          * VoucherFilters
          * @description Conditions on voucher fields, keyed by field name, joined by `junction`.
          */
@@ -5736,62 +6461,90 @@ export interface components {
         };
         /**
          * VouchersListResponseBody
-         * @description A page of vouchers.
+         * @description A page of vouchers. The API marks none of the envelope's fields as always present; the reference server
+         *     always sends all four.
          */
-        VouchersListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
+        VouchersListResponseBody: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object?: "list";
+            /**
+             * @description The name of the property that holds the array, `vouchers`.
+             * @constant
+             */
             data_ref?: "vouchers";
-            vouchers: components["schemas"]["Voucher"][];
+            /** @description The vouchers of this page. */
+            vouchers?: components["schemas"]["Voucher"][];
             /**
              * @description Number of vouchers matching the query, over all pages.
              * @example 250
              */
-            total: number;
+            total?: number;
         };
         /**
          * VoucherFields
          * @description Settings of a new voucher. A voucher in a campaign takes the campaign's template for every setting it
-         *     leaves out; a standalone voucher needs `type` and the matching `discount`, `gift` or `loyalty_card`.
+         *     leaves out. A standalone voucher without `type` is a `DISCOUNT_VOUCHER`, unless it carries only a `gift`
+         *     (then a `GIFT_VOUCHER`) or only a `loyalty_card` (then a `LOYALTY_CARD`); it needs the value of its type
+         *     (400 `invalid_voucher` otherwise). An explicit null means "none" wherever it is allowed.
          */
         VoucherFields: {
-            type?: components["schemas"]["VoucherType"];
-            /** @description Name of the campaign the voucher joins. Use this or `campaign_id`. */
-            campaign?: string;
-            /** @description ID of the campaign the voucher joins. */
-            campaign_id?: string;
-            /** @description Name of an existing category. Use this or `category_id`. */
-            category?: string;
-            /** @description ID of an existing category. */
-            category_id?: string;
-            discount?: components["schemas"]["Discount"];
-            gift?: components["schemas"]["GiftRequest"];
-            loyalty_card?: components["schemas"]["LoyaltyCardRequest"];
+            /** @description The kind of voucher; null or left out as described above. */
+            type?: components["schemas"]["VoucherType"] | null;
+            /** @description Name of the campaign the voucher joins. Use this or `campaign_id`; null for a standalone voucher. */
+            campaign?: string | null;
+            /** @description ID of the campaign the voucher joins; null for a standalone voucher. */
+            campaign_id?: string | null;
+            /** @description Name of an existing category. Use this or `category_id`; null for none (not even the campaign's). */
+            category?: string | null;
+            /** @description ID of an existing category; null for none (not even the campaign's). */
+            category_id?: string | null;
+            /** @description The discount of a `DISCOUNT_VOUCHER`; null for none (as a gift or loyalty card shows it). */
+            discount?: components["schemas"]["Discount"] | null;
+            /** @description The credit of a `GIFT_VOUCHER`; null for none. */
+            gift?: components["schemas"]["GiftRequest"] | null;
+            /** @description The starting points of a `LOYALTY_CARD`; null for none. */
+            loyalty_card?: components["schemas"]["LoyaltyCardRequest"] | null;
             /**
              * Format: date-time
-             * @description The voucher cannot be used before this moment.
+             * @description The voucher cannot be used before this moment; null for no start (not even the campaign's).
              */
             start_date?: string | null;
             /**
              * Format: date-time
-             * @description The voucher cannot be used after this moment.
+             * @description The voucher cannot be used after this moment; null for no end (not even the campaign's).
              */
             expiration_date?: string | null;
             validity_timeframe?: components["schemas"]["ValidityTimeframe"];
             validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
             validity_hours?: components["schemas"]["ValidityHours"];
             /**
-             * @description False to create the voucher disabled.
+             * @description False to create the voucher disabled; null is the default, true.
              * @default true
              */
-            active?: boolean;
+            active?: boolean | null;
             /** @description Free text about the voucher. */
             additional_info?: string | null;
-            metadata?: components["schemas"]["Metadata"];
-            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+            /** @description Custom key-value pairs; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            /** @description How many times the voucher may be redeemed; null as if left out (the campaign's limit, or none). */
+            redemption?: components["schemas"]["RedemptionQuantityRequest"] | null;
+            /**
+             * @description IDs of validation rules to assign to the new voucher, as `POST
+             *     /v1/validation-rules/{validationRuleId}/assignments` would; the voucher then lists them in
+             *     `validation_rules_assignments`. A repeated ID counts once; an unknown rule is a 404 and nothing is made.
+             * @example [
+             *       "val_4j7DCRm2IS59"
+             *     ]
+             */
+            validation_rules?: string[] | null;
         };
         /**
          * VouchersCreateRequestBody
-         * @description A new voucher, with a code of your own or one generated from `code_config`.
+         * @description A new voucher, with a code of your own or one generated from `code_config` (or the campaign's). Every
+         *     setting of `VoucherFields` applies.
          * @example {
          *       "type": "DISCOUNT_VOUCHER",
          *       "discount": {
@@ -5805,15 +6558,21 @@ export interface components {
          *     }
          */
         VouchersCreateRequestBody: components["schemas"]["VoucherFields"] & {
-            code?: components["schemas"]["VoucherCode"];
-            code_config?: components["schemas"]["CodeConfig"];
+            /** @description The code; left out or null to generate one. */
+            code?: components["schemas"]["VoucherCode"] | null;
+            /** @description How to generate the code when none is given; null or left out for the campaign's, or the default. */
+            code_config?: components["schemas"]["CodeConfig"] | null;
         };
         /**
          * VouchersUpdateRequestBody
-         * @description The fields to change; the others keep their values. The code, type, campaign and balances cannot change
-         *     here (gift credit and points move through `/balance`). A `discount` must keep the voucher's type.
-         *     `code` may repeat the code in the path, as clients that send a whole voucher object do; a different
-         *     code is a 400 `invalid_voucher`.
+         * @description The fields to change; the others keep their values, and `updated_at` moves. The code, type, campaign and
+         *     balances cannot change here (gift credit and points move through `/balance`), so a whole voucher as
+         *     `GET /v1/vouchers/{code}` returns it can be sent back: `code` and `type` may repeat the voucher's own
+         *     (another value is a 400 `invalid_voucher`), and fields the server owns (`id`, `gift`, `loyalty_card`,
+         *     counters, timestamps, `assets`…) are ignored. A `discount` must keep the voucher's type. An explicit null
+         *     clears a field where that means "none" (`category`, dates, validity settings, `additional_info`,
+         *     `redemption.quantity`) and keeps it where a voucher cannot go without one (`discount`, `active`,
+         *     `metadata`, `type`).
          * @example {
          *       "expiration_date": "2026-12-31T23:59:59.000Z",
          *       "metadata": {
@@ -5823,30 +6582,35 @@ export interface components {
          */
         VouchersUpdateRequestBody: {
             code?: components["schemas"]["VoucherCode"];
+            /** @description The voucher's own type, or null; a voucher's type cannot change. */
+            type?: components["schemas"]["VoucherType"] | null;
             /** @description Name of an existing category, or null to remove it. */
             category?: string | null;
             /** @description ID of an existing category, or null to remove it. */
             category_id?: string | null;
-            discount?: components["schemas"]["Discount"];
+            /** @description A new discount for a `DISCOUNT_VOUCHER`; null keeps the current one (a gift or loyalty card shows null). */
+            discount?: components["schemas"]["Discount"] | null;
             /**
              * Format: date-time
-             * @description The voucher cannot be used before this moment.
+             * @description The voucher cannot be used before this moment; null for no start.
              */
             start_date?: string | null;
             /**
              * Format: date-time
-             * @description The voucher cannot be used after this moment.
+             * @description The voucher cannot be used after this moment; null for no end.
              */
             expiration_date?: string | null;
             validity_timeframe?: components["schemas"]["ValidityTimeframe"];
             validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
             validity_hours?: components["schemas"]["ValidityHours"];
-            /** @description False disables the voucher. */
-            active?: boolean;
-            /** @description Free text about the voucher. */
+            /** @description False disables the voucher, true enables it; null keeps it as it is. */
+            active?: boolean | null;
+            /** @description Free text about the voucher; null clears it. */
             additional_info?: string | null;
-            metadata?: components["schemas"]["Metadata"];
-            redemption?: components["schemas"]["RedemptionQuantityRequest"];
+            /** @description Replaces the voucher's metadata; null keeps it as it is. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            /** @description A new redemption limit (`quantity`, null for none); null keeps the current limit. */
+            redemption?: components["schemas"]["RedemptionQuantityRequest"] | null;
         };
         /**
          * VouchersCreateWithCodeRequestBody
@@ -5864,20 +6628,49 @@ export interface components {
         };
         /**
          * VouchersBalanceUpdateRequestBody
-         * @description Credit to add to a gift card (`amount`, ×100) or points to add to a loyalty card (`points`). A negative
-         *     value takes them off; the balance can never go below zero.
+         * @description Credit to add to a gift card (`amount`, ×100) or points to add to a loyalty card (`points`, which the
+         *     API names `amount` here as well: a loyalty card takes either). A negative value takes them off; the
+         *     balance can never go below zero. A body with neither, or with both, is a 400 `invalid_add_balance_params`.
+         * @example {
+         *       "amount": 5000,
+         *       "reason": "Goodwill credit"
+         *     }
          */
         VouchersBalanceUpdateRequestBody: {
             /**
-             * @description Gift credit to add, ×100; negative to subtract.
+             * @description Gift credit to add, ×100, or points for a loyalty card; negative to subtract.
              * @example 5000
              */
             amount?: number;
             /**
-             * @description Loyalty points to add; negative to subtract.
+             * @description Loyalty points to add; negative to subtract. Only loyalty cards take it.
              * @example 100
              */
             points?: number;
+            /**
+             * @description Your own ID for this change. On a loyalty card it is kept in the card's transaction; a gift card has
+             *     no transaction list on the reference server, so there it is accepted and not kept.
+             * @example manual-adjustment-0042
+             */
+            source_id?: string | null;
+            /**
+             * @description Why the balance changes. On a loyalty card it is kept in the card's transaction; on a gift card it is
+             *     accepted and not kept.
+             * @example Goodwill credit
+             */
+            reason?: string | null;
+            /**
+             * @description When added loyalty points expire. Accepted for compatibility with the loyalty balance operations;
+             *     the reference server always applies the program's expiration rules (`PROGRAM_RULES`) here, and
+             *     ignores this field and `expiration_date`.
+             * @enum {string|null}
+             */
+            expiration_type?: "PROGRAM_RULES" | "CUSTOM_DATE" | "NON_EXPIRING" | null;
+            /**
+             * Format: date-time
+             * @description For `CUSTOM_DATE`, when the points expire. Ignored, as `expiration_type` says.
+             */
+            expiration_date?: string | null;
         };
         /**
          * VoucherBalance
@@ -5904,6 +6697,11 @@ export interface components {
              * @enum {string}
              */
             type: "gift_voucher" | "loyalty_card";
+            /**
+             * @description Always `MANUAL`, a change made through the API.
+             * @enum {string}
+             */
+            operation_type: "MANUAL";
             /**
              * @description Always `balance`.
              * @constant
@@ -9766,6 +10564,63 @@ export interface components {
          */
         CampaignTypeFilter: components["schemas"]["CampaignType"];
         /**
+         * @description Only campaigns whose `creation_status` is this.
+         * @example DONE
+         */
+        CampaignStatusFilter: components["schemas"]["GenerationStatus"];
+        /**
+         * @description Only campaigns whose codes are (true) or are not (false) referral codes.
+         * @example false
+         */
+        CampaignIsReferralCodeFilter: boolean;
+        /**
+         * @description Extra data to include. `category` is accepted and changes nothing, since every campaign already carries
+         *     its `category` and `categories`; `access_settings_assignments` is accepted and ignored, since the
+         *     reference server has no areas or stores.
+         * @example category
+         */
+        CampaignExpand: "category" | "access_settings_assignments";
+        /**
+         * @description Conditions on campaign fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`
+         *     (repeat with `[]` for several values), joined by `filters[junction]` (`and`, the default, or `or`). See
+         *     `CampaignFilters` for the fields and operators. Example:
+         *     `filters[voucher_type][conditions][$in][]=GIFT_VOUCHER`.
+         * @example {
+         *       "junction": "and",
+         *       "voucher_type": {
+         *         "conditions": {
+         *           "$in": [
+         *             "GIFT_VOUCHER"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        CampaignAdvancedFilters: components["schemas"]["CampaignFilters"];
+        /**
+         * @description Only campaigns assigned to these areas or stores, in bracket form
+         *     (`access_settings[filter][areas_ids][]=…`). The reference server has no areas or stores: it accepts the
+         *     parameter and ignores it.
+         * @example {
+         *       "filter": {
+         *         "areas_ids": [
+         *           "ar_0c9b2a6d1e3f4a5b67"
+         *         ]
+         *       }
+         *     }
+         */
+        CampaignAccessSettingsFilter: {
+            /** @description The areas and stores. */
+            filter?: {
+                /** @description Area IDs. */
+                areas_ids?: string[];
+                /** @description Store IDs. */
+                area_stores_ids?: string[];
+                /** @description Areas with all their stores. */
+                area_all_stores_ids?: string[];
+            };
+        };
+        /**
          * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
          *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
          * @example -created_at
@@ -9802,6 +10657,12 @@ export interface components {
          * @example 2026-11-30
          */
         SummaryEndDate: components["schemas"]["DateOrDateTime"];
+        /**
+         * @description The most categories to return, from 1 to 100, in the list's order; left out, every category is returned.
+         *     `total` counts every category either way.
+         * @example 10
+         */
+        CategoriesLimit: number;
         /**
          * @description The category's ID.
          * @example cat_0b688929a2476386a7
@@ -10263,6 +11124,53 @@ export interface operations {
                  */
                 campaign_type?: components["parameters"]["CampaignTypeFilter"];
                 /**
+                 * @description Only campaigns whose `creation_status` is this.
+                 * @example DONE
+                 */
+                campaign_status?: components["parameters"]["CampaignStatusFilter"];
+                /**
+                 * @description Only campaigns whose codes are (true) or are not (false) referral codes.
+                 * @example false
+                 */
+                is_referral_code?: components["parameters"]["CampaignIsReferralCodeFilter"];
+                /**
+                 * @description Extra data to include. `category` is accepted and changes nothing, since every campaign already carries
+                 *     its `category` and `categories`; `access_settings_assignments` is accepted and ignored, since the
+                 *     reference server has no areas or stores.
+                 * @example category
+                 */
+                expand?: components["parameters"]["CampaignExpand"];
+                /**
+                 * @description Conditions on campaign fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`
+                 *     (repeat with `[]` for several values), joined by `filters[junction]` (`and`, the default, or `or`). See
+                 *     `CampaignFilters` for the fields and operators. Example:
+                 *     `filters[voucher_type][conditions][$in][]=GIFT_VOUCHER`.
+                 * @example {
+                 *       "junction": "and",
+                 *       "voucher_type": {
+                 *         "conditions": {
+                 *           "$in": [
+                 *             "GIFT_VOUCHER"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["CampaignAdvancedFilters"];
+                /**
+                 * @description Only campaigns assigned to these areas or stores, in bracket form
+                 *     (`access_settings[filter][areas_ids][]=…`). The reference server has no areas or stores: it accepts the
+                 *     parameter and ignores it.
+                 * @example {
+                 *       "filter": {
+                 *         "areas_ids": [
+                 *           "ar_0c9b2a6d1e3f4a5b67"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                access_settings?: components["parameters"]["CampaignAccessSettingsFilter"];
+                /**
                  * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
                  *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
                  * @example -created_at
@@ -10416,6 +11324,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The deletion goes on in the background (never sent by the reference server). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
             /** @description The campaign and its vouchers are deleted. */
             204: {
                 headers: {
@@ -10520,13 +11437,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One voucher (when `vouchers_count` is 1), or the async action making more in the background. */
+            /** @description The voucher, when `vouchers_count` is 1. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Voucher"] | components["schemas"]["AsyncActionReference"];
+                    "application/json": components["schemas"]["Voucher"];
+                };
+            };
+            /** @description The async action making the vouchers in the background, when `vouchers_count` is more than 1. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10628,14 +11554,21 @@ export interface operations {
     };
     "list-categories": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The most categories to return, from 1 to 100, in the list's order; left out, every category is returned.
+                 *     `total` counts every category either way.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["CategoriesLimit"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every category. */
+            /** @description The categories. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -3,28 +3,66 @@ import type { DomainContext } from './context.js';
 import { notFound } from './errors.js';
 import { newId } from './ids.js';
 
-export type AsyncActionRecord = components['schemas']['AsyncAction'];
+type Schemas = components['schemas'];
+export type AsyncAction = Schemas['AsyncAction'];
+export type AsyncActionType = Schemas['AsyncActionType'];
+type AsyncActionResult = Schemas['AsyncActionResult'];
 
-export async function startAsyncAction(ctx: DomainContext, type: AsyncActionRecord['type']): Promise<AsyncActionRecord> {
+/** An async action as stored: the contract leaves every field optional, the server always keeps these. */
+export interface AsyncActionRecord {
+  id: string;
+  type: AsyncActionType;
+  status: 'ENQUEUED' | 'IN_PROGRESS' | 'DONE' | 'FAILED';
+  operation_status?: 'SUCCESS' | 'FAILED';
+  created_at: string;
+  updated_at: string | null;
+  request_id: string;
+  processing_time?: number;
+  progress: number;
+  result: AsyncActionResult | null;
+  object: 'async_action';
+}
+
+export async function startAsyncAction(ctx: DomainContext, type: AsyncActionType, requestId: string): Promise<AsyncActionRecord> {
   return ctx.uow.async_actions.insert({
     id: newId('aa'),
     type,
     status: 'IN_PROGRESS',
-    result: null,
     created_at: ctx.clock.now().toISOString(),
     updated_at: null,
+    request_id: requestId,
+    progress: 0,
+    result: null,
     object: 'async_action',
   });
+}
+
+/** Records how much of the work is done, as a whole percentage. */
+export async function reportProgress(ctx: DomainContext, id: string, done: number, total: number): Promise<void> {
+  const action = await ctx.uow.async_actions.get(id);
+  if (!action || total <= 0) return;
+  const progress = Math.min(100, Math.floor((done * 100) / total));
+  if (progress !== action.progress) await ctx.uow.async_actions.update({ ...action, progress, updated_at: ctx.clock.now().toISOString() });
 }
 
 export async function finishAsyncAction(
   ctx: DomainContext,
   id: string,
   status: 'DONE' | 'FAILED',
-  result: { message: string; count: number },
+  result: { message: string; done_count: number },
 ): Promise<void> {
   const action = await ctx.uow.async_actions.get(id);
-  if (action) await ctx.uow.async_actions.update({ ...action, status, result, updated_at: ctx.clock.now().toISOString() });
+  if (!action) return;
+  const now = ctx.clock.now();
+  await ctx.uow.async_actions.update({
+    ...action,
+    status,
+    operation_status: status === 'DONE' ? 'SUCCESS' : 'FAILED',
+    processing_time: Math.max(0, now.getTime() - Date.parse(action.created_at)),
+    ...(status === 'DONE' && { progress: 100 }),
+    result,
+    updated_at: now.toISOString(),
+  });
 }
 
 export async function getAsyncAction(ctx: DomainContext, id: string): Promise<AsyncActionRecord> {

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.js';
 import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
 import { applyChanges } from './changes.js';
-import { resolveCodeConfig, capacity } from './codes.js';
+import { resolveCodeConfig, capacity, type ResolvedCodeConfig } from './codes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventType } from './events.js';
@@ -11,27 +11,79 @@ import { tiersOfCampaign } from './promotion-tiers.js';
 import { instant } from './time-range.js';
 import { writeUnique } from './unique.js';
 import { dropProgramData } from './loyalty/programs.js';
-import { dropAssignmentsOf } from './validation-rules.js';
+import { dropAssignmentsOf, findValidationRule } from './validation-rules.js';
+import { assignmentsList, assignRules, wholeAmount } from './vouchers.js';
+import { campaignFilter } from './campaign-filters.js';
 import { timeframeWithoutStart } from './validity.js';
 
 type Schemas = components['schemas'];
 export type Campaign = Schemas['Campaign'];
+type CampaignType = Schemas['CampaignType'];
 type CampaignCreate = Schemas['CampaignsCreateRequestBody'];
 type CampaignUpdate = Schemas['CampaignsUpdateRequestBody'];
-export type CampaignVoucher = Schemas['CampaignVoucher'];
+type TemplateRequest = NonNullable<CampaignCreate['voucher']>;
+type ReferralProgram = Schemas['ReferralProgram'];
+type CampaignFilters = Schemas['CampaignFilters'];
 
-/** A campaign as stored; counts and category names are derived when it is read. */
-export type CampaignRecord = Omit<Campaign, 'vouchers_count' | 'category' | 'categories' | 'object'>;
+/** The template a campaign makes its vouchers from, as stored. */
+export interface CampaignVoucher {
+  type: Schemas['VoucherType'];
+  discount: Schemas['Discount'] | null;
+  gift: { amount: number; effect: NonNullable<Schemas['GiftRequest']['effect']> } | null;
+  loyalty_card: { points: number; expiration_rules?: Schemas['LoyaltyExpirationRules'] } | null;
+  redemption: { quantity: number | null };
+  code_config: ResolvedCodeConfig & { initial_count?: number };
+  is_referral_code: boolean;
+}
+
+/**
+ * A campaign as stored. The contract leaves many of a campaign's fields optional (as the API does); the
+ * server always keeps these. Counts, category names, tiers and rule assignments are derived when it is
+ * read.
+ */
+export interface CampaignRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  campaign_type: CampaignType;
+  type: Schemas['CampaignVouchersMode'];
+  voucher: CampaignVoucher | null;
+  auto_join: boolean;
+  join_once: boolean;
+  use_voucher_metadata_schema: boolean;
+  start_date: string | null;
+  expiration_date: string | null;
+  validity_timeframe: Schemas['ValidityTimeframe'];
+  validity_day_of_week: Schemas['ValidityDayOfWeek'];
+  validity_hours: Schemas['ValidityHours'];
+  activity_duration_after_publishing?: string;
+  active: boolean;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string | null;
+  category_id: string | null;
+  creation_status: Schemas['GenerationStatus'];
+  vouchers_generation_status: Schemas['GenerationStatus'];
+  protected: boolean;
+  referral_program?: ReferralProgram;
+  loyalty_tiers_expiration?: Schemas['CampaignLoyaltyTiersExpiration'];
+}
 
 /** Up to this many vouchers are generated before the response; more go to the background. */
 export const SYNC_GENERATION_LIMIT = 1000;
 
-const VOUCHER_TYPE_OF: Record<Campaign['campaign_type'], CampaignVoucher['type'] | null> = {
+const VOUCHER_TYPE_OF: Record<CampaignType, CampaignVoucher['type'] | null> = {
   DISCOUNT_COUPONS: 'DISCOUNT_VOUCHER',
   REFERRAL_PROGRAM: 'DISCOUNT_VOUCHER',
   GIFT_VOUCHERS: 'GIFT_VOUCHER',
   LOYALTY_PROGRAM: 'LOYALTY_CARD',
   PROMOTION: null,
+};
+
+const CAMPAIGN_TYPE_OF: Record<CampaignVoucher['type'], CampaignType> = {
+  DISCOUNT_VOUCHER: 'DISCOUNT_COUPONS',
+  GIFT_VOUCHER: 'GIFT_VOUCHERS',
+  LOYALTY_CARD: 'LOYALTY_PROGRAM',
 };
 
 function campaignError(details: string) {
@@ -45,46 +97,110 @@ export async function findCampaign({ uow }: DomainContext, ref: string): Promise
   return campaign;
 }
 
+/** The template as responses show it: a gift's starting balance, and the redemptions of every voucher. */
+async function presentTemplate(ctx: DomainContext, campaignId: string, template: CampaignVoucher) {
+  let redeemed = 0;
+  for (const voucher of await ctx.uow.vouchers.findBy('campaign_id', campaignId)) redeemed += voucher.redemption.redeemed_quantity;
+  return {
+    ...template,
+    gift: template.gift && { amount: template.gift.amount, balance: template.gift.amount, subtracted_amount: 0, effect: template.gift.effect },
+    redemption: { quantity: template.redemption.quantity, redeemed_quantity: redeemed },
+  };
+}
+
 export async function presentCampaign(ctx: DomainContext, record: CampaignRecord): Promise<Campaign> {
   return {
     ...record,
+    is_referral_code: record.voucher?.is_referral_code ?? false,
+    voucher: record.voucher && (await presentTemplate(ctx, record.id, record.voucher)),
     vouchers_count: await ctx.uow.vouchers.countBy('campaign_id', record.id),
     ...(await categoryFields(ctx, record.category_id)),
     ...(record.campaign_type === 'PROMOTION' && { promotion: await tiersOfCampaign(ctx, record.id) }),
+    validation_rules_assignments: await assignmentsList(ctx, record.id),
     object: 'campaign',
   };
 }
 
-function template(input: CampaignCreate): CampaignVoucher | null {
-  const expected = VOUCHER_TYPE_OF[input.campaign_type];
-  if (input.promotion && expected !== null) throw campaignError(`A ${input.campaign_type} campaign has no promotion tiers`);
+/**
+ * The campaign type a request means: the one it names, or else the one its promotion, referral program or
+ * template implies. Parts that contradict each other, or a request from which no type follows, are refused.
+ */
+export function campaignTypeOf(input: Pick<CampaignCreate, 'campaign_type' | 'voucher' | 'promotion' | 'referral_program'>): CampaignType {
+  if (input.campaign_type) return input.campaign_type;
+  const implied = new Set<CampaignType>();
+  if (input.promotion) implied.add('PROMOTION');
+  if (input.referral_program) implied.add('REFERRAL_PROGRAM');
+  const voucher = input.voucher;
+  if (voucher) {
+    const referral = voucher.type === 'DISCOUNT_VOUCHER' && voucher.is_referral_code === true;
+    implied.add(referral || (input.referral_program && voucher.type === 'DISCOUNT_VOUCHER') ? 'REFERRAL_PROGRAM' : CAMPAIGN_TYPE_OF[voucher.type]);
+  }
+  const [only, ...others] = implied;
+  if (!only) throw campaignError('campaign_type is missing, and neither voucher.type, referral_program nor promotion tells it');
+  if (others.length > 0) throw campaignError(`campaign_type is missing, and the request implies several: ${[...implied].join(', ')}`);
+  return only;
+}
+
+function template(campaignType: CampaignType, input: CampaignCreate): CampaignVoucher | null {
+  const expected = VOUCHER_TYPE_OF[campaignType];
+  if (input.promotion && expected !== null) throw campaignError(`A ${campaignType} campaign has no promotion tiers`);
   if (expected === null) {
     if (input.voucher) throw campaignError('A PROMOTION campaign has promotion tiers, not a voucher template');
     return null;
   }
-  if (!input.voucher) throw campaignError(`A ${input.campaign_type} campaign needs a voucher template of type ${expected}`);
-  const voucher = input.voucher;
+  const voucher: TemplateRequest | null | undefined = input.voucher;
+  if (!voucher) throw campaignError(`A ${campaignType} campaign needs a voucher template of type ${expected}`);
   if (voucher.type !== expected) {
-    throw campaignError(`A ${input.campaign_type} campaign holds ${expected}s, not ${voucher.type}s`);
+    throw campaignError(`A ${campaignType} campaign holds ${expected}s, not ${voucher.type}s`);
   }
+  const loyalty = voucher.type === 'LOYALTY_CARD' ? voucher.loyalty_card : null;
+  const rules = loyalty?.expiration_rules;
+  const initialCount = voucher.code_config?.initial_count;
   return {
     type: voucher.type,
     discount: voucher.type === 'DISCOUNT_VOUCHER' ? voucher.discount : null,
-    gift: voucher.type === 'GIFT_VOUCHER' ? { effect: 'APPLY_TO_ORDER', ...voucher.gift } : null,
-    loyalty_card: voucher.type === 'LOYALTY_CARD' ? voucher.loyalty_card : null,
+    gift: voucher.type === 'GIFT_VOUCHER' ? { amount: wholeAmount(voucher.gift.amount), effect: voucher.gift.effect ?? 'APPLY_TO_ORDER' } : null,
+    // Only the template's own settings: the counters a card request may carry are the server's.
+    loyalty_card: loyalty ? { points: loyalty.points, ...(rules && { expiration_rules: { ...rules, period_value: rules.period_value ?? 1 } }) } : null,
     redemption: { quantity: voucher.redemption?.quantity ?? null },
-    code_config: resolveCodeConfig(voucher.code_config),
-    is_referral_code: input.campaign_type === 'REFERRAL_PROGRAM',
+    code_config: { ...resolveCodeConfig(voucher.code_config), ...(initialCount !== undefined && { initial_count: initialCount }) },
+    is_referral_code: campaignType === 'REFERRAL_PROGRAM',
   };
 }
 
-/** Creates the campaign record; generating its vouchers is the caller's next step. */
-export async function createCampaign(ctx: DomainContext, input: CampaignCreate): Promise<CampaignRecord> {
-  const voucher = template(input);
-  if (input.referral_program && input.campaign_type !== 'REFERRAL_PROGRAM') throw campaignError('Only a REFERRAL_PROGRAM campaign has referral_program');
-  if (input.referral_program?.conversion_event_type === 'custom_event' && !input.referral_program.custom_event) {
-    throw campaignError('A custom_event conversion needs referral_program.custom_event');
+/**
+ * A referral program as stored: the custom event's ID and name completed from the project's custom event
+ * schemas, and the referee reward's campaign name from its ID.
+ */
+async function referralProgram(ctx: DomainContext, input: ReferralProgram): Promise<ReferralProgram> {
+  const conversion = input.conversion_event_type ?? 'redemption';
+  let customEvent = input.custom_event;
+  if (conversion === 'custom_event') {
+    const byName = customEvent?.name ? await ctx.uow.custom_event_schemas.getBy('name', customEvent.name) : undefined;
+    const byId = !byName && customEvent?.id ? await ctx.uow.custom_event_schemas.get(customEvent.id) : undefined;
+    const schema = byName ?? byId;
+    const name = customEvent?.name ?? schema?.name;
+    if (!name) throw campaignError('A custom_event conversion needs referral_program.custom_event with a name, or the id of a custom event schema');
+    customEvent = { ...(schema ? { id: schema.id } : customEvent?.id !== undefined && { id: customEvent.id }), name };
   }
+  let reward = input.referee_reward;
+  const parentId = reward?.related_object_parent?.id;
+  if (reward && parentId !== undefined) {
+    const parent = (await ctx.uow.campaigns.get(parentId)) ?? (await ctx.uow.campaigns.getBy('name', parentId));
+    if (parent) reward = { ...reward, related_object_parent: { ...reward.related_object_parent, id: parent.id, name: parent.name, object: 'CAMPAIGN' } };
+  }
+  return { conversion_event_type: conversion, ...(customEvent && { custom_event: customEvent }), ...(reward && { referee_reward: reward }) };
+}
+
+/**
+ * Creates the campaign record and assigns the validation rules the request names; generating its vouchers
+ * (and making its promotion tiers) is the caller's next step.
+ */
+export async function createCampaign(ctx: DomainContext, input: CampaignCreate): Promise<CampaignRecord> {
+  if (!input.name) throw campaignError('A campaign needs a name');
+  const campaignType = campaignTypeOf(input);
+  const voucher = template(campaignType, input);
+  if (input.referral_program && campaignType !== 'REFERRAL_PROGRAM') throw campaignError('Only a REFERRAL_PROGRAM campaign has referral_program');
   const count = input.vouchers_count ?? 0;
   if (count > 0) {
     if (!voucher) throw campaignError('A PROMOTION campaign cannot generate vouchers');
@@ -93,13 +209,15 @@ export async function createCampaign(ctx: DomainContext, input: CampaignCreate):
       throw invalid('invalid_code_config', 'Invalid code config', `The code config can make ${space} distinct codes, fewer than the ${count} requested`);
     }
   }
+  const ruleIds = [...new Set(input.validation_rules ?? [])];
+  for (const ruleId of ruleIds) await findValidationRule(ctx, ruleId);
   const category = await resolveCategoryRef(ctx, input);
   const status = count > SYNC_GENERATION_LIMIT ? 'IN_PROGRESS' : 'DONE';
   const record: CampaignRecord = {
     id: newId('camp'),
     name: input.name,
     description: input.description ?? null,
-    campaign_type: input.campaign_type,
+    campaign_type: campaignType,
     type: input.type ?? 'AUTO_UPDATE',
     voucher,
     auto_join: input.auto_join ?? false,
@@ -110,6 +228,7 @@ export async function createCampaign(ctx: DomainContext, input: CampaignCreate):
     validity_timeframe: input.validity_timeframe ?? null,
     validity_day_of_week: input.validity_day_of_week ?? null,
     validity_hours: input.validity_hours ?? null,
+    ...(input.activity_duration_after_publishing && { activity_duration_after_publishing: input.activity_duration_after_publishing }),
     active: true,
     metadata: input.metadata ?? {},
     created_at: ctx.clock.now().toISOString(),
@@ -118,14 +237,15 @@ export async function createCampaign(ctx: DomainContext, input: CampaignCreate):
     creation_status: status,
     vouchers_generation_status: status,
     protected: false,
-    ...(input.campaign_type === 'REFERRAL_PROGRAM' && { referral_program: input.referral_program ?? { conversion_event_type: 'redemption' } }),
+    ...(campaignType === 'REFERRAL_PROGRAM' && { referral_program: await referralProgram(ctx, input.referral_program ?? {}) }),
   };
   const created = await writeUnique('campaign', () => ctx.uow.campaigns.insert(record));
   await recordEvent(ctx, 'campaign.created', { campaign_id: created.id }, { campaign: { id: created.id, name: created.name } });
+  await assignRules(ctx, ruleIds, { related_object_type: 'campaign', related_object_id: created.id });
   return created;
 }
 
-export async function setGenerationStatus(ctx: DomainContext, campaignId: string, status: Campaign['vouchers_generation_status']) {
+export async function setGenerationStatus(ctx: DomainContext, campaignId: string, status: CampaignRecord['vouchers_generation_status']) {
   const campaign = await ctx.uow.campaigns.get(campaignId);
   if (!campaign) return;
   await ctx.uow.campaigns.update({
@@ -135,11 +255,58 @@ export async function setGenerationStatus(ctx: DomainContext, campaignId: string
   });
 }
 
+/** Metadata after an update: replaced when given (null keeps it), then without the keys to unset. */
+function updatedMetadata(current: Record<string, unknown>, input: Pick<CampaignUpdate, 'metadata' | 'unset_metadata_fields'>) {
+  const metadata = { ...(input.metadata ?? current) };
+  for (const key of input.unset_metadata_fields ?? []) delete metadata[key];
+  return metadata;
+}
+
+/**
+ * Applies an update. The template's discount replaces that of every voucher of the campaign too; a
+ * template's gift applies to cards made from now on. Nulls on what a campaign cannot go without keep the
+ * current value; nulls elsewhere clear.
+ */
 export async function updateCampaign(ctx: DomainContext, ref: string, input: CampaignUpdate): Promise<CampaignRecord> {
   const campaign = await findCampaign(ctx, ref);
   if (timeframeWithoutStart(campaign, input)) throw campaignError('validity_timeframe requires start_date');
-  const updated = applyChanges(campaign, await categoryChange(ctx, input), ctx.clock.now().toISOString());
+  const {
+    metadata,
+    unset_metadata_fields,
+    discount,
+    gift,
+    referral_program,
+    loyalty_tiers_expiration,
+    activity_duration_after_publishing,
+    options: _options,
+    access_settings: _access,
+    ...rest
+  } = input;
+  const expected = VOUCHER_TYPE_OF[campaign.campaign_type];
+  if (discount && expected !== 'DISCOUNT_VOUCHER') throw campaignError(`A ${campaign.campaign_type} campaign has no discount`);
+  if (gift && expected !== 'GIFT_VOUCHER') throw campaignError(`A ${campaign.campaign_type} campaign has no gift`);
+  if (referral_program && campaign.campaign_type !== 'REFERRAL_PROGRAM') throw campaignError('Only a REFERRAL_PROGRAM campaign has referral_program');
+  if (loyalty_tiers_expiration && campaign.campaign_type !== 'LOYALTY_PROGRAM') throw campaignError('Only a LOYALTY_PROGRAM campaign has loyalty_tiers_expiration');
+  const now = ctx.clock.now().toISOString();
+  let voucher = campaign.voucher;
+  if (voucher && discount) voucher = { ...voucher, discount };
+  if (voucher && gift) voucher = { ...voucher, gift: { amount: wholeAmount(gift.amount), effect: gift.effect ?? voucher.gift?.effect ?? 'APPLY_TO_ORDER' } };
+  const updated = applyChanges(
+    campaign,
+    {
+      ...(await categoryChange(ctx, rest)),
+      voucher,
+      metadata: updatedMetadata(campaign.metadata, { metadata, unset_metadata_fields }),
+      ...(activity_duration_after_publishing && { activity_duration_after_publishing }),
+      ...(referral_program && { referral_program: await referralProgram(ctx, referral_program) }),
+      ...(loyalty_tiers_expiration && { loyalty_tiers_expiration }),
+    },
+    now,
+  );
   await ctx.uow.campaigns.update(updated);
+  if (discount) {
+    for (const each of await ctx.uow.vouchers.findBy('campaign_id', campaign.id)) await ctx.uow.vouchers.update({ ...each, discount, updated_at: now });
+  }
   await recordEvent(ctx, 'campaign.updated', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
   return updated;
 }
@@ -170,9 +337,23 @@ export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<v
   await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
 }
 
-export async function listCampaigns(ctx: DomainContext, query: PageRequest & { order?: SortOrder; campaign_type?: Campaign['campaign_type'] }) {
+export interface CampaignListQuery extends PageRequest {
+  order?: SortOrder;
+  campaign_type?: CampaignType;
+  campaign_status?: CampaignRecord['creation_status'];
+  is_referral_code?: boolean;
+  filters?: CampaignFilters;
+}
+
+export async function listCampaigns(ctx: DomainContext, query: CampaignListQuery) {
+  const filter = await campaignFilter(ctx, query.filters);
+  const conditions: ((campaign: CampaignRecord) => boolean)[] = [];
+  if (query.campaign_type) conditions.push((campaign) => campaign.campaign_type === query.campaign_type);
+  if (query.campaign_status) conditions.push((campaign) => campaign.creation_status === query.campaign_status);
+  if (query.is_referral_code !== undefined) conditions.push((campaign) => (campaign.voucher?.is_referral_code ?? false) === query.is_referral_code);
+  if (filter) conditions.push(filter);
   const page = await ctx.uow.campaigns.query({
-    ...(query.campaign_type && { where: (campaign: CampaignRecord) => campaign.campaign_type === query.campaign_type }),
+    ...(conditions.length > 0 && { where: (campaign: CampaignRecord) => conditions.every((condition) => condition(campaign)) }),
     orderBy: parseTimestampOrder(query.order),
     ...pageWindow(query),
   });

@@ -5,9 +5,11 @@ import { notFound } from './errors.js';
 import { newId } from './ids.js';
 import { writeUnique } from './unique.js';
 
-export type Category = components['schemas']['Category'];
-type CategoryCreate = components['schemas']['CategoriesCreateRequestBody'];
-type CategoryUpdate = components['schemas']['CategoriesUpdateRequestBody'];
+type Schemas = components['schemas'];
+/** A category as stored and shown; `updated_at` appears once it has been updated. */
+export type Category = Schemas['Category'];
+type CategoryCreate = Schemas['CategoriesCreateRequestBody'];
+type CategoryUpdate = Schemas['CategoriesUpdateRequestBody'];
 
 export async function findCategory({ uow }: DomainContext, id: string): Promise<Category> {
   const category = await uow.categories.get(id);
@@ -28,7 +30,8 @@ export async function createCategory(ctx: DomainContext, input: CategoryCreate):
 
 export async function updateCategory(ctx: DomainContext, id: string, input: CategoryUpdate): Promise<Category> {
   const category = await findCategory(ctx, id);
-  const updated = applyChanges(category, input, ctx.clock.now().toISOString()) as Category;
+  // Only the two fields a client may change; the pruner has already taken out every other one.
+  const updated = applyChanges(category, { name: input.name, hierarchy: input.hierarchy }, ctx.clock.now().toISOString()) as Category;
   return writeUnique('category', () => ctx.uow.categories.update(updated));
 }
 
@@ -37,9 +40,12 @@ export async function deleteCategory(ctx: DomainContext, id: string): Promise<vo
   await ctx.uow.categories.delete(category.id);
 }
 
-/** Every category, by hierarchy and then by creation. */
-export async function listCategories(ctx: DomainContext): Promise<Category[]> {
-  return (await ctx.uow.categories.query({ orderBy: { field: 'hierarchy', direction: 'asc' } })).rows;
+/** The categories by hierarchy and then by creation: every one, or the first `limit`; `total` counts them all. */
+export async function listCategories(ctx: DomainContext, query: { limit?: number } = {}): Promise<{ rows: Category[]; total: number }> {
+  return ctx.uow.categories.query({
+    orderBy: { field: 'hierarchy', direction: 'asc' },
+    ...(query.limit !== undefined && { offset: 0, limit: query.limit }),
+  });
 }
 
 /**

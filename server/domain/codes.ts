@@ -14,6 +14,7 @@ export interface CodeConfig {
   pattern?: string;
   prefix?: string;
   postfix?: string;
+  initial_count?: number;
 }
 
 export interface ResolvedCodeConfig {
@@ -24,9 +25,11 @@ export interface ResolvedCodeConfig {
   postfix: string;
 }
 
-export function resolveCodeConfig(config: CodeConfig = {}): ResolvedCodeConfig {
+/** The config with defaults filled in. The API types `length` as a number; a fraction is rounded down. */
+export function resolveCodeConfig(config: CodeConfig | null = {}): ResolvedCodeConfig {
+  config ??= {};
   return {
-    length: config.length ?? DEFAULT_LENGTH,
+    length: Math.floor(config.length ?? DEFAULT_LENGTH),
     charset: [...new Set(config.charset ?? DEFAULT_CHARSET)].join(''),
     ...(config.pattern !== undefined && { pattern: config.pattern }),
     prefix: config.prefix ?? '',

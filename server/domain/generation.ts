@@ -5,7 +5,7 @@
  */
 import type { components } from '../../generated/openapi.js';
 import type { Store } from '../store/store.js';
-import { finishAsyncAction } from './async-actions.js';
+import { finishAsyncAction, reportProgress } from './async-actions.js';
 import { setGenerationStatus } from './campaigns.js';
 import type { Clock } from './clock.js';
 import { generateCampaignVouchers } from './vouchers.js';
@@ -30,17 +30,18 @@ export async function generateInBackground(
       });
       if (!stillThere) throw new Error(`campaign ${job.campaignId} was deleted during generation`);
       made += batch;
+      if (made < job.count) await store.transaction(projectId, (uow) => reportProgress({ uow, clock }, job.asyncActionId, made, job.count));
       await new Promise((resolve) => setImmediate(resolve));
     }
     await store.transaction(projectId, async (uow) => {
       await setGenerationStatus({ uow, clock }, job.campaignId, 'DONE');
-      await finishAsyncAction({ uow, clock }, job.asyncActionId, 'DONE', { message: `Generated ${made} vouchers`, count: made });
+      await finishAsyncAction({ uow, clock }, job.asyncActionId, 'DONE', { message: `Generated ${made} vouchers`, done_count: made });
     });
   } catch (error) {
     await store.transaction(projectId, async (uow) => {
       await setGenerationStatus({ uow, clock }, job.campaignId, 'FAILED');
       const reason = error instanceof Error ? error.message : String(error);
-      await finishAsyncAction({ uow, clock }, job.asyncActionId, 'FAILED', { message: `Stopped after ${made} vouchers: ${reason}`, count: made });
+      await finishAsyncAction({ uow, clock }, job.asyncActionId, 'FAILED', { message: `Stopped after ${made} vouchers: ${reason}`, done_count: made });
     });
   }
 }

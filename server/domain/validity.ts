@@ -3,14 +3,23 @@
  * one function, so the rules live in one place. Times are UTC.
  */
 import { DateTime, Duration } from 'luxon';
+import type { components } from '../../generated/openapi.js';
 
+type Schemas = components['schemas'];
+type Timeframe = NonNullable<Schemas['ValidityTimeframe']>;
+type Hours = NonNullable<Schemas['ValidityHours']>;
+
+/**
+ * What decides when an object may be used. The contract leaves every part of a timeframe and of hours
+ * optional (as the API does), so missing parts are read here: see `inTimeframe` and `inHours`.
+ */
 export interface ValiditySettings {
-  active: boolean;
-  start_date: string | null;
-  expiration_date: string | null;
-  validity_timeframe: { interval?: string; duration: string } | null;
-  validity_day_of_week: number[] | null;
-  validity_hours: { daily: { start_time: string; expiration_time: string; days_of_week: number[] }[] } | null;
+  active?: boolean | null;
+  start_date?: string | null;
+  expiration_date?: string | null;
+  validity_timeframe?: Timeframe | null;
+  validity_day_of_week?: number[] | null;
+  validity_hours?: Hours | null;
 }
 
 export type ValidityVerdict =
@@ -22,7 +31,9 @@ function minutesOf(time: string): number {
   return (hours ?? 0) * 60 + (minutes ?? 0);
 }
 
-function inTimeframe(start: string, timeframe: NonNullable<ValiditySettings['validity_timeframe']>, now: Date): boolean {
+/** A timeframe without `duration` describes no window, so it sets no limit. */
+function inTimeframe(start: string, timeframe: Timeframe, now: Date): boolean {
+  if (!timeframe.duration) return true;
   const from = DateTime.fromISO(start, { zone: 'utc' });
   const at = DateTime.fromJSDate(now, { zone: 'utc' });
   if (at < from) return false;
@@ -42,21 +53,30 @@ function inTimeframe(start: string, timeframe: NonNullable<ValiditySettings['val
   return false;
 }
 
-function inHours(hours: NonNullable<ValiditySettings['validity_hours']>, now: Date): boolean {
+const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
+const MIDNIGHT = 24 * 60;
+
+/**
+ * Hours without windows set no limit. A window without `days_of_week` opens every day, one without
+ * `start_time` at midnight, one without `expiration_time` closes at the end of the day.
+ */
+function inHours(hours: Hours, now: Date): boolean {
+  if (!hours.daily || hours.daily.length === 0) return true;
   const day = now.getUTCDay();
   const minute = now.getUTCHours() * 60 + now.getUTCMinutes();
   return hours.daily.some((window) => {
-    const start = minutesOf(window.start_time);
-    const end = minutesOf(window.expiration_time);
-    if (start < end) return window.days_of_week.includes(day) && minute >= start && minute < end;
+    const days = window.days_of_week ?? EVERY_DAY;
+    const start = window.start_time === undefined ? 0 : minutesOf(window.start_time);
+    const end = window.expiration_time === undefined ? MIDNIGHT : minutesOf(window.expiration_time);
+    if (start < end) return days.includes(day) && minute >= start && minute < end;
     // A window past midnight belongs to the day it opens on.
     const yesterday = (day + 6) % 7;
-    return (window.days_of_week.includes(day) && minute >= start) || (window.days_of_week.includes(yesterday) && minute < end);
+    return (days.includes(day) && minute >= start) || (days.includes(yesterday) && minute < end);
   });
 }
 
 export function validityAt(settings: ValiditySettings, now: Date): ValidityVerdict {
-  if (!settings.active) return { valid: false, reason: 'disabled' };
+  if (settings.active === false) return { valid: false, reason: 'disabled' };
   if (settings.start_date && now < new Date(settings.start_date)) return { valid: false, reason: 'not_started' };
   if (settings.expiration_date && now > new Date(settings.expiration_date)) return { valid: false, reason: 'expired' };
   if (settings.validity_timeframe && settings.start_date && !inTimeframe(settings.start_date, settings.validity_timeframe, now)) {

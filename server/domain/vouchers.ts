@@ -13,26 +13,71 @@ import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 import { changeCardPoints } from './loyalty/cards.js';
 import { dropCardData } from './loyalty/programs.js';
-import { dropAssignmentsOf } from './validation-rules.js';
+import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
+type VoucherType = Schemas['VoucherType'];
 type VoucherFields = Schemas['VoucherFields'];
 type VoucherUpdate = Schemas['VouchersUpdateRequestBody'];
 type CampaignVouchersCreate = Schemas['CampaignsVouchersCreateRequestBody'];
+type BalanceChange = Schemas['VouchersBalanceUpdateRequestBody'];
 
-/** A voucher as stored. Campaign and category names and the asset URLs are derived when it is read. */
-export type VoucherRecord = Omit<Voucher, 'campaign' | 'category' | 'categories' | 'assets' | 'redemption' | 'publish' | 'object'> & {
+/** A gift card's credit as stored. `subtracted_amount` counts credit taken off through balance changes. */
+export interface GiftState {
+  amount: number;
+  balance: number;
+  effect: NonNullable<Schemas['Gift']['effect']>;
+  subtracted_amount?: number;
+}
+
+/** A loyalty card's points as stored; the loyalty engine keeps them in step with the card's buckets. */
+export interface LoyaltyCardState {
+  points: number;
+  balance: number;
+  next_expiration_date: string | null;
+  next_expiration_points: number | null;
+}
+
+/**
+ * A voucher as stored. The contract leaves every field of a voucher optional (as the API does); the server
+ * always keeps these. Campaign and category names, the assets, the rule assignments and the list links are
+ * derived when it is read.
+ */
+export interface VoucherRecord {
+  id: string;
+  code: string;
+  campaign_id: string | null;
+  category_id: string | null;
+  type: VoucherType;
+  discount: Schemas['Discount'] | null;
+  gift: GiftState | null;
+  loyalty_card: LoyaltyCardState | null;
+  start_date: string | null;
+  expiration_date: string | null;
+  validity_timeframe: Schemas['ValidityTimeframe'];
+  validity_day_of_week: Schemas['ValidityDayOfWeek'];
+  validity_hours: Schemas['ValidityHours'];
+  active: boolean;
+  additional_info: string | null;
+  metadata: Record<string, unknown>;
+  is_referral_code: boolean;
+  created_at: string;
+  updated_at: string | null;
+  holder_id: string | null;
   redemption: { quantity: number | null; redeemed_quantity: number; redeemed_points: number };
   publish_count: number;
-};
+}
 
 /** What a new voucher is made from: the request's fields over the campaign's template. */
-export type VoucherInput = VoucherFields & { code?: string; code_config?: CodeConfig };
+export type VoucherInput = VoucherFields & { code?: string | null; code_config?: CodeConfig | null };
 
-/** A voucher as the domain returns it: everything but the asset URLs, which depend on the server address. */
-export type VoucherView = Omit<Voucher, 'assets'>;
+/**
+ * A voucher as the domain returns it: everything but the asset URLs, which depend on the server address.
+ * Its ID and code are always there (the asset URLs are made from the code).
+ */
+export type VoucherView = Omit<Voucher, 'assets'> & { id: string; code: string };
 
 function voucherError(details: string) {
   return invalid('invalid_voucher', 'Invalid voucher', details);
@@ -44,14 +89,31 @@ export async function findVoucher({ uow }: DomainContext, code: string): Promise
   return voucher;
 }
 
+/** The rule assignments of an object (voucher or campaign) as the list its response carries, oldest first. */
+export async function assignmentsList(ctx: DomainContext, objectId: string) {
+  const data = (await ctx.uow.validation_rule_assignments.findBy('related_object_id', objectId)).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
+}
+
+/**
+ * Assigns each rule (a repeated ID once) to the object, as the assignment operation would. Every rule is
+ * looked up first, so an unknown one is a 404 before anything is assigned.
+ */
+export async function assignRules(ctx: DomainContext, ruleIds: readonly string[] | null | undefined, target: { related_object_type: 'voucher' | 'campaign'; related_object_id: string }) {
+  const unique = [...new Set(ruleIds ?? [])];
+  for (const ruleId of unique) await findValidationRule(ctx, ruleId);
+  for (const ruleId of unique) await assignValidationRule(ctx, ruleId, target);
+}
+
 export async function presentVoucher(ctx: DomainContext, record: VoucherRecord): Promise<VoucherView> {
-  const { publish_count, redemption, ...rest } = record;
+  const { publish_count, redemption, gift, ...rest } = record;
   const campaign = record.campaign_id ? await ctx.uow.campaigns.get(record.campaign_id) : undefined;
   const code = encodeURIComponent(record.code);
   // `rest` is already a fresh copy of the record, so the view's own fields are added to it, not copied again.
   return Object.assign(rest, {
     campaign: campaign?.name ?? null,
     ...(await categoryFields(ctx, record.category_id)),
+    gift: gift ? { amount: gift.amount, subtracted_amount: gift.subtracted_amount ?? 0, balance: gift.balance, effect: gift.effect } : null,
     redemption: {
       quantity: redemption.quantity,
       redeemed_quantity: redemption.redeemed_quantity,
@@ -60,6 +122,7 @@ export async function presentVoucher(ctx: DomainContext, record: VoucherRecord):
       url: `/v1/vouchers/${code}/redemption`,
     },
     publish: { object: 'list' as const, count: publish_count, url: `/v1/publications?voucher=${code}` },
+    validation_rules_assignments: await assignmentsList(ctx, record.id),
     object: 'voucher' as const,
   }) satisfies VoucherView;
 }
@@ -78,8 +141,8 @@ export async function freshCodes(ctx: DomainContext, config: ResolvedCodeConfig,
 }
 
 async function resolveCampaign(ctx: DomainContext, input: VoucherInput): Promise<CampaignRecord | undefined> {
-  if (input.campaign_id !== undefined) return findCampaign(ctx, input.campaign_id);
-  if (input.campaign !== undefined) {
+  if (input.campaign_id !== undefined && input.campaign_id !== null) return findCampaign(ctx, input.campaign_id);
+  if (input.campaign !== undefined && input.campaign !== null) {
     const campaign = await ctx.uow.campaigns.getBy('name', input.campaign);
     if (!campaign) throw notFound('campaign', input.campaign);
     return campaign;
@@ -87,12 +150,27 @@ async function resolveCampaign(ctx: DomainContext, input: VoucherInput): Promise
   return undefined;
 }
 
-/** The new voucher's type-specific parts, checked against its type. */
-function valueParts(type: VoucherRecord['type'], input: VoucherInput, campaign?: CampaignRecord) {
+const VALUE_PART = { DISCOUNT_VOUCHER: 'discount', GIFT_VOUCHER: 'gift', LOYALTY_CARD: 'loyalty_card' } as const;
+
+/**
+ * A standalone voucher's type: the one given, or else the one its single value part implies (a lone gift
+ * or loyalty card), or else `DISCOUNT_VOUCHER`.
+ */
+function standaloneType(input: VoucherInput): VoucherType {
+  if (input.type) return input.type;
+  const offered = (['gift', 'loyalty_card'] as const).filter((part) => input[part] !== undefined && input[part] !== null);
+  if (offered.length === 1 && (input.discount === undefined || input.discount === null)) return offered[0] === 'gift' ? 'GIFT_VOUCHER' : 'LOYALTY_CARD';
+  return 'DISCOUNT_VOUCHER';
+}
+
+/**
+ * The new voucher's type-specific parts, checked against its type. Server-owned parts of a request (a
+ * gift's balance, a card's counters) are never read: a new balance always equals the amount or points.
+ */
+function valueParts(type: VoucherType, input: VoucherInput, campaign?: CampaignRecord) {
   const template = campaign?.voucher;
-  const offered = (['discount', 'gift', 'loyalty_card'] as const).filter((part) => input[part] !== undefined);
-  const own = { DISCOUNT_VOUCHER: 'discount', GIFT_VOUCHER: 'gift', LOYALTY_CARD: 'loyalty_card' }[type];
-  const foreign = offered.find((part) => part !== own);
+  const offered = (['discount', 'gift', 'loyalty_card'] as const).filter((part) => input[part] !== undefined && input[part] !== null);
+  const foreign = offered.find((part) => part !== VALUE_PART[type]);
   if (foreign) throw voucherError(`A ${type} cannot have ${foreign}`);
   const discount = type === 'DISCOUNT_VOUCHER' ? (input.discount ?? template?.discount ?? null) : null;
   const gift = type === 'GIFT_VOUCHER' ? (input.gift ?? template?.gift ?? null) : null;
@@ -100,13 +178,19 @@ function valueParts(type: VoucherRecord['type'], input: VoucherInput, campaign?:
   if (type === 'DISCOUNT_VOUCHER' && !discount) throw voucherError('A DISCOUNT_VOUCHER needs a discount');
   if (type === 'GIFT_VOUCHER' && !gift) throw voucherError('A GIFT_VOUCHER needs a gift');
   if (type === 'LOYALTY_CARD' && !loyalty) throw voucherError('A LOYALTY_CARD needs a loyalty_card');
+  const credit = gift ? wholeAmount(gift.amount) : 0;
   return {
     discount,
-    gift: gift ? { amount: gift.amount, balance: gift.amount, effect: gift.effect ?? 'APPLY_TO_ORDER' } : null,
+    gift: gift ? { amount: credit, balance: credit, effect: gift.effect ?? 'APPLY_TO_ORDER', subtracted_amount: 0 } : null,
     loyalty_card: loyalty
       ? { points: loyalty.points, balance: loyalty.points, next_expiration_date: null, next_expiration_points: null }
       : null,
   };
+}
+
+/** Money is whole units ×100; the API types gift amounts as numbers, so a fraction is rounded. */
+export function wholeAmount(amount: number): number {
+  return Math.round(amount);
 }
 
 /**
@@ -120,9 +204,8 @@ export async function buildVouchers(
   campaign?: CampaignRecord,
 ): Promise<VoucherRecord[]> {
   if (campaign && !campaign.voucher) throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} holds promotion tiers, not vouchers`);
-  const type = campaign?.voucher?.type ?? input.type;
-  if (!type) throw voucherError('A standalone voucher needs a type');
-  if (input.type !== undefined && input.type !== type) throw voucherError(`Campaign ${campaign?.name} holds ${type}s, not ${input.type}s`);
+  const type = campaign?.voucher?.type ?? standaloneType(input);
+  if (input.type && input.type !== type) throw voucherError(`Campaign ${campaign?.name} holds ${type}s, not ${input.type}s`);
   const parts = valueParts(type, input, campaign);
   const category = await resolveCategoryRef(ctx, input);
   const now = ctx.clock.now().toISOString();
@@ -148,7 +231,8 @@ export async function buildVouchers(
     updated_at: null,
     holder_id: null,
     redemption: {
-      quantity: input.redemption?.quantity !== undefined ? input.redemption.quantity : (campaign?.voucher?.redemption.quantity ?? null),
+      quantity:
+        input.redemption?.quantity !== undefined ? input.redemption.quantity : (campaign?.voucher?.redemption.quantity ?? null),
       redeemed_quantity: 0,
       redeemed_points: 0,
     },
@@ -156,14 +240,19 @@ export async function buildVouchers(
   }));
 }
 
-/** Creates one voucher with the given code, or one generated from the code config. */
+/**
+ * Creates one voucher with the given code, or one generated from the code config, and assigns the
+ * validation rules the request names.
+ */
 export async function createVoucher(ctx: DomainContext, input: VoucherInput, fixedCampaign?: CampaignRecord): Promise<VoucherRecord> {
   const campaign = fixedCampaign ?? (await resolveCampaign(ctx, input));
   const config = resolveCodeConfig(input.code_config ?? campaign?.voucher?.code_config);
-  const [code] = input.code !== undefined ? [input.code] : await freshCodes(ctx, config, 1);
+  const [code] = input.code !== undefined && input.code !== null ? [input.code] : await freshCodes(ctx, config, 1);
   const [record] = await buildVouchers(ctx, input, [code!], campaign);
+  for (const ruleId of new Set(input.validation_rules ?? [])) await findValidationRule(ctx, ruleId);
   const created = await writeUnique('voucher', () => ctx.uow.vouchers.insert(record!));
   await recordEvent(ctx, 'voucher.created', { campaign_id: created.campaign_id, voucher_id: created.id }, { voucher: { id: created.id, code: created.code } });
+  await assignRules(ctx, input.validation_rules, { related_object_type: 'voucher', related_object_id: created.id });
   return created;
 }
 
@@ -171,7 +260,7 @@ export async function createVoucher(ctx: DomainContext, input: VoucherInput, fix
 export async function campaignForNewVouchers(ctx: DomainContext, ref: string): Promise<CampaignRecord> {
   const campaign = await findCampaign(ctx, ref);
   if (!campaign.voucher) throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} holds promotion tiers, not vouchers`);
-  if (campaign.type === 'STATIC') throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} is STATIC and cannot gain vouchers`);
+  if (campaign.type !== 'AUTO_UPDATE') throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} is ${campaign.type} and cannot gain vouchers`);
   return campaign;
 }
 
@@ -184,21 +273,30 @@ export async function generateCampaignVouchers(
 ): Promise<VoucherRecord[]> {
   const config = resolveCodeConfig(input.code_config ?? campaign.voucher?.code_config);
   const codes = await freshCodes(ctx, config, count);
-  const records = await buildVouchers(ctx, input, codes, campaign);
+  const records = await buildVouchers(ctx, { ...input, code: undefined }, codes, campaign);
   for (const record of records) await ctx.uow.vouchers.insert(record);
   await recordEvent(ctx, 'campaign.vouchers.generation.completed', { campaign_id: campaign.id }, { campaign: { id: campaign.id }, count });
   return records;
 }
 
-export async function updateVoucher(ctx: DomainContext, code: string, input: VoucherUpdate): Promise<VoucherRecord> {
+/**
+ * Applies an update. Nulls on fields a voucher cannot go without (`discount`, `active`, `metadata`,
+ * `type`, `redemption`) keep the current value; nulls elsewhere clear.
+ */
+export async function updateVoucher(ctx: DomainContext, code: string, input: Omit<VoucherUpdate, 'code'>): Promise<VoucherRecord> {
   const voucher = await findVoucher(ctx, code);
-  if (input.discount && voucher.type !== 'DISCOUNT_VOUCHER') throw voucherError(`A ${voucher.type} cannot have a discount`);
+  const { type, discount, active, metadata, redemption, ...rest } = input;
+  if (type && type !== voucher.type) throw voucherError(`Voucher ${code} is a ${voucher.type}; its type cannot change to ${type}`);
+  if (discount && voucher.type !== 'DISCOUNT_VOUCHER') throw voucherError(`A ${voucher.type} cannot have a discount`);
   if (timeframeWithoutStart(voucher, input)) throw voucherError('validity_timeframe requires start_date');
-  const { redemption, ...changes } = await categoryChange(ctx, input);
+  const changes = await categoryChange(ctx, rest);
   const updated = applyChanges(
     voucher,
     {
       ...changes,
+      ...(discount && { discount }),
+      ...(active !== null && active !== undefined && { active }),
+      ...(metadata && { metadata }),
       ...(redemption?.quantity !== undefined && { redemption: { ...voucher.redemption, quantity: redemption.quantity } }),
     },
     ctx.clock.now().toISOString(),
@@ -224,22 +322,55 @@ export async function deleteVoucher(ctx: DomainContext, code: string): Promise<v
   await recordEvent(ctx, 'voucher.deleted', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
 }
 
-/** Adds (or with a negative value removes) gift credit or loyalty points; a balance never goes negative. */
-export async function changeBalance(ctx: DomainContext, code: string, change: { amount?: number; points?: number }) {
+/**
+ * Adds (or with a negative value removes) gift credit or loyalty points; a balance never goes negative.
+ * A gift card takes `amount`; a loyalty card takes `points`, or `amount` as the API names it there too.
+ * `reason` and `source_id` go into a loyalty card's transaction; gift cards keep no transaction list, and
+ * expiry settings are not applied (points follow the program's rules), as the contract says.
+ */
+export async function changeBalance(ctx: DomainContext, code: string, change: BalanceChange) {
   const voucher = await findVoucher(ctx, code);
   const balanceError = (details: string) => invalid('invalid_add_balance_params', 'Invalid add balance params', details);
-  const now = ctx.clock.now().toISOString();
-  if (change.amount !== undefined) {
-    if (!voucher.gift) throw balanceError(`Voucher ${code} is a ${voucher.type}; only gift cards take an amount`);
-    const balance = voucher.gift.balance + change.amount;
-    if (balance < 0) throw balanceError(`Removing ${-change.amount} would leave a balance of ${balance}`);
-    const gift = { ...voucher.gift, balance, amount: voucher.gift.amount + Math.max(0, change.amount) };
-    await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: now });
-    await recordEvent(ctx, 'voucher.gift.balance_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, amount: change.amount });
-    return { amount: change.amount, total: gift.amount, balance, type: 'gift_voucher' as const, object: 'balance' as const, related_object: { type: 'voucher' as const, id: voucher.id } };
+  if (change.amount !== undefined && change.points !== undefined) throw balanceError('Give amount or points, not both');
+  const value = change.amount ?? change.points;
+  if (value === undefined) throw balanceError('Give the amount (or, for a loyalty card, the points) to add or remove');
+  if (voucher.gift) {
+    if (change.amount === undefined) throw balanceError(`Voucher ${code} is a gift card; it takes an amount, not points`);
+    const balance = voucher.gift.balance + value;
+    if (balance < 0) throw balanceError(`Removing ${-value} would leave a balance of ${balance}`);
+    const gift: GiftState = {
+      ...voucher.gift,
+      balance,
+      amount: voucher.gift.amount + Math.max(0, value),
+      subtracted_amount: (voucher.gift.subtracted_amount ?? 0) + Math.max(0, -value),
+    };
+    await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
+    await recordEvent(ctx, 'voucher.gift.balance_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, amount: value });
+    return {
+      amount: value,
+      total: gift.amount,
+      balance,
+      type: 'gift_voucher' as const,
+      operation_type: 'MANUAL' as const,
+      object: 'balance' as const,
+      related_object: { type: 'voucher' as const, id: voucher.id },
+    };
   }
-  const { balance } = await changeCardPoints(ctx, voucher, { points: change.points ?? 0 });
-  return { amount: balance.points, total: balance.total, balance: balance.balance, type: 'loyalty_card' as const, object: 'balance' as const, related_object: balance.related_object };
+  if (!voucher.loyalty_card) throw balanceError(`Voucher ${code} is a ${voucher.type}; only gift and loyalty cards have a balance`);
+  const { balance } = await changeCardPoints(ctx, voucher, {
+    points: value,
+    ...(change.reason !== undefined && change.reason !== null && { reason: change.reason }),
+    ...(change.source_id !== undefined && change.source_id !== null && { source_id: change.source_id }),
+  });
+  return {
+    amount: balance.points,
+    total: balance.total,
+    balance: balance.balance,
+    type: 'loyalty_card' as const,
+    operation_type: 'MANUAL' as const,
+    object: 'balance' as const,
+    related_object: balance.related_object,
+  };
 }
 
 export interface VoucherListQuery {

@@ -12,13 +12,14 @@ import {
 } from '../domain/campaigns.js';
 import { generateInBackground } from '../domain/generation.js';
 import { createPromotionTier } from '../domain/promotion-tiers.js';
+import { invalid } from '../domain/errors.js';
 import { campaignForNewVouchers, createVoucher, generateCampaignVouchers } from '../domain/vouchers.js';
 import type { components } from '../../generated/openapi.js';
 import type { HandlersOf, RequestContext, Services } from './types.js';
-
-type CampaignsCreateRequestBody = components['schemas']['CampaignsCreateRequestBody'];
 import { inProject } from './unit-of-work.js';
 import { voucherResponse } from './vouchers.js';
+
+type CampaignsCreateRequestBody = components['schemas']['CampaignsCreateRequestBody'];
 
 type CampaignOperations =
   | 'list-campaigns'
@@ -46,7 +47,7 @@ export async function createCampaignWithVouchers(services: Services, context: Re
       await generateCampaignVouchers(ctx, record, {}, count);
       return { campaign: await presentCampaign(ctx, record), background: undefined };
     }
-    const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATION');
+    const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATE', context.requestId);
     return { campaign: await presentCampaign(ctx, record), background: { campaignId: record.id, asyncActionId: action.id } };
   });
   if (background) {
@@ -91,16 +92,19 @@ export const campaignHandlers: HandlersOf<CampaignOperations> = {
         return createVoucher(ctx, body, campaign);
       });
     }
+    if (body.code !== undefined && body.code !== null) {
+      throw invalid('invalid_voucher', 'Invalid voucher', `A code names one voucher; vouchers_count is ${count}`);
+    }
     const job = await inProject(services, context, async (ctx) => {
       const campaign = await campaignForNewVouchers(ctx, path.campaignId);
-      const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATION');
+      const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATE', context.requestId);
       await ctx.uow.campaigns.update({ ...campaign, vouchers_generation_status: 'IN_PROGRESS' });
       return { campaignId: campaign.id, asyncActionId: action.id };
     });
     services.jobs.start(`add vouchers to ${job.campaignId}`, () =>
       generateInBackground(services.store, services.clock, context.projectId, { ...job, count, input: body }),
     );
-    return { status: 200, body: { async_action_id: job.asyncActionId } };
+    return { status: 202, body: { async_action_id: job.asyncActionId } };
   },
   'add-voucher-with-specific-code-to-campaign': ({ path, body, context, services }) =>
     voucherResponse(services, context, async (ctx) => {

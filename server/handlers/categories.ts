@@ -5,9 +5,9 @@ import { inProject } from './unit-of-work.js';
 type CategoryOperations = 'list-categories' | 'create-category' | 'get-category' | 'update-category' | 'delete-category';
 
 export const categoryHandlers: HandlersOf<CategoryOperations> = {
-  'list-categories': async ({ context, services }) => {
-    const categories = await inProject(services, context, listCategories);
-    return { status: 200, body: { object: 'list', data_ref: 'data', data: categories, total: categories.length } };
+  'list-categories': async ({ query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => listCategories(ctx, query));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
   },
   'create-category': async ({ body, context, services }) => ({
     status: 200,

@@ -22,8 +22,8 @@ describe('categories', () => {
     expect(read.data).toEqual(first);
     const list = await ctx.client.GET('/v1/categories');
     expect(list.data).toMatchObject({ object: 'list', data_ref: 'data' });
-    expect(list.data?.total).toBe(list.data?.data.length);
-    const ours = list.data!.data.filter((c) => [first.id, second.id, third.id].includes(c.id));
+    expect(list.data?.total).toBe(list.data?.data?.length);
+    const ours = list.data!.data!.filter((c) => [first.id, second.id, third.id].includes(c.id));
     expect(ours.map((c) => c.id)).toEqual([first.id, second.id, third.id]);
   });
 
@@ -68,9 +68,40 @@ describe('categories', () => {
     expectError(await raw(ctx.target, 'POST', '/v1/categories', { body: JSON.stringify(body) }), 400, 'invalid_payload');
   });
 
-  test('when updating with nothing or an unknown ID, then 400 or 404', async () => {
+  test('when updating with nothing, then only updated_at moves; when the ID is unknown, then 404', async () => {
     const made = await category(1);
-    expectError(await raw(ctx.target, 'PUT', `/v1/categories/${made.id}`, { body: '{}' }), 400, 'invalid_payload');
+    const empty = await raw(ctx.target, 'PUT', `/v1/categories/${made.id}`, { body: '{}' });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ ...made, updated_at: expect.any(String) });
     expectError(await raw(ctx.target, 'PUT', '/v1/categories/cat_missing', { body: '{"hierarchy":1}' }), 404, 'not_found');
+  });
+
+  test('when a whole category as GET returns it is sent back, then only updated_at changes', async () => {
+    const made = await category(4);
+    const path = { categoryId: made.id };
+    await ctx.client.PUT('/v1/categories/{categoryId}', { params: { path }, body: { hierarchy: 7 } });
+    const before = (await ctx.client.GET('/v1/categories/{categoryId}', { params: { path } })).data!;
+    const put = await raw(ctx.target, 'PUT', `/v1/categories/${made.id}`, { body: JSON.stringify(before) });
+    expect(put.status).toBe(200);
+    const after = (await ctx.client.GET('/v1/categories/{categoryId}', { params: { path } })).data!;
+    expect(after).toEqual({ ...before, updated_at: expect.any(String) });
+    expect(Date.parse(after.updated_at!)).toBeGreaterThanOrEqual(Date.parse(before.updated_at!));
+  });
+
+  test('when listed with a limit, then at most that many come first by hierarchy, and total counts every category', async () => {
+    // A rank below every other test's keeps these two first in the list.
+    const first = await category(0);
+    const second = await category(0);
+    const all = (await ctx.client.GET('/v1/categories')).data!;
+    const page = await ctx.client.GET('/v1/categories', { params: { query: { limit: 2 } } });
+    expect(page.response.status).toBe(200);
+    expect(page.data?.data?.length).toBeLessThanOrEqual(2);
+    expect(page.data?.total).toBe(all.total);
+    expect(all.total).toBeGreaterThanOrEqual(2);
+    expect(page.data?.data?.every((each) => each.hierarchy === 0)).toBe(true);
+    expect(page.data?.data?.map((each) => each.id)).toEqual(all.data?.slice(0, 2).map((each) => each.id));
+    expect(all.data?.map((each) => each.id)).toEqual(expect.arrayContaining([first.id, second.id]));
+    expectError(await raw(ctx.target, 'GET', '/v1/categories?limit=0'), 400, 'invalid_query_params');
+    expectError(await raw(ctx.target, 'GET', '/v1/categories?limit=101'), 400, 'invalid_query_params');
   });
 });

@@ -47,7 +47,7 @@ beforeAll(async () => {
     const code = `${setup.prefix}-${name}`;
     const result = await ctx.client.POST('/v1/campaigns/{campaignId}/vouchers/{code}', { params: { path: { campaignId, code } }, body });
     expect(result.response.status).toBe(200);
-    setup.codes[name] = result.data!;
+    setup.codes[name] = { id: result.data!.id!, code: result.data!.code! };
     await pause(3);
   };
   // Created in this order, a few milliseconds apart, so creation order is unambiguous.

@@ -55,6 +55,7 @@ describe('creating vouchers', () => {
       holder_id: null,
       redemption: { quantity: 3, redeemed_quantity: 0, object: 'list', url: `/v1/vouchers/${code}/redemption` },
       publish: { object: 'list', count: 0, url: `/v1/publications?voucher=${code}` },
+      validation_rules_assignments: { object: 'list', data_ref: 'data', data: [], total: 0 },
       object: 'voucher',
     });
     expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })).data).toEqual(made);
@@ -65,7 +66,7 @@ describe('creating vouchers', () => {
       body: { type: 'GIFT_VOUCHER', gift: { amount: 2500 }, code_config: { prefix: 'GC-', length: 6, charset: '0123456789' } },
     });
     expect(result.data?.code).toMatch(/^GC-\d{6}$/);
-    expect(result.data?.gift).toEqual({ amount: 2500, balance: 2500, effect: 'APPLY_TO_ORDER' });
+    expect(result.data?.gift).toEqual({ amount: 2500, subtracted_amount: 0, balance: 2500, effect: 'APPLY_TO_ORDER' });
   });
 
   test('when joining a campaign by name, then the template fills what is left out; category by name works', async () => {
@@ -94,7 +95,7 @@ describe('creating vouchers', () => {
   });
 
   test.each([
-    ['no type and no campaign', {}, 'invalid_voucher'],
+    ['no type, no campaign and no discount', {}, 'invalid_voucher'],
     ['a type without its value', { type: 'GIFT_VOUCHER' }, 'invalid_voucher'],
     ['a value of another type', { type: 'GIFT_VOUCHER', gift: { amount: 1 }, discount: { type: 'AMOUNT', amount_off: 1 } }, 'invalid_voucher'],
   ])('when the body has %s, then 400 %s', async (_, body, key) => {
@@ -172,7 +173,12 @@ describe('changing vouchers', () => {
     expect(removed.data).toMatchObject({ total: 15000, balance: 11000 });
     const tooMuch = await ctx.client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: giftCode } }, body: { amount: -11001 } });
     expectError(failed(tooMuch), 400, 'invalid_add_balance_params');
-    expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: giftCode } } })).data?.gift).toEqual({ amount: 15000, balance: 11000, effect: 'APPLY_TO_ORDER' });
+    expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: giftCode } } })).data?.gift).toEqual({
+      amount: 15000,
+      subtracted_amount: 4000,
+      balance: 11000,
+      effect: 'APPLY_TO_ORDER',
+    });
     expectError(failed(await ctx.client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: giftCode } }, body: { points: 5 } })), 400, 'invalid_add_balance_params');
 
     const cardCode = unique('CARD');
@@ -181,7 +187,8 @@ describe('changing vouchers', () => {
     expect(points.data).toMatchObject({ amount: 90, total: 100, balance: 100, type: 'loyalty_card' });
     expectError(failed(await ctx.client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: cardCode } }, body: { points: -101 } })), 400, 'invalid_add_balance_params');
     expectError(await raw(ctx.target, 'POST', `/v1/vouchers/${cardCode}/balance`, { body: '{"points":0}' }), 400, 'invalid_payload');
-    expectError(await raw(ctx.target, 'POST', `/v1/vouchers/${cardCode}/balance`, { body: '{"points":1,"amount":1}' }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', `/v1/vouchers/${cardCode}/balance`, { body: '{"points":1,"amount":1}' }), 400, 'invalid_add_balance_params');
+    expectError(await raw(ctx.target, 'POST', `/v1/vouchers/${cardCode}/balance`, { body: '{"reason":"nothing to add"}' }), 400, 'invalid_add_balance_params');
     const discountCode = unique('DISC');
     await voucher(discountCode);
     expectError(failed(await ctx.client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: discountCode } }, body: { amount: 5 } })), 400, 'invalid_add_balance_params');
@@ -200,8 +207,8 @@ describe('changing vouchers', () => {
 describe('voucher assets', () => {
   test('when the asset URLs are fetched without credentials, then they are PNG images', async () => {
     const made = await voucher(unique('ASSET'));
-    for (const asset of [made.assets.qr, made.assets.barcode]) {
-      const url = new URL(asset.url);
+    for (const asset of [made.assets?.qr, made.assets?.barcode]) {
+      const url = new URL(asset!.url!);
       const response = await fetch(`${ctx.target.baseUrl}${url.pathname}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/image\/png/);
@@ -213,7 +220,7 @@ describe('voucher assets', () => {
   test('when an asset ID is forged, of the wrong kind, or its voucher deleted, then 404', async () => {
     const code = unique('FORGE');
     const made = await voucher(code);
-    const qr = made.assets.qr.id;
+    const qr = made.assets!.qr!.id!;
     expectError(await raw(ctx.target, 'GET', `/assets/qr/${qr.slice(0, -2)}xx`, { credentials: null }), 404, 'not_found');
     expectError(await raw(ctx.target, 'GET', `/assets/barcode/${qr}`, { credentials: null }), 404, 'not_found');
     expectError(await raw(ctx.target, 'GET', '/assets/qr/abc', { credentials: null }), 404, 'not_found');
