@@ -61,9 +61,13 @@ export function discountAmount(discount: Discount, remaining: number, items: rea
           : Math.max(0, remaining - discount.fixed_amount);
       break;
     case 'UNIT': {
-      const item = items.find((line) => line.product_id === discount.unit_type || line.sku_id === discount.unit_type);
-      const unitPrice = item?.price ?? (item ? Math.floor(item.amount / item.quantity) : 0);
-      off = unitPrice * discount.unit_off;
+      // One unit kind, or several (`ADD_MANY_ITEMS` with `units`): each gives its units of its product or SKU.
+      const units = 'units' in discount ? discount.units : [discount];
+      off = units.reduce((sum, unit) => {
+        const item = items.find((line) => line.product_id === unit.unit_type || line.sku_id === unit.unit_type);
+        const unitPrice = item?.price ?? (item ? Math.floor(item.amount / item.quantity) : 0);
+        return sum + unitPrice * (unit.unit_off ?? 0);
+      }, 0);
       break;
     }
   }

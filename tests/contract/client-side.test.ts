@@ -62,9 +62,9 @@ runs('client-side API and custom events', () => {
     const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: sourceId } } })).data!;
     const tracked = await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: sourceId }, loyalty: { code: card.code }, metadata: { plan: 'free' } });
     expect(tracked.status).toBe(200);
-    const after = await ctx.client.GET('/v1/loyalties/members/{memberId}', { params: { path: { memberId: card.code } } });
+    const after = await ctx.client.GET('/v1/loyalties/members/{memberId}', { params: { path: { memberId: card.code! } } });
     expect(after.data?.loyalty_card).toMatchObject({ points: 40, balance: 40 });
-    const activity = await ctx.client.GET('/v1/loyalties/members/{memberId}/activity', { params: { path: { memberId: card.code } } });
+    const activity = await ctx.client.GET('/v1/loyalties/members/{memberId}/activity', { params: { path: { memberId: card.code! } } });
     expect(activity.data?.data[0]).toMatchObject({ type: 'customer.rewarded.loyalty_points', data: { data: { points: 40 } } });
   });
 
@@ -104,7 +104,7 @@ runs('client-side API and custom events', () => {
           },
         })
       ).data!;
-    const codeOf = async (campaignId: string) => (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: campaignId } } })).data!.vouchers[0]!.code;
+    const codeOf = async (campaignId: string) => (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: campaignId } } })).data!.vouchers![0]!.code!;
     const referrer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('referrer') } })).data!;
 
     const unheld = await referralProgram('custom_event');

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
+import { known } from './known.js';
 import { managementClientFor, raw, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
@@ -27,7 +28,7 @@ async function program(extra: Record<string, unknown> = {}) {
 async function member(campaignId: string, sourceId = unique('member')) {
   const card = await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId } }, body: { customer: { source_id: sourceId } } });
   expect(card.response.status).toBe(200);
-  return card.data!;
+  return known(card.data, 'id', 'code', 'holder_id', 'loyalty_card');
 }
 
 async function card(code: string) {
@@ -115,7 +116,7 @@ describe('members', () => {
     expect(joined.response.status).toBe(200);
     const customer = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: joined.data!.holder_id! } } });
     expect(customer.data).toMatchObject({ name: 'Jane Member', email, source_id: null });
-    const activity = (await ctx.client.GET('/v1/loyalties/members/{memberId}/activity', { params: { path: { memberId: joined.data!.code } } })).data!;
+    const activity = (await ctx.client.GET('/v1/loyalties/members/{memberId}/activity', { params: { path: { memberId: joined.data!.code! } } })).data!;
     const published = activity.data.find((entry) => entry.type === 'voucher.published');
     expect(published?.data?.data).toMatchObject({ channel: 'store', customer: { id: joined.data!.holder_id } });
   });

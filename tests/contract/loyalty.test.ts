@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
+import { known } from './known.js';
 import { startLoyaltyTimer } from '../../server/loyalty-timer.js';
 import { raw, skip, unique, useTarget } from './target.js';
 
@@ -20,7 +21,7 @@ async function program(extra: Record<string, unknown> = {}) {
 async function member(campaignId: string, sourceId = unique('member')) {
   const card = await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId } }, body: { customer: { source_id: sourceId } } });
   expect(card.response.status).toBe(200);
-  return card.data!;
+  return known(card.data, 'id', 'code', 'holder_id', 'loyalty_card');
 }
 
 async function card(code: string) {
@@ -401,7 +402,7 @@ describe('earning rules and rewards', () => {
     await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: holder.code } }, body: { points: 400 } });
     const redeemed = await ctx.client.POST('/v1/loyalties/members/{memberId}/redemption', { params: { path: { memberId: holder.code } }, body: { reward: { id: assignment.id } } });
     expect(redeemed.data).toMatchObject({ reward: { type: 'CAMPAIGN', points: 300, voucher: { type: 'GIFT_VOUCHER', campaign_id: gifts.data!.id } }, loyalty_card: { balance: 100 } });
-    const gift = await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: redeemed.data!.reward.voucher!.code } } });
+    const gift = await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: redeemed.data!.reward.voucher!.code! } } });
     expect(gift.data).toMatchObject({ holder_id: holder.holder_id, gift: { amount: 2500, balance: 2500 } });
     const updatedCost = await ctx.client.PUT('/v1/rewards/{rewardId}/assignments/{assignmentId}', { params: { path: { rewardId: reward.id, assignmentId: assignment.id } }, body: { parameters: { loyalty: { points: 10 } } } });
     expect(updatedCost.data?.parameters?.loyalty?.points).toBe(10);

@@ -135,7 +135,7 @@ describeManaged('metadata schema enforcement', () => {
     [
       'campaign',
       (client, metadata) => client.POST('/v1/campaigns', { body: { name: unique('Promo'), campaign_type: 'PROMOTION', metadata } }),
-      async (client) => (await client.GET('/v1/campaigns')).data!.total,
+      async (client) => (await client.GET('/v1/campaigns')).data!.total!,
     ],
     [
       'promotion_tier',

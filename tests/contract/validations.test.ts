@@ -35,7 +35,7 @@ describe('validations', () => {
         body: { name: unique('ValCampaign'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } }, vouchers_count: 1 },
       })
     ).data!;
-    const code = (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: campaign.id } } })).data!.vouchers[0]!.code;
+    const code = (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: campaign.id } } })).data!.vouchers![0]!.code!;
     const result = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 12005 } });
     expect(result).toMatchObject({
       valid: true,

@@ -351,7 +351,7 @@ describeInProcess('event kinds', () => {
     const offered = (
       await client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: reward.id } }, body: { campaign: club.id, parameters: { loyalty: { points: 10 } } } })
     ).data!;
-    const paid = await client.POST('/v1/loyalties/members/{memberId}/redemption', { params: { path: { memberId: member.code } }, body: { reward: { id: offered.id } } });
+    const paid = await client.POST('/v1/loyalties/members/{memberId}/redemption', { params: { path: { memberId: member.code! } }, body: { reward: { id: offered.id } } });
     expect(paid.response.status).toBe(200);
     const rewarded = await seen();
     expect(rewarded).toContain('customer.rewarded');

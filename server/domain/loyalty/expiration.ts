@@ -41,5 +41,5 @@ export function expiryFor(rules: ExpirationRules | undefined, day: string): stri
   };
   let next = fixed(added.year);
   if (next <= added) next = fixed(added.year + 1);
-  return fixed(next.year + rules.period_value - 1).toISODate();
+  return fixed(next.year + (rules.period_value ?? 1) - 1).toISODate();
 }
