@@ -7,11 +7,14 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
+import type { EventSource } from '../domain/context.js';
 import type { EventRecord } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
-import { isWebhookEventType, type WebhookDelivery } from '../domain/management/webhooks.js';
+import type { Webhook, WebhookDelivery } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import { UnknownProject, type Store } from '../store/store.js';
+import type { DeliverableEvent } from './outbox.js';
+import type { WebhookPayload } from './payloads.js';
 
 export interface DeliveryPolicy {
   /** Attempts in all, the first included. */
@@ -40,6 +43,35 @@ interface Pending {
 
 type Attempt = WebhookDelivery['attempts'][number];
 
+/**
+ * The body of one delivery: the envelope (this delivery, the webhook it goes to, the event) around the
+ * event's data. Typed by the contract, so a payload the contract does not describe does not compile.
+ */
+function payload(id: string, projectId: string, now: string, webhook: Webhook, event: EventRecord, presented: DeliverableEvent['presented']): WebhookPayload {
+  return {
+    id,
+    project_id: projectId,
+    created_at: now,
+    type: event.type,
+    data: presented.data,
+    source: { id: webhook.id, object: 'webhook', target_url: webhook.target_url },
+    event: {
+      id: event.id,
+      type: event.type,
+      created_at: event.created_at,
+      entity_id: presented.entityId,
+      group_id: event.group_id,
+      event_source: eventSource(event.event_source),
+    },
+  } as WebhookPayload;
+}
+
+/** The event log's source in the public API's terms: what the service did by itself is `INTERNAL` there. */
+function eventSource(source: EventSource): WebhookPayload['event']['event_source'] {
+  const { channel, ...rest } = source;
+  return { channel: channel === 'AUTOMATION' ? 'INTERNAL' : channel, ...rest };
+}
+
 export class WebhookDeliveries {
   private stopping = false;
   private readonly sleepers = new Set<() => void>();
@@ -53,32 +85,25 @@ export class WebhookDeliveries {
     jobs.onShutdown(() => this.stop());
   }
 
-  /** Called with the events of each committed unit of work; returns at once. */
-  readonly committed = (projectId: string, events: EventRecord[]): void => {
-    const deliverable = events.filter((event) => isWebhookEventType(event.type));
-    if (deliverable.length === 0) return;
-    this.jobs.start('webhook fan-out', () => this.fanOut(projectId, deliverable));
+  /** Called with the deliverable events of each committed unit of work; returns at once. */
+  readonly committed = (projectId: string, events: DeliverableEvent[]): void => {
+    if (events.length === 0) return;
+    this.jobs.start('webhook fan-out', () => this.fanOut(projectId, events));
   };
 
-  private async fanOut(projectId: string, events: EventRecord[]): Promise<void> {
+  private async fanOut(projectId: string, events: DeliverableEvent[]): Promise<void> {
     let pending: Pending[];
     try {
       pending = await this.store.transaction(projectId, async (uow) => {
         const webhooks = (await uow.webhooks.query({ where: (webhook) => webhook.active })).rows;
         const made: Pending[] = [];
         const now = this.clock.now().toISOString();
-        for (const event of events) {
-          const body = JSON.stringify({
-            id: event.id,
-            type: event.type,
-            created_at: event.created_at,
-            data: event.data,
-            project_id: projectId,
-            object: 'event',
-          });
+        for (const { event, presented } of events) {
           for (const webhook of webhooks.filter((candidate) => (candidate.events as string[]).includes(event.type))) {
+            const id = newId('whd');
+            const body = JSON.stringify(payload(id, projectId, now, webhook, event, presented));
             const delivery = await uow.webhook_deliveries.insert({
-              id: newId('whd'),
+              id,
               webhook_id: webhook.id,
               event_id: event.id,
               event_type: event.type as WebhookDelivery['event_type'],
