@@ -99,16 +99,25 @@ export class PayloadChecker {
     this.ajv.addSchema(contract as object, 'contract');
     for (const [key, item] of Object.entries(contract.webhooks)) {
       // The catch-all entry takes every kind; each kind's own entry is named by its kind.
-      if (item.post.operationId === 'receive-event') continue;
-      this.operations.set(key, item.post.operationId);
-      this.byKind.set(key, this.ajv.compile({ $ref: `contract#/webhooks/${pointerPart(key)}/post/requestBody/content/application~1json/schema` }));
+      if (item.post.operationId !== 'receive-event') this.operations.set(key, item.post.operationId);
     }
+  }
+
+  /** A kind's validator, compiled when first needed. */
+  private validator(kind: string): ValidateFunction | undefined {
+    if (!this.operations.has(kind)) return undefined;
+    let validate = this.byKind.get(kind);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `contract#/webhooks/${pointerPart(kind)}/post/requestBody/content/application~1json/schema` });
+      this.byKind.set(kind, validate);
+    }
+    return validate;
   }
 
   /** The payload's violations of its kind's schema; one line each, empty when it conforms. */
   violations(payload: { type: string }): string[] {
     const kind = payload.type;
-    const validate = this.byKind.get(kind);
+    const validate = this.validator(kind);
     if (!validate) return [`no webhook entry for the kind ${kind}`];
     if (validate(payload as unknown)) return [];
     return (validate.errors ?? []).map((error) => {

@@ -53,6 +53,10 @@ async function deliveries(projectId: string, webhookId: string, target: Target =
 describeInProcess('webhook delivery', () => {
   test('when events happen, then exactly the subscribed kinds reach active webhooks, signed, with the affected objects', async () => {
     const { id: projectId, client } = await project();
+    // Compile the customer routes' validators before any delivery is under way, so doing it cannot hold up an
+    // attempt past the receivers' short timeout (which would make the server retry a delivered event).
+    const warm = (await client.POST('/v1/customers', { body: { name: 'Warm-up' } })).data!;
+    await client.GET('/v1/customers/{customerId}', { params: { path: { customerId: warm.id } } });
     const first = await receiver();
     const second = await receiver();
     const silent = await receiver();
@@ -224,6 +228,9 @@ describeInProcess('webhook delivery', () => {
       const down = await receiver(() => 503);
       const good = await webhook(projectId, { target_url: recovering.url, events: ['customer.created'] }, target);
       const bad = await webhook(projectId, { target_url: down.url, events: ['customer.created'] }, target);
+      // The polling below reads the deliveries; read them once first, so that compiling the route's validators on
+      // the first read cannot hold up a first attempt past the receivers' short timeout.
+      await deliveries(projectId, good.id, target);
       await client.POST('/v1/customers', { body: { name: 'Late' } });
       for (const hook of [good, bad]) {
         await eventually(async () => ((await deliveries(projectId, hook.id, target))[0]?.attempts.length === 1 ? true : undefined));
@@ -276,7 +283,9 @@ describeInProcess('event kinds', () => {
     /** The payloads delivered since the last call, each checked against its kind's schema in the strict twin. */
     const batch = async () => {
       await ctx.target.jobs!.idle();
-      const bodies = sink.received.map((r) => r.body);
+      // A receiver ignores repeats by `id`, as the contract tells it to: a slow answer under load can make the
+      // server retry a delivery that did arrive.
+      const bodies = [...new Map(sink.received.map((r) => [r.body.id, r.body])).values()];
       sink.received.length = 0;
       for (const body of bodies) {
         delivered.add(body.type);
@@ -453,6 +462,37 @@ describeInProcess('event kinds', () => {
       expect(told.data).toEqual({ rule: expect.objectContaining({ id: rule.id }), assignment, voucher: expect.objectContaining({ code: standalone }) });
     }
 
+    // A promotion tier: its redemption names the tier, and so do rules assigned to it or to its campaign.
+    const promo = (
+      await client.POST('/v1/campaigns', {
+        body: { name: unique('Promo'), campaign_type: 'PROMOTION', promotion: { tiers: [{ name: 'Ten off', action: { discount: { type: 'AMOUNT', amount_off: 1000 } } }] } },
+      })
+    ).data!;
+    const tier = promo.promotion!.tiers[0]!;
+    expect(typesOf(await batch())).toEqual(['campaign.created']);
+    const tierRedeemed = await client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'promotion_tier', id: tier.id }], order: { amount: 5000 } } });
+    expect(tierRedeemed.response.status).toBe(200);
+    const tierRule = (await client.POST('/v1/validation-rules', { body: { name: 'Tier rule', rules: { '1': { name: 'order.amount', conditions: { $more_than: [0] } }, logic: '1' } } })).data!;
+    const tierRulePath = { params: { path: { validationRuleId: tierRule.id } } };
+    await client.POST('/v1/validation-rules/{validationRuleId}/assignments', { ...tierRulePath, body: { related_object_type: 'promotion_tier', related_object_id: tier.id } });
+    await client.POST('/v1/validation-rules/{validationRuleId}/assignments', { ...tierRulePath, body: { related_object_type: 'campaign', related_object_id: promo.id } });
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(
+      sorted(['redemption.succeeded', 'business_validation_rule.created', 'business_validation_rule.assignment.created', 'business_validation_rule.assignment.created']),
+    );
+    expect(one(bodies, 'redemption.succeeded').data).toMatchObject({
+      redemption: { id: tierRedeemed.data!.redemptions[0]!.id, related_object_type: 'promotion_tier' },
+      voucher: null,
+      promotion_tier: { id: tier.id, name: 'Ten off', campaign: { id: promo.id } },
+      campaign: { id: promo.id },
+    });
+    const assigned = bodies.filter((body): body is PayloadOf<'business_validation_rule.assignment.created'> => body.type === 'business_validation_rule.assignment.created');
+    expect(assigned.map((body) => body.data.assignment?.related_object_type).sort()).toEqual(['campaign', 'promotion_tier']);
+    for (const { data } of assigned) {
+      if (data.assignment?.related_object_type === 'campaign') expect(data).toEqual({ rule: expect.anything(), assignment: expect.anything(), campaign: expect.objectContaining({ id: promo.id }) });
+      else expect(data).toEqual({ rule: expect.anything(), assignment: expect.anything(), promotion_tier: expect.objectContaining({ id: tier.id }) });
+    }
+
     await client.DELETE('/v1/vouchers/{code}', voucherPath);
     const customer = (await client.POST('/v1/customers', { body: { name: 'Short-lived' } })).data!;
     await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
@@ -519,7 +559,7 @@ describeInProcess('event kinds', () => {
     // Every kind the interface lists was caused through the API and delivered, each as its schema says.
     expect(kinds.filter((kind) => !delivered.has(kind))).toEqual([]);
     expect(violations).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });
 
 /**
