@@ -7783,7 +7783,7 @@ export interface components {
         };
         /**
          * WebhookEventType
-         * @description A kind of event a webhook configuration can subscribe to.
+         * @description A kind of event a webhook configuration can subscribe to. Each kind has its own entry under the contract's `webhooks`, with its payload schema.
          * @example redemption.succeeded
          * @enum {string}
          */

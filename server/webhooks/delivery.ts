@@ -6,15 +6,17 @@
  * gets one last attempt, and what still fails is marked FAILED and logged.
  */
 import { createHmac } from 'node:crypto';
+import type { components } from '../../generated/openapi.js';
 import type { Clock } from '../domain/clock.js';
 import type { EventSource } from '../domain/context.js';
-import type { EventRecord } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Webhook, WebhookDelivery } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import { UnknownProject, type Store } from '../store/store.js';
 import type { DeliverableEvent } from './outbox.js';
 import type { WebhookPayload } from './payloads.js';
+
+type WebhookEnvelope = components['schemas']['WebhookEventEnvelope'];
 
 export interface DeliveryPolicy {
   /** Attempts in all, the first included. */
@@ -45,15 +47,13 @@ type Attempt = WebhookDelivery['attempts'][number];
 
 /**
  * The body of one delivery: the envelope (this delivery, the webhook it goes to, the event) around the
- * event's data. Typed by the contract, so a payload the contract does not describe does not compile.
+ * event's data. The envelope is typed by the contract here; the data by the kind's builder (payloads.ts).
  */
-function payload(id: string, projectId: string, now: string, webhook: Webhook, event: EventRecord, presented: DeliverableEvent['presented']): WebhookPayload {
-  return {
+function payload(id: string, projectId: string, now: string, webhook: Webhook, { event, presented }: DeliverableEvent): WebhookPayload {
+  const envelope: Omit<WebhookEnvelope, 'type'> = {
     id,
     project_id: projectId,
     created_at: now,
-    type: event.type,
-    data: presented.data,
     source: { id: webhook.id, object: 'webhook', target_url: webhook.target_url },
     event: {
       id: event.id,
@@ -63,11 +63,13 @@ function payload(id: string, projectId: string, now: string, webhook: Webhook, e
       group_id: event.group_id,
       event_source: eventSource(event.event_source),
     },
-  } as WebhookPayload;
+  };
+  // The kind and its data were paired by the kind's builder, which the compiler cannot see across the union.
+  return { ...envelope, type: event.type, data: presented.data } as WebhookPayload;
 }
 
 /** The event log's source in the public API's terms: what the service did by itself is `INTERNAL` there. */
-function eventSource(source: EventSource): WebhookPayload['event']['event_source'] {
+function eventSource(source: EventSource): WebhookEnvelope['event']['event_source'] {
   const { channel, ...rest } = source;
   return { channel: channel === 'AUTOMATION' ? 'INTERNAL' : channel, ...rest };
 }
@@ -98,15 +100,16 @@ export class WebhookDeliveries {
         const webhooks = (await uow.webhooks.query({ where: (webhook) => webhook.active })).rows;
         const made: Pending[] = [];
         const now = this.clock.now().toISOString();
-        for (const { event, presented } of events) {
-          for (const webhook of webhooks.filter((candidate) => (candidate.events as string[]).includes(event.type))) {
+        for (const deliverable of events) {
+          const { event } = deliverable;
+          for (const webhook of webhooks.filter((candidate) => candidate.events.includes(event.type))) {
             const id = newId('whd');
-            const body = JSON.stringify(payload(id, projectId, now, webhook, event, presented));
+            const body = JSON.stringify(payload(id, projectId, now, webhook, deliverable));
             const delivery = await uow.webhook_deliveries.insert({
               id,
               webhook_id: webhook.id,
               event_id: event.id,
-              event_type: event.type as WebhookDelivery['event_type'],
+              event_type: event.type,
               status: 'PENDING',
               attempts: [],
               next_attempt_at: now,

@@ -8,14 +8,14 @@
 import type { Clock } from '../domain/clock.js';
 import type { EventRecord } from '../domain/events.js';
 import type { CardTransaction } from '../domain/loyalty/types.js';
-import { isWebhookEventType } from '../domain/management/webhooks.js';
+import { isWebhookEventType, type WebhookEventType } from '../domain/management/webhooks.js';
 import { lazyUnitOfWork, type Row, type Store, type Table, type UnitOfWork } from '../store/store.js';
 import type { Tables } from '../store/tables.js';
 import { presentEvent, type EventScope, type PresentedEvent } from './payloads.js';
 
 /** An event that webhooks will deliver, with its payload data. */
 export interface DeliverableEvent {
-  event: EventRecord;
+  event: EventRecord & { type: WebhookEventType };
   presented: PresentedEvent;
 }
 
@@ -58,7 +58,8 @@ function noting(uow: UnitOfWork, outbox: DeliverableEvent[]): UnitOfWork {
     const { type } = event;
     if (!isWebhookEventType(type) || !(await wanted(type))) return;
     try {
-      outbox.push({ event, presented: await presentEvent(scope(event), { ...event, type }) });
+      const deliverable = { ...event, type };
+      outbox.push({ event: deliverable, presented: await presentEvent(scope(event), deliverable) });
     } catch (error) {
       // A payload that cannot be built must not fail the call that caused the event; it is reported instead.
       console.error(`webhook payload of event ${event.id} (${event.type}) could not be built, so it is not delivered: ${(error as Error).stack ?? String(error)}`);

@@ -51,8 +51,8 @@ const idOf = (value: unknown): string | undefined => {
 
 /**
  * A voucher in a payload. The API's reads add `assets`, whose URLs are built from the address the request
- * used; a delivery has no request, so payload vouchers have none (the contract leaves `assets` out of
- * what a voucher must carry).
+ * used; a delivery has no request, so payload vouchers have none. The public API lists `assets` as
+ * optional; the cast stands until the contract's Voucher (another area's) stops requiring it.
  */
 async function voucher(scope: EventScope, id: string | undefined): Promise<Schemas['Voucher'] | null> {
   const record = id ? await scope.find('vouchers', id) : undefined;

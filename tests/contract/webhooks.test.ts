@@ -269,6 +269,29 @@ describeInProcess('webhook delivery', () => {
   });
 });
 
+describeInProcess('event sources', () => {
+  test('when codes are generated in the background, then one event per batch is delivered, caused by the service itself (INTERNAL)', async () => {
+    const { id: projectId, client } = await project();
+    const sink = await receiver();
+    await webhook(projectId, { target_url: sink.url, events: ['campaign.created', 'campaign.vouchers.generation.completed'] });
+    const made = await client.POST('/v1/campaigns', {
+      body: { name: unique('Bulk'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } }, vouchers_count: 1001 },
+    });
+    expect(made.response.status).toBe(200);
+    await ctx.target.jobs!.idle();
+    const bodies = [...new Map(sink.received.map((r) => [r.body.id, r.body])).values()];
+    const checker = new PayloadChecker();
+    expect(bodies.flatMap((body) => checker.violations(body))).toEqual([]);
+    const created = bodies.filter((body) => body.type === 'campaign.created');
+    expect(created.map((body) => body.event.event_source)).toEqual([{ channel: 'API', api_key: { name: expect.any(String), app_id: expect.any(String) } }]);
+    const batches = bodies.filter((body): body is PayloadOf<'campaign.vouchers.generation.completed'> => body.type === 'campaign.vouchers.generation.completed');
+    expect(batches.map((body) => body.data.count ?? 0).sort((a, b) => a - b)).toEqual([1, 500, 500]);
+    expect(batches.map((body) => body.event.event_source)).toEqual([{ channel: 'INTERNAL' }, { channel: 'INTERNAL' }, { channel: 'INTERNAL' }]);
+    // Each batch is its own unit of work, so its own group.
+    expect(new Set(batches.map((body) => body.event.group_id)).size).toBe(3);
+  }, 60_000);
+});
+
 describeInProcess('event kinds', () => {
   test('when every kind of operation is performed, then every event kind of the interface is delivered by the operation causing it, in its own typed payload', async () => {
     const { id: projectId, client } = await project();
