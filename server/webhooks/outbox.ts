@@ -51,7 +51,7 @@ function noting(uow: UnitOfWork, outbox: DeliverableEvent[]): UnitOfWork {
     ctx: { uow, clock: fixedClock(event.created_at) },
     find: async (table, id) => ((await (uow[table] as Table<Row>).get(id)) ?? deleted.get(`${table}:${id}`)) as Tables[typeof table] | undefined,
     lastTransaction: (voucherId) => transactions.get(voucherId),
-    earlier: recorded.slice(0, -1),
+    recorded,
   });
   const note = async (event: EventRecord) => {
     recorded.push(event);

@@ -37,8 +37,8 @@ export interface EventScope {
   find<T extends keyof Tables>(table: T, id: string): Promise<Tables[T] | undefined>;
   /** The last loyalty card transaction the unit of work recorded for a card. */
   lastTransaction(voucherId: string): CardTransaction | undefined;
-  /** The events the unit of work recorded before this one, oldest first. */
-  earlier: readonly EventRecord[];
+  /** The events the unit of work has recorded so far, oldest first, this one last. */
+  recorded: readonly EventRecord[];
 }
 
 /** Names an object by ID, as event records do. */
@@ -259,7 +259,7 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
       product?: { id: string; sku_id?: string | null } | null;
     };
     // The card's own event of the same reward, recorded just before, names the card that paid.
-    const paid = scope.earlier.findLast((earlier) => earlier.type === 'customer.reward_redemptions.created' && earlier.customer_id === event.customer_id);
+    const paid = scope.recorded.findLast((earlier) => earlier.type === 'customer.reward_redemptions.created' && earlier.customer_id === event.customer_id);
     const cardId = event.voucher_id ?? paid?.voucher_id ?? (await cardOfProgram(scope, event))?.id;
     const card = await voucher(scope, cardId);
     const holder = await customer(scope, event.customer_id);
@@ -293,7 +293,7 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
     const rule = await row(scope, 'earning_rules', idOf(event.data.earning_rule));
     const order = await row(scope, 'orders', idOf(event.data.order));
     const tier = voucherId ? await currentTier(scope.ctx, voucherId) : undefined;
-    const trigger = order ? scope.earlier.findLast((earlier) => earlier.type === 'customer.order.paid' && idOf(earlier.data.order) === order.id) : undefined;
+    const trigger = order ? scope.recorded.findLast((earlier) => earlier.type === 'customer.order.paid' && idOf(earlier.data.order) === order.id) : undefined;
     return {
       entityId: holder?.id ?? event.customer_id ?? '',
       data: {
