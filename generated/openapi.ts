@@ -3163,9 +3163,12 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An event delivered to a webhook
-         * @description What a webhook configuration's `target_url` receives: one POST per event, with the event as a JSON
-         *     body. The server signs, times and retries every delivery as follows.
+         * Any event delivered to a webhook
+         * @description What a webhook configuration's `target_url` receives: one POST per event of each kind the
+         *     configuration subscribes to, with the payload as a JSON body. Every kind shares one envelope (`id`,
+         *     `project_id`, `created_at`, `type`, `source`, `event`) and has its own typed `data`; the entries that
+         *     follow describe each kind. A receiver taking several kinds at one address tells them apart by `type`.
+         *     The server signs, times and retries every delivery as follows.
          *
          *     **Signature.** `X-Webhook-Signature` is `sha256=` followed by the lowercase hex HMAC-SHA256 of the
          *     exact request body bytes, keyed with the webhook configuration's `secret`. To verify, compute the same
@@ -3174,13 +3177,15 @@ export interface webhooks {
          *     Reject the request when they differ.
          *
          *     **Outside the request.** Deliveries start after the API call that caused the event has committed and
-         *     answered; a slow or failing receiver never slows or fails an API call.
+         *     answered; a slow or failing receiver never slows or fails an API call. `data` shows the objects as they
+         *     stood when the event happened, in the same shape the API's own reads return (vouchers without
+         *     `assets`, whose URLs depend on the address a request used).
          *
          *     **Success and retries.** A 2xx answer within the timeout (10 seconds by default) completes the delivery.
          *     Any other status, no answer in time, or a failed connection is retried with exponential backoff (1 s,
          *     then 2 s, 4 s… by default) up to a bounded number of attempts (5 by default), all configurable when the
-         *     server starts. Every attempt sends the same body and `id`, so receivers can ignore repeats. Attempts and
-         *     outcomes are listed by `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
+         *     server starts. Every attempt sends the same body, so receivers can ignore repeats by its `id`. Attempts
+         *     and outcomes are listed by `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
          *
          *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once; deliveries that
          *     still fail are marked `FAILED` and reported in the server log, never dropped silently.
@@ -3189,8 +3194,625 @@ export interface webhooks {
          *     codes sends `campaign.created` and `campaign.vouchers.generation.completed` (with the `count` of codes);
          *     a campaign whose codes are generated in the background sends one `campaign.vouchers.generation.completed`
          *     per batch of up to 500 codes. Deleting a campaign also sends `voucher.deleted` for each of its vouchers.
+         *     The events one call caused share `event.group_id`.
          */
         post: operations["receive-event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A redemption succeeded
+         * @description Sent for each voucher or promotion tier of a campaign that a redemption request (`POST /v1/redemptions`, or the client-side redeem) used: a request redeeming two sends two.
+         *
+         *     The body is a `redemption.succeeded` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-redemption-succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A redemption failed
+         * @description Sent for each voucher or promotion tier of a campaign that made a redemption request fail (it was not valid for the order or the customer, or was used up).
+         *
+         *     The body is a `redemption.failed` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-redemption-failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.rollback.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A redemption was rolled back
+         * @description Sent for each redemption of a campaign's voucher or tier that `POST /v1/redemptions/{redemptionId}/rollback` undid; rolling back a parent redemption sends one per child.
+         *
+         *     The body is a `redemption.rollback.succeeded` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-redemption-rollback-succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.rollback.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A rollback was refused
+         * @description Sent for each redemption of a campaign's voucher or tier whose rollback was refused (it was already rolled back, or had failed).
+         *
+         *     The body is a `redemption.rollback.failed` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-redemption-rollback-failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "publication.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A voucher was published
+         * @description Sent when `POST /v1/publications` gives a voucher to a customer, together with `voucher.published`.
+         *
+         *     The body is a `publication.succeeded` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-publication-succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A voucher was given to a customer
+         * @description Sent when a voucher gets a holder: published through `POST /v1/publications`, given as the card of a new loyalty program member, or given as a loyalty reward.
+         *
+         *     The body is a `voucher.published` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-published"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A voucher was created
+         * @description Sent when one voucher is created: by `POST /v1/vouchers` or `POST /v1/vouchers/{code}`, added to a campaign one at a time, or made as a new loyalty member's card or a reward's voucher. Codes a campaign generates in bulk send `campaign.vouchers.generation.completed` instead.
+         *
+         *     The body is a `voucher.created` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A voucher was updated
+         * @description Sent when `PUT /v1/vouchers/{code}` changes a voucher.
+         *
+         *     The body is a `voucher.updated` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A voucher was deleted
+         * @description Sent when a voucher is deleted, on its own or with its campaign (one per voucher, before the campaign's `campaign.deleted`).
+         *
+         *     The body is a `voucher.deleted` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A voucher was enabled
+         * @description Sent when `POST /v1/vouchers/{code}/enable` enables a voucher.
+         *
+         *     The body is a `voucher.enabled` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-enabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A voucher was disabled
+         * @description Sent when `POST /v1/vouchers/{code}/disable` disables a voucher.
+         *
+         *     The body is a `voucher.disabled` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.loyalty_card.points_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Points were added to a loyalty card
+         * @description Sent when an API call adds points to a loyalty card (`POST /v1/vouchers/{code}/balance`, or a loyalty member's balance operation). Points earned by an earning rule send `customer.rewarded.loyalty_points`.
+         *
+         *     The body is a `voucher.loyalty_card.points_added` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-loyalty_card-points_added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.gift.balance_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit was added to a gift card
+         * @description Sent when `POST /v1/vouchers/{code}/balance` changes a gift card's credit (a negative `amount` takes credit away and is told about the same way).
+         *
+         *     The body is a `voucher.gift.balance_added` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-gift-balance_added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A campaign was created
+         * @description Sent when `POST /v1/campaigns` (or `POST /v1/loyalties`) creates a campaign; a campaign created with codes also sends `campaign.vouchers.generation.completed`.
+         *
+         *     The body is a `campaign.created` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-campaign-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A campaign was updated
+         * @description Sent when `PUT /v1/campaigns/{campaignId}` (or the loyalty program update) changes a campaign.
+         *
+         *     The body is a `campaign.updated` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-campaign-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A campaign was deleted
+         * @description Sent when a campaign is deleted, after the `voucher.deleted` of each of its vouchers.
+         *
+         *     The body is a `campaign.deleted` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-campaign-deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A campaign was enabled
+         * @description Sent when `POST /v1/campaigns/{campaignId}/enable` enables a campaign.
+         *
+         *     The body is a `campaign.enabled` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-campaign-enabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A campaign was disabled
+         * @description Sent when `POST /v1/campaigns/{campaignId}/disable` disables a campaign.
+         *
+         *     The body is a `campaign.disabled` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-campaign-disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.vouchers.generation.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Codes were generated for a campaign
+         * @description Sent when codes are added to a campaign in bulk: once for the codes a campaign is created with, and once per batch of up to 500 codes when they are generated in the background.
+         *
+         *     The body is a `campaign.vouchers.generation.completed` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-campaign-vouchers-generation-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "business_validation_rule.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A validation rule was created
+         * @description Sent when `POST /v1/validation-rules` creates a validation rule.
+         *
+         *     The body is a `business_validation_rule.created` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-bus_val_rule-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "business_validation_rule.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A validation rule was updated
+         * @description Sent when `PUT /v1/validation-rules/{validationRuleId}` changes a validation rule.
+         *
+         *     The body is a `business_validation_rule.updated` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-bus_val_rule-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "business_validation_rule.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A validation rule was deleted
+         * @description Sent when `DELETE /v1/validation-rules/{validationRuleId}` deletes a validation rule.
+         *
+         *     The body is a `business_validation_rule.deleted` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-bus_val_rule-deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "business_validation_rule.assignment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A validation rule was assigned
+         * @description Sent when `POST /v1/validation-rules/{validationRuleId}/assignments` assigns a rule to a voucher, a campaign or a promotion tier.
+         *
+         *     The body is a `business_validation_rule.assignment.created` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-bus_val_rule-assignment-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "business_validation_rule.assignment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A validation rule assignment was removed
+         * @description Sent when `DELETE /v1/validation-rules/{validationRuleId}/assignments/{assignmentId}` removes an assignment.
+         *
+         *     The body is a `business_validation_rule.assignment.deleted` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-bus_val_rule-assignment-deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer was created
+         * @description Sent when a customer is created: by `POST /v1/customers`, or on the way by a call that names an unknown customer (a publication, a redemption, an order, a custom event).
+         *
+         *     The body is a `customer.created` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-customer-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer was deleted
+         * @description Sent when `DELETE /v1/customers/{customerId}` deletes a customer.
+         *
+         *     The body is a `customer.deleted` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-customer-deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.rewarded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer got a reward
+         * @description Sent when a loyalty card pays points for a reward (`POST /v1/loyalties/members/{memberId}/redemption`).
+         *
+         *     The body is a `customer.rewarded` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-customer-rewarded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.rewarded.loyalty_points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member earned loyalty points
+         * @description Sent when an earning rule gives a member's card points at once, for example for a paid order (points a rule holds as pending are not told about here).
+         *
+         *     The body is a `customer.rewarded.loyalty_points` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-customer-rewarded-loyalty_points"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7960,7 +8582,7 @@ export interface components {
         };
         /**
          * WebhookEventType
-         * @description A kind of event a webhook configuration can subscribe to.
+         * @description A kind of event a webhook configuration can subscribe to. Each kind has its own entry under the contract's `webhooks`, with its payload schema.
          * @example redemption.succeeded
          * @enum {string}
          */
@@ -10313,43 +10935,1294 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
         };
         /**
-         * WebhookEvent
-         * @description An event as a webhook receives it: the body of the POST request. `data` holds the objects the event is
-         *     about, keyed by their type (`voucher`, `campaign`, `customer`, `redemption`, `publication`,
-         *     `validation_rule`, `assignment`…), as they stood when the event happened, together with the event's own
-         *     details (an `amount` added, the `error` of a failure…).
+         * WebhookSource
+         * @description The webhook configuration the payload was sent for.
          */
-        WebhookEvent: {
+        WebhookSource: {
             /**
-             * @description Event ID, the same in every attempt to deliver it; receivers use it to ignore repeats.
+             * @description The webhook configuration's ID (prefix `wh_`), the same as the `X-Webhook-Id` header.
+             * @example wh_4c6e8a0b2d4f6a8c0e
+             */
+            id: string;
+            /**
+             * @description What sent the payload: `webhook` for a project's webhook configuration, the only sender on this
+             *     server; `distribution` is the public API's value for payloads sent by a distribution.
+             * @example webhook
+             * @enum {string}
+             */
+            object: "webhook" | "distribution";
+            /**
+             * @description The address the payload was sent to, as the configuration stood when the event was delivered.
+             * @example https://hooks.coffee.example.com/promotions
+             */
+            target_url: string;
+        };
+        /**
+         * WebhookEventSource
+         * @description Who caused the event.
+         */
+        WebhookEventSource: {
+            /**
+             * @description `API` for a call with an API key (or a token issued to one), and `INTERNAL` for what the service did by
+             *     itself (background voucher generation, points that activate or expire on schedule). The public API
+             *     also names `CLIENT_API` for calls with a client-side key and `USER_PORTAL` for its dashboard; this
+             *     server has no dashboard and reports client-side calls as `API`.
+             * @example API
+             * @enum {string}
+             */
+            channel: "API" | "CLIENT_API" | "USER_PORTAL" | "INTERNAL";
+            /** @description The API key that made the call, for `API` (and `CLIENT_API`). */
+            api_key?: {
+                /**
+                 * @description The key's name.
+                 * @example default
+                 */
+                name: string;
+                /**
+                 * @description The key's application ID.
+                 * @example 3c2f8b6e-0d5a-4c1e-9b7a-2e4f6a8c0d1b
+                 */
+                app_id: string;
+            };
+            /** @description The dashboard user, for `USER_PORTAL`. */
+            user?: {
+                /**
+                 * @description User ID.
+                 * @example user_6a8c0e2a4c6e8a0c2e
+                 */
+                id: string;
+            };
+        };
+        /**
+         * WebhookEventDetails
+         * @description The event a payload tells about, as the project's event log recorded it.
+         */
+        WebhookEventDetails: {
+            /**
+             * @description Event ID (prefix `evt_`). One event delivered to several webhooks carries the same ID in each, and
+             *     it is the `event_id` of each delivery.
              * @example evt_0e2c4a6e8c0a2e4c6a
              */
             id: string;
             type: components["schemas"]["WebhookEventType"];
-            created_at: components["schemas"]["CreatedAt"];
             /**
-             * @description The objects the event is about, by type, and the event's details.
-             * @example {
-             *       "voucher": {
-             *         "id": "v_1a3c5e7a9c1e3a5c7e",
-             *         "code": "SUMMER-2026"
-             *       }
-             *     }
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-11-21T10:15:30.000Z
              */
-            data: {
-                [key: string]: unknown;
-            };
+            created_at: string;
+            /**
+             * @description ID of the object the event is mainly about: the voucher of a `voucher.*` event, the campaign of a
+             *     `campaign.*` event, the redemption of a redemption event, the publication of `publication.succeeded`,
+             *     the rule or the assignment of a validation rule event, the customer of a `customer.*` event. A failed
+             *     redemption is not stored on this server, so `redemption.failed` names the voucher (or promotion tier)
+             *     it tried to redeem.
+             * @example v_1a3c5e7a9c1e3a5c7e
+             */
+            entity_id: string;
+            /**
+             * @description Shared by every event one API call (or one background step) caused, such as the `voucher.deleted`
+             *     events and the `campaign.deleted` of deleting a campaign.
+             * @example grp_2b4d6f8a0c2e4a6c8e
+             */
+            group_id: string;
+            event_source: components["schemas"]["WebhookEventSource"];
+        };
+        /**
+         * WebhookEventEnvelope
+         * @description The parts every webhook payload shares, whatever its kind: who sent it and to where (`source`), the event
+         *     it tells about (`event`), and when. Each kind's payload adds its own `type` and a typed `data`.
+         */
+        WebhookEventEnvelope: {
+            /**
+             * @description ID of this delivery (prefix `whd_`, as listed by the webhook's deliveries). Every attempt to deliver it
+             *     carries the same ID, so a receiver can ignore a repeat; two webhooks receiving the same event get
+             *     different IDs (compare `event.id` for that).
+             * @example whd_8e0a2c4e6a8c0e2a4c
+             */
+            id: string;
             /**
              * @description The project the event happened in.
              * @example proj_0c9a1e5bd2a6f41e3b
              */
             project_id: string;
             /**
-             * @description Always `event`.
+             * Format: date-time
+             * @description When the delivery was prepared, just after the change that caused the event was committed.
+             * @example 2026-11-21T10:15:30.120Z
+             */
+            created_at: string;
+            type: components["schemas"]["WebhookEventType"];
+            source: components["schemas"]["WebhookSource"];
+            event: components["schemas"]["WebhookEventDetails"];
+            /**
+             * @description Named by the public API's envelope without a definition. This server never sends it; a receiver
+             *     should not depend on it.
+             */
+            name?: unknown;
+        };
+        /**
+         * WebhookPromotionStack
+         * @description A promotion stack (a fixed set of promotion tiers applied together) that a redemption used, in the public
+         *     API. This server has no promotion stacks and never sends one.
+         */
+        WebhookPromotionStack: {
+            /** @description Promotion stack ID. */
+            id?: string;
+            /** @description Promotion stack name. */
+            name?: string;
+            /** @description The stack's category. */
+            category_id?: string;
+            /** @description The promotion campaign the stack belongs to. */
+            campaign?: {
+                /** @description Campaign ID. */
+                id?: string;
+            };
+            /** @description The tiers of the stack. */
+            tiers?: {
+                /** @description The tiers' IDs. */
+                ids: string[];
+                /**
+                 * @description How the tiers are ordered; `MANUAL` keeps the order of `ids`.
+                 * @enum {string}
+                 */
+                hierarchy_mode?: "MANUAL";
+            };
+        };
+        /**
+         * WebhookRedemptionEventData
+         * @description What `redemption.succeeded` and `redemption.failed` tell about, one event per redeemable (a request
+         *     redeeming two vouchers sends two). This server always sends `created_at` and `campaign`, the redeemed
+         *     `voucher` or `promotion_tier`, and `customer`; on success also `redemption` and `order`. A failed
+         *     redemption is not stored here, so `redemption.failed` sends `redemption` and `order` as null.
+         */
+        WebhookRedemptionEventData: {
+            /**
+             * @description The redemption of this redeemable (a child of the request's parent redemption), as
+             *     `GET /v1/redemptions/{redemptionId}` shows it; null for a failed redemption, which this server does
+             *     not store.
+             */
+            redemption?: components["schemas"]["Redemption"] | null;
+            /** @description The customer the redemption was made for, as `GET /v1/customers/{customerId}` shows it; null when the redemption named none. */
+            customer?: components["schemas"]["Customer"] | null;
+            /** @description The customer holding the voucher, when it has a holder. */
+            holder?: components["schemas"]["Customer"] | null;
+            /** @description The order the redemption was made on, as `GET /v1/orders/{orderId}` shows it. */
+            order?: components["schemas"]["Order"] | null;
+            /** @description The voucher redeemed, when the redeemable is a voucher (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"] | null;
+            /** @description The promotion tier redeemed, when the redeemable is a tier. */
+            promotion_tier?: components["schemas"]["PromotionTier"] | null;
+            /** @description The promotion stack redeemed, in the public API; this server never sends it. */
+            promotion_stack?: components["schemas"]["WebhookPromotionStack"] | null;
+            /** @description The campaign of the voucher or tier. */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /**
+             * Format: date-time
+             * @description When the redemption was made, or refused.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            created_at?: string;
+        };
+        /**
+         * WebhookRedemptionSucceededPayload
+         * @description The body of a `redemption.succeeded` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookRedemptionSucceededPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `redemption.succeeded`.
              * @constant
              */
-            object: "event";
+            type: "redemption.succeeded";
+            data: components["schemas"]["WebhookRedemptionEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redemption.succeeded";
         };
+        /**
+         * WebhookRedemptionFailedPayload
+         * @description The body of a `redemption.failed` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookRedemptionFailedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `redemption.failed`.
+             * @constant
+             */
+            type: "redemption.failed";
+            data: components["schemas"]["WebhookRedemptionEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redemption.failed";
+        };
+        /**
+         * WebhookRedemptionRollbackEventData
+         * @description What `redemption.rollback.succeeded` and `redemption.rollback.failed` tell about, one event per
+         *     redemption rolled back (rolling back a parent rolls back each child). This server always sends
+         *     `redemption`, `campaign`, `order`, and the `voucher` or `promotion_tier` the redemption used, and
+         *     `customer` when it named one.
+         */
+        WebhookRedemptionRollbackEventData: {
+            /**
+             * @description The redemption rolled back (`status` `ROLLED_BACK` after a success), or the one whose rollback
+             *     was refused, as `GET /v1/redemptions/{redemptionId}` shows it then.
+             */
+            redemption?: components["schemas"]["Redemption"] | null;
+            /**
+             * @description The rollback, in the public API. This server makes the rollback's ID only once every event of the
+             *     rollback is recorded, so it never sends this; `redemption` shows the outcome (its `status`).
+             */
+            redemption_rollback?: components["schemas"]["RedemptionRollback"];
+            /** @description The customer the redemption was made for, as `GET /v1/customers/{customerId}` shows it; null when the redemption named none. */
+            customer?: components["schemas"]["Customer"] | null;
+            /** @description The customer holding the voucher, when it has a holder. */
+            holder?: components["schemas"]["Customer"] | null;
+            /** @description The order the redemption was made on, as `GET /v1/orders/{orderId}` shows it. */
+            order?: components["schemas"]["Order"] | null;
+            /** @description The voucher redeemed, when the redeemable is a voucher (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"] | null;
+            /** @description The promotion tier redeemed, when the redeemable is a tier. */
+            promotion_tier?: components["schemas"]["PromotionTier"] | null;
+            /** @description The promotion stack redeemed, in the public API; this server never sends it. */
+            promotion_stack?: components["schemas"]["WebhookPromotionStack"] | null;
+            /** @description The campaign of the voucher or tier. */
+            campaign?: components["schemas"]["Campaign"] | null;
+        };
+        /**
+         * WebhookRedemptionRollbackSucceededPayload
+         * @description The body of a `redemption.rollback.succeeded` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookRedemptionRollbackSucceededPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `redemption.rollback.succeeded`.
+             * @constant
+             */
+            type: "redemption.rollback.succeeded";
+            data: components["schemas"]["WebhookRedemptionRollbackEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redemption.rollback.succeeded";
+        };
+        /**
+         * WebhookRedemptionRollbackFailedPayload
+         * @description The body of a `redemption.rollback.failed` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookRedemptionRollbackFailedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `redemption.rollback.failed`.
+             * @constant
+             */
+            type: "redemption.rollback.failed";
+            data: components["schemas"]["WebhookRedemptionRollbackEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redemption.rollback.failed";
+        };
+        /**
+         * WebhookPublicationSucceededData
+         * @description What `publication.succeeded` tells about. The public API nests the publication's parts one level down,
+         *     under `data`; this server always sends it.
+         */
+        WebhookPublicationSucceededData: {
+            /**
+             * @description The publication and what it joined: the voucher given, the customer who got it and the voucher's
+             *     campaign. This server always sends `publication`, `voucher` and `customer`, and `campaign` (null for a
+             *     standalone voucher).
+             */
+            data?: {
+                /** @description The publication, as `GET /v1/publications` lists it. */
+                publication?: components["schemas"]["Publication"] | null;
+                /** @description The voucher given, right after it was given (without `assets`, as in every payload). */
+                voucher?: components["schemas"]["Voucher"];
+                /** @description The customer who got the voucher, as `GET /v1/customers/{customerId}` shows it. */
+                customer?: components["schemas"]["Customer"] | null;
+                /** @description The voucher's campaign; null for a standalone voucher. */
+                campaign?: components["schemas"]["Campaign"] | null;
+                /** @description The dashboard user who published the voucher, in the public API; this server has no dashboard and never sends it. */
+                user?: {
+                    /** @description User ID. */
+                    id?: string;
+                } | null;
+            };
+        };
+        /**
+         * WebhookPublicationSucceededPayload
+         * @description The body of a `publication.succeeded` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookPublicationSucceededPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `publication.succeeded`.
+             * @constant
+             */
+            type: "publication.succeeded";
+            data: components["schemas"]["WebhookPublicationSucceededData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "publication.succeeded";
+        };
+        /**
+         * WebhookVoucherPublishedData
+         * @description What `voucher.published` tells about: a voucher given to a customer, by a publication, by joining a
+         *     loyalty program, or as a loyalty reward. This server always sends `voucher`, `customer`, `campaign`,
+         *     `publication` (null when no publication was made: a member joining a program, a reward) and `created_at`.
+         */
+        WebhookVoucherPublishedData: {
+            /** @description The voucher, right after it was given (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"];
+            /** @description The customer who got the voucher, as `GET /v1/customers/{customerId}` shows it. */
+            customer?: components["schemas"]["Customer"] | null;
+            /** @description The voucher's campaign; null for a standalone voucher. */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /** @description The publication that gave the voucher, when the voucher was published through `POST /v1/publications`. */
+            publication?: components["schemas"]["Publication"] | null;
+            /**
+             * Format: date-time
+             * @description When the voucher was given.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            created_at?: string;
+        };
+        /**
+         * WebhookVoucherPublishedPayload
+         * @description The body of a `voucher.published` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherPublishedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.published`.
+             * @constant
+             */
+            type: "voucher.published";
+            data: components["schemas"]["WebhookVoucherPublishedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.published";
+        };
+        /**
+         * WebhookVoucherEventData
+         * @description What `voucher.created`, `voucher.updated`, `voucher.enabled`, `voucher.disabled` and `voucher.deleted`
+         *     tell about: the voucher as it stood right after the change (for `voucher.deleted`, as it stood when it
+         *     was deleted) and the campaign it belongs to. This server always sends both; `campaign` is null for a
+         *     standalone voucher.
+         */
+        WebhookVoucherEventData: {
+            /** @description The voucher, as `GET /v1/vouchers/{code}` shows it, without `assets` (a delivery has no request address to build their URLs from). */
+            voucher?: components["schemas"]["Voucher"] | null;
+            /** @description The voucher's campaign, as `GET /v1/campaigns/{campaignId}` shows it; null for a standalone voucher. */
+            campaign?: components["schemas"]["Campaign"] | null;
+        };
+        /**
+         * WebhookVoucherCreatedPayload
+         * @description The body of a `voucher.created` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherCreatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.created`.
+             * @constant
+             */
+            type: "voucher.created";
+            data: components["schemas"]["WebhookVoucherEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.created";
+        };
+        /**
+         * WebhookVoucherUpdatedPayload
+         * @description The body of a `voucher.updated` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherUpdatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.updated`.
+             * @constant
+             */
+            type: "voucher.updated";
+            data: components["schemas"]["WebhookVoucherEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.updated";
+        };
+        /**
+         * WebhookVoucherDeletedPayload
+         * @description The body of a `voucher.deleted` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherDeletedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.deleted`.
+             * @constant
+             */
+            type: "voucher.deleted";
+            data: components["schemas"]["WebhookVoucherEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.deleted";
+        };
+        /**
+         * WebhookVoucherEnabledPayload
+         * @description The body of a `voucher.enabled` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherEnabledPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.enabled`.
+             * @constant
+             */
+            type: "voucher.enabled";
+            data: components["schemas"]["WebhookVoucherEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.enabled";
+        };
+        /**
+         * WebhookVoucherDisabledPayload
+         * @description The body of a `voucher.disabled` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherDisabledPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.disabled`.
+             * @constant
+             */
+            type: "voucher.disabled";
+            data: components["schemas"]["WebhookVoucherEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.disabled";
+        };
+        /**
+         * WebhookBalance
+         * @description A change to a voucher's balance and where the balance stands after it: loyalty points on a card, or
+         *     credit on a gift card (×100).
+         */
+        WebhookBalance: {
+            /**
+             * @description For a loyalty card, the points the change added (negative when it took points).
+             * @example 250
+             */
+            points?: number;
+            /**
+             * @description For a gift card, the credit the change added, ×100 (negative when it took credit).
+             * @example 5000
+             */
+            amount?: number;
+            /**
+             * @description After the change: the points ever added to the card, or the gift card's loaded amount (its initial
+             *     amount and every addition), ×100.
+             * @example 1250
+             */
+            total: number;
+            /**
+             * @description After the change, the points or credit (×100) left to spend.
+             * @example 1000
+             */
+            balance: number;
+            /**
+             * @description Which kind of balance changed.
+             * @example loyalty_card
+             * @enum {string}
+             */
+            type?: "loyalty_card" | "gift_voucher";
+            /**
+             * @description `MANUAL` when an API call changed the balance, `AUTOMATIC` when the service did (points earned by an earning rule).
+             * @example MANUAL
+             * @enum {string}
+             */
+            operation_type?: "MANUAL" | "AUTOMATIC";
+            /**
+             * @description Always `balance`.
+             * @constant
+             */
+            object: "balance";
+            /** @description The voucher whose balance changed. */
+            related_object: {
+                /**
+                 * @description Always `voucher`.
+                 * @constant
+                 */
+                type: "voucher";
+                /**
+                 * @description The voucher's ID.
+                 * @example v_1a3c5e7a9c1e3a5c7e
+                 */
+                id: string;
+            };
+        };
+        /**
+         * WebhookLoyaltyPointsAddedData
+         * @description What `voucher.loyalty_card.points_added` tells about: points added to a loyalty card through the API
+         *     (`POST /v1/vouchers/{code}/balance`, or a loyalty member's balance operation). Points an earning rule gives
+         *     send `customer.rewarded.loyalty_points` instead. This server always sends `voucher`, `balance`,
+         *     `transaction` and `campaign`, and `customer` (null for a card without a holder).
+         */
+        WebhookLoyaltyPointsAddedData: {
+            /** @description The card, right after the points were added (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"] | null;
+            /** @description The points added and the card's balance after them; `type` is `loyalty_card` and `operation_type` `MANUAL`. */
+            balance?: components["schemas"]["WebhookBalance"];
+            /** @description The card's transaction the addition recorded, as the card's transaction list shows it. */
+            transaction?: components["schemas"]["LoyaltyCardTransaction"] | null;
+            /** @description The card's loyalty program; null for a standalone card. */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /** @description The card's holder; null for a card without one. */
+            customer?: components["schemas"]["Customer"] | null;
+        };
+        /**
+         * WebhookVoucherLoyaltyCardPointsAddedPayload
+         * @description The body of a `voucher.loyalty_card.points_added` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherLoyaltyCardPointsAddedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.loyalty_card.points_added`.
+             * @constant
+             */
+            type: "voucher.loyalty_card.points_added";
+            data: components["schemas"]["WebhookLoyaltyPointsAddedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.loyalty_card.points_added";
+        };
+        /**
+         * WebhookGiftTransactionReference
+         * @description An object a balance movement names, by its ID and, depending on the object, its `source_id`, `type` or `name`.
+         */
+        WebhookGiftTransactionReference: {
+            /** @description The object's ID. */
+            id: string;
+            /** @description The object's `source_id`, for an order. */
+            source_id?: string | null;
+            /** @description The event's type, for an event or a custom event. */
+            type?: string;
+            /** @description The object's name, for a segment, a tier, an event schema or a reward. */
+            name?: string;
+        };
+        /**
+         * WebhookGiftTransaction
+         * @description A movement of a voucher's balance as the public API records it, here a gift card's credit. This server
+         *     keeps no gift credit transactions, so it never sends one; the shape is documented for receivers of other
+         *     implementations.
+         */
+        WebhookGiftTransaction: {
+            /** @description Transaction ID. */
+            id: string;
+            /** @description The caller's reference for the change, when one was given. */
+            source_id: string | null;
+            /** @description The voucher whose balance moved. */
+            voucher_id: string;
+            /** @description The voucher's campaign. */
+            campaign_id: string;
+            /**
+             * @description What made the change, by the public API's names; null when not recorded.
+             * @enum {string|null}
+             */
+            source: "voucherify-web-ui" | "voucherify-mobile-ui" | "voucherify-cockpits-ui" | "bigcommerce-integration" | "bigcommerce-webhook-handler" | "bigcommerce.priority-webhook-handler" | "shopify_public-webhook-handler" | "shopify_public.priority-webhook-handler" | "activecampaign-webhook-handler" | "mparticle-webhook-handler" | "API" | "Automation" | null;
+            /** @description The reason given with a manual change. */
+            reason: string | null;
+            /**
+             * @description What moved the balance; the `CREDITS_*` kinds are a gift card's, the others a loyalty card's.
+             * @enum {string}
+             */
+            type: "CREDITS_ADDITION" | "CREDITS_REMOVAL" | "CREDITS_REDEMPTION" | "CREDITS_REFUND" | "PENDING_POINTS_ACTIVATION" | "POINTS_ACCRUAL" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_EXPIRATION" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT";
+            /** @description The balance after the movement, and the object that caused it, under its own key. */
+            details: {
+                balance?: components["schemas"]["WebhookBalance"];
+                /** @description The order that caused the movement (`id`, `source_id`). */
+                order?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The event that caused the movement (`id`, `type`). */
+                event?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The earning rule that caused the movement. */
+                earning_rule?: {
+                    /** @description Earning rule ID. */
+                    id: string;
+                    /** @description How the rule presents itself. */
+                    source: {
+                        /** @description The rule's banner text. */
+                        banner: string;
+                    };
+                };
+                /** @description The customer segment that caused the movement (`id`, `name`). */
+                segment?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The loyalty tier that caused the movement (`id`, `name`). */
+                loyalty_tier?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The holder's loyalty tier at the time (`id`, `name`). */
+                holder_loyalty_tier?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The redemption that spent the balance (`id`). */
+                redemption?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The rollback that gave the balance back (`id`). */
+                rollback?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The custom event that caused the movement (`id`, `type`). */
+                custom_event?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The custom event's schema (`id`, `name`). */
+                event_schema?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The reward the balance paid for (`id`, `name`). */
+                reward?: components["schemas"]["WebhookGiftTransactionReference"];
+                /** @description The pending points whose activation moved the balance. */
+                pending_points?: components["schemas"]["LoyaltyPendingPoints"];
+                /** @description For a transfer in, the voucher the balance came from. */
+                source_voucher?: components["schemas"]["Voucher"];
+                /** @description For a transfer out, the voucher the balance went to. */
+                destination_voucher?: components["schemas"]["Voucher"];
+            } | null;
+            /** @description For a transfer, the matching transaction on the other voucher. */
+            related_transaction_id: string | null;
+            created_at: components["schemas"]["CreatedAt"];
+        };
+        /**
+         * WebhookGiftBalanceAddedData
+         * @description What `voucher.gift.balance_added` tells about: credit added to a gift card through
+         *     `POST /v1/vouchers/{code}/balance`. This server always sends `voucher`, `balance` and `campaign` (null for
+         *     a standalone card), and `transaction` as null.
+         */
+        WebhookGiftBalanceAddedData: {
+            /** @description The gift card, right after the credit was added (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"] | null;
+            /** @description The credit added and the card's balance after it; `type` is `gift_voucher` and `operation_type` `MANUAL`. */
+            balance?: components["schemas"]["WebhookBalance"];
+            /**
+             * @description The card's credit transaction, in the public API. This server keeps no record of gift credit
+             *     transactions and sends null.
+             */
+            transaction?: components["schemas"]["WebhookGiftTransaction"] | null;
+            /** @description The gift card's campaign; null for a standalone card. */
+            campaign?: components["schemas"]["Campaign"] | null;
+        };
+        /**
+         * WebhookVoucherGiftBalanceAddedPayload
+         * @description The body of a `voucher.gift.balance_added` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherGiftBalanceAddedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.gift.balance_added`.
+             * @constant
+             */
+            type: "voucher.gift.balance_added";
+            data: components["schemas"]["WebhookGiftBalanceAddedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.gift.balance_added";
+        };
+        /**
+         * WebhookCampaignCreatedData
+         * @description What `campaign.created` tells about. This server always sends both fields.
+         */
+        WebhookCampaignCreatedData: {
+            /**
+             * @description The new campaign, as `GET /v1/campaigns/{campaignId}` shows it at the moment it was created (a
+             *     campaign whose codes are generated in the background shows the codes made so far in `vouchers_count`).
+             */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /**
+             * Format: date-time
+             * @description When the campaign was created.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            created_at?: string;
+        };
+        /**
+         * WebhookCampaignCreatedPayload
+         * @description The body of a `campaign.created` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCampaignCreatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `campaign.created`.
+             * @constant
+             */
+            type: "campaign.created";
+            data: components["schemas"]["WebhookCampaignCreatedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "campaign.created";
+        };
+        /**
+         * WebhookCampaignEventData
+         * @description What `campaign.updated`, `campaign.enabled` and `campaign.disabled` tell about: the campaign as it stood
+         *     right after the change. This server always sends it.
+         */
+        WebhookCampaignEventData: {
+            /** @description The campaign, as `GET /v1/campaigns/{campaignId}` shows it. */
+            campaign?: components["schemas"]["Campaign"] | null;
+        };
+        /**
+         * WebhookCampaignUpdatedPayload
+         * @description The body of a `campaign.updated` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCampaignUpdatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `campaign.updated`.
+             * @constant
+             */
+            type: "campaign.updated";
+            data: components["schemas"]["WebhookCampaignEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "campaign.updated";
+        };
+        /**
+         * WebhookCampaignDeletedData
+         * @description What `campaign.deleted` tells about. This server always sends both fields.
+         */
+        WebhookCampaignDeletedData: {
+            /**
+             * @description The campaign as it stood when it was deleted. Its vouchers are deleted first (each with its own
+             *     `voucher.deleted`), so `vouchers_count` is 0.
+             */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /**
+             * Format: date-time
+             * @description When the campaign was deleted.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            deleted_at?: string;
+        };
+        /**
+         * WebhookCampaignDeletedPayload
+         * @description The body of a `campaign.deleted` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCampaignDeletedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `campaign.deleted`.
+             * @constant
+             */
+            type: "campaign.deleted";
+            data: components["schemas"]["WebhookCampaignDeletedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "campaign.deleted";
+        };
+        /**
+         * WebhookCampaignEnabledPayload
+         * @description The body of a `campaign.enabled` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCampaignEnabledPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `campaign.enabled`.
+             * @constant
+             */
+            type: "campaign.enabled";
+            data: components["schemas"]["WebhookCampaignEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "campaign.enabled";
+        };
+        /**
+         * WebhookCampaignDisabledPayload
+         * @description The body of a `campaign.disabled` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCampaignDisabledPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `campaign.disabled`.
+             * @constant
+             */
+            type: "campaign.disabled";
+            data: components["schemas"]["WebhookCampaignEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "campaign.disabled";
+        };
+        /**
+         * WebhookVouchersGenerationCompletedData
+         * @description What `campaign.vouchers.generation.completed` tells about: a batch of codes added to a campaign. Creating
+         *     a campaign with codes sends one for the codes made with it; codes generated in the background send one
+         *     per batch of up to 500. This server always sends every field.
+         */
+        WebhookVouchersGenerationCompletedData: {
+            /** @description The campaign, as it stood once the batch was added. */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /**
+             * @description How many codes the batch added.
+             * @example 500
+             */
+            count?: number;
+            /**
+             * Format: date-time
+             * @description When the batch was added.
+             * @example 2026-11-21T10:15:31.000Z
+             */
+            completed_at?: string;
+        };
+        /**
+         * WebhookCampaignVouchersGenerationCompletedPayload
+         * @description The body of a `campaign.vouchers.generation.completed` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCampaignVouchersGenerationCompletedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `campaign.vouchers.generation.completed`.
+             * @constant
+             */
+            type: "campaign.vouchers.generation.completed";
+            data: components["schemas"]["WebhookVouchersGenerationCompletedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "campaign.vouchers.generation.completed";
+        };
+        /**
+         * WebhookValidationRuleCreatedData
+         * @description What `business_validation_rule.created` tells about. This server always sends both fields.
+         */
+        WebhookValidationRuleCreatedData: {
+            /** @description The validation rule, as `GET /v1/validation-rules/{validationRuleId}` shows it, as it stood right after it was created. */
+            rule?: components["schemas"]["ValidationRule"] | null;
+            /**
+             * Format: date-time
+             * @description When the rule was created.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            created_at?: string;
+        };
+        /**
+         * WebhookValidationRuleCreatedPayload
+         * @description The body of a `business_validation_rule.created` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookValidationRuleCreatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `business_validation_rule.created`.
+             * @constant
+             */
+            type: "business_validation_rule.created";
+            data: components["schemas"]["WebhookValidationRuleCreatedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "business_validation_rule.created";
+        };
+        /**
+         * WebhookValidationRuleUpdatedData
+         * @description What `business_validation_rule.updated` tells about. This server always sends both fields.
+         */
+        WebhookValidationRuleUpdatedData: {
+            /** @description The validation rule, as `GET /v1/validation-rules/{validationRuleId}` shows it, as it stood right after the change. */
+            rule?: components["schemas"]["ValidationRule"] | null;
+            /**
+             * Format: date-time
+             * @description When the rule was updated.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            updated_at?: string;
+        };
+        /**
+         * WebhookValidationRuleUpdatedPayload
+         * @description The body of a `business_validation_rule.updated` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookValidationRuleUpdatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `business_validation_rule.updated`.
+             * @constant
+             */
+            type: "business_validation_rule.updated";
+            data: components["schemas"]["WebhookValidationRuleUpdatedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "business_validation_rule.updated";
+        };
+        /**
+         * WebhookValidationRuleDeletedData
+         * @description What `business_validation_rule.deleted` tells about. This server always sends both fields.
+         */
+        WebhookValidationRuleDeletedData: {
+            /** @description The validation rule, as `GET /v1/validation-rules/{validationRuleId}` shows it, as it stood when it was deleted. Its assignments go with it, without events of their own, so `assignments_count` is 0. */
+            rule?: components["schemas"]["ValidationRule"] | null;
+            /**
+             * Format: date-time
+             * @description When the rule was deleted.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            deleted_at?: string;
+        };
+        /**
+         * WebhookValidationRuleDeletedPayload
+         * @description The body of a `business_validation_rule.deleted` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookValidationRuleDeletedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `business_validation_rule.deleted`.
+             * @constant
+             */
+            type: "business_validation_rule.deleted";
+            data: components["schemas"]["WebhookValidationRuleDeletedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "business_validation_rule.deleted";
+        };
+        /**
+         * WebhookValidationRuleAssignmentEventData
+         * @description What `business_validation_rule.assignment.created` and `business_validation_rule.assignment.deleted` tell
+         *     about: the rule, the assignment, and the object it ties the rule to, under the key of its type. This
+         *     server always sends `rule` and `assignment`, and the one of `voucher`, `campaign` or `promotion_tier`
+         *     the assignment names; it leaves the others out.
+         */
+        WebhookValidationRuleAssignmentEventData: {
+            /** @description The validation rule, as `GET /v1/validation-rules/{validationRuleId}` shows it right after the change. */
+            rule?: components["schemas"]["ValidationRule"] | null;
+            /** @description The assignment that was made, or that was removed, as it stood then. */
+            assignment?: components["schemas"]["ValidationRuleAssignment"] | null;
+            /** @description The voucher the rule is assigned to, when the assignment names a voucher (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"];
+            /** @description The campaign the rule is assigned to, when the assignment names a campaign. */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /** @description The promotion tier the rule is assigned to, when the assignment names a tier. */
+            promotion_tier?: components["schemas"]["PromotionTier"] | null;
+            /**
+             * @description The distribution the rule is assigned to, in the public API. This server has no distributions and
+             *     never sends it.
+             */
+            distribution?: {
+                /** @description The distribution's ID. */
+                distribution?: string;
+            } | null;
+            /**
+             * @description The earning rule the rule is assigned to, in the public API. This server assigns rules to vouchers,
+             *     campaigns and promotion tiers only, and never sends it.
+             */
+            earning_rule?: components["schemas"]["EarningRule"] | null;
+        };
+        /**
+         * WebhookValidationRuleAssignmentCreatedPayload
+         * @description The body of a `business_validation_rule.assignment.created` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookValidationRuleAssignmentCreatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `business_validation_rule.assignment.created`.
+             * @constant
+             */
+            type: "business_validation_rule.assignment.created";
+            data: components["schemas"]["WebhookValidationRuleAssignmentEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "business_validation_rule.assignment.created";
+        };
+        /**
+         * WebhookValidationRuleAssignmentDeletedPayload
+         * @description The body of a `business_validation_rule.assignment.deleted` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookValidationRuleAssignmentDeletedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `business_validation_rule.assignment.deleted`.
+             * @constant
+             */
+            type: "business_validation_rule.assignment.deleted";
+            data: components["schemas"]["WebhookValidationRuleAssignmentEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "business_validation_rule.assignment.deleted";
+        };
+        /**
+         * WebhookCustomerEventData
+         * @description What `customer.created` and `customer.deleted` tell about: the customer as it stood right after it was
+         *     created, or when it was deleted. This server always sends it.
+         */
+        WebhookCustomerEventData: {
+            customer?: components["schemas"]["Customer"];
+        };
+        /**
+         * WebhookCustomerCreatedPayload
+         * @description The body of a `customer.created` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCustomerCreatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `customer.created`.
+             * @constant
+             */
+            type: "customer.created";
+            data: components["schemas"]["WebhookCustomerEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.created";
+        };
+        /**
+         * WebhookCustomerDeletedPayload
+         * @description The body of a `customer.deleted` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCustomerDeletedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `customer.deleted`.
+             * @constant
+             */
+            type: "customer.deleted";
+            data: components["schemas"]["WebhookCustomerEventData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.deleted";
+        };
+        /**
+         * WebhookRewardGiven
+         * @description A reward a customer got, as `GET /v1/rewards/{rewardId}` shows it, with what this giving of it joined:
+         *     the offer it was taken from, the customer, and what it gave (a voucher, a product).
+         */
+        WebhookRewardGiven: components["schemas"]["Reward"] & {
+            /**
+             * @description The reward assignment (the program's offer of the reward) the customer took.
+             * @example rewa_5e6f7a8b9c0d1e2f3a
+             */
+            assignment_id?: string;
+            /** @description The loyalty tier whose offer was taken, when the reward was offered by a tier; this server's offers belong to programs, so it never sends it. */
+            loyalty_tier_id?: string;
+            /** @description The customer who got the reward. */
+            customer?: components["schemas"]["Customer"] | null;
+            /** @description For a `CAMPAIGN` reward, the voucher it gave (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"];
+            /** @description For a `MATERIAL` reward, the product it gives. */
+            product?: components["schemas"]["Product"];
+            /** @description For a `MATERIAL` reward that names a SKU, the SKU. */
+            sku?: components["schemas"]["Sku"];
+        };
+        /**
+         * WebhookCustomerRewardedData
+         * @description What `customer.rewarded` tells about: a reward a customer got. On this server that is a loyalty card
+         *     paying points for a reward; this server then always sends `customer`, `holder`, `voucher` (the card),
+         *     `campaign` (its program), `reward` and `balance`. The public API also sends this kind for referral
+         *     rewards, with `referral_tier`, `custom_event` and `customer_event`.
+         */
+        WebhookCustomerRewardedData: {
+            /** @description The customer who got the reward, as `GET /v1/customers/{customerId}` shows it. */
+            customer?: components["schemas"]["Customer"] | null;
+            /** @description The holder of the card that paid for the reward (the same customer, on this server). */
+            holder?: components["schemas"]["Customer"] | null;
+            /** @description The loyalty card that paid for the reward, right after it paid (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"] | null;
+            /** @description The card's loyalty program. */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /**
+             * @description The redemption that got the reward, in the public API. This server does not store reward redemptions
+             *     as redemptions, so it never sends one.
+             */
+            redemption?: components["schemas"]["Redemption"] | null;
+            /** @description The reward. */
+            reward?: components["schemas"]["WebhookRewardGiven"] | null;
+            /** @description What the reward cost the card. */
+            balance?: {
+                /**
+                 * @description The points the reward took from the card.
+                 * @example 100
+                 */
+                points?: number;
+                /** @description The credit the reward took, ×100, in the public API; rewards here cost points only, so this server never sends it. */
+                amount?: number;
+            } | null;
+            /** @description For a referral reward, the referral program's tier that gave it, in the public API; this server never sends it. */
+            referral_tier?: {
+                /** @description Referral tier ID. */
+                id?: string;
+                /** @description The referral program. */
+                campaign_id?: string;
+                /** @description The tier's banner text. */
+                banner?: string;
+                /** @description The tier's settings. */
+                parameters?: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            /** @description For a referral reward, the custom event that converted the referral, in the public API; this server never sends it. */
+            custom_event?: {
+                /** @description Event ID. */
+                id?: string;
+                /**
+                 * @description Always `event`.
+                 * @constant
+                 */
+                object: "event";
+                /** @description The custom event's name. */
+                type: string;
+                /** @description The customer the event happened to. */
+                customer: {
+                    [key: string]: unknown;
+                };
+                /** @description The referral the event carried. */
+                referral: {
+                    [key: string]: unknown;
+                };
+                /** @description The loyalty card the event named. */
+                loyalty: {
+                    [key: string]: unknown;
+                };
+                metadata?: components["schemas"]["Metadata"];
+                created_at?: components["schemas"]["CreatedAt"];
+            } | null;
+            /** @description For a reward given on entering a segment, the entry, in the public API; this server never sends it. */
+            customer_event?: {
+                /** @description The segment entered. */
+                segment?: {
+                    [key: string]: unknown;
+                };
+                /** @description The kind of event. */
+                event_type?: string;
+            } | null;
+        };
+        /**
+         * WebhookCustomerRewardedPayload
+         * @description The body of a `customer.rewarded` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCustomerRewardedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `customer.rewarded`.
+             * @constant
+             */
+            type: "customer.rewarded";
+            data: components["schemas"]["WebhookCustomerRewardedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.rewarded";
+        };
+        /**
+         * WebhookCustomerRewardedLoyaltyPointsData
+         * @description What `customer.rewarded.loyalty_points` tells about: points an earning rule gave a member's card at once
+         *     (points the rule holds as pending are told about when they activate, not here). This server always sends
+         *     `customer`, `holder`, `voucher` (the card), `campaign` (its program), `earning_rule`, `balance` and
+         *     `loyalty_tier` (null when the card has no tier); for an order rule also `order` and the `event` that paid it.
+         */
+        WebhookCustomerRewardedLoyaltyPointsData: {
+            /** @description The member who earned the points, as `GET /v1/customers/{customerId}` shows it. */
+            customer?: components["schemas"]["Customer"] | null;
+            /** @description The card's holder (the same customer). */
+            holder?: components["schemas"]["Customer"] | null;
+            /** @description The loyalty card, right after the points were added (without `assets`, as in every payload). */
+            voucher?: components["schemas"]["Voucher"] | null;
+            /** @description The card's loyalty program. */
+            campaign?: components["schemas"]["Campaign"] | null;
+            /** @description The card's loyalty tier once the points were added; null when it has none. */
+            loyalty_tier?: components["schemas"]["LoyaltyTier"] | null;
+            /** @description The earning rule that gave the points. */
+            earning_rule?: components["schemas"]["EarningRule"] | null;
+            /** @description The points added and the card's balance after them; `type` is `loyalty_card` and `operation_type` `AUTOMATIC`. */
+            balance?: components["schemas"]["WebhookBalance"] | null;
+            /** @description For an order rule, the paid order that earned the points, as `GET /v1/orders/{orderId}` shows it. */
+            order?: components["schemas"]["Order"] | null;
+            /** @description The event that earned the points (for an order rule, its `customer.order.paid`). */
+            event?: {
+                /**
+                 * @description Event ID (prefix `evt_`).
+                 * @example evt_4a6c8e0a2c4e6a8c0e
+                 */
+                id?: string;
+                /**
+                 * @description The event's kind.
+                 * @example customer.order.paid
+                 */
+                type?: string;
+                /**
+                 * @description `ACTION` for something the customer did (paying an order, a custom event), `EFFECT` for what followed from it.
+                 * @example ACTION
+                 * @enum {string}
+                 */
+                category?: "ACTION" | "EFFECT";
+                /**
+                 * @description The object the event is about (for `customer.order.paid`, the customer).
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                entity_id?: string;
+                /**
+                 * Format: date-time
+                 * @description When the event happened.
+                 * @example 2026-11-21T10:15:30.000Z
+                 */
+                created_at?: string;
+                /**
+                 * @description Shared by the events one call caused (the same as this payload's `event.group_id`).
+                 * @example grp_2b4d6f8a0c2e4a6c8e
+                 */
+                group_id?: string;
+            } | null;
+            /** @description The publication that gave the card, in the public API; this server never sends it. */
+            publication?: components["schemas"]["Publication"] | null;
+        };
+        /**
+         * WebhookCustomerRewardedLoyaltyPointsPayload
+         * @description The body of a `customer.rewarded.loyalty_points` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookCustomerRewardedLoyaltyPointsPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `customer.rewarded.loyalty_points`.
+             * @constant
+             */
+            type: "customer.rewarded.loyalty_points";
+            data: components["schemas"]["WebhookCustomerRewardedLoyaltyPointsData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.rewarded.loyalty_points";
+        };
+        /**
+         * WebhookEvent
+         * @description Any webhook payload. A webhook configuration sends every kind it subscribes to to one `target_url`, so a
+         *     receiver of several kinds takes this union and tells the kinds apart by `type`; each kind's own schema
+         *     (`WebhookVoucherCreatedPayload`…) describes its `data`.
+         */
+        WebhookEvent: components["schemas"]["WebhookRedemptionSucceededPayload"] | components["schemas"]["WebhookRedemptionFailedPayload"] | components["schemas"]["WebhookRedemptionRollbackSucceededPayload"] | components["schemas"]["WebhookRedemptionRollbackFailedPayload"] | components["schemas"]["WebhookPublicationSucceededPayload"] | components["schemas"]["WebhookVoucherPublishedPayload"] | components["schemas"]["WebhookVoucherCreatedPayload"] | components["schemas"]["WebhookVoucherUpdatedPayload"] | components["schemas"]["WebhookVoucherDeletedPayload"] | components["schemas"]["WebhookVoucherEnabledPayload"] | components["schemas"]["WebhookVoucherDisabledPayload"] | components["schemas"]["WebhookVoucherLoyaltyCardPointsAddedPayload"] | components["schemas"]["WebhookVoucherGiftBalanceAddedPayload"] | components["schemas"]["WebhookCampaignCreatedPayload"] | components["schemas"]["WebhookCampaignUpdatedPayload"] | components["schemas"]["WebhookCampaignDeletedPayload"] | components["schemas"]["WebhookCampaignEnabledPayload"] | components["schemas"]["WebhookCampaignDisabledPayload"] | components["schemas"]["WebhookCampaignVouchersGenerationCompletedPayload"] | components["schemas"]["WebhookValidationRuleCreatedPayload"] | components["schemas"]["WebhookValidationRuleUpdatedPayload"] | components["schemas"]["WebhookValidationRuleDeletedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentCreatedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentDeletedPayload"] | components["schemas"]["WebhookCustomerCreatedPayload"] | components["schemas"]["WebhookCustomerDeletedPayload"] | components["schemas"]["WebhookCustomerRewardedPayload"] | components["schemas"]["WebhookCustomerRewardedLoyaltyPointsPayload"];
     };
     responses: {
         /** @description The request breaks the contract: malformed JSON, a value of the wrong type or out of range, a missing or unknown field, or a rule of the operation. */
@@ -10535,6 +12408,20 @@ export interface components {
                  */
                 "application/json": components["schemas"]["Error"];
             };
+        };
+        /** @description Any 2xx status within the timeout tells the server the payload arrived; the body is ignored. */
+        WebhookAccepted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Any status other than 2xx (or no answer within the timeout) makes the server retry, with the same body. */
+        WebhookRetried: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
         };
     };
     parameters: {
@@ -11006,6 +12893,21 @@ export interface components {
          * @example https://shop.example.com
          */
         Origin: string;
+        /**
+         * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+         * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+         */
+        WebhookSignatureHeader: string;
+        /**
+         * @description The webhook configuration the delivery is for (the payload's `source.id`).
+         * @example wh_4c6e8a0b2d4f6a8c0e
+         */
+        WebhookIdHeader: string;
+        /**
+         * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+         * @example 1
+         */
+        WebhookAttemptHeader: number;
     };
     requestBodies: never;
     headers: never;
@@ -17521,20 +19423,20 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the webhook secret.
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
                  * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
-                "X-Webhook-Signature": string;
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
-                 * @description The webhook configuration the delivery is for.
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
                  * @example wh_4c6e8a0b2d4f6a8c0e
                  */
-                "X-Webhook-Id": string;
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
                 /**
-                 * @description The attempt number, 1 for the first.
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
                  * @example 1
                  */
-                "X-Webhook-Attempt": number;
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
             };
             path?: never;
             cookie?: never;
@@ -17545,34 +19447,1019 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status tells the server the event arrived; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-redemption-succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
             };
-            /** @description Any other status (or none within the timeout) makes the server retry. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRedemptionSucceededPayload"];
             };
-            /** @description Retried like any other failure. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-redemption-failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
             };
-            /** @description Retried like any other failure. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRedemptionFailedPayload"];
             };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-redemption-rollback-succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRedemptionRollbackSucceededPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-redemption-rollback-failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRedemptionRollbackFailedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-publication-succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPublicationSucceededPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-published": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherPublishedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherCreatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherUpdatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherDeletedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-enabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherEnabledPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-disabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherDisabledPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-loyalty_card-points_added": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherLoyaltyCardPointsAddedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-gift-balance_added": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherGiftBalanceAddedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-campaign-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCampaignCreatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-campaign-updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCampaignUpdatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-campaign-deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCampaignDeletedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-campaign-enabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCampaignEnabledPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-campaign-disabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCampaignDisabledPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-campaign-vouchers-generation-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCampaignVouchersGenerationCompletedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-bus_val_rule-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookValidationRuleCreatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-bus_val_rule-updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookValidationRuleUpdatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-bus_val_rule-deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookValidationRuleDeletedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-bus_val_rule-assignment-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookValidationRuleAssignmentCreatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-bus_val_rule-assignment-deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookValidationRuleAssignmentDeletedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-customer-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCustomerCreatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-customer-deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCustomerDeletedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-customer-rewarded": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCustomerRewardedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-customer-rewarded-loyalty_points": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
+                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCustomerRewardedLoyaltyPointsPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
         };
     };
 }

@@ -12,7 +12,7 @@ import type { TokenRegistry } from '../oauth.js';
 import type { Store } from '../store/store.js';
 
 /** Operations of the top-level `webhooks`: requests this server sends to receivers, not ones it serves. */
-type ReceiverOperationId = 'receive-event';
+type ReceiverOperationId = 'receive-event' | `events-${string}`;
 export type OperationId = Exclude<keyof operations, ReceiverOperationId>;
 type Operation<K extends OperationId> = operations[K];
 

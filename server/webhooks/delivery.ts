@@ -6,12 +6,17 @@
  * gets one last attempt, and what still fails is marked FAILED and logged.
  */
 import { createHmac } from 'node:crypto';
+import type { components } from '../../generated/openapi.js';
 import type { Clock } from '../domain/clock.js';
-import type { EventRecord } from '../domain/events.js';
+import type { EventSource } from '../domain/context.js';
 import { newId } from '../domain/ids.js';
-import { isWebhookEventType, type WebhookDelivery } from '../domain/management/webhooks.js';
+import type { Webhook, WebhookDelivery } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import { UnknownProject, type Store } from '../store/store.js';
+import type { DeliverableEvent } from './outbox.js';
+import type { WebhookPayload } from './payloads.js';
+
+type WebhookEnvelope = components['schemas']['WebhookEventEnvelope'];
 
 export interface DeliveryPolicy {
   /** Attempts in all, the first included. */
@@ -40,6 +45,35 @@ interface Pending {
 
 type Attempt = WebhookDelivery['attempts'][number];
 
+/**
+ * The body of one delivery: the envelope (this delivery, the webhook it goes to, the event) around the
+ * event's data. The envelope is typed by the contract here; the data by the kind's builder (payloads.ts).
+ */
+function payload(id: string, projectId: string, now: string, webhook: Webhook, { event, presented }: DeliverableEvent): WebhookPayload {
+  const envelope: Omit<WebhookEnvelope, 'type'> = {
+    id,
+    project_id: projectId,
+    created_at: now,
+    source: { id: webhook.id, object: 'webhook', target_url: webhook.target_url },
+    event: {
+      id: event.id,
+      type: event.type,
+      created_at: event.created_at,
+      entity_id: presented.entityId,
+      group_id: event.group_id,
+      event_source: eventSource(event.event_source),
+    },
+  };
+  // The kind and its data were paired by the kind's builder, which the compiler cannot see across the union.
+  return { ...envelope, type: event.type, data: presented.data } as WebhookPayload;
+}
+
+/** The event log's source in the public API's terms: what the service did by itself is `INTERNAL` there. */
+function eventSource(source: EventSource): WebhookEnvelope['event']['event_source'] {
+  const { channel, ...rest } = source;
+  return { channel: channel === 'AUTOMATION' ? 'INTERNAL' : channel, ...rest };
+}
+
 export class WebhookDeliveries {
   private stopping = false;
   private readonly sleepers = new Set<() => void>();
@@ -53,35 +87,29 @@ export class WebhookDeliveries {
     jobs.onShutdown(() => this.stop());
   }
 
-  /** Called with the events of each committed unit of work; returns at once. */
-  readonly committed = (projectId: string, events: EventRecord[]): void => {
-    const deliverable = events.filter((event) => isWebhookEventType(event.type));
-    if (deliverable.length === 0) return;
-    this.jobs.start('webhook fan-out', () => this.fanOut(projectId, deliverable));
+  /** Called with the deliverable events of each committed unit of work; returns at once. */
+  readonly committed = (projectId: string, events: DeliverableEvent[]): void => {
+    if (events.length === 0) return;
+    this.jobs.start('webhook fan-out', () => this.fanOut(projectId, events));
   };
 
-  private async fanOut(projectId: string, events: EventRecord[]): Promise<void> {
+  private async fanOut(projectId: string, events: DeliverableEvent[]): Promise<void> {
     let pending: Pending[];
     try {
       pending = await this.store.transaction(projectId, async (uow) => {
         const webhooks = (await uow.webhooks.query({ where: (webhook) => webhook.active })).rows;
         const made: Pending[] = [];
         const now = this.clock.now().toISOString();
-        for (const event of events) {
-          const body = JSON.stringify({
-            id: event.id,
-            type: event.type,
-            created_at: event.created_at,
-            data: event.data,
-            project_id: projectId,
-            object: 'event',
-          });
-          for (const webhook of webhooks.filter((candidate) => (candidate.events as string[]).includes(event.type))) {
+        for (const deliverable of events) {
+          const { event } = deliverable;
+          for (const webhook of webhooks.filter((candidate) => candidate.events.includes(event.type))) {
+            const id = newId('whd');
+            const body = JSON.stringify(payload(id, projectId, now, webhook, deliverable));
             const delivery = await uow.webhook_deliveries.insert({
-              id: newId('whd'),
+              id,
               webhook_id: webhook.id,
               event_id: event.id,
-              event_type: event.type as WebhookDelivery['event_type'],
+              event_type: event.type,
               status: 'PENDING',
               attempts: [],
               next_attempt_at: now,

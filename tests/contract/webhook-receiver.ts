@@ -1,11 +1,22 @@
-/** A real HTTP receiver on loopback for webhook tests: it records every request and answers as told. */
+/**
+ * A real HTTP receiver on loopback for webhook tests: it records every request and answers as told. Also
+ * checks payloads against their kind's schema in the strict twin, as a receiver generating types would.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import * as ajvFormats from 'ajv-formats';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { components } from '../../client/index.js';
+import { STRICT_CONTRACT } from '../../server/paths.js';
+import { pointerPart } from './conformance.js';
+
+export type Payload = components['schemas']['WebhookEvent'];
 
 export interface Received {
   raw: string;
-  body: { id: string; type: string; created_at: string; data: Record<string, unknown>; project_id: string; object: string };
+  body: Payload;
   headers: IncomingHttpHeaders;
 }
 
@@ -60,5 +71,59 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
     if (value !== undefined) return value;
     if (Date.now() > until) throw new Error(`condition not met within ${seconds} s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// ajv-formats is CommonJS: under Node's ESM its plugin is `default`, under jest's interop `default.default`.
+type FormatsPlugin = (ajv: Ajv2020, options: { mode: 'full' }) => unknown;
+const formatsModule = ajvFormats as unknown as { default: FormatsPlugin | { default: FormatsPlugin } };
+const addFormats: FormatsPlugin = typeof formatsModule.default === 'function' ? formatsModule.default : formatsModule.default.default;
+
+interface WebhookOperation {
+  operationId: string;
+  requestBody: { content: { 'application/json': { schema: unknown } } };
+}
+
+/**
+ * Validates payloads against the strict twin (every object closed), by kind: the schema of the contract's
+ * `webhooks` entry whose payload `type` is the kind.
+ */
+export class PayloadChecker {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  private readonly byKind = new Map<string, ValidateFunction>();
+  /** The operationId of each kind's own entry. */
+  readonly operations = new Map<string, string>();
+
+  constructor(contract = JSON.parse(readFileSync(STRICT_CONTRACT, 'utf8')) as { webhooks: Record<string, { post: WebhookOperation }> }) {
+    addFormats(this.ajv, { mode: 'full' });
+    this.ajv.addSchema(contract as object, 'contract');
+    for (const [key, item] of Object.entries(contract.webhooks)) {
+      // The catch-all entry takes every kind; each kind's own entry is named by its kind.
+      if (item.post.operationId !== 'receive-event') this.operations.set(key, item.post.operationId);
+    }
+  }
+
+  /** A kind's validator, compiled when first needed. */
+  private validator(kind: string): ValidateFunction | undefined {
+    if (!this.operations.has(kind)) return undefined;
+    let validate = this.byKind.get(kind);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `contract#/webhooks/${pointerPart(kind)}/post/requestBody/content/application~1json/schema` });
+      this.byKind.set(kind, validate);
+    }
+    return validate;
+  }
+
+  /** The payload's violations of its kind's schema; one line each, empty when it conforms. */
+  violations(payload: { type: string }): string[] {
+    const kind = payload.type;
+    const validate = this.validator(kind);
+    if (!validate) return [`no webhook entry for the kind ${kind}`];
+    if (validate(payload as unknown)) return [];
+    return (validate.errors ?? []).map((error) => {
+      const property = error.params as { unevaluatedProperty?: string; missingProperty?: string };
+      const named = property.unevaluatedProperty ?? property.missingProperty;
+      return `${kind}: ${error.instancePath || '(body)'} ${error.message ?? 'is invalid'}${named === undefined ? '' : ` (${named})`}`;
+    });
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Webhook delivery through real HTTP receivers on loopback: exactly the subscribed events arrive, signed;
+ * Webhook delivery through real HTTP receivers on loopback: exactly the subscribed events arrive, signed,
+ * each in its kind's typed payload (the API's envelope, the objects as the API's reads show them);
  * failures are retried with backoff; a receiver that never answers slows no API call; and shutdown
  * finishes or reports what is pending. Runs against the in-process server only, whose retry delays are
  * short (see TEST_WEBHOOKS); the tests check outcomes, not timings, except one generous bound.
@@ -8,9 +9,13 @@ import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import type { components } from '../../client/index.js';
 import { expectError } from './expect-error.js';
 import { clientFor, managementClientFor, raw, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
-import { eventually, startReceiver, validSignature, type Answer, type Receiver } from './webhook-receiver.js';
+import { eventually, PayloadChecker, startReceiver, validSignature, type Answer, type Payload, type Receiver } from './webhook-receiver.js';
 
 type EventType = components['schemas']['WebhookEventType'];
+type PayloadOf<K extends EventType> = Extract<Payload, { type: K }>;
+
+/** The customer's name in a customer event's payload. */
+const customerName = (payload: Payload) => (payload.data as { customer: { name: string | null } }).customer.name;
 
 const ctx = useTarget();
 const receivers: Receiver[] = [];
@@ -48,14 +53,21 @@ async function deliveries(projectId: string, webhookId: string, target: Target =
 describeInProcess('webhook delivery', () => {
   test('when events happen, then exactly the subscribed kinds reach active webhooks, signed, with the affected objects', async () => {
     const { id: projectId, client } = await project();
+    // Compile the customer routes' validators before any delivery is under way, so doing it cannot hold up an
+    // attempt past the receivers' short timeout (which would make the server retry a delivered event).
+    const warm = (await client.POST('/v1/customers', { body: { name: 'Warm-up' } })).data!;
+    await client.GET('/v1/customers/{customerId}', { params: { path: { customerId: warm.id } } });
     const first = await receiver();
     const second = await receiver();
     const silent = await receiver();
+    const also = await receiver();
     const created = await webhook(projectId, { target_url: first.url, events: ['customer.created'] });
     const deleted = await webhook(projectId, { target_url: second.url, events: ['customer.deleted', 'campaign.created'] });
     await webhook(projectId, { target_url: silent.url, events: ['customer.created', 'customer.deleted'], active: false });
+    const another = await webhook(projectId, { target_url: also.url, events: ['customer.created'] });
 
     const customer = (await client.POST('/v1/customers', { body: { source_id: unique('hooked'), name: 'Jane', email: 'jane@example.com' } })).data!;
+    const read = (await client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })).data!;
     await client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } }, body: { name: 'Jane D.' } });
     await client.POST('/v1/categories', { body: { name: unique('Quiet'), hierarchy: 1 } });
     await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
@@ -74,21 +86,36 @@ describeInProcess('webhook delivery', () => {
     expect(arrival!.headers['content-type']).toBe('application/json');
     expect(arrival!.headers['x-webhook-id']).toBe(created.id);
     expect(arrival!.headers['x-webhook-attempt']).toBe('1');
+    // The API's envelope around the customer as GET /v1/customers/{customerId} showed it right after.
     expect(arrival!.body).toEqual({
-      id: expect.stringMatching(/^evt_/),
-      type: 'customer.created',
-      created_at: expect.any(String),
-      data: { customer: expect.objectContaining({ id: customer.id, source_id: customer.source_id, name: 'Jane', email: 'jane@example.com' }) },
+      id: expect.stringMatching(/^whd_/),
       project_id: projectId,
-      object: 'event',
+      created_at: expect.any(String),
+      type: 'customer.created',
+      data: { customer: read },
+      source: { id: created.id, object: 'webhook', target_url: first.url },
+      event: {
+        id: expect.stringMatching(/^evt_/),
+        type: 'customer.created',
+        created_at: expect.any(String),
+        entity_id: customer.id,
+        group_id: expect.stringMatching(/^grp_/),
+        event_source: { channel: 'API', api_key: { name: expect.any(String), app_id: expect.any(String) } },
+      },
     });
+    expect(new PayloadChecker().violations(arrival!.body)).toEqual([]);
+    // Another webhook gets the same event in a delivery of its own.
+    const [copy] = also.received;
+    expect(copy!.body.event).toEqual(arrival!.body.event);
+    expect(copy!.body.id).not.toBe(arrival!.body.id);
+    expect(copy!.body.source).toEqual({ id: another.id, object: 'webhook', target_url: also.url });
     expect(second.received[0]!.body.data).toEqual({ customer: expect.objectContaining({ id: customer.id, name: 'Jane D.' }) });
 
     const [delivery] = await deliveries(projectId, created.id);
     expect(delivery).toEqual({
-      id: expect.stringMatching(/^whd_/),
+      id: arrival!.body.id,
       webhook_id: created.id,
-      event_id: arrival!.body.id,
+      event_id: arrival!.body.event.id,
       event_type: 'customer.created',
       status: 'DELIVERED',
       attempts: [{ number: 1, started_at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, error: null }],
@@ -109,9 +136,10 @@ describeInProcess('webhook delivery', () => {
     expect(one.data).toMatchObject({ object: 'list', data_ref: 'data', total: 4 });
     expect(one.data!.data).toHaveLength(3);
     expect(two.data!.data.map((entry) => entry.id)).toEqual([delivery!.id]);
-    const names = first.received.slice(1).map((r) => (r.body.data as { customer: { name: string } }).customer.name);
+    const names = first.received.slice(1).map((r) => customerName(r.body));
     expect(names).toEqual(['A', 'B', 'C']);
-    expect(one.data!.data.map((entry) => entry.event_id)).toEqual(first.received.slice(1).map((r) => r.body.id).reverse());
+    expect(one.data!.data.map((entry) => entry.event_id)).toEqual(first.received.slice(1).map((r) => r.body.event.id).reverse());
+    expect(one.data!.data.map((entry) => entry.id)).toEqual(first.received.slice(1).map((r) => r.body.id).reverse());
     expectError(await raw(ctx.target, 'GET', `/management/v1/projects/${projectId}/webhooks/${created.id}/deliveries?limit=101`), 400, 'invalid_query_params');
   });
 
@@ -127,7 +155,7 @@ describeInProcess('webhook delivery', () => {
     expect(new Set(flaky.received.map((r) => r.raw)).size).toBe(1);
     expect(flaky.received.every((r) => validSignature(r, hook.secret))).toBe(true);
     const [delivery] = await deliveries(projectId, hook.id);
-    expect(delivery).toMatchObject({ status: 'DELIVERED', event_id: flaky.received[0]!.body.id, next_attempt_at: null });
+    expect(delivery).toMatchObject({ id: flaky.received[0]!.body.id, status: 'DELIVERED', event_id: flaky.received[0]!.body.event.id, next_attempt_at: null });
     expect(delivery!.attempts.map((a) => [a.number, a.status_code, a.error])).toEqual([
       [1, 500, 'answered 500'],
       [2, 503, 'answered 503'],
@@ -200,6 +228,9 @@ describeInProcess('webhook delivery', () => {
       const down = await receiver(() => 503);
       const good = await webhook(projectId, { target_url: recovering.url, events: ['customer.created'] }, target);
       const bad = await webhook(projectId, { target_url: down.url, events: ['customer.created'] }, target);
+      // The polling below reads the deliveries; read them once first, so that compiling the route's validators on
+      // the first read cannot hold up a first attempt past the receivers' short timeout.
+      await deliveries(projectId, good.id, target);
       await client.POST('/v1/customers', { body: { name: 'Late' } });
       for (const hook of [good, bad]) {
         await eventually(async () => ((await deliveries(projectId, hook.id, target))[0]?.attempts.length === 1 ? true : undefined));
@@ -234,24 +265,68 @@ describeInProcess('webhook delivery', () => {
     await managementClientFor(ctx.target).DELETE('/management/v1/projects/{projectId}/webhooks/{webhookId}', path);
     await client.POST('/v1/customers', { body: { name: 'Three' } });
     await ctx.target.jobs!.idle();
-    expect(sink.received.map((r) => (r.body.data.customer as { name: string }).name)).toEqual(['One']);
+    expect(sink.received.map((r) => customerName(r.body))).toEqual(['One']);
   });
 });
 
-describeInProcess('event kinds', () => {
-  test('when every kind of operation is performed, then every event kind of the interface is delivered by the operation causing it', async () => {
+describeInProcess('event sources', () => {
+  test('when codes are generated in the background, then one event per batch is delivered, caused by the service itself (INTERNAL)', async () => {
     const { id: projectId, client } = await project();
     const sink = await receiver();
+    await webhook(projectId, { target_url: sink.url, events: ['campaign.created', 'campaign.vouchers.generation.completed'] });
+    const made = await client.POST('/v1/campaigns', {
+      body: { name: unique('Bulk'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } }, vouchers_count: 1001 },
+    });
+    expect(made.response.status).toBe(200);
+    await ctx.target.jobs!.idle();
+    const bodies = [...new Map(sink.received.map((r) => [r.body.id, r.body])).values()];
+    const checker = new PayloadChecker();
+    expect(bodies.flatMap((body) => checker.violations(body))).toEqual([]);
+    const created = bodies.filter((body) => body.type === 'campaign.created');
+    expect(created.map((body) => body.event.event_source)).toEqual([{ channel: 'API', api_key: { name: expect.any(String), app_id: expect.any(String) } }]);
+    const batches = bodies.filter((body): body is PayloadOf<'campaign.vouchers.generation.completed'> => body.type === 'campaign.vouchers.generation.completed');
+    expect(batches.map((body) => body.data.count ?? 0).sort((a, b) => a - b)).toEqual([1, 500, 500]);
+    expect(batches.map((body) => body.event.event_source)).toEqual([{ channel: 'INTERNAL' }, { channel: 'INTERNAL' }, { channel: 'INTERNAL' }]);
+    // Each batch is its own unit of work, so its own group.
+    expect(new Set(batches.map((body) => body.event.group_id)).size).toBe(3);
+  }, 60_000);
+});
+
+describeInProcess('event kinds', () => {
+  test('when every kind of operation is performed, then every event kind of the interface is delivered by the operation causing it, in its own typed payload', async () => {
+    const { id: projectId, client } = await project();
+    const sink = await receiver();
+    const checker = new PayloadChecker();
     const kinds = (await import('../../generated/openapi.json', { with: { type: 'json' } })).default.components.schemas.WebhookEventType.enum as EventType[];
+    // Every kind the interface lists has its own entry under `webhooks`, named by the kind.
+    expect([...checker.operations.keys()].sort()).toEqual([...kinds].sort());
     await webhook(projectId, { target_url: sink.url, events: kinds });
-    const seen = async () => {
+    const delivered = new Set<string>();
+    const violations: string[] = [];
+    /** The payloads delivered since the last call, each checked against its kind's schema in the strict twin. */
+    const batch = async () => {
       await ctx.target.jobs!.idle();
-      // Deliveries run concurrently, so arrivals are compared as sets, not sequences.
-      const types = sink.received.map((r) => r.body.type).sort();
+      // A receiver ignores repeats by `id`, as the contract tells it to: a slow answer under load can make the
+      // server retry a delivery that did arrive.
+      const bodies = [...new Map(sink.received.map((r) => [r.body.id, r.body])).values()];
       sink.received.length = 0;
-      return types;
+      for (const body of bodies) {
+        delivered.add(body.type);
+        violations.push(...checker.violations(withStandInAssets(body)));
+        expect(body.source).toEqual({ id: expect.stringMatching(/^wh_/), object: 'webhook', target_url: sink.url });
+        expect(body.event.type).toBe(body.type);
+        expect(body.project_id).toBe(projectId);
+      }
+      return bodies;
     };
+    // Deliveries run concurrently, so arrivals are compared as sets, not sequences.
+    const typesOf = (bodies: Payload[]) => bodies.map((body) => body.type).sort();
     const sorted = (types: EventType[]) => [...types].sort();
+    const one = <K extends EventType>(bodies: Payload[], kind: K): PayloadOf<K> => {
+      const found = bodies.filter((body) => body.type === kind);
+      expect(found).toHaveLength(1);
+      return found[0] as PayloadOf<K>;
+    };
 
     const campaign = (
       await client.POST('/v1/campaigns', {
@@ -263,43 +338,121 @@ describeInProcess('event kinds', () => {
         },
       })
     ).data!;
-    expect(await seen()).toEqual(sorted(['campaign.vouchers.generation.completed', 'campaign.created']));
+    let bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted(['campaign.vouchers.generation.completed', 'campaign.created']));
+    expect(one(bodies, 'campaign.created').data).toEqual({ campaign: expect.objectContaining({ id: campaign.id, name: campaign.name, object: 'campaign' }), created_at: campaign.created_at });
+    expect(one(bodies, 'campaign.vouchers.generation.completed').data).toEqual({
+      campaign: expect.objectContaining({ id: campaign.id, vouchers_count: 2 }),
+      count: 2,
+      completed_at: expect.any(String),
+    });
+    expect(one(bodies, 'campaign.created').event.entity_id).toBe(campaign.id);
     const campaignPath = { params: { path: { campaignId: campaign.id } } };
     await client.PUT('/v1/campaigns/{campaignId}', { ...campaignPath, body: { description: 'Changed' } });
-    expect(await seen()).toEqual(sorted(['campaign.updated']));
+    bodies = await batch();
+    // The campaign as GET /v1/campaigns/{campaignId} shows it after the change.
+    const changed = (await client.GET('/v1/campaigns/{campaignId}', campaignPath)).data!;
+    expect(one(bodies, 'campaign.updated').data).toEqual({ campaign: changed });
     await client.POST('/v1/campaigns/{campaignId}/disable', campaignPath);
     await client.POST('/v1/campaigns/{campaignId}/enable', campaignPath);
-    expect(await seen()).toEqual(sorted(['campaign.disabled', 'campaign.enabled']));
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted(['campaign.disabled', 'campaign.enabled']));
+    expect(one(bodies, 'campaign.disabled').data.campaign?.active).toBe(false);
+    expect(one(bodies, 'campaign.enabled').data.campaign?.active).toBe(true);
 
-    const published = await client.POST('/v1/publications', { body: { customer: { source_id: unique('holder') }, campaign: { name: campaign.name } } });
+    const holder = unique('holder');
+    const published = await client.POST('/v1/publications', { body: { customer: { source_id: holder }, campaign: { name: campaign.name } } });
     expect(published.response.status).toBe(200);
-    expect(await seen()).toEqual(sorted(['customer.created', 'publication.succeeded', 'voucher.published']));
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted(['customer.created', 'publication.succeeded', 'voucher.published']));
     const code = published.data!.voucher_code!;
+    const publication = one(bodies, 'publication.succeeded');
+    expect(publication.event.entity_id).toBe(published.data!.id);
+    expect(publication.data.data).toEqual({
+      publication: expect.objectContaining({ id: published.data!.id, voucher_code: code }),
+      voucher: expect.objectContaining({ code, holder_id: published.data!.customer_id }),
+      customer: expect.objectContaining({ id: published.data!.customer_id, source_id: holder }),
+      campaign: expect.objectContaining({ id: campaign.id }),
+    });
+    expect(one(bodies, 'voucher.published').data).toEqual({
+      voucher: expect.objectContaining({ code }),
+      customer: expect.objectContaining({ source_id: holder }),
+      campaign: expect.objectContaining({ id: campaign.id }),
+      publication: expect.objectContaining({ id: published.data!.id }),
+      created_at: published.data!.created_at,
+    });
     const redeem = () => client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 2000 } } });
     const redeemed = await redeem();
     expect(redeemed.response.status).toBe(200);
     expect((await redeem()).response.status).toBe(400);
-    expect(await seen()).toEqual(sorted(['redemption.succeeded', 'redemption.failed']));
-    const rollback = () =>
-      client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: redeemed.data!.redemptions[0]!.id } }, body: {} });
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted(['redemption.succeeded', 'redemption.failed']));
+    const redemption = redeemed.data!.redemptions[0]!;
+    const succeeded = one(bodies, 'redemption.succeeded');
+    expect(succeeded.event.entity_id).toBe(redemption.id);
+    expect(succeeded.data).toEqual({
+      redemption,
+      customer: null,
+      holder: expect.objectContaining({ source_id: holder }),
+      order: expect.objectContaining({ id: redeemed.data!.order.id, amount: 2000, object: 'order' }),
+      voucher: expect.objectContaining({ code, redemption: expect.objectContaining({ redeemed_quantity: 1 }) }),
+      promotion_tier: null,
+      campaign: expect.objectContaining({ id: campaign.id }),
+      created_at: redemption.date,
+    });
+    // A failed redemption is not stored here: the payload names what was tried.
+    const failed = one(bodies, 'redemption.failed');
+    expect(failed.data).toMatchObject({ redemption: null, order: null, voucher: { code }, campaign: { id: campaign.id } });
+    expect(failed.event.entity_id).toBe(succeeded.data.voucher!.id);
+    const rollback = () => client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: redemption.id } }, body: {} });
     await rollback();
     await rollback();
-    expect(await seen()).toEqual(sorted(['redemption.rollback.succeeded', 'redemption.rollback.failed']));
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted(['redemption.rollback.succeeded', 'redemption.rollback.failed']));
+    for (const kind of ['redemption.rollback.succeeded', 'redemption.rollback.failed'] as const) {
+      const undone = one(bodies, kind);
+      expect(undone.data.redemption).toMatchObject({ id: redemption.id, status: 'ROLLED_BACK' });
+      expect(undone.event.entity_id).toBe(redemption.id);
+    }
 
     const standalone = unique('EVT');
     const voucherPath = { params: { path: { code: standalone } } };
     await client.POST('/v1/vouchers/{code}', { ...voucherPath, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
     await client.PUT('/v1/vouchers/{code}', { ...voucherPath, body: { metadata: { shelf: 'A' } } });
+    const updatedVoucher = (await client.GET('/v1/vouchers/{code}', voucherPath)).data!;
     await client.POST('/v1/vouchers/{code}/disable', voucherPath);
     await client.POST('/v1/vouchers/{code}/enable', voucherPath);
-    expect(await seen()).toEqual(sorted(['voucher.created', 'voucher.updated', 'voucher.disabled', 'voucher.enabled']));
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted(['voucher.created', 'voucher.updated', 'voucher.disabled', 'voucher.enabled']));
+    // The voucher as GET /v1/vouchers/{code} shows it, but for the asset URLs, which depend on a request's address.
+    const { assets: _assets, ...shown } = updatedVoucher;
+    expect(one(bodies, 'voucher.updated').data).toEqual({ voucher: shown, campaign: null });
+    expect(one(bodies, 'voucher.updated').event.entity_id).toBe(updatedVoucher.id);
+    expect(one(bodies, 'voucher.disabled').data.voucher?.active).toBe(false);
+    expect(one(bodies, 'voucher.enabled').data.voucher?.active).toBe(true);
     const gift = unique('GIFT');
     await client.POST('/v1/vouchers/{code}', { params: { path: { code: gift } }, body: { type: 'GIFT_VOUCHER', gift: { amount: 1000 } } });
     await client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: gift } }, body: { amount: 500 } });
     const card = unique('CARD');
     await client.POST('/v1/vouchers/{code}', { params: { path: { code: card } }, body: { type: 'LOYALTY_CARD', loyalty_card: { points: 10 } } });
     await client.POST('/v1/vouchers/{code}/balance', { params: { path: { code: card } }, body: { points: 5 } });
-    expect(await seen()).toEqual(sorted(['voucher.created', 'voucher.gift.balance_added', 'voucher.created', 'voucher.loyalty_card.points_added']));
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted(['voucher.created', 'voucher.gift.balance_added', 'voucher.created', 'voucher.loyalty_card.points_added']));
+    const credited = one(bodies, 'voucher.gift.balance_added');
+    expect(credited.data).toEqual({
+      voucher: expect.objectContaining({ code: gift, gift: expect.objectContaining({ amount: 1500, balance: 1500 }) }),
+      balance: { amount: 500, total: 1500, balance: 1500, type: 'gift_voucher', operation_type: 'MANUAL', object: 'balance', related_object: { type: 'voucher', id: credited.data.voucher!.id } },
+      transaction: null,
+      campaign: null,
+    });
+    const pointed = one(bodies, 'voucher.loyalty_card.points_added');
+    expect(pointed.data).toEqual({
+      voucher: expect.objectContaining({ code: card }),
+      balance: { points: 5, total: 15, balance: 15, type: 'loyalty_card', operation_type: 'MANUAL', object: 'balance', related_object: { type: 'voucher', id: pointed.data.voucher!.id } },
+      transaction: expect.objectContaining({ voucher_id: pointed.data.voucher!.id, type: 'POINTS_ADDITION', details: expect.objectContaining({ balance: expect.objectContaining({ points: 5, balance: 15 }) }) }),
+      campaign: null,
+      customer: null,
+    });
 
     const rule = (
       await client.POST('/v1/validation-rules', {
@@ -315,37 +468,98 @@ describeInProcess('event kinds', () => {
       params: { path: { validationRuleId: rule.id, assignmentId: assignment.id } },
     });
     await client.DELETE('/v1/validation-rules/{validationRuleId}', rulePath);
-    const ruleEvents = await seen();
-    expect(ruleEvents).toEqual(sorted([
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(sorted([
       'business_validation_rule.created',
       'business_validation_rule.updated',
       'business_validation_rule.assignment.created',
       'business_validation_rule.assignment.deleted',
       'business_validation_rule.deleted',
     ]));
+    expect(one(bodies, 'business_validation_rule.created').data).toEqual({ rule: expect.objectContaining({ id: rule.id, name: 'Big orders' }), created_at: rule.created_at });
+    expect(one(bodies, 'business_validation_rule.updated').data).toEqual({ rule: expect.objectContaining({ name: 'Bigger orders' }), updated_at: expect.any(String) });
+    expect(one(bodies, 'business_validation_rule.deleted').data).toEqual({ rule: expect.objectContaining({ id: rule.id, assignments_count: 0 }), deleted_at: expect.any(String) });
+    for (const kind of ['business_validation_rule.assignment.created', 'business_validation_rule.assignment.deleted'] as const) {
+      const told = one(bodies, kind);
+      expect(told.event.entity_id).toBe(assignment.id);
+      expect(told.data).toEqual({ rule: expect.objectContaining({ id: rule.id }), assignment, voucher: expect.objectContaining({ code: standalone }) });
+    }
+
+    // A promotion tier: its redemption names the tier, and so do rules assigned to it or to its campaign.
+    const promo = (
+      await client.POST('/v1/campaigns', {
+        body: { name: unique('Promo'), campaign_type: 'PROMOTION', promotion: { tiers: [{ name: 'Ten off', action: { discount: { type: 'AMOUNT', amount_off: 1000 } } }] } },
+      })
+    ).data!;
+    const tier = promo.promotion!.tiers[0]!;
+    expect(typesOf(await batch())).toEqual(['campaign.created']);
+    const tierRedeemed = await client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'promotion_tier', id: tier.id }], order: { amount: 5000 } } });
+    expect(tierRedeemed.response.status).toBe(200);
+    const tierRule = (await client.POST('/v1/validation-rules', { body: { name: 'Tier rule', rules: { '1': { name: 'order.amount', conditions: { $more_than: [0] } }, logic: '1' } } })).data!;
+    const tierRulePath = { params: { path: { validationRuleId: tierRule.id } } };
+    await client.POST('/v1/validation-rules/{validationRuleId}/assignments', { ...tierRulePath, body: { related_object_type: 'promotion_tier', related_object_id: tier.id } });
+    await client.POST('/v1/validation-rules/{validationRuleId}/assignments', { ...tierRulePath, body: { related_object_type: 'campaign', related_object_id: promo.id } });
+    bodies = await batch();
+    expect(typesOf(bodies)).toEqual(
+      sorted(['redemption.succeeded', 'business_validation_rule.created', 'business_validation_rule.assignment.created', 'business_validation_rule.assignment.created']),
+    );
+    expect(one(bodies, 'redemption.succeeded').data).toMatchObject({
+      redemption: { id: tierRedeemed.data!.redemptions[0]!.id, related_object_type: 'promotion_tier' },
+      voucher: null,
+      promotion_tier: { id: tier.id, name: 'Ten off', campaign: { id: promo.id } },
+      campaign: { id: promo.id },
+    });
+    const assigned = bodies.filter((body): body is PayloadOf<'business_validation_rule.assignment.created'> => body.type === 'business_validation_rule.assignment.created');
+    expect(assigned.map((body) => body.data.assignment?.related_object_type).sort()).toEqual(['campaign', 'promotion_tier']);
+    for (const { data } of assigned) {
+      if (data.assignment?.related_object_type === 'campaign') expect(data).toEqual({ rule: expect.anything(), assignment: expect.anything(), campaign: expect.objectContaining({ id: promo.id }) });
+      else expect(data).toEqual({ rule: expect.anything(), assignment: expect.anything(), promotion_tier: expect.objectContaining({ id: tier.id }) });
+    }
 
     await client.DELETE('/v1/vouchers/{code}', voucherPath);
     const customer = (await client.POST('/v1/customers', { body: { name: 'Short-lived' } })).data!;
     await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
     await client.DELETE('/v1/campaigns/{campaignId}', campaignPath);
-    const last = await seen();
+    bodies = await batch();
     // Deleting the campaign deletes its two vouchers too.
-    expect(last).toEqual(sorted(['voucher.deleted', 'customer.created', 'customer.deleted', 'campaign.deleted', 'voucher.deleted', 'voucher.deleted']));
+    expect(typesOf(bodies)).toEqual(sorted(['voucher.deleted', 'customer.created', 'customer.deleted', 'campaign.deleted', 'voucher.deleted', 'voucher.deleted']));
+    // Deleted objects are shown as they stood when they were deleted.
+    const deletedVouchers = bodies.filter((body): body is PayloadOf<'voucher.deleted'> => body.type === 'voucher.deleted');
+    expect(deletedVouchers.map((body) => body.data.voucher?.code)).toEqual(expect.arrayContaining([standalone, code]));
+    expect(deletedVouchers.find((body) => body.data.voucher?.code === code)!.data.campaign).toMatchObject({ id: campaign.id });
+    expect(one(bodies, 'customer.deleted').data.customer).toMatchObject({ id: customer.id, name: 'Short-lived' });
+    expect(one(bodies, 'campaign.deleted').data).toEqual({ campaign: expect.objectContaining({ id: campaign.id, vouchers_count: 0 }), deleted_at: expect.any(String) });
+    // The deletions of one call share a group.
+    const campaignGroup = one(bodies, 'campaign.deleted').event.group_id;
+    expect(deletedVouchers.filter((body) => body.event.group_id === campaignGroup)).toHaveLength(2);
 
     const club = (
       await client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })
     ).data!;
-    await client.POST('/v1/loyalties/{campaignId}/earning-rules', {
-      params: { path: { campaignId: club.id } },
-      body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 25 } }],
-    });
+    const earningRule = (
+      await client.POST('/v1/loyalties/{campaignId}/earning-rules', {
+        params: { path: { campaignId: club.id } },
+        body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 25 } }],
+      })
+    ).data![0]!;
     const memberSource = unique('member');
     const member = (await client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: memberSource } } }))
       .data!;
-    await seen();
-    await client.POST('/v1/orders', { body: { status: 'PAID', amount: 1000, customer: { source_id: memberSource } } });
-    const earned = await seen();
-    expect(earned).toContain('customer.rewarded.loyalty_points');
+    await batch();
+    const order = (await client.POST('/v1/orders', { body: { status: 'PAID', amount: 1000, customer: { source_id: memberSource } } })).data!;
+    bodies = await batch();
+    const earned = one(bodies, 'customer.rewarded.loyalty_points');
+    expect(earned.data).toEqual({
+      customer: expect.objectContaining({ source_id: memberSource }),
+      holder: expect.objectContaining({ source_id: memberSource }),
+      voucher: expect.objectContaining({ code: member.code, loyalty_card: expect.objectContaining({ points: 25, balance: 25 }) }),
+      campaign: expect.objectContaining({ id: club.id }),
+      loyalty_tier: null,
+      earning_rule: expect.objectContaining({ id: earningRule.id }),
+      balance: { points: 25, total: 25, balance: 25, type: 'loyalty_card', operation_type: 'AUTOMATIC', object: 'balance', related_object: { type: 'voucher', id: member.id } },
+      order: expect.objectContaining({ id: order.id }),
+      event: { id: expect.stringMatching(/^evt_/), type: 'customer.order.paid', category: 'ACTION', entity_id: order.customer_id, created_at: expect.any(String), group_id: earned.event.group_id },
+    });
     const mug = (await client.POST('/v1/products', { body: { name: unique('Mug') } })).data!;
     const reward = (await client.POST('/v1/rewards', { body: { name: 'Mug', type: 'MATERIAL', parameters: { product: { id: mug.id } } } })).data!;
     const offered = (
@@ -353,15 +567,43 @@ describeInProcess('event kinds', () => {
     ).data!;
     const paid = await client.POST('/v1/loyalties/members/{memberId}/redemption', { params: { path: { memberId: member.code! } }, body: { reward: { id: offered.id } } });
     expect(paid.response.status).toBe(200);
-    const rewarded = await seen();
-    expect(rewarded).toContain('customer.rewarded');
+    bodies = await batch();
+    const rewarded = one(bodies, 'customer.rewarded');
+    expect(rewarded.event.entity_id).toBe(order.customer_id);
+    expect(rewarded.data).toEqual({
+      customer: expect.objectContaining({ source_id: memberSource }),
+      holder: expect.objectContaining({ source_id: memberSource }),
+      voucher: expect.objectContaining({ code: member.code, loyalty_card: expect.objectContaining({ balance: 15 }) }),
+      campaign: expect.objectContaining({ id: club.id }),
+      reward: expect.objectContaining({ id: reward.id, assignment_id: offered.id, product: expect.objectContaining({ id: mug.id }), customer: expect.objectContaining({ source_id: memberSource }) }),
+      balance: { points: 10 },
+    });
 
-    const everyKindSeen = new Set([
-      'campaign.vouchers.generation.completed', 'campaign.created', 'campaign.updated', 'campaign.disabled', 'campaign.enabled',
-      'customer.created', 'publication.succeeded', 'voucher.published', 'redemption.succeeded', 'redemption.failed',
-      'redemption.rollback.succeeded', 'redemption.rollback.failed', 'voucher.created', 'voucher.updated', 'voucher.disabled',
-      'voucher.enabled', 'voucher.gift.balance_added', 'voucher.loyalty_card.points_added', ...ruleEvents, ...last, ...earned, ...rewarded,
-    ]);
-    expect(kinds.filter((kind) => !everyKindSeen.has(kind))).toEqual([]);
-  }, 60_000);
+    // Every kind the interface lists was caused through the API and delivered, each as its schema says.
+    expect(kinds.filter((kind) => !delivered.has(kind))).toEqual([]);
+    expect(violations).toEqual([]);
+  }, 120_000);
 });
+
+/**
+ * Payload vouchers carry no `assets` (a delivery has no request address to build the URLs from), which the
+ * public API leaves optional. While the contract's Voucher still requires them (its owner is reworking it),
+ * stand-ins are added before validating so that every other field is still held to the strict twin.
+ */
+function withStandInAssets(payload: Payload): Payload {
+  const fill = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(fill);
+    if (typeof value !== 'object' || value === null) return value;
+    const entries = Object.entries(value).map(([key, inner]) => [key, fill(inner)] as const);
+    const object = Object.fromEntries(entries) as Record<string, unknown>;
+    if (object.object === 'voucher' && object.assets === undefined && VOUCHER_REQUIRES_ASSETS) {
+      object.assets = { qr: { id: 'stand-in', url: 'http://stand-in.invalid/qr' }, barcode: { id: 'stand-in', url: 'http://stand-in.invalid/barcode' } };
+    }
+    return object;
+  };
+  return fill(payload) as Payload;
+}
+
+const VOUCHER_REQUIRES_ASSETS = (
+  (await import('../../generated/openapi.json', { with: { type: 'json' } })).default.components.schemas.Voucher as { required?: string[] }
+).required?.includes('assets') ?? false;

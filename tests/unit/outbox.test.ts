@@ -1,39 +1,46 @@
 import { describe, expect, test } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import { ManualClock } from '../../server/domain/clock.js';
-import { recordEvent, type EventRecord } from '../../server/domain/events.js';
+import { deleteCustomer, updateCustomer, upsertCustomer } from '../../server/domain/customers.js';
+import type { WebhookEventType } from '../../server/domain/management/webhooks.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { signBody } from '../../server/webhooks/delivery.js';
-import { withOutbox } from '../../server/webhooks/outbox.js';
+import { withOutbox, type DeliverableEvent } from '../../server/webhooks/outbox.js';
 
-async function outboxStore() {
-  const handed: { projectId: string; events: EventRecord[] }[] = [];
+async function outboxStore(events: WebhookEventType[] = ['customer.created', 'customer.deleted'], active = true) {
+  const handed: { projectId: string; events: DeliverableEvent[] }[] = [];
   const memory = new MemoryStore();
   await memory.createProject('p');
-  const store = withOutbox(memory, (projectId, events) => handed.push({ projectId, events }));
-  return { store, handed, clock: new ManualClock(new Date('2026-11-21T10:00:00.000Z')) };
+  const store = withOutbox(memory, (projectId, noted) => handed.push({ projectId, events: noted }));
+  const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
+  await store.transaction('p', (uow) =>
+    uow.webhooks.insert({ id: 'wh_1', target_url: 'https://hooks.example.com', events, active, secret: 'whsec_1', created_at: clock.now().toISOString(), updated_at: null, object: 'webhook' }),
+  );
+  return { store, handed, clock };
 }
 
-const category = { id: 'cat_1', name: 'Tea', hierarchy: 1, created_at: '2026-11-21T09:00:00.000Z', object: 'category' as const };
-
 describe('outbox', () => {
-  test('when a unit of work commits, then its events are handed on once, after the commit', async () => {
+  test('when a unit of work commits, then the events an active webhook subscribes to are handed on once, after the commit', async () => {
     const { store, handed, clock } = await outboxStore();
     await store.transaction('p', async (uow) => {
-      await recordEvent({ uow, clock }, 'customer.created', {}, { customer: { id: 'cust_1' } });
-      await recordEvent({ uow, clock }, 'customer.deleted', {}, { customer: { id: 'cust_1' } });
+      const made = await upsertCustomer({ uow, clock }, { name: 'Jane' });
+      // customer.updated is no webhook kind: it is logged, never handed on.
+      await updateCustomer({ uow, clock }, made.id, { name: 'Jane D.' });
+      await deleteCustomer({ uow, clock }, made.id);
       expect(handed).toEqual([]);
     });
     expect(handed).toHaveLength(1);
     expect(handed[0]!.projectId).toBe('p');
-    expect(handed[0]!.events.map((event) => event.type)).toEqual(['customer.created', 'customer.deleted']);
+    expect(handed[0]!.events.map(({ event }) => event.type)).toEqual(['customer.created', 'customer.deleted']);
+    const logged = await store.transaction('p', (uow) => uow.events.query({}));
+    expect(logged.rows.map((event) => event.type)).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
   });
 
   test('when a unit of work fails, then none of its events are handed on, and none are stored', async () => {
     const { store, handed, clock } = await outboxStore();
     await expect(
       store.transaction('p', async (uow) => {
-        await recordEvent({ uow, clock }, 'customer.created', {}, { customer: { id: 'cust_1' } });
+        await upsertCustomer({ uow, clock }, { name: 'Jane' });
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
@@ -41,21 +48,29 @@ describe('outbox', () => {
     expect(await store.transaction('p', (uow) => uow.events.query({}))).toEqual({ rows: [], total: 0 });
   });
 
-  test('when an event names objects by ID, then it is handed on with the full objects, even one the unit of work deleted', async () => {
+  test('when no active webhook takes a kind, then its events are not handed on', async () => {
+    const inactive = await outboxStore(['customer.created'], false);
+    const other = await outboxStore(['customer.deleted']);
+    for (const { store, clock } of [inactive, other]) await store.transaction('p', (uow) => upsertCustomer({ uow, clock }, { name: 'Jane' }));
+    expect(inactive.handed).toEqual([]);
+    expect(other.handed).toEqual([]);
+  });
+
+  test('when an event names objects by ID, then it is handed on with the objects as the API shows them then, even one the unit of work deleted', async () => {
     const { store, handed, clock } = await outboxStore();
-    await store.transaction('p', (uow) => uow.categories.insert(category));
     await store.transaction('p', async (uow) => {
-      await uow.customers.insert({ id: 'cust_1', name: 'Jane' } as never);
-      await recordEvent({ uow, clock }, 'customer.created', {}, { customer: { id: 'cust_1' }, note: 'kept' });
-      await uow.customers.delete('cust_1');
-      await recordEvent({ uow, clock }, 'customer.deleted', {}, { customer: { id: 'cust_1' }, category: { id: 'cat_1' } });
+      const made = await upsertCustomer({ uow, clock }, { source_id: 'jane-1', name: 'Jane' });
+      clock.advance(1000);
+      await updateCustomer({ uow, clock }, made.id, { name: 'Jane D.' });
+      await deleteCustomer({ uow, clock }, made.id);
     });
     const [created, deleted] = handed[0]!.events;
-    expect(created!.data).toEqual({ customer: { id: 'cust_1', name: 'Jane' }, note: 'kept' });
-    // Only keys that name a resource table are filled in.
-    expect(deleted!.data).toEqual({ customer: { id: 'cust_1', name: 'Jane' }, category: { id: 'cat_1' } });
+    // Each shows the customer as it stood when its event was recorded.
+    expect(created!.presented).toEqual({ entityId: created!.event.customer_id, data: { customer: expect.objectContaining({ source_id: 'jane-1', name: 'Jane', object: 'customer' }) } });
+    expect(deleted!.presented.data).toEqual({ customer: expect.objectContaining({ id: created!.event.customer_id, name: 'Jane D.' }) });
+    // The event log keeps its own record, naming objects by ID only.
     const stored = await store.transaction('p', (uow) => uow.events.query({}));
-    expect(stored.rows[0]!.data).toEqual({ customer: { id: 'cust_1' }, note: 'kept' });
+    expect(stored.rows[0]!.data).toEqual({ customer: { id: created!.event.customer_id, source_id: 'jane-1' } });
   });
 });
 
