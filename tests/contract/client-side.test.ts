@@ -78,7 +78,7 @@ runs('client-side API and custom events', () => {
         vouchers_count: 1,
       },
     });
-    expect(program.data?.referral_program).toEqual({ conversion_event_type: 'custom_event', custom_event: { name: SIGNED_UP } });
+    expect(program.data?.referral_program).toEqual({ conversion_event_type: 'custom_event', custom_event: { id: expect.any(String), name: SIGNED_UP } });
     const referrer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('referrer') } })).data!;
     const published = await ctx.client.POST('/v1/publications', { body: { campaign: { name: program.data!.name }, customer: { id: referrer.id } } });
     const code = published.data!.voucher!.code;

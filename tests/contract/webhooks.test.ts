@@ -491,7 +491,7 @@ describeInProcess('event kinds', () => {
         body: { name: unique('Promo'), campaign_type: 'PROMOTION', promotion: { tiers: [{ name: 'Ten off', action: { discount: { type: 'AMOUNT', amount_off: 1000 } } }] } },
       })
     ).data!;
-    const tier = promo.promotion!.tiers[0]!;
+    const tier = promo.promotion!.tiers![0]!;
     expect(typesOf(await batch())).toEqual(['campaign.created']);
     const tierRedeemed = await client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'promotion_tier', id: tier.id }], order: { amount: 5000 } } });
     expect(tierRedeemed.response.status).toBe(200);
