@@ -691,7 +691,10 @@ export interface paths {
          * Check eligibility
          * @description Finds the vouchers the customer holds and/or the promotion tiers that would apply to the order, each
          *     checked on its own with the same engine as validation, and returns the qualifying ones with their
-         *     discounts: promotion tiers by hierarchy, then vouchers oldest first. Nothing is changed or counted.
+         *     discounts: promotion tiers by hierarchy, then vouchers oldest first, unless `options.sorting_rule`
+         *     says otherwise; `options.filters` narrows the candidates and `options.expand` adds details. A customer
+         *     not seen before (a new `source_id`, or only details such as `name` or `email`) is created; an unknown
+         *     customer `id` is a 404. Nothing else is changed or counted.
          */
         post: operations["check-eligibility"];
         delete?: never;
@@ -3108,7 +3111,10 @@ export interface paths {
          * @description The client-side twin of `POST /v1/qualifications`.
          *     Finds the vouchers the customer holds and/or the promotion tiers that would apply to the order, each
          *     checked on its own with the same engine as validation, and returns the qualifying ones with their
-         *     discounts: promotion tiers by hierarchy, then vouchers oldest first. Nothing is changed or counted.
+         *     discounts: promotion tiers by hierarchy, then vouchers oldest first, unless `options.sorting_rule`
+         *     says otherwise; `options.filters` narrows the candidates and `options.expand` adds details. A customer
+         *     not seen before (a new `source_id`, or only details such as `name` or `email`) is created; an unknown
+         *     customer `id` is a 404. Nothing else is changed or counted.
          */
         post: operations["check-eligibility-client-side"];
         delete?: never;
@@ -12322,6 +12328,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17220,6 +17227,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
