@@ -5907,15 +5907,15 @@ export interface components {
                 /** @description Credit a validation session holds, in the public API. Not sent by this server, whose sessions hold nothing. */
                 locked_credits?: number;
             };
-            /** @description Points this loyalty card pays with, its balance before, and the rate of its `COIN` reward. */
+            /** @description Points this loyalty card pays with, and its balance before. */
             loyalty_card?: {
                 /** @description Points used. */
                 points?: number;
                 /** @description Balance before. */
                 balance?: number;
-                /** @description Money, ×100, that `points_ratio` points pay. */
+                /** @description Money, ×100, that `points_ratio` points pay, in the public API's qualifications. Not sent by this server; the redemption's `reward` has the rate. */
                 exchange_ratio?: number;
-                /** @description Points that pay `exchange_ratio`. */
+                /** @description Points that pay `exchange_ratio`. Not sent by this server, as above. */
                 points_ratio?: number;
                 /** @description Points moved in from other cards, in the public API. Not sent by this server. */
                 transfers?: {

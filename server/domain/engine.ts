@@ -577,7 +577,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           loyalty_tier_id: null,
         };
         await apply(
-          { discount_amount: paid.amount, loyalty_card: { points: paid.points, balance, exchange_ratio: coin.exchange_ratio, points_ratio: coin.points_ratio } },
+          { discount_amount: paid.amount, loyalty_card: { points: paid.points, balance } },
           { voucher, discount: paid.amount, itemLevel: false, giftCredits: 0, points: paid.points, reward: snapshot },
           () => {
             remaining -= paid.amount;

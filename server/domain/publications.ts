@@ -200,9 +200,20 @@ export interface PublicationListQuery extends PageRequest {
   filters?: Record<string, unknown>;
 }
 
+/**
+ * A filter without its fields that carry no conditions: the contract lets a field come without any, and such
+ * a field constrains nothing, so leaving it out changes no answer (unlike an unknown field or operator, which
+ * `checkFilter` refuses).
+ */
+export function withoutEmptyClauses(raw: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(raw).filter(([field, clause]) => field === 'junction' || !(typeof clause === 'object' && clause !== null && !Array.isArray(clause) && (clause as { conditions?: unknown }).conditions === undefined)),
+  );
+}
+
 /** Query-string filters carry single values as strings; the filter engine takes lists. */
 export function listFilter(raw: Record<string, unknown>, fields: ReadonlySet<string>): FilterDefinition {
-  const checked = checkFilter(raw, fields, { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' });
+  const checked = checkFilter(withoutEmptyClauses(raw), fields, { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' });
   const definition: FilterDefinition = { junction: checked.junction === 'or' ? 'or' : 'and' };
   for (const [field, clause] of Object.entries(checked)) {
     if (field === 'junction') continue;

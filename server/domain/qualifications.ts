@@ -4,7 +4,7 @@ import type { DomainContext } from './context.js';
 import { evaluate, STACKING_RULES } from './engine.js';
 import { checkFilter, matchesFilter, type FilterDefinition } from './filters.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
-import { namedCustomer } from './publications.js';
+import { namedCustomer, withoutEmptyClauses } from './publications.js';
 import type { VoucherRecord } from './vouchers.js';
 
 type Schemas = components['schemas'];
@@ -77,7 +77,7 @@ export async function checkEligibility(ctx: DomainContext, request: Request): Pr
   // The customer is named to the engine by ID once it exists, so rules see it; metadata given stays for this request.
   const customerRef = customer ? { id: customer.id, ...(request.customer?.metadata && { metadata: request.customer.metadata }) } : undefined;
   const filter = options.filters
-    ? (checkFilter(options.filters as Record<string, unknown>, QUALIFICATION_FILTER_FIELDS, { key: 'invalid_payload', message: 'Invalid payload', name: 'options.filters' }) as unknown as FilterDefinition)
+    ? (checkFilter(withoutEmptyClauses(options.filters as Record<string, unknown>), QUALIFICATION_FILTER_FIELDS, { key: 'invalid_payload', message: 'Invalid payload', name: 'options.filters' }) as unknown as FilterDefinition)
     : undefined;
   const qualifying: Qualifying[] = [];
   for (const candidate of await candidates(ctx, scenario, customer?.id)) {
