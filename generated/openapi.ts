@@ -601,14 +601,17 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Returns a page of orders, oldest first unless `order` says otherwise. `total` counts every order.
+         * @description Returns a page of orders, oldest first unless `order` says otherwise, each with its lines, discounts
+         *     and the redemptions made on it. `total` counts every order.
          */
         get: operations["list-orders"];
         put?: never;
         /**
          * Create an order
-         * @description Creates an order (or, for a known `source_id`, updates it). The customer, when given, must exist
-         *     (404).
+         * @description Creates an order (or, for the `id` or `source_id` of an existing order, updates it). A customer or
+         *     referrer named by a `source_id` not seen before, or only by details such as `name` or `email`, is
+         *     created; an unknown customer `id` is a 404. A new order is `CREATED` unless `status` says otherwise,
+         *     and an order that becomes `PAID` earns loyalty points for its customer.
          */
         post: operations["create-order"];
         delete?: never;
@@ -638,7 +641,8 @@ export interface paths {
         /**
          * Update an order
          * @description Changes the fields given; the amount follows new items when no amount is given. `total_amount` keeps
-         *     the discounts already applied.
+         *     the discounts already applied. A whole order as `GET` returns it may be sent back: the fields the
+         *     service computes are ignored, so nothing changes but `updated_at`.
          */
         put: operations["update-order"];
         post?: never;
@@ -721,12 +725,14 @@ export interface paths {
         /**
          * Redeem redeemables
          * @description Redeems the redeemables on the order, all or none: when any is inapplicable, nothing is redeemed,
-         *     the failure is recorded (and counted in the campaign summary), and the answer is 400 with the first
+         *     the failure is recorded (a `FAILURE` redemption for each voucher or tier that did not apply, counted
+         *     in the campaign summary), and the answer is 400 with the first
          *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), its
          *     custom rule message in `details` when there is one, and the code in `resource_id`. Otherwise each
          *     redeemable gets a redemption under one parent: voucher `redeemed_quantity` goes up, gift balances go
-         *     down, tier and customer summaries count it. A voucher with a redemption limit is never redeemed more
-         *     often than the limit, however many requests arrive at once.
+         *     down, tier and customer summaries count it, and the order (created `PAID` when the request names none
+         *     that exists) records it. Redeemables a stacking limit skips are not redeemed. A voucher with a
+         *     redemption limit is never redeemed more often than the limit, however many requests arrive at once.
          */
         post: operations["redeem-stacked-discounts"];
         delete?: never;
@@ -808,8 +814,10 @@ export interface paths {
          *     outside its (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule;
          *     the verdict carries the reason as an error key and, for rules, the rule's custom message. When any
          *     is inapplicable, `valid` is false and the others are `SKIPPED`. Discounts apply one after another to
-         *     what is left of the order; percentages round half up to whole minor units. Nothing is changed, but
-         *     the validation is counted in the campaign summary.
+         *     what is left of the order, under the stacking rules the response shows (at most five redeemables
+         *     apply, and one of each category; the others are `SKIPPED`); percentages round half up to whole minor
+         *     units, and unit discounts add free units to the order. Nothing is changed, but the validation is
+         *     counted in the campaign summary.
          */
         post: operations["validate-stacked-discounts"];
         delete?: never;
@@ -3060,8 +3068,10 @@ export interface paths {
          *     outside its (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule;
          *     the verdict carries the reason as an error key and, for rules, the rule's custom message. When any
          *     is inapplicable, `valid` is false and the others are `SKIPPED`. Discounts apply one after another to
-         *     what is left of the order; percentages round half up to whole minor units. Nothing is changed, but
-         *     the validation is counted in the campaign summary.
+         *     what is left of the order, under the stacking rules the response shows (at most five redeemables
+         *     apply, and one of each category; the others are `SKIPPED`); percentages round half up to whole minor
+         *     units, and unit discounts add free units to the order. Nothing is changed, but the validation is
+         *     counted in the campaign summary.
          */
         post: operations["validate-stacked-discounts-client-side"];
         delete?: never;
@@ -3083,12 +3093,14 @@ export interface paths {
          * Redeem redeemables (client-side)
          * @description The client-side twin of `POST /v1/redemptions`, with the same engine and answers.
          *     Redeems the redeemables on the order, all or none: when any is inapplicable, nothing is redeemed,
-         *     the failure is recorded (and counted in the campaign summary), and the answer is 400 with the first
+         *     the failure is recorded (a `FAILURE` redemption for each voucher or tier that did not apply, counted
+         *     in the campaign summary), and the answer is 400 with the first
          *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), its
          *     custom rule message in `details` when there is one, and the code in `resource_id`. Otherwise each
          *     redeemable gets a redemption under one parent: voucher `redeemed_quantity` goes up, gift balances go
-         *     down, tier and customer summaries count it. A voucher with a redemption limit is never redeemed more
-         *     often than the limit, however many requests arrive at once.
+         *     down, tier and customer summaries count it, and the order (created `PAID` when the request names none
+         *     that exists) records it. Redeemables a stacking limit skips are not redeemed. A voucher with a
+         *     redemption limit is never redeemed more often than the limit, however many requests arrive at once.
          */
         post: operations["redeem-stacked-discounts-client-side"];
         delete?: never;

@@ -455,24 +455,25 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       }),
       ...(expand.has('category') && { categories: (await categoryFields(ctx, (voucher ?? tier)?.category_id ?? null)).categories }),
     });
-    /** The limits of the stacking rules, for a redeemable that would apply. */
-    const overLimit = async (): Promise<{ key: string; category: string | null } | undefined> => {
+    /** The stacking limit a redeemable that would apply runs into, if any, and the category it counts under. */
+    const stackingLimit = async (): Promise<{ exceeded?: string; category: string | null }> => {
       const category = await categoryOf(ctx, (voucher ?? tier)?.category_id, campaignId);
-      if (appliedCount >= STACKING_RULES.applicable_redeemables_limit) return { key: 'applicable_redeemables_limit_exceeded', category };
+      if (appliedCount >= STACKING_RULES.applicable_redeemables_limit) return { exceeded: 'applicable_redeemables_limit_exceeded', category };
       const limit = category ? (STACKING_RULES.applicable_redeemables_category_limits[category] ?? STACKING_RULES.applicable_redeemables_per_category_limit) : Infinity;
-      if (category && (appliedCategories.get(category) ?? 0) >= limit) return { key: 'applicable_redeemables_per_category_limit_exceeded', category };
-      return { key: '', category };
+      if (category && (appliedCategories.get(category) ?? 0) >= limit) return { exceeded: 'applicable_redeemables_per_category_limit_exceeded', category };
+      return { category };
     };
+    /** Applies a redeemable that would apply, unless a stacking limit skips it. */
     const apply = async (result: Verdict['result'], applied: Omit<Applied, 'request' | 'campaignId'>, onApply: () => void) => {
-      const limit = await overLimit();
+      const { exceeded, category } = await stackingLimit();
       const verdict: Verdict = { ...base, status: 'APPLICABLE', result, campaign_id: campaignId, ...(await described()) };
-      if (limit?.key) {
-        verdicts.push({ verdict: skippedVerdict(verdict, limit.key), ...(voucher && { voucher }), ...(tier && { tier }) });
+      if (exceeded) {
+        verdicts.push({ verdict: skippedVerdict(verdict, exceeded), ...(voucher && { voucher }), ...(tier && { tier }) });
         return;
       }
       onApply();
       appliedCount += 1;
-      if (limit?.category) appliedCategories.set(limit.category, (appliedCategories.get(limit.category) ?? 0) + 1);
+      if (category) appliedCategories.set(category, (appliedCategories.get(category) ?? 0) + 1);
       verdicts.push({ verdict, applied: { request: requested, campaignId, ...applied }, ...(voucher && { voucher }), ...(tier && { tier }) });
     };
     /** Applies a discount to the order as it stands, and says what it gives. */

@@ -321,4 +321,35 @@ describe('redemption entries', () => {
     expectError(await list('filters[voucher_code][conditions][$near]=A'), 400, 'invalid_query_params');
     expectError(await list('order=amount'), 400, 'invalid_query_params');
   });
+
+  test('when a loyalty card pays through a COIN reward, then its redemption shows the reward, and the rollback too', async () => {
+    const club = (await ctx.client.POST('/v1/loyalties', { body: { name: unique('Coin club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
+    const coin = (await ctx.client.POST('/v1/rewards', { body: { name: unique('Pay with points'), type: 'COIN', parameters: { coin: { exchange_ratio: 100, points_ratio: 10 } } } })).data!;
+    const assignment = (await ctx.client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: coin.id } }, body: { campaign: club.id } })).data!;
+    const sourceId = unique('coin-member');
+    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: sourceId, name: 'Coin Holder' } } })).data!;
+    await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: card.code } }, body: { points: 100 } });
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: card.code, reward: { id: assignment.id } }], order: { amount: 5000 } } });
+    expect(redeemed.response.status).toBe(200);
+    const child = redeemed.data!.redemptions![0]!;
+    expect(child).toMatchObject({
+      amount: 1000,
+      loyalty_card: { points: 100 },
+      reward: {
+        id: coin.id,
+        type: 'COIN',
+        object: 'reward',
+        parameters: { coin: { exchange_ratio: 100, points_ratio: 10 } },
+        assignment_id: assignment.id,
+        customer: { id: card.holder_id, name: 'Coin Holder', source_id: sourceId, object: 'customer' },
+        voucher: null,
+        product: null,
+        sku: null,
+        loyalty_tier_id: null,
+      },
+    });
+    const rolled = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: child.id } } });
+    expect(rolled.data).toMatchObject({ redemption: child.id, loyalty_card: { points: 100 }, reward: { id: coin.id } });
+  });
 });
+
