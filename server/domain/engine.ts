@@ -438,14 +438,14 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
 
   for (const { requested, voucher, tier } of subjects) {
     const base = { id: requested.id, object: requested.object };
-    const reject = (error: RedeemableError, campaignId: string | null = null) =>
+    const campaignId = voucher?.campaign_id ?? tier?.campaign_id ?? null;
+    const campaign = campaignId ? await ctx.uow.campaigns.get(campaignId) : undefined;
+    const reject = (error: RedeemableError) =>
       verdicts.push({
         verdict: { ...base, status: 'INAPPLICABLE', result: { error: { ...error, resource_id: requested.id, resource_type: requested.object } }, campaign_id: campaignId },
         ...(voucher && { voucher }),
         ...(tier && { tier }),
       });
-    const campaignId = voucher?.campaign_id ?? tier?.campaign_id ?? null;
-    const campaign = campaignId ? await ctx.uow.campaigns.get(campaignId) : undefined;
     // What a verdict says of its redeemable beyond the result, as `options.expand` asks.
     const described = async (): Promise<Partial<Verdict>> => ({
       ...(expand.has('redeemable') && {
@@ -525,38 +525,38 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       const validity = [validityAt(voucher, now), campaign ? validityAt(campaign, now) : ({ valid: true } as const)].find((v) => !v.valid);
       if (validity && !validity.valid) {
         const [key, message] = VOUCHER_VALIDITY[validity.reason];
-        reject(failure(400, key, message, `Voucher ${voucher.code}${campaign && !validityAt(voucher, now).valid ? '' : campaign ? ` (campaign ${campaign.name})` : ''}: ${validity.reason.replace(/_/g, ' ')}`), voucher.campaign_id);
+        reject(failure(400, key, message, `Voucher ${voucher.code}${campaign && !validityAt(voucher, now).valid ? '' : campaign ? ` (campaign ${campaign.name})` : ''}: ${validity.reason.replace(/_/g, ' ')}`));
         continue;
       }
       if (voucher.redemption.quantity !== null && voucher.redemption.redeemed_quantity >= voucher.redemption.quantity) {
-        reject(failure(400, 'quantity_exceeded', 'Voucher redemptions limit exceeded', `Voucher ${voucher.code} was redeemed ${voucher.redemption.redeemed_quantity} of ${voucher.redemption.quantity} times`), voucher.campaign_id);
+        reject(failure(400, 'quantity_exceeded', 'Voucher redemptions limit exceeded', `Voucher ${voucher.code} was redeemed ${voucher.redemption.redeemed_quantity} of ${voucher.redemption.quantity} times`));
         continue;
       }
       const broken = await brokenRule(ctx, [voucher.id, ...(voucher.campaign_id ? [voucher.campaign_id] : [])], facts, countsFor(voucher.id, voucher.redemption.redeemed_quantity));
       if (broken) {
-        reject(broken, voucher.campaign_id);
+        reject(broken);
         continue;
       }
       if (voucher.type === 'LOYALTY_CARD') {
         const balance = voucher.loyalty_card?.balance ?? 0;
         const rewardRef = requested.reward?.id;
         if (!rewardRef) {
-          reject(failure(400, 'missing_reward', 'Missing reward', `Loyalty card ${voucher.code} pays with points through a COIN reward: give reward.id`), voucher.campaign_id);
+          reject(failure(400, 'missing_reward', 'Missing reward', `Loyalty card ${voucher.code} pays with points through a COIN reward: give reward.id`));
           continue;
         }
         const reward = await coinRewardFor(ctx, voucher, rewardRef);
         if (!reward) {
-          reject(failure(404, 'resource_not_found', 'Resource not found', `Cannot find reward ${rewardRef} in the program of card ${voucher.code}`), voucher.campaign_id);
+          reject(failure(404, 'resource_not_found', 'Resource not found', `Cannot find reward ${rewardRef} in the program of card ${voucher.code}`));
           continue;
         }
         if (reward.type !== 'COIN') {
-          reject(failure(400, 'invalid_reward', 'Invalid reward', `Reward ${reward.name} is a ${reward.type} reward; only COIN rewards pay for orders, others are redeemed by the member`), voucher.campaign_id);
+          reject(failure(400, 'invalid_reward', 'Invalid reward', `Reward ${reward.name} is a ${reward.type} reward; only COIN rewards pay for orders, others are redeemed by the member`));
           continue;
         }
         const coin = reward.parameters.coin!;
         const paid = coinPayment(coin, remaining - giftTotal, Math.min(balance, requested.reward?.points ?? balance));
         if (paid.points <= 0) {
-          reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points; ${coin.points_ratio} are needed`), voucher.campaign_id);
+          reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points; ${coin.points_ratio} are needed`));
           continue;
         }
         const assignment = await rewardAssignment(ctx, voucher, rewardRef, reward.id);
@@ -589,7 +589,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       if (voucher.gift) {
         const wanted = requested.gift?.credits;
         if (voucher.gift.balance === 0 || (wanted !== undefined && wanted > voucher.gift.balance)) {
-          reject(failure(400, 'gift_amount_exceeded', 'Gift amount exceeded', `Gift card ${voucher.code} has a balance of ${voucher.gift.balance}`), voucher.campaign_id);
+          reject(failure(400, 'gift_amount_exceeded', 'Gift amount exceeded', `Gift card ${voucher.code} has a balance of ${voucher.gift.balance}`));
           continue;
         }
         const credits = Math.min(wanted ?? voucher.gift.balance, voucher.gift.balance, remaining - giftTotal);
@@ -610,12 +610,12 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
     const validity = [campaign ? validityAt(campaign, now) : ({ valid: false, reason: 'disabled' } as const), validityAt(tier, now)].find((v) => !v.valid);
     if (validity && !validity.valid) {
       const [key, message] = TIER_VALIDITY[validity.reason];
-      reject(failure(400, key, message, `Promotion tier ${tier.id}: ${validity.reason.replace(/_/g, ' ')}`), tier.campaign_id);
+      reject(failure(400, key, message, `Promotion tier ${tier.id}: ${validity.reason.replace(/_/g, ' ')}`));
       continue;
     }
     const broken = await brokenRule(ctx, [tier.id, tier.campaign_id], facts, countsFor(tier.id, tier.summary.redemptions.total_redeemed));
     if (broken) {
-      reject(broken, tier.campaign_id);
+      reject(broken);
       continue;
     }
     const discount = tier.action?.discount;
