@@ -611,14 +611,17 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Returns a page of orders, oldest first unless `order` says otherwise. `total` counts every order.
+         * @description Returns a page of orders, oldest first unless `order` says otherwise, each with its lines, discounts
+         *     and the redemptions made on it. `total` counts every order.
          */
         get: operations["list-orders"];
         put?: never;
         /**
          * Create an order
-         * @description Creates an order (or, for a known `source_id`, updates it). The customer, when given, must exist
-         *     (404).
+         * @description Creates an order (or, for the `id` or `source_id` of an existing order, updates it). A customer or
+         *     referrer named by a `source_id` not seen before, or only by details such as `name` or `email`, is
+         *     created; an unknown customer `id` is a 404. A new order is `CREATED` unless `status` says otherwise,
+         *     and an order that becomes `PAID` earns loyalty points for its customer.
          */
         post: operations["create-order"];
         delete?: never;
@@ -648,7 +651,8 @@ export interface paths {
         /**
          * Update an order
          * @description Changes the fields given; the amount follows new items when no amount is given. `total_amount` keeps
-         *     the discounts already applied.
+         *     the discounts already applied. A whole order as `GET` returns it may be sent back: the fields the
+         *     service computes are ignored, so nothing changes but `updated_at`.
          */
         put: operations["update-order"];
         post?: never;
@@ -668,17 +672,18 @@ export interface paths {
         /**
          * List publications
          * @description Returns a page of publications, newest first unless `order` says otherwise, optionally only those of
-         *     one customer, campaign or code. `total` counts every match.
+         *     one customer, campaign, code, voucher type or `source_id`, or those matching `filters`. Each shows its
+         *     customer and a short form of its voucher. `total` counts every match.
          */
         get: operations["list-publications"];
         put?: never;
         /**
          * Publish a voucher
-         * @description Assigns a voucher to a customer: the named code, or the oldest active voucher of the campaign that
-         *     nobody holds. The voucher's `holder_id` becomes the customer and its `publish.count` goes up; the
-         *     publication is counted in the campaign summary. A campaign with no free voucher answers 400
-         *     `no_voucher_suitable_for_publication`, and a code already held by another customer 400
-         *     `invalid_publish_params`.
+         * @description Assigns a voucher to a customer: the named code, or the oldest active vouchers of the campaign that
+         *     nobody holds (`campaign.count` of them, one by default). Each voucher's `holder_id` becomes the
+         *     customer and its `publish.count` goes up; the publication is counted in the campaign summary. A
+         *     campaign without enough free vouchers answers 400 `no_voucher_suitable_for_publication`, and a code
+         *     already held by another customer 400 `invalid_publish_params`. A customer not seen before is created.
          */
         post: operations["create-publication"];
         delete?: never;
@@ -700,7 +705,10 @@ export interface paths {
          * Check eligibility
          * @description Finds the vouchers the customer holds and/or the promotion tiers that would apply to the order, each
          *     checked on its own with the same engine as validation, and returns the qualifying ones with their
-         *     discounts: promotion tiers by hierarchy, then vouchers oldest first. Nothing is changed or counted.
+         *     discounts: promotion tiers by hierarchy, then vouchers oldest first, unless `options.sorting_rule`
+         *     says otherwise; `options.filters` narrows the candidates and `options.expand` adds details. A customer
+         *     not seen before (a new `source_id`, or only details such as `name` or `email`) is created; an unknown
+         *     customer `id` is a 404. Nothing else is changed or counted.
          */
         post: operations["check-eligibility"];
         delete?: never;
@@ -718,20 +726,23 @@ export interface paths {
         };
         /**
          * List redemptions
-         * @description Returns a page of redemptions, newest first unless `order` says otherwise, optionally only one
-         *     result, campaign or customer. `total` counts every match.
+         * @description Returns a page of redemptions and rollbacks (told apart by `object`), newest first unless `order` says
+         *     otherwise, optionally only one result, campaign or customer, a creation window, or those matching
+         *     `filters`. `total` counts every match.
          */
         get: operations["list-redemptions"];
         put?: never;
         /**
          * Redeem redeemables
          * @description Redeems the redeemables on the order, all or none: when any is inapplicable, nothing is redeemed,
-         *     the failure is recorded (and counted in the campaign summary), and the answer is 400 with the first
+         *     the failure is recorded (a `FAILURE` redemption for each voucher or tier that did not apply, counted
+         *     in the campaign summary), and the answer is 400 with the first
          *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), its
          *     custom rule message in `details` when there is one, and the code in `resource_id`. Otherwise each
          *     redeemable gets a redemption under one parent: voucher `redeemed_quantity` goes up, gift balances go
-         *     down, tier and customer summaries count it. A voucher with a redemption limit is never redeemed more
-         *     often than the limit, however many requests arrive at once.
+         *     down, tier and customer summaries count it, and the order (created `PAID` when the request names none
+         *     that exists) records it. Redeemables a stacking limit skips are not redeemed. A voucher with a
+         *     redemption limit is never redeemed more often than the limit, however many requests arrive at once.
          */
         post: operations["redeem-stacked-discounts"];
         delete?: never;
@@ -755,7 +766,8 @@ export interface paths {
         };
         /**
          * Get a redemption
-         * @description Returns the redemption.
+         * @description Returns the redemption, or the rollback for a rollback ID (`rr_`), with its customer, voucher or
+         *     promotion tier, and for a redemption its rollbacks in `related_redemptions`.
          */
         get: operations["get-redemption"];
         put?: never;
@@ -784,9 +796,10 @@ export interface paths {
         /**
          * Roll back a redemption
          * @description Undoes a succeeded redemption (for a parent, every child): the voucher's `redeemed_quantity` goes
-         *     back down and gift credit returns to the card. A redemption that is already rolled back answers 400
-         *     `already_rolled_back`, and one that failed 400 `invalid_rollback_params`; both failures are counted
-         *     in the campaign summary.
+         *     back down, gift credit and points return to the card, and each redemption rolled back gets a rollback
+         *     (listed with the redemptions, and in the order's `redemptions`). A redemption that is already rolled
+         *     back answers 400 `already_rolled_back`, and one that failed 400 `invalid_rollback_params`; both
+         *     failures are counted in the campaign summary. The order itself is left as it is.
          */
         post: operations["rollback-redemption"];
         delete?: never;
@@ -811,8 +824,10 @@ export interface paths {
          *     outside its (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule;
          *     the verdict carries the reason as an error key and, for rules, the rule's custom message. When any
          *     is inapplicable, `valid` is false and the others are `SKIPPED`. Discounts apply one after another to
-         *     what is left of the order; percentages round half up to whole minor units. Nothing is changed, but
-         *     the validation is counted in the campaign summary.
+         *     what is left of the order, under the stacking rules the response shows (at most five redeemables
+         *     apply, and one of each category; the others are `SKIPPED`); percentages round half up to whole minor
+         *     units, and unit discounts add free units to the order. Nothing is changed, but the validation is
+         *     counted in the campaign summary.
          */
         post: operations["validate-stacked-discounts"];
         delete?: never;
@@ -3069,8 +3084,10 @@ export interface paths {
          *     outside its (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule;
          *     the verdict carries the reason as an error key and, for rules, the rule's custom message. When any
          *     is inapplicable, `valid` is false and the others are `SKIPPED`. Discounts apply one after another to
-         *     what is left of the order; percentages round half up to whole minor units. Nothing is changed, but
-         *     the validation is counted in the campaign summary.
+         *     what is left of the order, under the stacking rules the response shows (at most five redeemables
+         *     apply, and one of each category; the others are `SKIPPED`); percentages round half up to whole minor
+         *     units, and unit discounts add free units to the order. Nothing is changed, but the validation is
+         *     counted in the campaign summary.
          */
         post: operations["validate-stacked-discounts-client-side"];
         delete?: never;
@@ -3092,12 +3109,14 @@ export interface paths {
          * Redeem redeemables (client-side)
          * @description The client-side twin of `POST /v1/redemptions`, with the same engine and answers.
          *     Redeems the redeemables on the order, all or none: when any is inapplicable, nothing is redeemed,
-         *     the failure is recorded (and counted in the campaign summary), and the answer is 400 with the first
+         *     the failure is recorded (a `FAILURE` redemption for each voucher or tier that did not apply, counted
+         *     in the campaign summary), and the answer is 400 with the first
          *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), its
          *     custom rule message in `details` when there is one, and the code in `resource_id`. Otherwise each
          *     redeemable gets a redemption under one parent: voucher `redeemed_quantity` goes up, gift balances go
-         *     down, tier and customer summaries count it. A voucher with a redemption limit is never redeemed more
-         *     often than the limit, however many requests arrive at once.
+         *     down, tier and customer summaries count it, and the order (created `PAID` when the request names none
+         *     that exists) records it. Redeemables a stacking limit skips are not redeemed. A voucher with a
+         *     redemption limit is never redeemed more often than the limit, however many requests arrive at once.
          */
         post: operations["redeem-stacked-discounts-client-side"];
         delete?: never;
@@ -3120,7 +3139,10 @@ export interface paths {
          * @description The client-side twin of `POST /v1/qualifications`.
          *     Finds the vouchers the customer holds and/or the promotion tiers that would apply to the order, each
          *     checked on its own with the same engine as validation, and returns the qualifying ones with their
-         *     discounts: promotion tiers by hierarchy, then vouchers oldest first. Nothing is changed or counted.
+         *     discounts: promotion tiers by hierarchy, then vouchers oldest first, unless `options.sorting_rule`
+         *     says otherwise; `options.filters` narrows the candidates and `options.expand` adds details. A customer
+         *     not seen before (a new `source_id`, or only details such as `name` or `email`) is created; an unknown
+         *     customer `id` is a 404. Nothing else is changed or counted.
          */
         post: operations["check-eligibility-client-side"];
         delete?: never;
@@ -6246,56 +6268,264 @@ export interface components {
          */
         PromotionTiersUpdateRequestBody: components["schemas"]["PromotionTierFields"];
         /**
-         * Order
-         * @description An order of a customer. Redemptions create or update the order they are made on.
+         * OrderCustomer
+         * @description A customer an order names (its buyer or its referrer), by ID.
          */
-        Order: {
+        OrderCustomer: {
+            /**
+             * @description Customer ID (prefix `cust_`).
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id: string;
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            object: "customer";
+        };
+        /**
+         * OrderRedemption
+         * @description One redemption request made on an order, keyed in the order's `redemptions` map by the parent
+         *     redemption's ID, with its rollback once there is one.
+         */
+        OrderRedemption: {
+            /**
+             * Format: date-time
+             * @description When the redemption happened.
+             */
+            date?: string;
+            /** @description The rollback of the parent redemption (prefix `rr_`), once it is rolled back. */
+            rollback_id?: string;
+            /**
+             * Format: date-time
+             * @description When it was rolled back.
+             */
+            rollback_date?: string;
+            /**
+             * @description What the key names; always `redemption` here (a parent redemption).
+             * @default redemption
+             */
+            related_object_type?: string;
+            /** @description The parent redemption's ID (the key). */
+            related_object_id?: string;
+            /** @description The campaign of the redeemed object, when a single voucher or tier was redeemed without a parent. Not sent by this server, whose redemptions always have a parent. */
+            related_object_parent_id?: string;
+            /** @description The child redemptions, one per redeemable. */
+            stacked?: string[];
+            /** @description The rollbacks of the child redemptions. */
+            rollback_stacked?: string[];
+        };
+        /**
+         * OrderBase
+         * @description The fields every order shows, ×100 for money. `amount` is the order before discounts (free units
+         *     included) and `initial_amount` the amount the client sent; `discount_amount` sums order-level
+         *     discounts, `items_discount_amount` item-level ones (item effects, free units) and
+         *     `total_discount_amount` both; `total_amount` is what is left to pay. The `applied_*` fields count only
+         *     the redeemables of the request that returned the order. Fields an order does not have (an order that is
+         *     only being validated has no `id`, `status` or `created_at`) are left out.
+         */
+        OrderBase: {
             /**
              * @description Order ID (prefix `ord_`).
              * @example ord_0a1b2c3d4e5f6a7b8c
              */
-            id: string;
-            /** @description The order's ID in an external system, unique in the project. */
-            source_id: string | null;
+            id?: string;
             /**
-             * @description Where the order stands.
+             * @description The order's ID in an external system, unique in the project, or null.
+             * @example order-1001
+             */
+            source_id?: string | null;
+            /**
+             * @description Where the order stands. An order a redemption creates is `PAID`.
              * @enum {string}
              */
-            status: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
-            /** @description Amount before discounts, ×100. */
-            amount: number;
-            /** @description Discounts applied by redemptions, ×100. */
-            discount_amount: number;
-            /** @description Amount after discounts, ×100. */
-            total_amount: number;
-            /** @description The order lines. */
-            items: {
-                /** @description The product. */
-                product_id: string | null;
-                /** @description The SKU. */
-                sku_id: string | null;
-                /** @description Units. */
-                quantity: number;
-                /** @description Unit price, ×100. */
-                price: number | null;
-                /** @description Line amount, ×100. */
-                amount: number;
-                /**
-                 * @description Always `order_item`.
-                 * @constant
-                 */
-                object: "order_item";
-            }[];
-            metadata: components["schemas"]["Metadata"];
-            /** @description The customer, when known. */
-            customer_id: string | null;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            status?: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
+            /**
+             * @description Amount before discounts.
+             * @example 12000
+             */
+            amount?: number;
+            /** @description Amount as the client sent it, before units a discount added. */
+            initial_amount?: number;
+            /** @description Order-level discounts. On a stored order, of every redemption made on it. */
+            discount_amount?: number;
+            /** @description Item-level discounts. On a stored order, of every redemption made on it. */
+            items_discount_amount?: number;
+            /** @description `discount_amount` plus `items_discount_amount`. */
+            total_discount_amount?: number;
+            /** @description What is left to pay after discounts (and, in a calculated order, gift credit). */
+            total_amount?: number;
+            /** @description Order-level discounts of the request's redeemables. */
+            applied_discount_amount?: number;
+            /** @description Item-level discounts of the request's redeemables. */
+            items_applied_discount_amount?: number;
+            /** @description `applied_discount_amount` plus `items_applied_discount_amount`. */
+            total_applied_discount_amount?: number;
+            metadata?: components["schemas"]["Metadata"];
             /**
              * @description Always `order`.
              * @constant
              */
-            object: "order";
+            object?: "order";
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description The customer who placed the order, or null.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            customer_id?: string | null;
+            /** @description The customer who referred the buyer, or null. */
+            referrer_id?: string | null;
+            customer?: components["schemas"]["OrderCustomer"];
+            referrer?: components["schemas"]["OrderCustomer"];
+            /** @description The redemptions made on the order, keyed by parent redemption ID. */
+            redemptions?: {
+                [key: string]: components["schemas"]["OrderRedemption"];
+            };
+        };
+        /**
+         * OrderItemProduct
+         * @description The product of an order line as the line describes it. In a request, `id` or `source_id` names the
+         *     catalog product when the line has no `product_id`, and `price` is the unit price when the line has none.
+         *     `override` (which in the public API writes these details back to the catalog) is accepted and ignored
+         *     here: the catalog is changed only through the product endpoints.
+         */
+        OrderItemProduct: {
+            /**
+             * @description Product ID (prefix `prod_`).
+             * @example prod_0a9f9aeddb019a42db
+             */
+            id?: string;
+            /**
+             * @description The product's ID in an external system.
+             * @example sneaker-classic
+             */
+            source_id?: string;
+            /** @description Accepted and ignored; see above. */
+            override?: boolean;
+            /**
+             * @description Product name.
+             * @example Classic sneaker
+             */
+            name?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Unit price, ×100.
+             * @example 12000
+             */
+            price?: number;
+        };
+        /**
+         * OrderItemSku
+         * @description The SKU of an order line as the line describes it. In a request, `id` or `source_id` names the catalog
+         *     SKU when the line has no `sku_id`, and `price` is the unit price when the line has none. `override` is
+         *     accepted and ignored: the catalog is changed only through the SKU endpoints.
+         */
+        OrderItemSku: {
+            /**
+             * @description SKU ID (prefix `sku_`).
+             * @example sku_0b7d7dfb090be5c619
+             */
+            id?: string;
+            /**
+             * @description The SKU's ID in an external system.
+             * @example sneaker-classic-42
+             */
+            source_id?: string;
+            /** @description Accepted and ignored; see above. */
+            override?: boolean;
+            /**
+             * @description SKU name.
+             * @example Classic sneaker
+             * @example size 42
+             */
+            sku?: string;
+            /**
+             * @description Unit price, ×100.
+             * @example 12000
+             */
+            price?: number;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * OrderItem
+         * @description A line of an order, ×100 for money. `quantity` and `amount` include units a discount added for free;
+         *     `initial_quantity` and `initial_amount` are the line as the client sent it. `discount_amount` is what
+         *     item discounts took off this line and `subtotal_amount` what is left of it. The `applied_*` fields count
+         *     only the redeemables of the request that returned the order. Fields the line does not have are left out.
+         */
+        OrderItem: {
+            /**
+             * @description Line ID (prefix `ordli_`), once the order is stored.
+             * @example ordli_0c1d2e3f4a5b6c7d8e
+             */
+            id?: string;
+            /**
+             * @description The catalog SKU of the line. Left out when the line has none (some endpoints send null).
+             * @example sku_0b7d7dfb090be5c619
+             */
+            sku_id?: string | null;
+            /**
+             * @description The catalog product of the line (the SKU's product when only a SKU is given). Left out when the line has none (some endpoints send null).
+             * @example prod_0a9f9aeddb019a42db
+             */
+            product_id?: string | null;
+            /**
+             * @description Whether the line is a SKU or, without one, a product.
+             * @enum {string}
+             */
+            related_object?: "product" | "sku";
+            /** @description The line's product or SKU as the client named it, by `source_id`. */
+            source_id?: string;
+            /**
+             * @description Units, free ones included.
+             * @example 2
+             */
+            quantity?: number;
+            /** @description Units given for free by unit discounts. */
+            discount_quantity?: number;
+            /** @description Units as the client sent them. */
+            initial_quantity?: number;
+            /**
+             * @description Line amount before discounts, free units included.
+             * @example 24000
+             */
+            amount?: number;
+            /** @description What item discounts took off the line. */
+            discount_amount?: number;
+            /** @description What the request's redeemables took off the line. */
+            applied_discount_amount?: number;
+            /** @description Free units the request's redeemables gave. */
+            applied_discount_quantity?: number;
+            /** @description Units the request's redeemables added to the line. */
+            applied_quantity?: number;
+            /** @description Value of the units the request's redeemables added. */
+            applied_quantity_amount?: number;
+            /** @description Line amount as the client sent it. */
+            initial_amount?: number;
+            /**
+             * @description Unit price, from the request or the catalog. Left out when unknown (some endpoints send null).
+             * @example 12000
+             */
+            price?: number | null;
+            /** @description `amount` less `discount_amount`. */
+            subtotal_amount?: number;
+            product?: components["schemas"]["OrderItemProduct"];
+            sku?: components["schemas"]["OrderItemSku"];
+            /**
+             * @description Always `order_item`.
+             * @constant
+             */
+            object: "order_item";
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * Order
+         * @description An order of a customer, as stored. Redemptions create or update the order they are made on.
+         */
+        Order: components["schemas"]["OrderBase"] & {
+            /** @description The order lines. */
+            items?: components["schemas"]["OrderItem"][];
         };
         /**
          * OrdersListResponseBody
@@ -6310,109 +6540,366 @@ export interface components {
         };
         /**
          * OrderItemRequest
-         * @description A line of an order. Give `amount`, or `price` and `quantity`; `product_id`/`sku_id` let rules and item discounts match it.
+         * @description A line of an order. Give `amount`, or `price` and `quantity`; the product or SKU (`product_id`/`sku_id`,
+         *     or `product`/`sku` by `id` or `source_id`) lets rules and item discounts match the line, and gives its
+         *     price from the catalog when the line has none. Fields the service computes (`discount_quantity`,
+         *     `initial_quantity`, `discount_amount`, `initial_amount`, and the `id`, `applied_*`, `subtotal_amount`
+         *     and `object` of a line sent back as a response showed it) are accepted and ignored.
          */
         OrderItemRequest: {
-            /** @description The product, by ID or `source_id`. */
-            product_id?: string;
-            /** @description The SKU, by ID or `source_id`. */
-            sku_id?: string;
+            /**
+             * @description The SKU, by ID or `source_id`; null for none.
+             * @example sku_0b7d7dfb090be5c619
+             */
+            sku_id?: string | null;
+            /**
+             * @description The product, by ID or `source_id`; null for none.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            product_id?: string | null;
+            /**
+             * @description Whether the line is a product or a SKU; taken from the IDs given, so accepted and ignored.
+             * @enum {string}
+             */
+            related_object?: "product" | "sku";
+            /** @description The SKU or product (as `related_object` says; a product when it is left out) by `source_id`, when no ID is given. */
+            source_id?: string;
             /**
              * @description Units on the line.
              * @default 1
+             * @example 2
              */
             quantity?: number;
-            /** @description Unit price, ×100; taken from the catalog when left out. */
-            price?: number;
+            /** @description Computed by the service; ignored. */
+            discount_quantity?: number;
+            /** @description Computed by the service; ignored. */
+            initial_quantity?: number;
             /** @description Line amount, ×100; `price × quantity` when left out. */
             amount?: number;
+            /** @description Computed by the service; ignored. */
+            discount_amount?: number;
+            /** @description Computed by the service; ignored. */
+            initial_amount?: number;
+            /**
+             * @description Unit price, ×100; from `product.price`/`sku.price` or the catalog when left out or null.
+             * @example 12000
+             */
+            price?: number | null;
+            product?: components["schemas"]["OrderItemProduct"];
+            sku?: components["schemas"]["OrderItemSku"];
+            /** @description The line's own metadata, kept on a stored order; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            /**
+             * @description Accepted and ignored.
+             * @constant
+             */
+            object?: "order_item";
+            /** @description Assigned by the service; ignored. */
+            id?: string;
+            /** @description Computed by the service; ignored. */
+            applied_discount_amount?: number;
+            /** @description Computed by the service; ignored. */
+            applied_discount_quantity?: number;
+            /** @description Computed by the service; ignored. */
+            applied_quantity?: number;
+            /** @description Computed by the service; ignored. */
+            applied_quantity_amount?: number;
+            /** @description Computed by the service; ignored. */
+            subtotal_amount?: number;
+        };
+        /**
+         * OrderRequest
+         * @description The order a request is about. Its amount is `amount`, or the sum of its items; an order named only by
+         *     `id` or `source_id` is the stored one. `discount_amount` and `initial_amount` are computed by the
+         *     service, so they are accepted and ignored.
+         */
+        OrderRequest: {
+            /**
+             * @description An existing order's ID.
+             * @example ord_0a1b2c3d4e5f6a7b8c
+             */
+            id?: string;
+            /**
+             * @description The order's ID in an external system; null for none.
+             * @example order-1001
+             */
+            source_id?: string | null;
+            /**
+             * @description Where the order stands. An order created or updated through the orders endpoints keeps it; an
+             *     order a redemption creates is `PAID` whatever is given here.
+             * @enum {string}
+             */
+            status?: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
+            /**
+             * @description Order amount before discounts, ×100.
+             * @example 12000
+             */
+            amount?: number;
+            /** @description Computed by the service; ignored. */
+            initial_amount?: number;
+            /** @description Computed by the service; ignored. */
+            discount_amount?: number;
+            /** @description The order lines. */
+            items?: components["schemas"]["OrderItemRequest"][];
+            /** @description The order's metadata; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
          * CustomerReference
-         * @description The customer, by `id` or `source_id`; `metadata` given here is used by rules for this request only.
+         * @description The customer of a request, by `id` or `source_id`, with the customer fields to use when the customer is
+         *     new. Where the operation says so (orders, qualifications, publications), a `source_id` not seen before, or
+         *     a customer given only by details such as `name` or `email`, creates the customer; an unknown `id` is a
+         *     404. In validations and redemptions the customer must exist to be counted, and `metadata` given here is
+         *     used by rules for this request only. `object` is accepted and ignored.
          */
-        CustomerReference: {
-            /** @description Customer ID. */
+        CustomerReference: components["schemas"]["CustomerFields"] & {
+            /**
+             * @description Customer ID.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
             id?: string;
-            /** @description Customer `source_id`. */
+            /**
+             * @description Customer `source_id`.
+             * @example jane-doe-1
+             */
             source_id?: string;
-            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Accepted and ignored.
+             * @constant
+             */
+            object?: "customer";
         };
         /**
          * OrdersCreateRequestBody
-         * @description An order. The amount is `amount`, or the sum of the items. As in the public API, a `source_id` that
-         *     names an existing order updates that order instead.
+         * @description An order. The amount is `amount`, or the sum of the items. As in the public API, an `id` or `source_id`
+         *     that names an existing order updates that order instead (an `id` that names none is ignored: the service
+         *     assigns IDs). The customer and referrer are found by `id` or `source_id`; a `source_id` not seen before,
+         *     or a customer given only by details such as `name` or `email`, creates the customer. `created_at` is set
+         *     by the service, so it is accepted and ignored.
          * @example {
          *       "source_id": "order-1001",
          *       "status": "PAID",
-         *       "amount": 12000,
+         *       "items": [
+         *         {
+         *           "product_id": "prod_0a9f9aeddb019a42db",
+         *           "quantity": 2,
+         *           "price": 6000
+         *         }
+         *       ],
          *       "customer": {
          *         "source_id": "jane-doe-1"
          *       }
          *     }
          */
-        OrdersCreateRequestBody: {
-            /** @description The order's ID in an external system. */
-            source_id?: string;
+        OrdersCreateRequestBody: components["schemas"]["OrderRequest"] & {
             /**
-             * @description Where the order stands; `CREATED` for a new order when left out, unchanged for an existing one.
-             * @enum {string}
+             * Format: date-time
+             * @description Set by the service; ignored.
              */
-            status?: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
-            /** @description Amount, ×100. */
-            amount?: number;
-            items?: components["schemas"]["OrderItemRequest"][];
-            metadata?: components["schemas"]["Metadata"];
-            customer?: components["schemas"]["CustomerReference"];
+            created_at?: string;
+            /**
+             * @description The referring customer, by ID or `source_id`; null for none. `referrer` wins when both are given.
+             * @example cust_1a2b3c4d5e6f7a8b9c
+             */
+            referrer_id?: string | null;
+            /** @description The customer who placed the order; null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The customer who referred the buyer; null for none. */
+            referrer?: components["schemas"]["CustomerReference"] | null;
         };
         /**
          * OrdersUpdateRequestBody
-         * @description The fields to change; the others keep their values. Items, when given, replace the old ones.
+         * @description The fields to change; the others keep their values. Items, when given, replace the old ones, and the
+         *     amount follows them unless `amount` is given. A whole order as `GET /v1/orders/{orderId}` returns it may
+         *     be sent back: the fields the service computes or assigns (`id`, `object`, `created_at`, `updated_at`,
+         *     the discount and total amounts, `customer_id`, `redemptions`) are accepted and ignored, so such a request
+         *     changes nothing but `updated_at`. `customer` and `referrer` (or `referrer_id`) change who the order
+         *     belongs to.
          * @example {
          *       "status": "FULFILLED"
          *     }
          */
-        OrdersUpdateRequestBody: {
+        OrdersUpdateRequestBody: components["schemas"]["OrdersCreateRequestBody"] & {
             /**
-             * @description Where the order stands.
-             * @enum {string}
+             * @description Accepted and ignored.
+             * @constant
              */
-            status?: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
-            /** @description Amount, ×100. */
-            amount?: number;
-            items?: components["schemas"]["OrderItemRequest"][];
-            metadata?: components["schemas"]["Metadata"];
+            object?: "order";
+            /**
+             * Format: date-time
+             * @description Set by the service; ignored.
+             */
+            updated_at?: string | null;
+            /** @description Follows `customer`; ignored. */
+            customer_id?: string | null;
+            /** @description Computed by the service; ignored. */
+            total_amount?: number;
+            /** @description Computed by the service; ignored. */
+            items_discount_amount?: number;
+            /** @description Computed by the service; ignored. */
+            total_discount_amount?: number;
+            /** @description Computed by the service; ignored. */
+            applied_discount_amount?: number;
+            /** @description Computed by the service; ignored. */
+            items_applied_discount_amount?: number;
+            /** @description Computed by the service; ignored. */
+            total_applied_discount_amount?: number;
+            /** @description Kept by the service as redemptions happen; ignored. */
+            redemptions?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * RedemptionFilterConditions
+         * @description Operators of one field of a list filter, with their values. `$in` and `$not_in` take a list (in the
+         *     query, the same bracket repeated: `[$in][]=a&[$in][]=b`, or a single value); the others one value.
+         *     `$has_value` and `$is_unknown` take a value that is ignored. An operator outside these is refused (400).
+         */
+        RedemptionFilterConditions: {
+            /** @description Values, any of which matches. */
+            $in?: string | string[];
+            /** @description Values, any of which matches. */
+            $not_in?: string | string[];
+            /** @description Equal to the value. */
+            $is?: string;
+            /** @description Not equal to the value. */
+            $is_not?: string;
+            /** @description Starts with the value. */
+            $starts_with?: string;
+            /** @description Ends with the value. */
+            $ends_with?: string;
+            /** @description Contains the value. */
+            $contains?: string;
+            /** @description Does not contain the value. */
+            $not_contain?: string;
+            /** @description Has a value. */
+            $has_value?: string;
+            /** @description Has no value. */
+            $is_unknown?: string;
+        };
+        /**
+         * PublicationsListFilters
+         * @description Conditions on publications, keyed by field, joined by `junction`. A field outside those below is refused (400),
+         *     since leaving it out would widen the list.
+         */
+        PublicationsListFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the error key of a failed publication; unknown for every publication this server records. */
+            failure_code?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the result (`SUCCESS`, `FAILURE`). */
+            result?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the customer. */
+            customer_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the name of the vouchers' campaign. */
+            campaign_name?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the voucher type (`DISCOUNT_VOUCHER`, `GIFT_VOUCHER`, `LOYALTY_CARD`). */
+            voucher_type?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on whether the voucher is a referral code (`true`, `false`). */
+            is_referral_code?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the vouchers' campaign ID. */
+            parent_object_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the published voucher's ID. */
+            related_object_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the publication's `source_id`. */
+            source_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
         };
         /**
          * Publication
-         * @description A voucher given to a customer.
+         * @description A voucher given to a customer (or, with `campaign.count`, several). A publication that cannot happen
+         *     answers an error and leaves no publication.
          */
         Publication: {
-            /** @description Publication ID (prefix `pub_`). */
-            id: string;
-            created_at: components["schemas"]["CreatedAt"];
-            /** @description The customer who got the voucher. */
-            customer_id: string;
-            /** @description The customer's tracking ID. */
-            tracking_id: string;
-            metadata: components["schemas"]["Metadata"];
-            /** @description Where the voucher went out. */
-            channel: string;
             /**
-             * @description Always `SUCCESS`; a publication that cannot happen answers an error.
-             * @enum {string}
+             * @description Publication ID (prefix `pub_`).
+             * @example pub_0d1e2f3a4b5c6d7e8f
              */
-            result: "SUCCESS";
-            /** @description The published code. */
-            voucher_code: string;
-            /** @description The voucher's campaign. */
-            campaign_id: string | null;
-            voucher?: components["schemas"]["Voucher"];
+            id: string;
             /**
              * @description Always `publication`.
              * @constant
              */
             object: "publication";
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description The customer who got the vouchers.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            customer_id: string;
+            /** @description The customer's tracking ID. */
+            tracking_id?: string;
+            metadata: components["schemas"]["Metadata"];
+            /**
+             * @description Where the voucher went out; `API` unless the request said otherwise.
+             * @example API
+             */
+            channel: string;
+            /** @description The publication's ID in an external system, as the request gave it; null when it did not. */
+            source_id: string | null;
+            /**
+             * @description `SUCCESS`: this server answers an error instead of recording a failed publication.
+             * @enum {string}
+             */
+            result: "SUCCESS" | "FAILURE";
+            customer: components["schemas"]["Customer"];
+            /** @description The IDs of the published vouchers. */
+            vouchers_id: string[];
+            /** @description The codes of the published vouchers, when the request asked for more than one (`campaign.count`). */
+            vouchers?: string[];
+            /** @description For a failed publication in the public API, the error key. Not sent by this server. */
+            failure_code?: string;
+            /** @description For a failed publication in the public API, what failed. Not sent by this server. */
+            failure_message?: string;
+            /**
+             * @description The (first) published code. This server's own field.
+             * @example SUMMER-7K2Q
+             */
+            voucher_code?: string;
+            /** @description The vouchers' campaign. This server's own field. */
+            campaign_id?: string | null;
+        };
+        /**
+         * PublicationVoucher
+         * @description The published voucher as a publication list shows it.
+         */
+        PublicationVoucher: {
+            /**
+             * @description The code.
+             * @example SUMMER-7K2Q
+             */
+            code: string;
+            /**
+             * @description Always `voucher`.
+             * @constant
+             */
+            object: "voucher";
+            /** @description Name of the voucher's campaign, or null for a standalone voucher. */
+            campaign: string | null;
+            /** @description The credit of a gift card; null otherwise. */
+            gift?: components["schemas"]["Gift"] | null;
+            /** @description The points of a loyalty card; null otherwise. */
+            loyalty_card?: components["schemas"]["LoyaltyCard"] | null;
+            /** @description The discount of a discount voucher; null otherwise. */
+            discount?: components["schemas"]["Discount"] | null;
+            /** @description Whether the code is a referral code. */
+            is_referral_code?: boolean;
         };
         /**
          * PublicationsListResponseBody
@@ -6421,14 +6908,18 @@ export interface components {
         PublicationsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "publications";
-            publications: components["schemas"]["Publication"][];
+            publications: (components["schemas"]["Publication"] & {
+                voucher?: components["schemas"]["PublicationVoucher"];
+            })[];
             /** @description Number of matching publications, over all pages. */
             total: number;
         };
         /**
          * PublicationsCreateRequestBody
-         * @description Gives a voucher to a customer: the one named by `voucher`, or the next free one of `campaign`. The
-         *     customer is found by `id` or `source_id`; a `source_id` not seen before creates the customer.
+         * @description Gives a voucher to a customer: the one named by `voucher`, or the next free ones of `campaign`. The
+         *     customer is found by `id` or `source_id`; a `source_id` not seen before, or a customer given only by
+         *     details such as `name` or `email`, creates the customer (an unknown `id` is a 404). A `source_id` that an
+         *     earlier publication had returns that publication again instead of publishing anew.
          * @example {
          *       "customer": {
          *         "source_id": "jane-doe-1"
@@ -6439,56 +6930,194 @@ export interface components {
          *     }
          */
         PublicationsCreateRequestBody: {
-            /** @description The customer, by `id` or `source_id`, with details used when the customer is new. */
-            customer: {
-                /** @description Customer ID. */
-                id?: string;
-                /** @description Customer `source_id`. */
-                source_id?: string;
-                /** @description Name, for a new customer. */
-                name?: string;
-                /**
-                 * Format: email
-                 * @description Email, for a new customer.
-                 */
-                email?: string;
-                metadata?: components["schemas"]["Metadata"];
-            };
-            /** @description The code to publish. */
+            customer: components["schemas"]["CustomerReference"];
+            /**
+             * @description The code to publish.
+             * @example SUMMER-7K2Q
+             */
             voucher?: string;
-            /** @description The campaign whose next free voucher to publish. */
+            /** @description The campaign whose next free vouchers to publish. */
             campaign?: {
-                /** @description The campaign's name or ID. */
+                /**
+                 * @description The campaign's name or ID.
+                 * @example Summer sale 2026
+                 */
                 name: string;
+                /**
+                 * @description How many vouchers to publish; with more than one, the response lists their codes in `vouchers` instead of one `voucher`.
+                 * @default 1
+                 */
+                count?: number;
             };
             /**
-             * @description Where the voucher goes out.
-             * @default API
+             * @description The publication's ID in an external system; publishing again with it returns the same publication.
+             * @example newsletter-2026-11-jane
              */
-            channel?: string;
-            metadata?: components["schemas"]["Metadata"];
-        } & (unknown | unknown);
-        /**
-         * OrderRequest
-         * @description The order being validated or redeemed. Its amount is `amount`, or the sum of its items.
-         */
-        OrderRequest: {
-            /** @description An existing order's ID. */
-            id?: string;
-            /** @description The order's ID in an external system. */
             source_id?: string;
             /**
-             * @description Order amount before discounts, ×100.
-             * @example 12000
+             * @description Where the voucher goes out; `API` when left out or null.
+             * @default API
              */
-            amount?: number;
-            items?: components["schemas"]["OrderItemRequest"][];
-            metadata?: components["schemas"]["Metadata"];
+            channel?: string | null;
+            /** @description The publication's metadata; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+        } & (unknown | unknown);
+        /**
+         * PublicationsCreateResponseBody
+         * @description The publication, with the published voucher in full (or, for several, their codes in `vouchers`).
+         */
+        PublicationsCreateResponseBody: components["schemas"]["Publication"] & {
+            voucher?: components["schemas"]["Voucher"];
+        };
+        /**
+         * QualificationsFilters
+         * @description Conditions on the candidates of a qualification, keyed by field, joined by `junction`. Each operator
+         *     takes a list of values. A field or operator outside those below is refused (400), since leaving it out
+         *     would widen the answer.
+         */
+        QualificationsFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the redeemable's category. */
+            category_id?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: string[];
+                    /** @description Values. */
+                    $is_not?: string[];
+                    /** @description Values. */
+                    $in?: string[];
+                    /** @description Values. */
+                    $not_in?: string[];
+                    /** @description Takes no value; any given is ignored. */
+                    $has_value?: (Record<string, never> | string | number)[];
+                    /** @description Takes no value; any given is ignored. */
+                    $is_unknown?: (Record<string, never> | string | number)[];
+                };
+            };
+            /** @description Conditions on the voucher's or tier's campaign. */
+            campaign_id?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: string[];
+                    /** @description Values. */
+                    $is_not?: string[];
+                    /** @description Values. */
+                    $in?: string[];
+                    /** @description Values. */
+                    $not_in?: string[];
+                    /** @description Takes no value; any given is ignored. */
+                    $has_value?: (Record<string, never> | string | number)[];
+                    /** @description Takes no value; any given is ignored. */
+                    $is_unknown?: (Record<string, never> | string | number)[];
+                };
+            };
+            /** @description Conditions on its campaign's type. */
+            campaign_type?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: ("PROMOTION" | "GIFT_VOUCHERS" | "REFERRAL_PROGRAM" | "DISCOUNT_COUPONS" | "LOYALTY_PROGRAM")[];
+                    /** @description Values. */
+                    $is_not?: ("PROMOTION" | "GIFT_VOUCHERS" | "REFERRAL_PROGRAM" | "DISCOUNT_COUPONS" | "LOYALTY_PROGRAM")[];
+                    /** @description Values. */
+                    $in?: ("PROMOTION" | "GIFT_VOUCHERS" | "REFERRAL_PROGRAM" | "DISCOUNT_COUPONS" | "LOYALTY_PROGRAM")[];
+                    /** @description Values. */
+                    $not_in?: ("PROMOTION" | "GIFT_VOUCHERS" | "REFERRAL_PROGRAM" | "DISCOUNT_COUPONS" | "LOYALTY_PROGRAM")[];
+                };
+            };
+            /** @description Conditions on the voucher's code or the tier's ID. */
+            resource_id?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: string[];
+                    /** @description Values. */
+                    $is_not?: string[];
+                    /** @description Values. */
+                    $in?: string[];
+                    /** @description Values. */
+                    $not_in?: string[];
+                    /** @description Takes no value; any given is ignored. */
+                    $has_value?: (Record<string, never> | string | number)[];
+                    /** @description Takes no value; any given is ignored. */
+                    $is_unknown?: (Record<string, never> | string | number)[];
+                };
+            };
+            /** @description Conditions on `voucher` or `promotion_tier`. */
+            resource_type?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: ("campaign" | "voucher" | "promotion_tier")[];
+                    /** @description Values. */
+                    $is_not?: ("campaign" | "voucher" | "promotion_tier")[];
+                    /** @description Values. */
+                    $in?: ("campaign" | "voucher" | "promotion_tier")[];
+                    /** @description Values. */
+                    $not_in?: ("campaign" | "voucher" | "promotion_tier")[];
+                };
+            };
+            /** @description Conditions on the voucher's type (`DISCOUNT_VOUCHER`, `GIFT_VOUCHER`, `LOYALTY_CARD`); unknown for tiers. */
+            voucher_type?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: string[];
+                    /** @description Values. */
+                    $is_not?: string[];
+                    /** @description Values. */
+                    $in?: string[];
+                    /** @description Values. */
+                    $not_in?: string[];
+                    /** @description Takes no value; any given is ignored. */
+                    $has_value?: (Record<string, never> | string | number)[];
+                    /** @description Takes no value; any given is ignored. */
+                    $is_unknown?: (Record<string, never> | string | number)[];
+                };
+            };
+            /** @description Conditions on the voucher's code; unknown for tiers. */
+            code?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: string[];
+                    /** @description Values. */
+                    $is_not?: string[];
+                    /** @description Values. */
+                    $in?: string[];
+                    /** @description Values. */
+                    $not_in?: string[];
+                    /** @description Takes no value; any given is ignored. */
+                    $has_value?: (Record<string, never> | string | number)[];
+                    /** @description Takes no value; any given is ignored. */
+                    $is_unknown?: (Record<string, never> | string | number)[];
+                };
+            };
+            /** @description Conditions on `OWNER` for a voucher the customer holds; unknown otherwise. */
+            holder_role?: {
+                /** @description Operators with their values. */
+                conditions?: {
+                    /** @description Values. */
+                    $is?: ("OWNER" | "REFERRER" | "REFEREE")[];
+                    /** @description Values. */
+                    $is_not?: ("OWNER" | "REFERRER" | "REFEREE")[];
+                    /** @description Values. */
+                    $in?: ("OWNER" | "REFERRER" | "REFEREE")[];
+                    /** @description Values. */
+                    $not_in?: ("OWNER" | "REFERRER" | "REFEREE")[];
+                };
+            };
         };
         /**
          * QualificationsCheckEligibilityRequestBody
          * @description The customer and order to find offers for. `scenario` picks the candidates: `CUSTOMER_WALLET` the
-         *     vouchers the customer holds, `AUDIENCE_ONLY` the promotion tiers, `ALL` both.
+         *     vouchers the customer holds, `AUDIENCE_ONLY` the promotion tiers, `ALL` both; `PRODUCTS` and
+         *     `PRODUCTS_DISCOUNT` the tiers whose discount targets items (an item effect or free units), and their
+         *     `_BY_CUSTOMER` forms those tiers and the customer's vouchers of that kind; `PROMOTION_STACKS` finds
+         *     nothing, as this server has no promotion stacks. A customer not seen before (a new `source_id`, or only
+         *     details such as `name` or `email`) is created.
          * @example {
          *       "customer": {
          *         "source_id": "jane-doe-1"
@@ -6496,26 +7125,99 @@ export interface components {
          *       "order": {
          *         "amount": 12000
          *       },
-         *       "scenario": "ALL"
+         *       "scenario": "ALL",
+         *       "options": {
+         *         "limit": 10,
+         *         "expand": [
+         *           "redeemable"
+         *         ]
+         *       }
          *     }
          */
         QualificationsCheckEligibilityRequestBody: {
-            customer?: components["schemas"]["CustomerReference"];
-            order?: components["schemas"]["OrderRequest"];
+            /** @description The customer; null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The order; null for none. */
+            order?: components["schemas"]["OrderRequest"] | null;
+            /** @description The tracking ID of an anonymous customer; echoed when no customer is given. */
+            tracking_id?: string;
             /**
              * @description Which candidates to check.
              * @default ALL
              * @enum {string}
              */
-            scenario?: "ALL" | "CUSTOMER_WALLET" | "AUDIENCE_ONLY";
-            /** @description Paging of the answer. */
+            scenario?: "ALL" | "CUSTOMER_WALLET" | "AUDIENCE_ONLY" | "PRODUCTS" | "PRODUCTS_DISCOUNT" | "PROMOTION_STACKS" | "PRODUCTS_BY_CUSTOMER" | "PRODUCTS_DISCOUNT_BY_CUSTOMER";
+            /** @description Paging, filtering, sorting and expanding of the answer. */
             options?: {
                 /**
                  * @description The most redeemables to return.
                  * @default 5
                  */
                 limit?: number;
+                /**
+                 * Format: date-time
+                 * @description The `more_starting_after` of the previous page: the page starts after the last redeemable of
+                 *     that page, found by its `created_at`. Null for the first page.
+                 */
+                starting_after?: string | null;
+                filters?: components["schemas"]["QualificationsFilters"];
+                /** @description What to add to each redeemable (see the response). */
+                expand?: ("redeemable" | "category" | "validation_rules")[];
+                /**
+                 * @description `DEFAULT`: promotion tiers by hierarchy, then vouchers oldest first; `BEST_DEAL`: the biggest
+                 *     discount first; `LEAST_DEAL`: the smallest first (ties keep the default order).
+                 * @default DEFAULT
+                 * @enum {string}
+                 */
+                sorting_rule?: "BEST_DEAL" | "LEAST_DEAL" | "DEFAULT";
             };
+            /** @description A validation session, accepted and ignored (a qualification reserves nothing). */
+            session?: {
+                /**
+                 * @description Always `LOCK`.
+                 * @enum {string}
+                 */
+                type?: "LOCK";
+            };
+            /** @description Accepted and ignored; a qualification is not recorded. */
+            metadata?: components["schemas"]["Metadata"] | null;
+        };
+        /**
+         * RedeemableBundle
+         * @description How far the order's items fill a product bundle a redeemable requires, in the public API. This server
+         *     has no bundle rules, so it never sends one.
+         */
+        RedeemableBundle: {
+            /** @description How many whole bundles the order holds. */
+            quantity: number;
+            /** @description The most bundles that count. */
+            limit: number;
+            /** @description Order items that are part of a bundle. */
+            identified?: {
+                /** @description Product or SKU ID. */
+                id: string;
+                /**
+                 * @description What `id` names.
+                 * @enum {string}
+                 */
+                object: "product" | "sku";
+                /** @description Position of the item in the order. */
+                item_index: number;
+                /** @description Units of it in the bundle. */
+                item_quantity: number;
+            }[];
+            /** @description What the order lacks for another bundle. */
+            missing?: {
+                /** @description Product, SKU or collection ID. */
+                id: string;
+                /**
+                 * @description What `id` names.
+                 * @enum {string}
+                 */
+                object: "product" | "products_collection" | "sku";
+                /** @description Units missing. */
+                item_quantity: number;
+            }[];
         };
         /**
          * RedeemableError
@@ -6525,125 +7227,704 @@ export interface components {
             /** @description The HTTP status such a failure has on its own (400, or 404 for an unknown redeemable). */
             code: number;
             /**
-             * @description The reason: `resource_not_found`, `voucher_disabled`, `voucher_not_active`, `voucher_expired`, `voucher_not_active_now`, `quantity_exceeded`, `gift_amount_exceeded`, `order_rules_violated`, `customer_rules_violated`, `redemption_rules_violated`, `promotion_inactive`, `promotion_not_active_now`, `invalid_voucher`.
+             * @description The reason: `resource_not_found`, `voucher_disabled`, `voucher_not_active`, `voucher_expired`, `voucher_not_active_now`, `quantity_exceeded`, `gift_amount_exceeded`, `order_rules_violated`, `customer_rules_violated`, `redemption_rules_violated`, `promotion_inactive`, `promotion_not_active_now`, `missing_reward`, `invalid_reward`, `not_enough_points`.
              * @example voucher_expired
              */
-            key: string;
+            key?: string;
             /** @description Short description. */
             message: string;
             /** @description What exactly failed. */
-            details: string;
+            details?: string;
+            /** @description The request's ID, in the public API. Not sent by this server (the response's own headers carry it). */
+            request_id?: string;
+            /** @description The redeemable as the request named it (code or ID). */
+            resource_id?: string;
+            /** @description What the redeemable is (`voucher`, `promotion_tier`, `promotion_stack`). */
+            resource_type?: string;
             /** @description The custom message of the validation rule that failed, when it has one. */
             error?: {
                 /** @description The rule's message. */
-                message: string;
+                message?: string;
             };
         };
         /**
-         * ValidationRedeemable
-         * @description The verdict for one redeemable.
+         * RedeemableResult
+         * @description What a redeemable gives, or why it does not apply: `discount` and `discount_amount` for a discount
+         *     voucher or tier, `gift` for a gift card, `loyalty_card` for a loyalty card paying with points, `error`
+         *     for an inapplicable redeemable and `details` for a skipped one. A skipped redeemable has only `details`.
          */
-        ValidationRedeemable: {
-            /**
-             * @description `SKIPPED` when an earlier redeemable of the request was inapplicable, so nothing is applied.
-             * @enum {string}
-             */
-            status: "APPLICABLE" | "INAPPLICABLE" | "SKIPPED";
-            /** @description The voucher code or tier ID, as requested. */
-            id: string;
+        RedeemableResult: {
+            discount?: components["schemas"]["Discount"];
+            /** @description What this redeemable takes off the order, ×100. This server's own field. */
+            discount_amount?: number;
+            bundle?: components["schemas"]["RedeemableBundle"];
+            /** @description Gift credit this card pays, and its balance before, ×100. */
+            gift?: {
+                /** @description Balance before. */
+                balance?: number;
+                /** @description Credit used. */
+                credits?: number;
+                /** @description Credit a validation session holds, in the public API. Not sent by this server, whose sessions hold nothing. */
+                locked_credits?: number;
+            };
+            /** @description Points this loyalty card pays with, and its balance before. */
+            loyalty_card?: {
+                /** @description Points used. */
+                points?: number;
+                /** @description Balance before. */
+                balance?: number;
+                /** @description Money, ×100, that `points_ratio` points pay, in the public API's qualifications. Not sent by this server; the redemption's `reward` has the rate. */
+                exchange_ratio?: number;
+                /** @description Points that pay `exchange_ratio`. Not sent by this server, as above. */
+                points_ratio?: number;
+                /** @description Points moved in from other cards, in the public API. Not sent by this server. */
+                transfers?: {
+                    /** @description The card the points came from. */
+                    code: string;
+                    /** @description Points moved. */
+                    points: number;
+                    /** @description Why. */
+                    reason?: string;
+                    /** @description The transfer's ID in an external system. */
+                    source_id: string;
+                }[];
+            };
+            error?: components["schemas"]["RedeemableError"];
+            /** @description Why a redeemable was skipped (or, in the public API, more on why it is inapplicable). */
+            details?: {
+                /**
+                 * @description For a skipped redeemable: `preceding_validation_failed` (another redeemable of the request is
+                 *     inapplicable, so none applies), `applicable_redeemables_limit_exceeded` (more redeemables apply
+                 *     than the stacking rules' `applicable_redeemables_limit`),
+                 *     `applicable_redeemables_per_category_limit_exceeded` (more of one category than
+                 *     `applicable_redeemables_per_category_limit`); the public API also uses
+                 *     `applicable_exclusive_redeemables_limit_exceeded`,
+                 *     `applicable_exclusive_redeemables_per_category_limit_exceeded`, `exclusion_rules_not_met` and
+                 *     `no_effect`.
+                 * @example preceding_validation_failed
+                 */
+                key?: string;
+                /** @description The same, in words. */
+                message?: string;
+            };
+        };
+        /**
+         * OrderItemCalculated
+         * @description An order line as validation or redemption computed it, with how the redeemables touched it.
+         */
+        OrderItemCalculated: components["schemas"]["OrderItem"] & {
+            /** @description One entry per redeemable that discounted the line or added units to it. */
+            application_details?: {
+                /** @description Position of the line in the order the client sent. */
+                source_index?: number;
+                /** @description Units of the source line the redeemable took. */
+                source_applied_quantity?: number;
+                /** @description Value of those units. */
+                source_applied_quantity_amount?: number;
+                /** @description Position of the line the redeemable discounted or added to. */
+                target_index?: number;
+                /** @description Units the redeemable added to the target line. */
+                target_applied_quantity?: number;
+                /** @description Value of the units added. */
+                target_applied_quantity_amount?: number;
+                /** @description What the redeemable took off the target line. */
+                target_applied_discount_amount?: number;
+            }[];
+        };
+        /**
+         * OrderCalculated
+         * @description The order with the effect of the request's applicable redeemables. Gift credit lowers `total_amount` but
+         *     is not a discount; `gift_amount` says how much of it was used.
+         */
+        OrderCalculated: components["schemas"]["OrderBase"] & {
+            /** @description Gift credit used, ×100. This server's own field. */
+            gift_amount?: number;
+            /** @description The order lines with their amounts. */
+            items?: components["schemas"]["OrderItemCalculated"][];
+        };
+        /**
+         * ApplicableTo
+         * @description A product, SKU or collection a redeemable's discount applies to (or, in `inapplicable_to`, does not),
+         *     with the limits on how much of it the discount may take, in the public API. This server's discounts
+         *     target items through their effect alone, so it never sends these lists.
+         */
+        ApplicableTo: {
             /**
              * @description What `id` names.
              * @enum {string}
              */
-            object: "voucher" | "promotion_tier";
-            /** @description What the redeemable gives, or why it does not apply. */
-            result: {
-                discount?: components["schemas"]["Discount"];
-                /** @description The discount this redeemable takes off the order, ×100. */
-                discount_amount?: number;
-                /** @description Gift credit this card pays, and its balance before. */
-                gift?: {
-                    /** @description Credit used, ×100. */
-                    credits: number;
-                    /** @description Balance before, ×100. */
-                    balance: number;
-                };
-                /** @description Points this loyalty card pays with, and its balance before. */
-                loyalty_card?: {
-                    /** @description Points used. */
-                    points: number;
-                    /** @description Balance before. */
-                    balance: number;
-                };
-                error?: components["schemas"]["RedeemableError"];
-            };
-            /** @description The campaign of the voucher or tier. */
-            campaign_id?: string | null;
+            object: "product" | "sku" | "products_collection";
+            /** @description Product, SKU or collection ID. */
+            id: string;
+            /** @description Its ID in an external system. */
+            source_id?: string;
+            /** @description For a SKU, its product. */
+            product_id?: string;
+            /** @description For a SKU, its product's `source_id`. */
+            product_source_id?: string;
+            /** @description A price the discount sets for it, ×100. */
+            price?: number;
+            /** @description The formula of that price. */
+            price_formula?: number;
+            /**
+             * @description Which of the matching units the discount takes.
+             * @enum {string}
+             */
+            effect: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
+            /** @description The most units the discount takes. */
+            quantity_limit?: number;
+            /** @description The most units, over all matching lines. */
+            aggregated_quantity_limit?: number;
+            /** @description The most the discount takes off, ×100. */
+            amount_limit?: number;
+            /** @description The most, over all matching lines, ×100. */
+            aggregated_amount_limit?: number;
+            /** @description The most units (product campaign). */
+            product_campaign_quantity_limit?: number;
+            /** @description The formula of `product_campaign_quantity_limit`. */
+            product_campaign_quantity_limit_formula?: string;
+            /** @description The most units (product customer campaign). */
+            product_customer_campaign_quantity_limit?: number;
+            /** @description The formula of `product_customer_campaign_quantity_limit`. */
+            product_customer_campaign_quantity_limit_formula?: string;
+            /** @description The most units (product in collection campaign). */
+            product_in_collection_campaign_quantity_limit?: number;
+            /** @description The formula of `product_in_collection_campaign_quantity_limit`. */
+            product_in_collection_campaign_quantity_limit_formula?: string;
+            /** @description The most units (product in collection customer campaign). */
+            product_in_collection_customer_campaign_quantity_limit?: number;
+            /** @description The formula of `product_in_collection_customer_campaign_quantity_limit`. */
+            product_in_collection_customer_campaign_quantity_limit_formula?: string;
+            /** @description The most units (product promotion tier). */
+            product_promotion_tier_quantity_limit?: number;
+            /** @description The formula of `product_promotion_tier_quantity_limit`. */
+            product_promotion_tier_quantity_limit_formula?: string;
+            /** @description The most units (product customer promotion tier). */
+            product_customer_promotion_tier_quantity_limit?: number;
+            /** @description The formula of `product_customer_promotion_tier_quantity_limit`. */
+            product_customer_promotion_tier_quantity_limit_formula?: string;
+            /** @description The most units (product in collection promotion tier). */
+            product_in_collection_promotion_tier_quantity_limit?: number;
+            /** @description The formula of `product_in_collection_promotion_tier_quantity_limit`. */
+            product_in_collection_promotion_tier_quantity_limit_formula?: string;
+            /** @description The most units (product in collection customer promotion tier). */
+            product_in_collection_customer_promotion_tier_quantity_limit?: number;
+            /** @description The formula of `product_in_collection_customer_promotion_tier_quantity_limit`. */
+            product_in_collection_customer_promotion_tier_quantity_limit_formula?: string;
+            /** @description Positions of the order lines it matches. */
+            order_item_indices?: number[];
+            /** @description The matching units, by order line. */
+            order_item_units?: {
+                /** @description Position of the order line. */
+                index?: number;
+                /** @description The units of that line. */
+                units?: {
+                    [key: string]: unknown;
+                }[];
+                /** @description Whether the line had more units than the limit let count. */
+                units_limit_exceeded?: boolean;
+            }[];
+            /** @description How often the discount repeats over the matching units. */
+            repeat?: number;
+            /** @description Units skipped before the discount starts. */
+            skip_initially?: number;
+            /**
+             * @description Whether the discount takes whole lines or single units.
+             * @enum {string}
+             */
+            target?: "ITEM" | "UNIT";
         };
         /**
-         * OrderCalculated
-         * @description The order with the effect of the applicable redeemables, ×100. Gift credit lowers `total_amount` but is not a discount.
+         * ApplicableToList
+         * @description The products, SKUs and collections a redeemable's discount applies to (or does not).
          */
-        OrderCalculated: {
-            /** @description The order's ID, when it exists. */
-            id?: string | null;
-            /** @description The order's `source_id`, when given. */
-            source_id?: string | null;
-            /** @description Amount before discounts. */
-            amount: number;
-            /** @description Sum of the discounts. */
-            discount_amount: number;
-            /** @description Gift credit used. */
-            gift_amount: number;
-            /** @description What is left to pay. */
-            total_amount: number;
-            /** @description The order lines with their amounts. */
-            items: {
-                /** @description The product ID. */
-                product_id?: string | null;
-                /** @description The SKU ID. */
-                sku_id?: string | null;
-                /** @description Units. */
-                quantity: number;
-                /** @description Unit price. */
-                price?: number | null;
-                /** @description Line amount. */
-                amount: number;
-            }[];
-            metadata?: components["schemas"]["Metadata"];
+        ApplicableToList: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["ApplicableTo"][];
+            /** @description Number of entries. */
+            total: number;
+        };
+        /**
+         * QualificationRedeemableBase
+         * @description A redeemable that would apply to the order for the customer, with what it gives. With `options.expand`
+         *     including `redeemable`, it also names itself (`name`, `banner`, `campaign_name`, `metadata`); with
+         *     `category`, it lists its `categories`; with `validation_rules`, its `validation_rules_assignments`.
+         */
+        QualificationRedeemableBase: {
             /**
-             * @description Always `order`.
-             * @constant
+             * @description The voucher code or the tier ID.
+             * @example promo_0c1d2e3f4a5b6c7d8e
              */
-            object: "order";
+            id?: string;
+            /**
+             * @description What `id` names; `voucher` or `promotion_tier` here.
+             * @enum {string}
+             */
+            object?: "campaign" | "promotion_tier" | "promotion_stack" | "voucher";
+            created_at?: components["schemas"]["CreatedAt"];
+            result?: components["schemas"]["RedeemableResult"];
+            order?: components["schemas"]["OrderCalculated"];
+            /** @description A validation rule that decided the answer, in the public API. Not sent by this server. */
+            validation_rule_id?: string;
+            applicable_to?: components["schemas"]["ApplicableToList"];
+            inapplicable_to?: components["schemas"]["ApplicableToList"];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The redeemable's category, as a list of zero or one. */
+            categories?: components["schemas"]["Category"][];
+            /** @description A tier's banner. */
+            banner?: string;
+            /** @description The tier's name, or the voucher's code. */
+            name?: string;
+            /** @description The name of the voucher's or tier's campaign. */
+            campaign_name?: string;
+            /** @description The voucher's or tier's campaign; null for a standalone voucher. */
+            campaign_id?: string | null;
+            validation_rules_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+        };
+        /**
+         * QualificationRedeemable
+         * @description A qualifying redeemable; a promotion stack (which this server does not have) would list its tiers in `redeemables`.
+         */
+        QualificationRedeemable: components["schemas"]["QualificationRedeemableBase"] & {
+            /** @description The tiers of a promotion stack. Not sent by this server. */
+            redeemables?: components["schemas"]["QualificationRedeemableBase"][];
+        };
+        /**
+         * StackingRules
+         * @description How redeemables of one request combine. This server has no per-project settings: every request runs
+         *     under the defaults below (the public API's defaults where it states one), and the engine applies them.
+         */
+        StackingRules: {
+            /**
+             * @description The most redeemables one request may name. Here 30.
+             * @default 30
+             */
+            redeemables_limit: number;
+            /**
+             * @description The most redeemables that apply in one request; the ones after are skipped. Here 5.
+             * @default 5
+             */
+            applicable_redeemables_limit: number;
+            /**
+             * @description The most redeemables of one category that apply in one request; the ones after are skipped. Here 1. Redeemables without a category are not limited by it.
+             * @default 1
+             */
+            applicable_redeemables_per_category_limit: number;
+            /** @description Limits for single categories, by category ID, overriding the one above. Here none. */
+            applicable_redeemables_category_limits: {
+                [key: string]: number;
+            };
+            /**
+             * @description The most redeemables of exclusive categories that apply in one request. Here 1; with no exclusive categories it never binds.
+             * @default 1
+             */
+            applicable_exclusive_redeemables_limit: number;
+            /**
+             * @description The same, per exclusive category. Here 1.
+             * @default 1
+             */
+            applicable_exclusive_redeemables_per_category_limit?: number;
+            /** @description Categories whose redeemables apply only alone. Here none. */
+            exclusive_categories: string[];
+            /** @description Categories whose redeemables apply with others. Here none. */
+            joint_categories: string[];
+            /**
+             * @description `ALL`: when one redeemable is inapplicable, none applies. Here `ALL`.
+             * @enum {string}
+             */
+            redeemables_application_mode: "ALL" | "PARTIAL";
+            /**
+             * @description The order redeemables apply in. Here `REQUESTED_ORDER`.
+             * @default REQUESTED_ORDER
+             * @enum {string}
+             */
+            redeemables_sorting_rule: "CATEGORY_HIERARCHY" | "REQUESTED_ORDER";
+            /**
+             * @description `STACK`: several redeemables may discount the same item. Here `STACK`.
+             * @enum {string}
+             */
+            redeemables_products_application_mode: "STACK" | "ONCE";
+            /**
+             * @description `REDEEM_ANYWAY`: a redeemable that takes nothing off the order still applies and is redeemed. Here `REDEEM_ANYWAY`.
+             * @enum {string}
+             */
+            redeemables_no_effect_rule: "REDEEM_ANYWAY" | "SKIP";
+            /** @description Categories whose no-effect redeemables are skipped all the same. Here none. */
+            no_effect_skip_categories: string[];
+            /** @description Categories whose no-effect redeemables are redeemed all the same. Here none. */
+            no_effect_redeem_anyway_categories: string[];
+            /**
+             * @description `WITHOUT_ORDER`: rolling a redemption back gives back what it took but leaves the order as it is. Here `WITHOUT_ORDER`.
+             * @enum {string}
+             */
+            redeemables_rollback_order_mode: "WITH_ORDER" | "WITHOUT_ORDER";
         };
         /**
          * QualificationsCheckEligibilityResponseBody
          * @description The redeemables that would apply to the order for the customer, each on its own, with what it gives.
          */
         QualificationsCheckEligibilityResponseBody: {
-            redeemables: components["schemas"]["ListEnvelope"] & {
+            redeemables?: components["schemas"]["ListEnvelope"] & {
                 /** @constant */
                 data_ref?: "data";
-                data: components["schemas"]["ValidationRedeemable"][];
-                /** @description Every qualifying redeemable. */
+                data: components["schemas"]["QualificationRedeemable"][];
+                /** @description Every qualifying redeemable that passes the filters. */
                 total: number;
-                /** @description Whether more qualify than `options.limit` returned. */
+                /** @description Whether more qualify after this page. */
                 has_more: boolean;
+                /**
+                 * Format: date-time
+                 * @description When there are more, the `options.starting_after` of the next page.
+                 */
+                more_starting_after?: string;
             };
             /** @description The customer's tracking ID. */
-            tracking_id: string;
-            order: components["schemas"]["OrderCalculated"];
+            tracking_id?: string;
+            order?: components["schemas"]["OrderCalculated"];
+            stacking_rules?: components["schemas"]["StackingRules"];
             /**
-             * @description Always `qualification`.
+             * @description Always `qualification`. This server's own field.
              * @constant
              */
-            object: "qualification";
+            object?: "qualification";
+        };
+        /**
+         * RedemptionsListFilters
+         * @description Conditions on redemptions and rollbacks, keyed by field, joined by `junction`. A field outside those below is refused (400),
+         *     since leaving it out would widen the list.
+         */
+        RedemptionsListFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the redeemed voucher's code. */
+            voucher_code?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the redeemed voucher's or tier's ID (a parent's own ID). */
+            related_object_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the campaign of the voucher or tier. */
+            related_object_parent_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the parent redemption of a child. */
+            parent_redemption_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the error key of a failed redemption. */
+            failure_code?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the result (`SUCCESS`, `FAILURE`). */
+            result?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the kind of entry (`redemption`, `redemption_rollback`). */
+            object?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the customer. */
+            customer_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the name of the campaign of the voucher or tier. */
+            campaign_name?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the login of the dashboard user who redeemed; unknown for every entry this server records, which come through the API. */
+            user_login?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+        };
+        /**
+         * RedemptionRelated
+         * @description Redemptions and rollbacks tied to a redemption.
+         */
+        RedemptionRelated: {
+            /** @description The redemption's rollbacks. */
+            rollbacks?: {
+                /** @description Rollback ID (prefix `rr_`). */
+                id?: string;
+                /**
+                 * Format: date-time
+                 * @description When it happened.
+                 */
+                date?: string;
+                /**
+                 * @description Whether the order's own changes were undone as well; always `WITHOUT_ORDER` here (see the stacking rules).
+                 * @enum {string}
+                 */
+                rollback_order_mode?: "WITH_ORDER" | "WITHOUT_ORDER";
+            }[];
+            /** @description Redemptions that redeemed the same again after a rollback, in the public API. Not sent by this server. */
+            redemptions?: {
+                /** @description Redemption ID (prefix `r_`). */
+                id?: string;
+                /**
+                 * Format: date-time
+                 * @description When it happened.
+                 */
+                date?: string;
+            }[];
+        };
+        /**
+         * RedemptionChannel
+         * @description Who made a redemption or rollback.
+         */
+        RedemptionChannel: {
+            /**
+             * @description The application (API key app ID) or user that made it.
+             * @example 0f1a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8
+             */
+            channel_id?: string;
+            /**
+             * @description `API` for a request with API keys (the only kind this server records); `USER` for the dashboard, `AUTO_REDEEM` for redemptions the public API makes on its own.
+             * @enum {string}
+             */
+            channel_type?: "USER" | "API" | "AUTO_REDEEM";
+        };
+        /**
+         * SimpleCustomer
+         * @description The handful of customer fields that other objects embed (a redemption, an event, a reward). Fields the
+         *     customer does not have (a name or email never given) are left out rather than sent as null.
+         */
+        SimpleCustomer: {
+            /**
+             * @description Customer ID assigned by the service (prefix `cust_`).
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id?: string;
+            /**
+             * @description First and last name.
+             * @example Jane Doe
+             */
+            name?: string;
+            /**
+             * @description Email address.
+             * @example jane@example.com
+             */
+            email?: string;
+            /**
+             * @description The customer's ID in an external system.
+             * @example jane-doe-1
+             */
+            source_id?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            object?: "customer";
+        };
+        /**
+         * SourceId
+         * @description The object's ID in an external system. Unique among objects of its type in the project.
+         * @example espresso-250g
+         */
+        SourceId: string | null;
+        /**
+         * Price
+         * @description Unit price in the currency's minor units ×100 (100.00 is `10000`), or null when not set.
+         * @example 2000
+         */
+        Price: number | null;
+        /**
+         * ProductAttributes
+         * @description Names of the attributes whose values each SKU of the product may set.
+         * @example [
+         *       "size",
+         *       "grind"
+         *     ]
+         */
+        ProductAttributes: string[];
+        /**
+         * ImageUrl
+         * Format: uri
+         * @description An HTTPS URL of a `.png` or `.jpg` image.
+         * @example https://images.example.com/products/espresso.png
+         */
+        ImageUrl: string;
+        /**
+         * ProductBase
+         * @description The fields every product carries.
+         */
+        ProductBase: {
+            /**
+             * @description Product ID assigned by the service (prefix `prod_`), or the ID given at creation.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            id: string;
+            source_id: components["schemas"]["SourceId"];
+            /**
+             * @description Product name, unique in the project.
+             * @example Espresso beans 250 g
+             */
+            name: string | null;
+            price: components["schemas"]["Price"];
+            attributes: components["schemas"]["ProductAttributes"];
+            metadata: components["schemas"]["Metadata"];
+            /** @description HTTPS URL of a `.png` or `.jpg` image of the product, or null. */
+            image_url: components["schemas"]["ImageUrl"] | null;
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `product`.
+             * @constant
+             */
+            object: "product";
+        };
+        /**
+         * Product
+         * @description A product, as returned by create, update and list.
+         */
+        Product: components["schemas"]["ProductBase"];
+        /**
+         * Currency
+         * @description ISO 4217 code of the price's currency, or null.
+         * @example EUR
+         */
+        Currency: string | null;
+        /**
+         * SkuAttributes
+         * @description Values of the attributes the parent product declares, by attribute name. A name the product does not
+         *     declare is rejected.
+         * @example {
+         *       "size": "250g",
+         *       "grind": "whole"
+         *     }
+         */
+        SkuAttributes: {
+            [key: string]: string;
+        };
+        /**
+         * Sku
+         * @description A stock-keeping unit, one variant of a product.
+         */
+        Sku: {
+            /**
+             * @description SKU ID assigned by the service (prefix `sku_`), or the ID given at creation.
+             * @example sku_0b1621b319d248b79f
+             */
+            id: string;
+            source_id: components["schemas"]["SourceId"];
+            /**
+             * @description ID of the parent product.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            product_id: string;
+            /**
+             * @description The SKU's name, unique in the project.
+             * @example Espresso 250 g whole beans
+             */
+            sku: string | null;
+            price: components["schemas"]["Price"];
+            currency: components["schemas"]["Currency"];
+            attributes: components["schemas"]["SkuAttributes"];
+            /** @description HTTPS URL of a `.png` or `.jpg` image of the SKU, or null. */
+            image_url: components["schemas"]["ImageUrl"] | null;
+            metadata: components["schemas"]["Metadata"];
+            created_at: components["schemas"]["CreatedAt"];
+            updated_at: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `sku`.
+             * @constant
+             */
+            object: "sku";
+        };
+        /**
+         * RewardParameters
+         * @description What the reward gives, by its type: for `CAMPAIGN`, a voucher of `campaign` (a discount voucher, or a
+         *     gift card with `balance` credits ×100, or a loyalty card with `balance` points); for `COIN`, paying for
+         *     an order with points, `points_ratio` points being worth `exchange_ratio` ×100 of money; for `MATERIAL`,
+         *     a `product` (and optionally one of its SKUs). Requests need the part's `id` (or `exchange_ratio`): 400
+         *     without it.
+         */
+        RewardParameters: {
+            /** @description For `CAMPAIGN` rewards. */
+            campaign?: {
+                /** @description The campaign whose voucher is given (ID or name in requests, ID in responses). */
+                id?: string;
+                /** @description Gift credits ×100 or loyalty points loaded on the given card; null for discount vouchers. */
+                balance?: number | null;
+                /**
+                 * @description The campaign's type (in responses).
+                 * @enum {string}
+                 */
+                type?: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS" | "LOYALTY_PROGRAM";
+            };
+            /** @description For `COIN` rewards. */
+            coin?: {
+                /**
+                 * @description Money, ×100, that `points_ratio` points pay. Requests may send it as a decimal string; responses
+                 *     give a number.
+                 * @example 100
+                 */
+                exchange_ratio?: number | string;
+                /**
+                 * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string; responses give a number.
+                 * @default 1
+                 * @example 10
+                 */
+                points_ratio?: number | string;
+            };
+            /** @description For `MATERIAL` rewards. */
+            product?: {
+                /** @description Product ID. */
+                id?: string;
+                /** @description SKU ID of the product, or null. */
+                sku_id?: string | null;
+            };
+        };
+        /**
+         * RedemptionReward
+         * @description The loyalty reward a redemption used, with what it gave. In this server's redemptions it is the `COIN`
+         *     reward through which a loyalty card paid for the order, so `voucher`, `product` and `sku` are null.
+         */
+        RedemptionReward: {
+            /** @description The card holder, or null. */
+            customer: components["schemas"]["SimpleCustomer"] | null;
+            /** @description The reward assignment of the card's program that offered the reward (prefix `rewa_`), or null. */
+            assignment_id: string | null;
+            /** @description For a `CAMPAIGN` reward, the voucher given; null otherwise. */
+            voucher: components["schemas"]["Voucher"] | null;
+            /** @description For a `MATERIAL` reward, the product given; null otherwise. */
+            product: components["schemas"]["Product"] | null;
+            /** @description For a `MATERIAL` reward, the SKU given; null otherwise. */
+            sku: components["schemas"]["Sku"] | null;
+            /** @description The loyalty tier the reward was offered through, or null when it was offered to the whole program. */
+            loyalty_tier_id: string | null;
+            /**
+             * @description Reward ID (prefix `rew_`).
+             * @example rew_3c4d5e6f7a8b9c0d1e
+             */
+            id?: string;
+            /** @description Reward name. */
+            name?: string;
+            /**
+             * @description Always `reward`.
+             * @constant
+             */
+            object?: "reward";
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            parameters?: components["schemas"]["RewardParameters"];
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description What kind of reward it is.
+             * @enum {string}
+             */
+            type?: "CAMPAIGN" | "COIN" | "MATERIAL";
+            /** @description Named as required by the public API's own schema of this object but never defined there; this server does not send it. */
+            reward?: unknown;
         };
         /**
          * Redemption
-         * @description One redeemable used on an order. A request redeeming several redeemables makes one redemption each,
-         *     all children of one parent redemption (with `related_object_type` `redemption`).
+         * @description One use of a redeemable on an order. A request redeeming several redeemables makes one redemption each,
+         *     all children of one parent redemption (with `related_object_type` `redemption`). A request that fails
+         *     leaves a `FAILURE` redemption for each voucher or tier that did not apply, with the reason in
+         *     `failure_code`. `customer`, `voucher` and `promotion_tier` are the objects as they stand when the
+         *     redemption is read (`customer` as it was at the redemption).
          */
         Redemption: {
             /**
@@ -6652,19 +7933,28 @@ export interface components {
              */
             id: string;
             /**
+             * @description Always `redemption`.
+             * @constant
+             */
+            object: "redemption";
+            /**
              * Format: date-time
              * @description When the redemption happened.
              */
             date: string;
-            /** @description The customer, when known. */
+            /**
+             * @description The customer, when known.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
             customer_id: string | null;
-            /** @description The tracking ID of the customer. */
-            tracking_id: string;
+            /** @description The tracking ID of the customer (or of an anonymous one). */
+            tracking_id: string | null;
+            /** @description The request's metadata. */
+            metadata: components["schemas"]["Metadata"] | null;
             /** @description The discount given, ×100. */
-            amount: number;
-            /** @description The gift credit used, ×100. */
-            gift_amount: number;
-            order: components["schemas"]["OrderCalculated"];
+            amount?: number;
+            /** @description The parent redemption of a child; null for a parent. */
+            redemption: string | null;
             /**
              * @description Whether the redemption succeeded.
              * @enum {string}
@@ -6675,6 +7965,24 @@ export interface components {
              * @enum {string}
              */
             status: "SUCCEEDED" | "FAILED" | "ROLLED_BACK";
+            /** @description The validation session the redemption was made in, when the request named one. */
+            session?: {
+                /** @description The session key. */
+                key?: string;
+            };
+            related_redemptions?: components["schemas"]["RedemptionRelated"];
+            /**
+             * @description For a failed redemption, the error key (`quantity_exceeded`, `voucher_expired`…).
+             * @example quantity_exceeded
+             */
+            failure_code?: string;
+            /** @description For a failed redemption, what failed. */
+            failure_message?: string;
+            /** @description The order as the redemption computed it; null when the request had no order. */
+            order: components["schemas"]["OrderCalculated"] | null;
+            channel: components["schemas"]["RedemptionChannel"];
+            /** @description The customer as at the redemption, or null. */
+            customer: components["schemas"]["SimpleCustomer"] | null;
             /**
              * @description What was redeemed; `redemption` for a parent.
              * @enum {string}
@@ -6682,81 +7990,212 @@ export interface components {
             related_object_type: "voucher" | "promotion_tier" | "redemption";
             /** @description The voucher ID, tier ID, or for a parent its own ID. */
             related_object_id: string;
-            /** @description The voucher's code, for a voucher redemption. */
-            voucher_code?: string;
-            /** @description The parent redemption, or null for a parent. */
-            parent_redemption_id: string | null;
-            /** @description The campaign of the voucher or tier. */
-            campaign_id: string | null;
-            /** @description Who redeemed. */
-            channel: {
-                /** @description The API key's app ID. */
-                channel_id: string;
-                /**
-                 * @description Always `API` here.
-                 * @enum {string}
-                 */
-                channel_type: "API";
+            promotion_tier?: components["schemas"]["PromotionTier"];
+            reward?: components["schemas"]["RedemptionReward"];
+            /** @description For a gift card, the credit used. */
+            gift?: {
+                /** @description Credit used, ×100. */
+                amount?: number;
             };
             /** @description For a loyalty card that paid with points, how many it spent. */
             loyalty_card?: {
                 /** @description Points spent (given back by a rollback). */
-                points: number;
+                points?: number;
             };
-            metadata: components["schemas"]["Metadata"];
-            /**
-             * @description Always `redemption`.
-             * @constant
-             */
-            object: "redemption";
+            voucher?: components["schemas"]["Voucher"];
+            /** @description The gift credit used, ×100. This server's own field, kept beside `gift.amount`. */
+            gift_amount?: number;
+            /** @description The voucher's code, for a voucher redemption. This server's own field. */
+            voucher_code?: string;
+            /** @description The parent redemption, or null for a parent or a failure. This server's own field, equal to `redemption`. */
+            parent_redemption_id?: string | null;
+            /** @description The campaign of the voucher or tier. This server's own field. */
+            campaign_id?: string | null;
         };
         /**
+         * RedemptionRollback
+         * @description The undoing of a redemption. Rolling back a child makes one rollback; rolling back a parent makes one for
+         *     each child not yet rolled back and one for the parent, which is the one returned, with the children's
+         *     redemption IDs in `rollbacks`. Rollbacks are listed with the redemptions and found by ID like them.
+         *     A rollback that cannot happen answers an error and leaves no rollback.
+         */
+        RedemptionRollback: {
+            /**
+             * @description Rollback ID (prefix `rr_`).
+             * @example rr_0c5bb8d7fbdc9e2f3a
+             */
+            id: string;
+            /**
+             * @description Always `redemption_rollback`.
+             * @constant
+             */
+            object: "redemption_rollback";
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            date: string;
+            /** @description The customer of the redemption rolled back. */
+            customer_id: string | null;
+            /** @description The tracking ID of that customer. */
+            tracking_id: string | null;
+            /** @description The rollback request's metadata. */
+            metadata: components["schemas"]["Metadata"] | null;
+            /** @description Discount given back, ×100. */
+            amount?: number;
+            /** @description The redemption rolled back. */
+            redemption: string | null;
+            /** @description Why, as the request said; null when it did not. */
+            reason?: string | null;
+            /**
+             * @description `SUCCESS`: this server answers an error instead of recording a failed rollback.
+             * @enum {string}
+             */
+            result: "SUCCESS" | "FAILURE";
+            /**
+             * @description `SUCCEEDED`, for the same reason.
+             * @enum {string}
+             */
+            status: "SUCCEEDED" | "FAILED";
+            /** @description For a failed rollback in the public API, the error key. Not sent by this server. */
+            failure_code?: string;
+            /** @description For a failed rollback in the public API, what failed. Not sent by this server. */
+            failure_message?: string;
+            /** @description The order of the redemption rolled back, as that redemption computed it. */
+            order: components["schemas"]["OrderCalculated"] | null;
+            channel: components["schemas"]["RedemptionChannel"];
+            /** @description The customer of the redemption rolled back, as at that redemption, or null. */
+            customer: components["schemas"]["SimpleCustomer"] | null;
+            /**
+             * @description What the redemption rolled back had redeemed; `redemption` for a parent.
+             * @enum {string}
+             */
+            related_object_type: "voucher" | "promotion_tier" | "redemption";
+            /** @description The voucher ID, tier ID, or the parent redemption's ID. */
+            related_object_id: string;
+            voucher?: components["schemas"]["Voucher"];
+            promotion_tier?: components["schemas"]["PromotionTier"];
+            reward?: components["schemas"]["RedemptionReward"];
+            /** @description For a gift card, the credit given back. */
+            gift?: {
+                /** @description Credit restored, ×100. */
+                amount?: number;
+            };
+            /** @description For a loyalty card that paid with points, the points given back. */
+            loyalty_card?: {
+                /** @description Points restored. */
+                points?: number;
+            };
+            /** @description Gift credit restored, ×100. This server's own field, kept beside `gift.amount`. */
+            gift_amount?: number;
+            /** @description For a parent, the child redemptions rolled back with it. This server's own field. */
+            rollbacks?: string[];
+            /** @description The voucher's code, for a voucher redemption. This server's own field. */
+            voucher_code?: string;
+            /** @description For the rollback of a child that was rolled back with its parent, the parent's rollback. This server's own field. */
+            parent_rollback_id?: string | null;
+            /** @description The campaign of the voucher or tier. This server's own field. */
+            campaign_id?: string | null;
+        };
+        /**
+         * RedemptionEntry
+         * @description An entry of a redemption list, a redemption or a rollback, told apart by `object`.
+         */
+        RedemptionEntry: components["schemas"]["Redemption"] | components["schemas"]["RedemptionRollback"];
+        /**
          * RedemptionsListResponseBody
-         * @description A page of redemptions.
+         * @description A page of redemptions and rollbacks.
          */
         RedemptionsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "redemptions";
-            redemptions: components["schemas"]["Redemption"][];
-            /** @description Number of matching redemptions, over all pages. */
+            redemptions: components["schemas"]["RedemptionEntry"][];
+            /** @description Number of matching entries, over all pages. */
             total: number;
         };
         /**
          * RedeemableRequest
-         * @description A voucher (by code) or promotion tier (by ID) to apply; for a gift card, how much credit to use; for a
-         *     loyalty card, the `COIN` reward that pays part of the order with the card's points.
+         * @description A voucher (by code), promotion tier (by ID) or promotion stack (by ID) to apply; for a gift card, how much
+         *     credit to use; for a loyalty card, the `COIN` reward that pays part of the order with the card's points.
+         *     This server has no promotion stacks, so a `promotion_stack` is inapplicable (`resource_not_found`).
          */
         RedeemableRequest: {
             /**
              * @description What `id` names.
+             * @default voucher
              * @enum {string}
              */
-            object: "voucher" | "promotion_tier";
+            object: "voucher" | "promotion_tier" | "promotion_stack";
             /**
-             * @description The voucher code or the promotion tier ID.
+             * @description The voucher code, the promotion tier ID or the promotion stack ID.
              * @example SUMMER-7K2Q
              */
             id: string;
             /** @description For a gift card, the credit to use; by default as much as the order needs. */
             gift?: {
                 /** @description Credit to use, ×100. */
-                credits: number;
+                credits?: number;
             };
             /**
              * @description For a loyalty card: the `COIN` reward of its program (reward ID or reward assignment ID) through which
              *     points pay for the order, `points_ratio` points for every `exchange_ratio` of money. `points` caps the
-             *     points used; by default as many as the order needs, as far as the balance goes.
+             *     points used; by default as many as the order needs, as far as the balance goes. A card without
+             *     `reward.id` is inapplicable (`missing_reward`).
              */
             reward?: {
                 /** @description Reward ID or reward assignment ID. */
-                id: string;
+                id?: string;
                 /** @description The most points to use. */
                 points?: number;
             };
         };
         /**
+         * RedemptionSession
+         * @description A validation session. In the public API a `LOCK` session reserves what a validation found (a voucher's
+         *     redemption, gift credit, points) for the session's lifetime, and a redemption naming the same `key`
+         *     uses the reservation. This server accepts sessions and echoes them, with the key it was given or one it
+         *     makes up, and records the key on the redemptions made with it, but it reserves nothing: what is
+         *     available is decided when the redemption happens.
+         */
+        RedemptionSession: {
+            /**
+             * @description The session key (prefix `ssn_` when the service makes one up).
+             * @example ssn_yQGMTeKBSw8OOuFPwlBEjzGy8d8VA9Ts
+             */
+            key?: string;
+            /**
+             * @description Always `LOCK`.
+             * @default LOCK
+             * @enum {string}
+             */
+            type?: "LOCK";
+            /**
+             * @description How long the session lasts, in `ttl_unit`s; 7 days when left out.
+             * @example 7
+             */
+            ttl?: number;
+            /**
+             * @description The unit of `ttl`; `DAYS` when left out.
+             * @enum {string}
+             */
+            ttl_unit?: "DAYS" | "HOURS" | "MICROSECONDS" | "MILLISECONDS" | "MINUTES" | "NANOSECONDS" | "SECONDS";
+        };
+        /**
+         * RedemptionOptions
+         * @description Options of a validation or redemption request.
+         */
+        RedemptionOptions: {
+            /**
+             * @description What to add to each verdict: `redeemable` (its `name`, `campaign_name` and `metadata`) and
+             *     `category` (its `categories`). `order` and `redemption` are accepted: the order is always
+             *     returned whole here, and so are redemptions.
+             */
+            expand?: ("order" | "redemption" | "redeemable" | "category")[];
+        };
+        /**
          * ValidationsValidateRequestBody
-         * @description Up to 30 redeemables, checked in the order given against one order and customer.
+         * @description Up to 30 redeemables, checked in the order given against one order and customer. `tracking_id` names an
+         *     anonymous customer: it is echoed when no known customer is given.
          * @example {
          *       "redeemables": [
          *         {
@@ -6774,88 +8213,118 @@ export interface components {
          */
         ValidationsValidateRequestBody: {
             redeemables: components["schemas"]["RedeemableRequest"][];
-            order?: components["schemas"]["OrderRequest"];
-            customer?: components["schemas"]["CustomerReference"];
+            /** @description The order; null for none. */
+            order?: components["schemas"]["OrderRequest"] | null;
+            /** @description The customer, by `id` or `source_id`; null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            session?: components["schemas"]["RedemptionSession"];
+            /** @description The tracking ID of an anonymous customer. */
+            tracking_id?: string;
+            /** @description Metadata of the validation, or of the redemptions made; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            options?: components["schemas"]["RedemptionOptions"];
+        };
+        /**
+         * ValidationRedeemable
+         * @description The verdict for one redeemable of a validation or redemption request. With `options.expand` including
+         *     `redeemable`, the verdict also names the redeemable (`name`, `campaign_name`, `metadata`); with
+         *     `category`, it lists the redeemable's `categories`.
+         */
+        ValidationRedeemable: {
+            /**
+             * @description `SKIPPED` when the redeemable would apply but is not applied: another redeemable of the request is
+             *     inapplicable, or a stacking limit leaves no room for it.
+             * @enum {string}
+             */
+            status: "APPLICABLE" | "INAPPLICABLE" | "SKIPPED";
+            /**
+             * @description The voucher code, tier ID or stack ID, as requested.
+             * @example SUMMER-7K2Q
+             */
+            id: string;
+            /**
+             * @description What `id` names.
+             * @enum {string}
+             */
+            object: "voucher" | "promotion_tier" | "promotion_stack";
+            applicable_to?: components["schemas"]["ApplicableToList"];
+            inapplicable_to?: components["schemas"]["ApplicableToList"];
+            result: components["schemas"]["RedeemableResult"];
+            order?: components["schemas"]["OrderCalculated"];
             metadata?: components["schemas"]["Metadata"];
+            /** @description The redeemable's category, as a list of zero or one. */
+            categories?: components["schemas"]["Category"][];
+            /** @description The name of the voucher's or tier's campaign. */
+            campaign_name?: string;
+            /** @description The campaign of the voucher or tier; null for a standalone voucher or an unknown redeemable. */
+            campaign_id?: string | null;
+            /** @description The tier's name, or the voucher's code. */
+            name?: string;
         };
         /**
          * RedemptionsRedeemResponseBody
-         * @description The redemptions made, their parent, and the order with the discounts applied.
+         * @description The redemptions made, their parent, and the order with the discounts applied. Redeemables a stacking
+         *     limit left out are not redeemed and are listed in `skipped_redeemables` (left out when there are none);
+         *     `inapplicable_redeemables` is never sent here, since an inapplicable redeemable fails the whole request.
          */
         RedemptionsRedeemResponseBody: {
-            redemptions: components["schemas"]["Redemption"][];
-            parent_redemption: components["schemas"]["Redemption"];
-            order: components["schemas"]["OrderCalculated"];
+            /** @description One redemption per redeemable applied. */
+            redemptions?: components["schemas"]["Redemption"][];
+            parent_redemption?: components["schemas"]["Redemption"];
+            order?: components["schemas"]["OrderCalculated"];
+            /** @description Inapplicable redeemables, in the public API's partial mode. Not sent by this server. */
+            inapplicable_redeemables?: components["schemas"]["ValidationRedeemable"][];
+            /** @description Redeemables a stacking limit left out. */
+            skipped_redeemables?: components["schemas"]["ValidationRedeemable"][];
         };
         /**
          * RedemptionsRollbackRequestBody
-         * @description Why the redemption is rolled back.
+         * @description Why the redemption is rolled back. `reason` and `metadata` are kept on the rollback. `tracking_id`,
+         *     `customer` and `order` (which in the public API update the customer and the order) are accepted and
+         *     ignored: a rollback here changes neither.
          */
         RedemptionsRollbackRequestBody: {
             /**
-             * @description Free text.
+             * @description Free text; null for none.
              * @example Order cancelled
              */
-            reason?: string;
-            metadata?: components["schemas"]["Metadata"];
-        };
-        /**
-         * RedemptionRollback
-         * @description The undoing of a redemption (for a parent, of all its children).
-         */
-        RedemptionRollback: {
-            /** @description Rollback ID (prefix `rr_`). */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When it happened.
-             */
-            date: string;
-            /** @description The redemption rolled back. */
-            redemption: string;
-            /** @description Why. */
-            reason: string | null;
-            /**
-             * @description Always `SUCCESS`; a rollback that cannot happen answers an error instead.
-             * @enum {string}
-             */
-            result: "SUCCESS";
-            /**
-             * @description Always `SUCCEEDED`.
-             * @enum {string}
-             */
-            status: "SUCCEEDED";
-            /** @description Discount given back, ×100. */
-            amount: number;
-            /** @description Gift credit restored, ×100. */
-            gift_amount: number;
-            /** @description The redemptions rolled back (for a parent, its children). */
-            rollbacks: string[];
-            /**
-             * @description Always `redemption_rollback`.
-             * @constant
-             */
-            object: "redemption_rollback";
+            reason?: string | null;
+            /** @description Accepted and ignored; see above. */
+            tracking_id?: string;
+            /** @description Accepted and ignored; see above. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description Accepted and ignored; see above. */
+            order?: components["schemas"]["OrderRequest"] | null;
+            /** @description The rollback's metadata; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
          * ValidationsValidateResponseBody
          * @description Whether every redeemable applies, each verdict, and the order with the discounts applied.
+         *     `redeemables` holds the applicable and skipped verdicts in request order; `inapplicable_redeemables` and
+         *     `skipped_redeemables` repeat the inapplicable and skipped ones, and are left out when there are none.
          */
         ValidationsValidateResponseBody: {
+            /** @description The validation's ID, in the public API. Not sent by this server, which keeps no validations. */
+            id?: string;
             /** @description True when every redeemable applies. */
             valid: boolean;
-            /** @description The applicable (or, when any failed, skipped) redeemables, in request order. */
+            /** @description The applicable and skipped redeemables, in request order. */
             redeemables: components["schemas"]["ValidationRedeemable"][];
-            /** @description The redeemables that do not apply, with the reason. */
-            inapplicable_redeemables: components["schemas"]["ValidationRedeemable"][];
-            order: components["schemas"]["OrderCalculated"];
+            /** @description The skipped redeemables, with the reason in `result.details`. */
+            skipped_redeemables?: components["schemas"]["ValidationRedeemable"][];
+            /** @description The redeemables that do not apply, with the reason in `result.error`. */
+            inapplicable_redeemables?: components["schemas"]["ValidationRedeemable"][];
+            order?: components["schemas"]["OrderCalculated"];
             /** @description Identifies the customer (or an anonymous one) across validations and redemptions. */
-            tracking_id: string;
+            tracking_id?: string;
+            session?: components["schemas"]["RedemptionSession"];
+            stacking_rules: components["schemas"]["StackingRules"];
             /**
-             * @description Always `validation`.
+             * @description Always `validation`. This server's own field.
              * @constant
              */
-            object: "validation";
+            object?: "validation";
         };
         /**
          * ValidationRuleError
@@ -7342,18 +8811,9 @@ export interface components {
         };
         /**
          * VoucherRedemptionsResponseBody
-         * @description A voucher's redemption counters with every redemption of it, newest first: the address a voucher's
-         *     `redemption.url` names. Entries include failed and rolled-back redemptions; `redeemed_quantity` counts
-         *     only the successful ones not rolled back.
-         * @example {
-         *       "object": "list",
-         *       "data_ref": "redemption_entries",
-         *       "quantity": 1,
-         *       "redeemed_quantity": 0,
-         *       "url": "/v1/vouchers/SUMMER-7K2Q/redemption",
-         *       "redemption_entries": [],
-         *       "total": 0
-         *     }
+         * @description A voucher's redemption counters with every redemption and rollback of it, newest first: the address a
+         *     voucher's `redemption.url` names. Entries include failed and rolled-back redemptions and the rollbacks
+         *     themselves; `redeemed_quantity` counts only the successful redemptions not rolled back.
          */
         VoucherRedemptionsResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
@@ -7369,72 +8829,10 @@ export interface components {
              * @example /v1/vouchers/SUMMER-7K2Q/redemption
              */
             url: string;
-            redemption_entries: components["schemas"]["Redemption"][];
+            redemption_entries: components["schemas"]["RedemptionEntry"][];
             /** @description Number of entries. */
             total: number;
         };
-        /**
-         * SourceId
-         * @description The object's ID in an external system. Unique among objects of its type in the project.
-         * @example espresso-250g
-         */
-        SourceId: string | null;
-        /**
-         * Price
-         * @description Unit price in the currency's minor units ×100 (100.00 is `10000`), or null when not set.
-         * @example 2000
-         */
-        Price: number | null;
-        /**
-         * ProductAttributes
-         * @description Names of the attributes whose values each SKU of the product may set.
-         * @example [
-         *       "size",
-         *       "grind"
-         *     ]
-         */
-        ProductAttributes: string[];
-        /**
-         * ImageUrl
-         * Format: uri
-         * @description An HTTPS URL of a `.png` or `.jpg` image.
-         * @example https://images.example.com/products/espresso.png
-         */
-        ImageUrl: string;
-        /**
-         * ProductBase
-         * @description The fields every product carries.
-         */
-        ProductBase: {
-            /**
-             * @description Product ID assigned by the service (prefix `prod_`), or the ID given at creation.
-             * @example prod_0a9f9aeddb019a42db
-             */
-            id: string;
-            source_id: components["schemas"]["SourceId"];
-            /**
-             * @description Product name, unique in the project.
-             * @example Espresso beans 250 g
-             */
-            name: string | null;
-            price: components["schemas"]["Price"];
-            attributes: components["schemas"]["ProductAttributes"];
-            metadata: components["schemas"]["Metadata"];
-            /** @description HTTPS URL of a `.png` or `.jpg` image of the product, or null. */
-            image_url: components["schemas"]["ImageUrl"] | null;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /**
-             * @description Always `product`.
-             * @constant
-             */
-            object: "product";
-        };
-        /**
-         * Product
-         * @description A product, as returned by create, update and list.
-         */
-        Product: components["schemas"]["ProductBase"];
         /**
          * ProductsListResponseBody
          * @description A page of products.
@@ -7482,59 +8880,6 @@ export interface components {
             metadata?: components["schemas"]["Metadata"];
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
-        };
-        /**
-         * Currency
-         * @description ISO 4217 code of the price's currency, or null.
-         * @example EUR
-         */
-        Currency: string | null;
-        /**
-         * SkuAttributes
-         * @description Values of the attributes the parent product declares, by attribute name. A name the product does not
-         *     declare is rejected.
-         * @example {
-         *       "size": "250g",
-         *       "grind": "whole"
-         *     }
-         */
-        SkuAttributes: {
-            [key: string]: string;
-        };
-        /**
-         * Sku
-         * @description A stock-keeping unit, one variant of a product.
-         */
-        Sku: {
-            /**
-             * @description SKU ID assigned by the service (prefix `sku_`), or the ID given at creation.
-             * @example sku_0b1621b319d248b79f
-             */
-            id: string;
-            source_id: components["schemas"]["SourceId"];
-            /**
-             * @description ID of the parent product.
-             * @example prod_0a9f9aeddb019a42db
-             */
-            product_id: string;
-            /**
-             * @description The SKU's name, unique in the project.
-             * @example Espresso 250 g whole beans
-             */
-            sku: string | null;
-            price: components["schemas"]["Price"];
-            currency: components["schemas"]["Currency"];
-            attributes: components["schemas"]["SkuAttributes"];
-            /** @description HTTPS URL of a `.png` or `.jpg` image of the SKU, or null. */
-            image_url: components["schemas"]["ImageUrl"] | null;
-            metadata: components["schemas"]["Metadata"];
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /**
-             * @description Always `sku`.
-             * @constant
-             */
-            object: "sku";
         };
         /**
          * ProductSkusList
@@ -9250,50 +10595,6 @@ export interface components {
              * @constant
              */
             object?: "customer";
-        };
-        /**
-         * RewardParameters
-         * @description What the reward gives, by its type: for `CAMPAIGN`, a voucher of `campaign` (a discount voucher, or a
-         *     gift card with `balance` credits ×100, or a loyalty card with `balance` points); for `COIN`, paying for
-         *     an order with points, `points_ratio` points being worth `exchange_ratio` ×100 of money; for `MATERIAL`,
-         *     a `product` (and optionally one of its SKUs). Requests need the part's `id` (or `exchange_ratio`): 400
-         *     without it.
-         */
-        RewardParameters: {
-            /** @description For `CAMPAIGN` rewards. */
-            campaign?: {
-                /** @description The campaign whose voucher is given (ID or name in requests, ID in responses). */
-                id?: string;
-                /** @description Gift credits ×100 or loyalty points loaded on the given card; null for discount vouchers. */
-                balance?: number | null;
-                /**
-                 * @description The campaign's type (in responses).
-                 * @enum {string}
-                 */
-                type?: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS" | "LOYALTY_PROGRAM";
-            };
-            /** @description For `COIN` rewards. */
-            coin?: {
-                /**
-                 * @description Money, ×100, that `points_ratio` points pay. Requests may send it as a decimal string; responses
-                 *     give a number.
-                 * @example 100
-                 */
-                exchange_ratio?: number | string;
-                /**
-                 * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string; responses give a number.
-                 * @default 1
-                 * @example 10
-                 */
-                points_ratio?: number | string;
-            };
-            /** @description For `MATERIAL` rewards. */
-            product?: {
-                /** @description Product ID. */
-                id?: string;
-                /** @description SKU ID of the product, or null. */
-                sku_id?: string | null;
-            };
         };
         /**
          * LoyaltyRedeemedReward
@@ -12646,10 +13947,74 @@ export interface components {
          */
         PublicationVoucherFilter: string;
         /**
+         * @description Only publications with this result. Every publication this server records succeeded.
+         * @example SUCCESS
+         */
+        PublicationResultFilter: "SUCCESS" | "FAILURE";
+        /**
+         * @description Only publications of discount vouchers (`discount`) or of loyalty cards (`loyalty`).
+         * @example discount
+         */
+        PublicationVoucherTypeFilter: "discount" | "loyalty";
+        /**
+         * @description Only publications of referral codes (`true`) or of other vouchers (`false`).
+         * @example false
+         */
+        PublicationReferralFilter: boolean;
+        /**
+         * @description Only the publication with this `source_id`.
+         * @example newsletter-2026-11-jane
+         */
+        PublicationSourceIdFilter: string;
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Newest first (`-created_at`) by default.
+         * @example created_at
+         */
+        PublicationsOrder: "id" | "-id" | "voucher_code" | "-voucher_code" | "tracking_id" | "-tracking_id" | "customer_id" | "-customer_id" | "created_at" | "-created_at" | "channel" | "-channel";
+        /**
+         * @description Conditions on publication fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `failure_code`, `result`,
+         *     `customer_id`, `campaign_name`, `voucher_type`, `is_referral_code`, `parent_object_id` (the campaign),
+         *     `related_object_id` (the voucher), `source_id`. Example: `filters[campaign_name][conditions][$is]=Summer sale 2026`.
+         * @example {
+         *       "campaign_name": {
+         *         "conditions": {
+         *           "$is": "Summer sale 2026"
+         *         }
+         *       }
+         *     }
+         */
+        PublicationFilters: components["schemas"]["PublicationsListFilters"];
+        /**
+         * @description With `true`, a customer who already holds a voucher of the campaign gets that voucher's latest
+         *     publication back instead of another voucher. Applies to publications by `campaign`.
+         * @example true
+         */
+        PublicationJoinOnce: boolean;
+        /**
          * @description Only redemptions with this result.
          * @example SUCCESS
          */
         RedemptionResultFilter: "SUCCESS" | "FAILURE";
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Newest first (`-created_at`) by default.
+         * @example created_at
+         */
+        RedemptionsOrder: "created_at" | "-created_at" | "id" | "-id" | "voucher_code" | "-voucher_code" | "tracking_id" | "-tracking_id" | "customer_id" | "-customer_id";
+        /**
+         * @description Conditions on redemption fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `voucher_code`, `related_object_id`,
+         *     `related_object_parent_id` (the campaign), `parent_redemption_id`, `failure_code`, `result`, `object`,
+         *     `customer_id`, `campaign_name`, `user_login`. Example: `filters[voucher_code][conditions][$starts_with]=SUMMER`.
+         * @example {
+         *       "voucher_code": {
+         *         "conditions": {
+         *           "$starts_with": "SUMMER"
+         *         }
+         *       }
+         *     }
+         */
+        RedemptionFilters: components["schemas"]["RedemptionsListFilters"];
         /**
          * @description The redemption's ID.
          * @example r_0b4aa7c6eacb8d1e2f
@@ -12661,6 +14026,11 @@ export interface components {
          * @example Order cancelled
          */
         RollbackReason: string;
+        /**
+         * @description Accepted and ignored, as in the body (a rollback does not change the customer).
+         * @example track_Y3VzdF83ZjhiMmNkOGEzM2QwZjFlMmI
+         */
+        RollbackTrackingId: string;
         /**
          * @description The validation rule's ID.
          * @example val_4j7DCRm2IS59
@@ -14327,10 +15697,44 @@ export interface operations {
                  */
                 voucher?: components["parameters"]["PublicationVoucherFilter"];
                 /**
-                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @description Only publications with this result. Every publication this server records succeeded.
+                 * @example SUCCESS
+                 */
+                result?: components["parameters"]["PublicationResultFilter"];
+                /**
+                 * @description Only publications of discount vouchers (`discount`) or of loyalty cards (`loyalty`).
+                 * @example discount
+                 */
+                voucher_type?: components["parameters"]["PublicationVoucherTypeFilter"];
+                /**
+                 * @description Only publications of referral codes (`true`) or of other vouchers (`false`).
+                 * @example false
+                 */
+                is_referral_code?: components["parameters"]["PublicationReferralFilter"];
+                /**
+                 * @description Only the publication with this `source_id`.
+                 * @example newsletter-2026-11-jane
+                 */
+                source_id?: components["parameters"]["PublicationSourceIdFilter"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Newest first (`-created_at`) by default.
                  * @example created_at
                  */
-                order?: components["parameters"]["OrderByCreatedAt"];
+                order?: components["parameters"]["PublicationsOrder"];
+                /**
+                 * @description Conditions on publication fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `failure_code`, `result`,
+                 *     `customer_id`, `campaign_name`, `voucher_type`, `is_referral_code`, `parent_object_id` (the campaign),
+                 *     `related_object_id` (the voucher), `source_id`. Example: `filters[campaign_name][conditions][$is]=Summer sale 2026`.
+                 * @example {
+                 *       "campaign_name": {
+                 *         "conditions": {
+                 *           "$is": "Summer sale 2026"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["PublicationFilters"];
             };
             header?: never;
             path?: never;
@@ -14356,7 +15760,14 @@ export interface operations {
     };
     "create-publication": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With `true`, a customer who already holds a voucher of the campaign gets that voucher's latest
+                 *     publication back instead of another voucher. Applies to publications by `campaign`.
+                 * @example true
+                 */
+                join_once?: components["parameters"]["PublicationJoinOnce"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -14373,7 +15784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Publication"];
+                    "application/json": components["schemas"]["PublicationsCreateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14411,6 +15822,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14446,10 +15858,33 @@ export interface operations {
                  */
                 customer?: components["parameters"]["RedemptionCustomerFilter"];
                 /**
-                 * @description Sort by creation time; a leading dash means newest first, the default.
+                 * @description Sort order; a leading dash sorts in descending order. Newest first (`-created_at`) by default.
                  * @example created_at
                  */
-                order?: components["parameters"]["OrderByCreatedAt"];
+                order?: components["parameters"]["RedemptionsOrder"];
+                /**
+                 * @description Only objects created before and/or after the given moments, written in bracket form:
+                 *     `created_at[before]=2026-11-30` or `created_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                created_at?: components["parameters"]["CreatedAtRange"];
+                /**
+                 * @description Conditions on redemption fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `voucher_code`, `related_object_id`,
+                 *     `related_object_parent_id` (the campaign), `parent_redemption_id`, `failure_code`, `result`, `object`,
+                 *     `customer_id`, `campaign_name`, `user_login`. Example: `filters[voucher_code][conditions][$starts_with]=SUMMER`.
+                 * @example {
+                 *       "voucher_code": {
+                 *         "conditions": {
+                 *           "$starts_with": "SUMMER"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["RedemptionFilters"];
             };
             header?: never;
             path?: never;
@@ -14526,7 +15961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Redemption"];
+                    "application/json": components["schemas"]["RedemptionEntry"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14546,6 +15981,11 @@ export interface operations {
                  * @example Order cancelled
                  */
                 reason?: components["parameters"]["RollbackReason"];
+                /**
+                 * @description Accepted and ignored, as in the body (a rollback does not change the customer).
+                 * @example track_Y3VzdF83ZjhiMmNkOGEzM2QwZjFlMmI
+                 */
+                tracking_id?: components["parameters"]["RollbackTrackingId"];
             };
             header?: never;
             path: {
@@ -19359,6 +20799,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

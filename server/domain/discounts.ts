@@ -1,6 +1,11 @@
 /**
  * Discount arithmetic. All money is integers ×100; percentages round half up to a whole minor unit,
  * and no discount takes more than what is left of the order.
+ *
+ * A discount is either order-level (it takes a sum off the order as a whole) or item-level (it takes its
+ * sum off particular lines, or gives units of a product for free); the order keeps the two apart
+ * (`discount_amount`, `items_discount_amount`), so `applyDiscount` says which one it was and, for an
+ * item-level one, what it took off each line.
  */
 import type { components } from '../../generated/openapi.js';
 
@@ -14,62 +19,225 @@ export interface PricedItem {
   amount: number;
 }
 
+/** A line while discounts apply to it: what earlier discounts of the request already took. */
+export interface DiscountLine extends PricedItem {
+  /** Units earlier unit discounts made free. */
+  discount_quantity?: number;
+  /** What earlier item discounts took off the line. */
+  discount_amount?: number;
+}
+
+/** A product or SKU of the catalog that a unit discount gives, for a line the order does not have yet. */
+export interface CatalogUnit {
+  product_id: string | null;
+  sku_id: string | null;
+  price: number | null;
+}
+
+export interface DiscountEffect {
+  /** What the discount takes off the order in all. */
+  total: number;
+  /** Whether the discount worked on the lines (item effects, free units) rather than on the order as a whole. */
+  itemLevel: boolean;
+  /** The lines after the discount: units it added raise a line's quantity and amount; new lines come last. */
+  lines: DiscountLine[];
+  /** By line of `lines`: what the discount took off it. */
+  perLine: number[];
+  /** By line of `lines`: units the discount added to it. */
+  addedUnits: number[];
+  /** By line of `lines`: units the discount made free. */
+  freeUnits: number[];
+  /** Value of the units added, which raises the order's amount by as much. */
+  addedAmount: number;
+}
+
+/**
+ * One effect of a unit discount, as the public API shapes it: `unit_type` (a product or SKU ID) and
+ * `unit_off` units, with the product or SKU named again in `product`/`sku`. The contract's Discount
+ * schema belongs to the voucher area; this is the part of it the engine reads.
+ */
+interface UnitEffect {
+  unit_off?: number;
+  unit_type: string;
+  effect?: string;
+  product?: { id?: string };
+  sku?: { id?: string };
+}
+type UnitDiscount = UnitEffect & { type: 'UNIT'; units?: UnitEffect[] };
+
 export function percentOf(amount: number, percent: number): number {
   return Math.floor((amount * percent) / 100 + 0.5);
+}
+
+/** What is left of a line for item discounts to take. */
+function lineLeft(line: DiscountLine): number {
+  return Math.max(0, line.amount - (line.discount_amount ?? 0));
+}
+
+/** Splits `total` over the lines in proportion to `weights`, whole minor units, the remainders to the largest fractions. */
+function proportional(total: number, weights: number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (sum <= 0) return weights.map(() => 0);
+  const exact = weights.map((weight) => (total * weight) / sum);
+  const shares = exact.map(Math.floor);
+  let rest = total - shares.reduce((a, b) => a + b, 0);
+  const order = exact.map((value, index) => ({ index, fraction: value - Math.floor(value) })).sort((a, b) => b.fraction - a.fraction || a.index - b.index);
+  for (const { index } of order) {
+    if (rest <= 0) break;
+    shares[index]! += 1;
+    rest -= 1;
+  }
+  return shares;
+}
+
+/** Takes shares back from the last lines until the sum is at most `cap`. */
+function capShares(shares: number[], cap: number): number[] {
+  const out = [...shares];
+  let excess = out.reduce((a, b) => a + b, 0) - cap;
+  for (let index = out.length - 1; index >= 0 && excess > 0; index--) {
+    const back = Math.min(out[index]!, excess);
+    out[index]! -= back;
+    excess -= back;
+  }
+  return out;
+}
+
+function orderLevel(total: number, lines: DiscountLine[]): DiscountEffect {
+  const zeros = lines.map(() => 0);
+  return { total, itemLevel: false, lines, perLine: zeros, addedUnits: [...zeros], freeUnits: [...zeros], addedAmount: 0 };
+}
+
+function itemLevel(shares: number[], lines: DiscountLine[], remaining: number): DiscountEffect {
+  const perLine = capShares(shares, remaining);
+  const zeros = lines.map(() => 0);
+  return { total: perLine.reduce((a, b) => a + b, 0), itemLevel: true, lines, perLine, addedUnits: zeros, freeUnits: [...zeros], addedAmount: 0 };
 }
 
 type AmountDiscount = Extract<Discount, { type: 'AMOUNT' }>;
 
 /**
- * The sum an AMOUNT discount takes before the order caps it. APPLY_TO_ITEMS takes the sum off each item
- * line and APPLY_TO_ITEMS_BY_QUANTITY off each unit, neither more than the line is worth; the
- * proportional effects split the one sum over the items, so they take it once, as APPLY_TO_ORDER does.
- * An order without items has nothing to take from item by item, so every effect takes the sum once.
+ * An AMOUNT discount. APPLY_TO_ITEMS takes the sum off each line and APPLY_TO_ITEMS_BY_QUANTITY off each
+ * unit, neither more than the line has left; the proportional effects split the one sum over the lines by
+ * amount or by quantity. An order without lines has nothing to take from line by line, so every effect
+ * takes the sum once from the order.
  */
-function amountOff(discount: AmountDiscount, items: readonly PricedItem[]): number {
-  if (items.length === 0) return discount.amount_off;
+function amountEffect(discount: AmountDiscount, remaining: number, lines: DiscountLine[]): DiscountEffect {
+  const limit = (total: number) => (discount.aggregated_amount_limit !== undefined ? Math.min(total, discount.aggregated_amount_limit) : total);
+  if (lines.length === 0 || !discount.effect || discount.effect === 'APPLY_TO_ORDER') {
+    return orderLevel(Math.min(limit(discount.amount_off), remaining), lines);
+  }
+  let shares: number[];
   switch (discount.effect) {
     case 'APPLY_TO_ITEMS':
-      return items.reduce((sum, item) => sum + Math.min(discount.amount_off, item.amount), 0);
+      shares = lines.map((line) => Math.min(discount.amount_off, lineLeft(line)));
+      break;
     case 'APPLY_TO_ITEMS_BY_QUANTITY':
-      return items.reduce((sum, item) => sum + Math.min(discount.amount_off * item.quantity, item.amount), 0);
+      shares = lines.map((line) => Math.min(discount.amount_off * line.quantity, lineLeft(line)));
+      break;
+    case 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY':
+      shares = proportional(discount.amount_off, lines.map((line) => line.quantity));
+      break;
     default:
-      return discount.amount_off;
+      shares = proportional(discount.amount_off, lines.map((line) => line.amount));
+  }
+  const clamped = shares.map((share, index) => Math.min(share, lineLeft(lines[index]!)));
+  return itemLevel(capShares(clamped, limit(Infinity)), lines, remaining);
+}
+
+/** The line a unit effect gives units of: by SKU when it names one, otherwise by product or SKU ID. */
+function unitLine(lines: DiscountLine[], effect: UnitEffect): number {
+  const skuId = effect.sku?.id;
+  if (skuId) return lines.findIndex((line) => line.sku_id === skuId);
+  return lines.findIndex((line) => line.product_id === effect.unit_type || line.sku_id === effect.unit_type);
+}
+
+/**
+ * A UNIT discount gives `unit_off` units of a product or SKU for free. `ADD_MISSING_ITEMS` (the default)
+ * makes free units the order already has and adds only the ones it lacks; `ADD_NEW_ITEMS` (and
+ * `ADD_SAME_ITEMS`, taken the same way here) always adds them; `ADD_MANY_ITEMS` does this for each of its
+ * `units`, each with its own effect. Units already made free by an earlier discount of the request do not
+ * count as present. Added units raise the order's amount by their value, and the discount takes exactly
+ * that back, so they cost nothing; units the order had are taken off what is left of it. A unit whose
+ * price is unknown (no price on the line, none in the catalog) gives nothing.
+ */
+function unitEffect(discount: UnitDiscount, remaining: number, given: DiscountLine[], catalog: (id: string) => CatalogUnit | undefined): DiscountEffect {
+  const lines = given.map((line) => ({ ...line }));
+  const effects = discount.effect === 'ADD_MANY_ITEMS' ? (discount.units ?? []) : [discount];
+  const addedUnits = lines.map(() => 0);
+  const freeUnits = lines.map(() => 0);
+  const perLine = lines.map(() => 0);
+  let addedAmount = 0;
+  let fromOrder = 0;
+  for (const effect of effects) {
+    const units = Math.max(0, Math.floor(effect.unit_off ?? 1));
+    if (units === 0) continue;
+    let index = unitLine(lines, effect);
+    const line = index >= 0 ? lines[index]! : undefined;
+    const known = line ? undefined : catalog(effect.sku?.id ?? effect.product?.id ?? effect.unit_type);
+    const price = line ? (line.price ?? (line.quantity > 0 ? Math.floor(line.amount / line.quantity) : null)) : (known?.price ?? null);
+    if (price === null) continue;
+    const present = line ? Math.max(0, line.quantity - (line.discount_quantity ?? 0) - freeUnits[index]!) : 0;
+    const add = effect.effect === 'ADD_NEW_ITEMS' || effect.effect === 'ADD_SAME_ITEMS' ? units : Math.max(0, units - present);
+    if (index < 0) {
+      lines.push({ product_id: known?.product_id ?? null, sku_id: known?.sku_id ?? null, quantity: 0, price, amount: 0, discount_quantity: 0, discount_amount: 0 });
+      addedUnits.push(0);
+      freeUnits.push(0);
+      perLine.push(0);
+      index = lines.length - 1;
+    }
+    const target = lines[index]!;
+    target.quantity += add;
+    target.amount += add * price;
+    addedUnits[index]! += add;
+    freeUnits[index]! += units;
+    perLine[index]! += units * price;
+    addedAmount += add * price;
+    fromOrder += (units - add) * price;
+  }
+  // Added units pay for themselves; units the order had come out of what is left of it.
+  const total = perLine.reduce((a, b) => a + b, 0) - Math.max(0, fromOrder - remaining);
+  return { total, itemLevel: true, lines, perLine: capShares(perLine, total), addedUnits, freeUnits, addedAmount };
+}
+
+/**
+ * What the discount does to an order with `remaining` left to pay and these lines. `catalog` finds the
+ * products and SKUs a unit discount may add when the order has no line of them.
+ */
+export function applyDiscount(discount: Discount, remaining: number, lines: readonly DiscountLine[], catalog: (id: string) => CatalogUnit | undefined = () => undefined): DiscountEffect {
+  const current = [...lines];
+  switch (discount.type) {
+    case 'AMOUNT':
+      return amountEffect(discount, remaining, current);
+    case 'PERCENT': {
+      const cap = (total: number) => Math.min(discount.amount_limit !== undefined ? Math.min(total, discount.amount_limit) : total, remaining);
+      if (discount.effect === 'APPLY_TO_ITEMS' && current.length > 0) {
+        const shares = current.map((line) => Math.min(percentOf(line.amount, discount.percent_off), lineLeft(line)));
+        return itemLevel(capShares(shares, cap(Infinity)), current, remaining);
+      }
+      return orderLevel(cap(percentOf(remaining, discount.percent_off)), current);
+    }
+    case 'FIXED':
+      if (discount.effect === 'APPLY_TO_ITEMS' && current.length > 0) {
+        const shares = current.map((line) => Math.min(Math.max(0, line.amount - discount.fixed_amount * line.quantity), lineLeft(line)));
+        return itemLevel(shares, current, remaining);
+      }
+      return orderLevel(Math.min(Math.max(0, remaining - discount.fixed_amount), remaining), current);
+    case 'UNIT':
+      return unitEffect(discount as UnitDiscount, remaining, current, catalog);
+    default:
+      return orderLevel(0, current);
   }
 }
 
 /** What the discount takes off `remaining`, given the order's items for item-based discounts. */
 export function discountAmount(discount: Discount, remaining: number, items: readonly PricedItem[]): number {
-  let off: number;
-  switch (discount.type) {
-    case 'AMOUNT':
-      off = amountOff(discount, items);
-      if (discount.aggregated_amount_limit !== undefined) off = Math.min(off, discount.aggregated_amount_limit);
-      break;
-    case 'PERCENT': {
-      off =
-        discount.effect === 'APPLY_TO_ITEMS' && items.length > 0
-          ? items.reduce((sum, item) => sum + percentOf(item.amount, discount.percent_off), 0)
-          : percentOf(remaining, discount.percent_off);
-      if (discount.amount_limit !== undefined) off = Math.min(off, discount.amount_limit);
-      break;
-    }
-    case 'FIXED':
-      off =
-        discount.effect === 'APPLY_TO_ITEMS' && items.length > 0
-          ? items.reduce((sum, item) => sum + Math.max(0, item.amount - discount.fixed_amount * item.quantity), 0)
-          : Math.max(0, remaining - discount.fixed_amount);
-      break;
-    case 'UNIT': {
-      // One unit kind, or several (`ADD_MANY_ITEMS` with `units`): each gives its units of its product or SKU.
-      const units = 'units' in discount ? discount.units : [discount];
-      off = units.reduce((sum, unit) => {
-        const item = items.find((line) => line.product_id === unit.unit_type || line.sku_id === unit.unit_type);
-        const unitPrice = item?.price ?? (item ? Math.floor(item.amount / item.quantity) : 0);
-        return sum + unitPrice * (unit.unit_off ?? 0);
-      }, 0);
-      break;
-    }
-  }
-  return Math.max(0, Math.min(off, remaining));
+  return applyDiscount(discount, remaining, items).total;
+}
+
+/** The product and SKU IDs a unit discount may need from the catalog. */
+export function unitIds(discount: Discount): string[] {
+  if (discount.type !== 'UNIT') return [];
+  const unit = discount as UnitDiscount;
+  const effects = unit.effect === 'ADD_MANY_ITEMS' ? (unit.units ?? []) : [unit];
+  return effects.flatMap((effect) => [effect.unit_type, effect.product?.id, effect.sku?.id].filter((id): id is string => typeof id === 'string'));
 }

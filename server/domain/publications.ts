@@ -1,18 +1,42 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
+import { presentCustomer, upsertCustomer, type Customer } from './customers.js';
+import { trackingIdOf } from './engine.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
-import { upsertCustomer } from './customers.js';
+import { checkFilter, matchesFilter, type FilterDefinition } from './filters.js';
 import { newId } from './ids.js';
-import { pageWindow, type PageRequest } from './pagination.js';
+import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { validityAt } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 
 type Schemas = components['schemas'];
-export type PublicationRecord = Omit<Schemas['Publication'], 'voucher'>;
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
+type CustomerReference = Schemas['CustomerReference'];
 
-export async function customerFor(ctx: DomainContext, input: PublicationCreate['customer']) {
+/** A publication as stored; its customer and voucher are attached when it is read. */
+export interface PublicationRecord {
+  id: string;
+  created_at: string;
+  customer_id: string;
+  tracking_id: string;
+  metadata: Record<string, unknown>;
+  channel: string;
+  source_id: string | null;
+  result: 'SUCCESS';
+  voucher_code: string;
+  vouchers_id: string[];
+  /** The codes, when the request asked for more than one voucher. */
+  vouchers?: string[];
+  campaign_id: string | null;
+  object: 'publication';
+}
+
+/**
+ * The customer of a loyalty member, a custom event or the like: by `id` (which must exist) or `source_id`
+ * (created when new). A reference with neither is refused.
+ */
+export async function customerFor(ctx: DomainContext, input: Schemas['PublicationsCreateRequestBody']['customer']) {
   if (input.id) {
     const customer = await ctx.uow.customers.get(input.id);
     if (!customer) throw notFound('customer', input.id);
@@ -31,71 +55,224 @@ export async function customerFor(ctx: DomainContext, input: PublicationCreate['
   throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id or a source_id');
 }
 
-async function voucherFor(ctx: DomainContext, input: PublicationCreate, customerId: string): Promise<VoucherRecord | DomainError> {
+/**
+ * The customer a request names, as orders, qualifications and publications take it: by `id` (which must
+ * exist), by `source_id` (an unknown one creates the customer with the details given), or, with neither, by
+ * details alone (`name`, `email` or `phone`), which creates a new customer. Undefined when the reference
+ * names no one (nothing but metadata, say).
+ */
+export async function namedCustomer(ctx: DomainContext, ref: CustomerReference | null | undefined): Promise<Customer | undefined> {
+  if (!ref) return undefined;
+  if (ref.id) {
+    const customer = await ctx.uow.customers.get(ref.id);
+    if (!customer) throw notFound('customer', ref.id);
+    return customer;
+  }
+  if (ref.source_id) {
+    const existing = await ctx.uow.customers.getBy('source_id', ref.source_id);
+    if (existing) return existing;
+  } else if (!ref.name && !ref.email && !ref.phone) {
+    return undefined;
+  }
+  const { id: _id, object: _object, ...fields } = ref;
+  return upsertCustomer(ctx, fields);
+}
+
+/** The oldest active vouchers of the campaign that nobody holds. */
+async function freeVouchers(ctx: DomainContext, campaignId: string, count: number): Promise<VoucherRecord[]> {
+  const now = ctx.clock.now();
+  return (await ctx.uow.vouchers.findBy('campaign_id', campaignId))
+    .filter((voucher) => voucher.holder_id === null && voucher.active && validityAt({ ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid)
+    .slice(0, count);
+}
+
+async function vouchersFor(ctx: DomainContext, input: PublicationCreate, customerId: string): Promise<VoucherRecord[] | DomainError> {
   if (input.voucher !== undefined) {
     const voucher = await ctx.uow.vouchers.getBy('code', input.voucher);
     if (!voucher) throw notFound('voucher', input.voucher);
     if (voucher.holder_id !== null && voucher.holder_id !== customerId) {
       throw invalid('invalid_publish_params', 'Invalid publish params', `Voucher ${voucher.code} is already held by another customer`);
     }
-    return voucher;
+    return [voucher];
   }
-  const ref = input.campaign!.name;
-  const campaign = (await ctx.uow.campaigns.get(ref)) ?? (await ctx.uow.campaigns.getBy('name', ref));
-  if (!campaign) throw notFound('campaign', ref);
-  const now = ctx.clock.now();
-  const free = (await ctx.uow.vouchers.findBy('campaign_id', campaign.id)).find(
-    (voucher) => voucher.holder_id === null && voucher.active && validityAt({ ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid,
-  );
-  if (!free) {
+  const campaign = await campaignOf(ctx, input.campaign!.name);
+  const count = input.campaign!.count ?? 1;
+  const free = await freeVouchers(ctx, campaign.id, count);
+  if (free.length < count) {
     await recordEvent(ctx, 'publication.failed', { campaign_id: campaign.id, customer_id: customerId }, { campaign: { id: campaign.id } });
-    return invalid('no_voucher_suitable_for_publication', 'No voucher suitable for publication', `Campaign ${campaign.name} has no free voucher left`);
+    return invalid('no_voucher_suitable_for_publication', 'No voucher suitable for publication', `Campaign ${campaign.name} has ${free.length} free voucher(s) left; ${count} asked for`);
   }
   return free;
 }
 
-export type PublishOutcome = { ok: true; publication: PublicationRecord; voucher: VoucherRecord } | { ok: false; error: DomainError };
+async function campaignOf(ctx: DomainContext, ref: string) {
+  const campaign = (await ctx.uow.campaigns.get(ref)) ?? (await ctx.uow.campaigns.getBy('name', ref));
+  if (!campaign) throw notFound('campaign', ref);
+  return campaign;
+}
+
+export type PublishOutcome = { ok: true; publication: PublicationRecord; vouchers: VoucherRecord[] } | { ok: false; error: DomainError };
+
+/** An earlier publication the request asks for again: by its `source_id`, or the customer's latest of the campaign with `join_once`. */
+async function earlierPublication(ctx: DomainContext, input: PublicationCreate, customerId: string, joinOnce: boolean): Promise<PublicationRecord | undefined> {
+  if (input.source_id !== undefined) {
+    const [same] = (await ctx.uow.publications.query({ where: (publication) => publication.source_id === input.source_id, limit: 1 })).rows;
+    if (same) {
+      if (same.customer_id !== customerId) {
+        throw invalid('invalid_publish_params', 'Invalid publish params', `Publication source_id ${input.source_id} belongs to another customer`);
+      }
+      return same;
+    }
+  }
+  if (joinOnce && input.campaign) {
+    const campaign = await campaignOf(ctx, input.campaign.name);
+    const [latest] = (
+      await ctx.uow.publications.query({
+        where: (publication) => publication.customer_id === customerId && publication.campaign_id === campaign.id,
+        orderBy: { field: 'created_at', direction: 'desc' },
+        limit: 1,
+      })
+    ).rows;
+    return latest;
+  }
+  return undefined;
+}
 
 /**
- * Assigns a voucher to a customer. A campaign with nothing left is a refusal that is returned, not
+ * Assigns vouchers to a customer. A campaign without enough left is a refusal that is returned, not
  * thrown, so the unit of work still commits the record of the failed publication.
  */
-export async function publish(ctx: DomainContext, input: PublicationCreate): Promise<PublishOutcome> {
-  const customer = await customerFor(ctx, input.customer);
-  const voucher = await voucherFor(ctx, input, customer.id);
-  if (voucher instanceof DomainError) return { ok: false, error: voucher };
+export async function publish(ctx: DomainContext, input: PublicationCreate, options: { joinOnce?: boolean } = {}): Promise<PublishOutcome> {
+  const customer = await namedCustomer(ctx, input.customer);
+  if (!customer) throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id, a source_id, or details such as a name or email');
+  const earlier = await earlierPublication(ctx, input, customer.id, options.joinOnce ?? false);
+  if (earlier) {
+    const vouchers = (await Promise.all(earlier.vouchers_id.map((id) => ctx.uow.vouchers.get(id)))).filter((voucher): voucher is VoucherRecord => !!voucher);
+    return { ok: true, publication: earlier, vouchers };
+  }
+  const chosen = await vouchersFor(ctx, input, customer.id);
+  if (chosen instanceof DomainError) return { ok: false, error: chosen };
   const now = ctx.clock.now().toISOString();
-  const held = await ctx.uow.vouchers.update({ ...voucher, holder_id: customer.id, publish_count: voucher.publish_count + 1, updated_at: now });
+  const held: VoucherRecord[] = [];
+  for (const voucher of chosen) {
+    held.push(await ctx.uow.vouchers.update({ ...voucher, holder_id: customer.id, publish_count: voucher.publish_count + 1, updated_at: now }));
+  }
+  const first = held[0]!;
   const publication = await ctx.uow.publications.insert({
     id: newId('pub'),
     created_at: now,
     customer_id: customer.id,
-    tracking_id: `track_${Buffer.from(customer.id).toString('base64url')}`,
+    tracking_id: trackingIdOf(customer.id),
     metadata: input.metadata ?? {},
     channel: input.channel ?? 'API',
+    source_id: input.source_id ?? null,
     result: 'SUCCESS',
-    voucher_code: voucher.code,
-    campaign_id: voucher.campaign_id,
+    voucher_code: first.code,
+    vouchers_id: held.map((voucher) => voucher.id),
+    ...(held.length > 1 && { vouchers: held.map((voucher) => voucher.code) }),
+    campaign_id: first.campaign_id,
     object: 'publication',
   });
-  await recordEvent(ctx, 'publication.succeeded', { campaign_id: voucher.campaign_id, customer_id: customer.id, voucher_id: voucher.id }, { publication: { id: publication.id }, voucher: { id: voucher.id, code: voucher.code } });
-  await recordEvent(ctx, 'voucher.published', { campaign_id: voucher.campaign_id, customer_id: customer.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code }, customer: { id: customer.id }, publication: { id: publication.id } });
-  return { ok: true, publication, voucher: held };
+  for (const voucher of held) {
+    await recordEvent(ctx, 'publication.succeeded', { campaign_id: voucher.campaign_id, customer_id: customer.id, voucher_id: voucher.id }, { publication: { id: publication.id }, voucher: { id: voucher.id, code: voucher.code } });
+    await recordEvent(ctx, 'voucher.published', { campaign_id: voucher.campaign_id, customer_id: customer.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code }, customer: { id: customer.id }, publication: { id: publication.id } });
+  }
+  return { ok: true, publication, vouchers: held };
 }
 
-export async function listPublications(
-  ctx: DomainContext,
-  query: PageRequest & { customer?: string; campaign?: string; voucher?: string; order?: 'created_at' | '-created_at' },
-) {
+/** The fields a publication list's `filters` may name. */
+const PUBLICATION_FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'failure_code', 'result', 'customer_id', 'campaign_name', 'voucher_type', 'is_referral_code', 'parent_object_id', 'related_object_id', 'source_id',
+]);
+
+type PublicationSortField = 'id' | 'voucher_code' | 'tracking_id' | 'customer_id' | 'created_at' | 'channel';
+export type PublicationOrder = PublicationSortField | `-${PublicationSortField}`;
+
+export interface PublicationListQuery extends PageRequest {
+  customer?: string;
+  campaign?: string;
+  voucher?: string;
+  result?: 'SUCCESS' | 'FAILURE';
+  voucher_type?: 'discount' | 'loyalty';
+  is_referral_code?: boolean;
+  source_id?: string;
+  order?: PublicationOrder;
+  filters?: Record<string, unknown>;
+}
+
+/**
+ * A filter without its fields that carry no conditions: the contract lets a field come without any, and such
+ * a field constrains nothing, so leaving it out changes no answer (unlike an unknown field or operator, which
+ * `checkFilter` refuses).
+ */
+export function withoutEmptyClauses(raw: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(raw).filter(([field, clause]) => field === 'junction' || !(typeof clause === 'object' && clause !== null && !Array.isArray(clause) && (clause as { conditions?: unknown }).conditions === undefined)),
+  );
+}
+
+/** Query-string filters carry single values as strings; the filter engine takes lists. */
+export function listFilter(raw: Record<string, unknown>, fields: ReadonlySet<string>): FilterDefinition {
+  const checked = checkFilter(withoutEmptyClauses(raw), fields, { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' });
+  const definition: FilterDefinition = { junction: checked.junction === 'or' ? 'or' : 'and' };
+  for (const [field, clause] of Object.entries(checked)) {
+    if (field === 'junction') continue;
+    const conditions = (clause as { conditions: Record<string, unknown> }).conditions;
+    definition[field] = {
+      conditions: Object.fromEntries(Object.entries(conditions).map(([op, value]) => [op, (Array.isArray(value) ? value : [value]) as (string | number | boolean)[]])),
+    };
+  }
+  return definition;
+}
+
+export async function listPublications(ctx: DomainContext, query: PublicationListQuery) {
   const missing = '\u0000';
   const customerId = query.customer ? (((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? missing) : undefined;
   const campaignId = query.campaign ? (((await ctx.uow.campaigns.get(query.campaign)) ?? (await ctx.uow.campaigns.getBy('name', query.campaign)))?.id ?? missing) : undefined;
+  const filter = query.filters ? listFilter(query.filters, PUBLICATION_FILTER_FIELDS) : undefined;
+  // What the filters and type conditions read of a publication, looked up once per publication.
+  const views = new Map<string, Record<string, unknown>>();
+  const needsViews = filter !== undefined || query.voucher_type !== undefined || query.is_referral_code !== undefined;
+  for (const publication of needsViews ? (await ctx.uow.publications.query({})).rows : []) {
+    const voucher = await ctx.uow.vouchers.getBy('code', publication.voucher_code);
+    const campaign = publication.campaign_id ? await ctx.uow.campaigns.get(publication.campaign_id) : undefined;
+    views.set(publication.id, {
+      failure_code: null,
+      result: publication.result,
+      customer_id: publication.customer_id,
+      campaign_name: campaign?.name ?? null,
+      voucher_type: voucher?.type ?? null,
+      is_referral_code: voucher ? String(voucher.is_referral_code) : null,
+      parent_object_id: publication.campaign_id,
+      related_object_id: publication.vouchers_id,
+      source_id: publication.source_id,
+    });
+  }
+  const order = parseOrder<PublicationSortField>(query.order ?? '-created_at');
   return ctx.uow.publications.query({
-    where: (publication) =>
-      (customerId === undefined || publication.customer_id === customerId) &&
-      (campaignId === undefined || publication.campaign_id === campaignId) &&
-      (query.voucher === undefined || publication.voucher_code === query.voucher),
-    orderBy: { field: 'created_at', direction: (query.order ?? '-created_at') === '-created_at' ? 'desc' : 'asc' },
+    where: (publication) => {
+      const view = views.get(publication.id);
+      return (
+        (customerId === undefined || publication.customer_id === customerId) &&
+        (campaignId === undefined || publication.campaign_id === campaignId) &&
+        (query.voucher === undefined || publication.voucher_code === query.voucher || (publication.vouchers ?? []).includes(query.voucher)) &&
+        (query.result === undefined || publication.result === query.result) &&
+        (query.source_id === undefined || publication.source_id === query.source_id) &&
+        (query.voucher_type === undefined || view?.voucher_type === (query.voucher_type === 'loyalty' ? 'LOYALTY_CARD' : 'DISCOUNT_VOUCHER')) &&
+        (query.is_referral_code === undefined || view?.is_referral_code === String(query.is_referral_code)) &&
+        (!filter || (view !== undefined && matchesFilter(view, filter)))
+      );
+    },
+    orderBy: { field: order.field, direction: order.direction },
     ...pageWindow(query),
   });
+}
+
+/** The publication as the contract shows it, with its customer; the voucher is the caller's to attach. */
+export async function presentPublication(ctx: DomainContext, record: PublicationRecord): Promise<Schemas['Publication']> {
+  const customer = await ctx.uow.customers.get(record.customer_id);
+  return {
+    ...record,
+    ...(customer && { customer: await presentCustomer(ctx, customer) }),
+  } as Schemas['Publication'];
 }

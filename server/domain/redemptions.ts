@@ -1,20 +1,82 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { DomainError, invalid, notFound } from './errors.js';
-import { evaluate } from './engine.js';
+import { evaluate, simpleCustomer, type Evaluation, type RewardSnapshot, type Verdict } from './engine.js';
+import { matchesFilter } from './filters.js';
 import { movePoints } from './loyalty/cards.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
-import { orderForRedemption } from './orders.js';
-import { pageWindow, type PageRequest } from './pagination.js';
-import { findVoucher } from './vouchers.js';
+import { noteRedemption, orderForRedemption } from './orders.js';
+import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
+import { presentPromotionTier } from './promotion-tiers.js';
+import { listFilter } from './publications.js';
+import { withinRange, type TimeRange } from './time-range.js';
+import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 
 type Schemas = components['schemas'];
-export type Redemption = Schemas['Redemption'];
 type Request = Schemas['ValidationsValidateRequestBody'];
+type Calculated = Schemas['OrderCalculated'];
+
+/** What every entry of the redemptions table has, a redemption or a rollback. */
+interface EntryFields {
+  id: string;
+  date: string;
+  customer_id: string | null;
+  customer: Schemas['SimpleCustomer'] | null;
+  tracking_id: string;
+  metadata: Record<string, unknown>;
+  amount: number;
+  gift_amount: number;
+  gift?: { amount: number };
+  loyalty_card?: { points: number };
+  order: Calculated | null;
+  channel: Schemas['RedemptionChannel'];
+  related_object_type: 'voucher' | 'promotion_tier' | 'redemption';
+  related_object_id: string;
+  voucher_code?: string;
+  campaign_id: string | null;
+}
+
+/** A redemption as stored. The voucher and promotion tier are attached when it is read. */
+export interface RedemptionRecord extends EntryFields {
+  object: 'redemption';
+  result: 'SUCCESS' | 'FAILURE';
+  status: 'SUCCEEDED' | 'FAILED' | 'ROLLED_BACK';
+  failure_code?: string;
+  failure_message?: string;
+  /** The parent, for a child; null for a parent or a failure. `redemption` says the same, as the public API names it. */
+  parent_redemption_id: string | null;
+  redemption: string | null;
+  session?: { key: string };
+  reward?: RewardSnapshot;
+  related_redemptions?: { rollbacks: { id: string; date: string; rollback_order_mode: 'WITHOUT_ORDER' }[] };
+}
+
+/** A rollback as stored, in the same table, so that it is listed and found with the redemptions. */
+export interface RollbackRecord extends EntryFields {
+  object: 'redemption_rollback';
+  result: 'SUCCESS';
+  status: 'SUCCEEDED';
+  redemption: string;
+  reason: string | null;
+  parent_rollback_id: string | null;
+  /** Rollbacks have no parent redemption (they are found by `parent_rollback_id`). */
+  parent_redemption_id?: null;
+  /** For a parent's rollback: the children rolled back with it. */
+  rollbacks?: string[];
+  reward?: RewardSnapshot;
+}
+
+/** A row of the redemptions table. */
+export type Redemption = RedemptionRecord | RollbackRecord;
+
+/** An entry as the domain returns it: the voucher without its asset URLs, which depend on the server address. */
+export type RedemptionView = Omit<Schemas['Redemption'], 'voucher'> & { voucher?: VoucherView };
+export type RollbackView = Omit<Schemas['RedemptionRollback'], 'voucher'> & { voucher?: VoucherView };
+export type EntryView = RedemptionView | RollbackView;
 
 export type RedeemOutcome =
-  | { ok: true; redemptions: Redemption[]; parent: Redemption; order: Schemas['OrderCalculated'] }
+  | { ok: true; redemptions: RedemptionView[]; parent: RedemptionView; order: Calculated; skipped: Verdict[] }
   | { ok: false; error: DomainError };
 
 type CustomerSummary = Schemas['Customer']['summary'];
@@ -25,74 +87,136 @@ async function updateCustomerSummary(ctx: DomainContext, customerId: string | nu
   if (customer) await ctx.uow.customers.update({ ...customer, summary: change(customer.summary) });
 }
 
+/** The entry as the contract shows it, with the voucher or promotion tier as they stand now. */
+export async function presentEntry(ctx: DomainContext, entry: Redemption): Promise<EntryView> {
+  const view = { ...entry } as EntryView;
+  if (entry.related_object_type === 'voucher') {
+    const voucher = await ctx.uow.vouchers.get(entry.related_object_id);
+    if (voucher) view.voucher = await presentVoucher(ctx, voucher);
+  } else if (entry.related_object_type === 'promotion_tier') {
+    const tier = await ctx.uow.promotion_tiers.get(entry.related_object_id);
+    if (tier) view.promotion_tier = await presentPromotionTier(ctx, tier);
+  }
+  return view;
+}
+
+async function presentRedemption(ctx: DomainContext, entry: RedemptionRecord): Promise<RedemptionView> {
+  return (await presentEntry(ctx, entry)) as RedemptionView;
+}
+
+/** The fields every redemption of one request shares. */
+function commonFields(evaluation: Evaluation, request: Request, channelId: string, date: string, order: Calculated | null) {
+  return {
+    date,
+    customer_id: evaluation.customerId,
+    customer: evaluation.customer ? simpleCustomer(evaluation.customer) : null,
+    tracking_id: evaluation.trackingId,
+    metadata: request.metadata ?? {},
+    order,
+    channel: { channel_id: channelId, channel_type: 'API' as const },
+    ...(request.session?.key !== undefined && { session: { key: request.session.key } }),
+    object: 'redemption' as const,
+  };
+}
+
+/** Records a refused request: a failed redemption for each voucher or tier that did not apply. */
+async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request: Request, channelId: string): Promise<DomainError> {
+  const now = ctx.clock.now().toISOString();
+  for (const { verdict, voucher, tier } of evaluation.failures) {
+    const subject = voucher ?? tier;
+    const error = verdict.result.error!;
+    if (subject) {
+      await ctx.uow.redemptions.insert({
+        ...commonFields(evaluation, request, channelId, now, evaluation.order),
+        id: newId('r'),
+        amount: 0,
+        gift_amount: 0,
+        result: 'FAILURE',
+        status: 'FAILED',
+        failure_code: error.key ?? 'invalid',
+        failure_message: error.error?.message ?? error.details ?? error.message,
+        related_object_type: voucher ? 'voucher' : 'promotion_tier',
+        related_object_id: subject.id,
+        ...(voucher && { voucher_code: voucher.code }),
+        parent_redemption_id: null,
+        redemption: null,
+        campaign_id: verdict.campaign_id ?? null,
+      });
+    }
+    if (verdict.campaign_id) {
+      await recordEvent(ctx, 'redemption.failed', { campaign_id: verdict.campaign_id, customer_id: evaluation.customerId }, { redeemable: { id: verdict.id, object: verdict.object }, error: error.key });
+    }
+  }
+  await updateCustomerSummary(ctx, evaluation.customerId, (summary) => ({
+    ...summary,
+    redemptions: { ...summary.redemptions, total_redeemed: summary.redemptions.total_redeemed + 1, total_failed: summary.redemptions.total_failed + 1 },
+  }));
+  const first = evaluation.inapplicable[0]!;
+  const error = first.result.error!;
+  return new DomainError(error.code === 404 ? 'not_found' : 'invalid', error.key ?? 'invalid', error.message, error.error?.message ?? error.details ?? error.message, first.id, first.object);
+}
+
 /**
  * Redeems every redeemable or none. A refusal is returned, not thrown, so the unit of work still
  * commits the record of the failure.
  */
 export async function redeem(ctx: DomainContext, request: Request, channelId: string): Promise<RedeemOutcome> {
   const evaluation = await evaluate(ctx, request);
+  if (!evaluation.valid) return { ok: false, error: await recordFailure(ctx, evaluation, request, channelId) };
   const now = ctx.clock.now().toISOString();
-  if (!evaluation.valid) {
-    const first = evaluation.inapplicable[0]!;
-    for (const verdict of evaluation.inapplicable) {
-      if (verdict.campaign_id) {
-        await recordEvent(ctx, 'redemption.failed', { campaign_id: verdict.campaign_id, customer_id: evaluation.customerId }, { redeemable: { id: verdict.id, object: verdict.object }, error: verdict.result.error?.key });
-      }
-    }
-    await updateCustomerSummary(ctx, evaluation.customerId, (summary) => ({
-      ...summary,
-      redemptions: { ...summary.redemptions, total_redeemed: summary.redemptions.total_redeemed + 1, total_failed: summary.redemptions.total_failed + 1 },
-    }));
-    const error = first.result.error!;
-    return {
-      ok: false,
-      error: new DomainError(
-        error.code === 404 ? 'not_found' : 'invalid',
-        error.key,
-        error.message,
-        error.error?.message ?? error.details,
-        first.id,
-        first.object,
-      ),
-    };
-  }
-  const order = await orderForRedemption(ctx, request.order, evaluation.order, evaluation.customerId);
-  const calculated = { ...evaluation.order, id: order.id, source_id: order.source_id };
-  const base = {
-    date: now,
-    customer_id: evaluation.customerId,
-    tracking_id: evaluation.trackingId,
-    order: calculated,
-    result: 'SUCCESS' as const,
-    status: 'SUCCEEDED' as const,
-    channel: { channel_id: channelId, channel_type: 'API' as const },
-    metadata: request.metadata ?? {},
-    object: 'redemption' as const,
+  const { totals } = evaluation;
+  const stored = await orderForRedemption(
+    ctx,
+    request.order,
+    { amount: totals.amount, initial_amount: totals.initialAmount, discount_amount: totals.orderDiscount, items_discount_amount: totals.itemsDiscount, items: [] },
+    evaluation.customerId,
+    evaluation.lines,
+    evaluation.storedOrderId !== null,
+  );
+  const sameLines = stored.items.length === evaluation.order.items?.length;
+  const calculated: Calculated = {
+    ...evaluation.order,
+    id: stored.id,
+    source_id: stored.source_id,
+    status: stored.status,
+    items: (evaluation.order.items ?? []).map((item, index) => ({ ...item, ...(sameLines && { id: stored.items[index]!.id }) })),
+    ...(stored.customer_id !== null && { customer_id: stored.customer_id, customer: { id: stored.customer_id, object: 'customer' as const } }),
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
   };
+  const base = commonFields(evaluation, request, channelId, now, calculated);
   const parentId = newId('r');
-  const parent: Redemption = {
+  const parent: RedemptionRecord = {
     ...base,
     id: parentId,
-    amount: evaluation.order.discount_amount,
-    gift_amount: evaluation.order.gift_amount,
+    amount: totals.orderDiscount + totals.itemsDiscount,
+    gift_amount: totals.gift,
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
     related_object_type: 'redemption',
     related_object_id: parentId,
     parent_redemption_id: null,
+    redemption: null,
     campaign_id: null,
   };
   await ctx.uow.redemptions.insert(parent);
-  const children: Redemption[] = [];
+  const children: RedemptionRecord[] = [];
   for (const applied of evaluation.applied) {
-    const child: Redemption = {
+    const child: RedemptionRecord = {
       ...base,
       id: newId('r'),
       amount: applied.discount,
       gift_amount: applied.giftCredits,
+      ...(applied.voucher?.gift && { gift: { amount: applied.giftCredits } }),
+      result: 'SUCCESS',
+      status: 'SUCCEEDED',
       related_object_type: applied.voucher ? 'voucher' : 'promotion_tier',
       related_object_id: (applied.voucher ?? applied.tier)!.id,
       ...(applied.voucher && { voucher_code: applied.voucher.code }),
       ...(applied.points > 0 && { loyalty_card: { points: applied.points } }),
+      ...(applied.reward && { reward: applied.reward }),
       parent_redemption_id: parentId,
+      redemption: parentId,
       campaign_id: applied.campaignId,
     };
     await ctx.uow.redemptions.insert(child);
@@ -118,7 +242,7 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
         summary: {
           redemptions: { total_redeemed: tier.summary.redemptions.total_redeemed + 1 },
           orders: {
-            total_amount: tier.summary.orders.total_amount + evaluation.order.amount,
+            total_amount: tier.summary.orders.total_amount + totals.amount,
             total_discount_amount: tier.summary.orders.total_discount_amount + applied.discount,
           },
         },
@@ -127,41 +251,60 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
     if (applied.campaignId) {
       await recordEvent(ctx, 'redemption.succeeded', { campaign_id: applied.campaignId, customer_id: evaluation.customerId, voucher_id: applied.voucher?.id ?? null }, {
         redemption: { id: child.id },
-        order_amount: evaluation.order.amount,
+        order_amount: totals.amount,
         discount_amount: applied.discount,
         // Points a loyalty card paid with: the event is then also the card's member activity.
         ...(applied.points > 0 && { points: applied.points }),
       });
     }
   }
+  await noteRedemption(ctx, stored.id, parentId, { date: now, related_object_type: 'redemption', related_object_id: parentId, stacked: children.map((child) => child.id) });
   await updateCustomerSummary(ctx, evaluation.customerId, (summary) => ({
     ...summary,
     redemptions: {
       ...summary.redemptions,
       total_redeemed: summary.redemptions.total_redeemed + 1,
       total_succeeded: summary.redemptions.total_succeeded + 1,
-      gift: { ...summary.redemptions.gift, redeemed_amount: summary.redemptions.gift.redeemed_amount + evaluation.order.gift_amount },
+      gift: { ...summary.redemptions.gift, redeemed_amount: summary.redemptions.gift.redeemed_amount + totals.gift },
       loyalty_card: {
         ...summary.redemptions.loyalty_card,
         redeemed_points: summary.redemptions.loyalty_card.redeemed_points + evaluation.applied.reduce((sum, applied) => sum + applied.points, 0),
       },
     },
   }));
-  return { ok: true, redemptions: children, parent, order: calculated };
+  return {
+    ok: true,
+    redemptions: await Promise.all(children.map((child) => presentRedemption(ctx, child))),
+    parent: await presentRedemption(ctx, parent),
+    order: calculated,
+    skipped: evaluation.skipped,
+  };
 }
 
-export async function findRedemption({ uow }: DomainContext, id: string): Promise<Redemption> {
-  const redemption = await uow.redemptions.get(id);
-  if (!redemption) throw notFound('redemption', id);
-  return redemption;
+async function findEntry({ uow }: DomainContext, id: string): Promise<Redemption> {
+  const entry = await uow.redemptions.get(id);
+  if (!entry) throw notFound('redemption', id);
+  return entry;
 }
 
-export type RollbackOutcome = { ok: true; rollback: Schemas['RedemptionRollback'] } | { ok: false; error: DomainError };
+export async function findRedemption(ctx: DomainContext, id: string): Promise<EntryView> {
+  return presentEntry(ctx, await findEntry(ctx, id));
+}
 
-/** Undoes a redemption and, for a parent, its children. A refusal is recorded and returned, not thrown. */
-export async function rollback(ctx: DomainContext, id: string, input: Schemas['RedemptionsRollbackRequestBody']): Promise<RollbackOutcome> {
-  const redemption = await findRedemption(ctx, id);
-  const targets = redemption.related_object_type === 'redemption' ? await ctx.uow.redemptions.findBy('parent_redemption_id', redemption.id) : [redemption];
+export type RollbackOutcome = { ok: true; rollback: RollbackView } | { ok: false; error: DomainError };
+
+/**
+ * Undoes a redemption and, for a parent, its children: each gets a rollback entry, and the parent's is
+ * returned. A refusal is recorded and returned, not thrown.
+ */
+export async function rollback(ctx: DomainContext, id: string, input: Schemas['RedemptionsRollbackRequestBody'], channelId: string): Promise<RollbackOutcome> {
+  const found = await findEntry(ctx, id);
+  if (found.object !== 'redemption') {
+    return { ok: false, error: invalid('invalid_rollback_params', 'Invalid rollback params', `${found.id} is a rollback, not a redemption`) };
+  }
+  const redemption = found;
+  const isParent = redemption.related_object_type === 'redemption';
+  const targets = isParent ? ((await ctx.uow.redemptions.findBy('parent_redemption_id', redemption.id)) as RedemptionRecord[]) : [redemption];
   const refuse = async (key: string, details: string): Promise<RollbackOutcome> => {
     for (const target of targets) {
       if (target.campaign_id) await recordEvent(ctx, 'redemption.rollback.failed', { campaign_id: target.campaign_id, customer_id: target.customer_id }, { redemption: { id: target.id }, error: key });
@@ -175,17 +318,69 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
   if (redemption.status === 'ROLLED_BACK') return refuse('already_rolled_back', `Redemption ${redemption.id} was already rolled back`);
   if (redemption.result !== 'SUCCESS') return refuse('invalid_rollback_params', `Redemption ${redemption.id} did not succeed`);
   const now = ctx.clock.now().toISOString();
+  const reason = input.reason ?? null;
+  const metadata = input.metadata ?? {};
+  const channel = { channel_id: channelId, channel_type: 'API' as const };
+  const parentRollbackId = newId('rr');
+  /** The rollback entry of one redemption; the entry is stored and the redemption marked rolled back. */
+  const rollBack = async (
+    target: RedemptionRecord,
+    rollbackId: string,
+    amounts: { amount: number; gift: number; points: number },
+    parentRollback: string | null,
+    rolledBack?: string[],
+  ): Promise<RollbackRecord> => {
+    const entry: RollbackRecord = {
+      id: rollbackId,
+      date: now,
+      customer_id: target.customer_id,
+      customer: target.customer,
+      tracking_id: target.tracking_id,
+      metadata,
+      amount: amounts.amount,
+      gift_amount: amounts.gift,
+      ...(target.gift && { gift: { amount: amounts.gift } }),
+      ...(amounts.points > 0 && { loyalty_card: { points: amounts.points } }),
+      ...(target.reward && { reward: target.reward }),
+      order: target.order,
+      channel,
+      related_object_type: target.related_object_type,
+      related_object_id: target.related_object_id,
+      ...(target.voucher_code !== undefined && { voucher_code: target.voucher_code }),
+      campaign_id: target.campaign_id,
+      object: 'redemption_rollback',
+      result: 'SUCCESS',
+      status: 'SUCCEEDED',
+      redemption: target.id,
+      reason,
+      parent_rollback_id: parentRollback,
+      ...(rolledBack && { rollbacks: rolledBack }),
+    };
+    await ctx.uow.redemptions.insert(entry);
+    await ctx.uow.redemptions.update({
+      ...target,
+      status: 'ROLLED_BACK',
+      related_redemptions: { rollbacks: [...(target.related_redemptions?.rollbacks ?? []), { id: rollbackId, date: now, rollback_order_mode: 'WITHOUT_ORDER' }] },
+    });
+    return entry;
+  };
   let amount = 0;
   let giftAmount = 0;
+  let pointsBack = 0;
+  const childRollbacks: string[] = [];
+  let single: RollbackRecord | undefined;
   for (const target of targets) {
     if (target.status === 'ROLLED_BACK') continue;
-    await ctx.uow.redemptions.update({ ...target, status: 'ROLLED_BACK' });
     amount += target.amount;
     giftAmount += target.gift_amount;
+    const points = target.loyalty_card?.points ?? 0;
+    pointsBack += points;
+    const entry = await rollBack(target, isParent ? newId('rr') : parentRollbackId, { amount: target.amount, gift: target.gift_amount, points }, isParent ? parentRollbackId : null);
+    childRollbacks.push(entry.id);
+    if (!isParent) single = entry;
     if (target.related_object_type === 'voucher') {
       const voucher = await ctx.uow.vouchers.get(target.related_object_id);
       if (voucher) {
-        const points = target.loyalty_card?.points ?? 0;
         const restored = await ctx.uow.vouchers.update({
           ...voucher,
           redemption: {
@@ -208,7 +403,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
           summary: {
             redemptions: { total_redeemed: Math.max(0, tier.summary.redemptions.total_redeemed - 1) },
             orders: {
-              total_amount: Math.max(0, tier.summary.orders.total_amount - (target.order.amount ?? 0)),
+              total_amount: Math.max(0, tier.summary.orders.total_amount - (target.order?.amount ?? 0)),
               total_discount_amount: Math.max(0, tier.summary.orders.total_discount_amount - target.amount),
             },
           },
@@ -217,16 +412,27 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
     }
     if (target.campaign_id) {
       const voucherId = target.related_object_type === 'voucher' ? target.related_object_id : null;
-      const points = target.loyalty_card?.points ?? 0;
       await recordEvent(ctx, 'redemption.rollback.succeeded', { campaign_id: target.campaign_id, customer_id: target.customer_id, voucher_id: voucherId }, {
         redemption: { id: target.id },
-        order_amount: target.order.amount,
+        order_amount: target.order?.amount,
         discount_amount: target.amount,
         ...(points > 0 && { points }),
       });
     }
   }
-  if (redemption.related_object_type === 'redemption') await ctx.uow.redemptions.update({ ...redemption, status: 'ROLLED_BACK' });
+  const result = isParent
+    ? await rollBack(redemption, parentRollbackId, { amount, gift: giftAmount, points: pointsBack }, null, targets.map((target) => target.id))
+    : single!;
+  const orderId = redemption.order?.id;
+  if (orderId) {
+    const parentOfOrder = isParent ? redemption.id : redemption.parent_redemption_id;
+    if (parentOfOrder) {
+      await noteRedemption(ctx, orderId, parentOfOrder, {
+        ...(isParent && { rollback_id: parentRollbackId, rollback_date: now }),
+        rollback_stacked: isParent ? childRollbacks : [result.id],
+      });
+    }
+  }
   await updateCustomerSummary(ctx, redemption.customer_id, (summary) => ({
     ...summary,
     redemptions: {
@@ -236,53 +442,82 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       gift: { ...summary.redemptions.gift, redeemed_amount: Math.max(0, summary.redemptions.gift.redeemed_amount - giftAmount) },
     },
   }));
-  return {
-    ok: true,
-    rollback: {
-      id: newId('rr'),
-      date: now,
-      redemption: redemption.id,
-      reason: input.reason ?? null,
-      result: 'SUCCESS',
-      status: 'SUCCEEDED',
-      amount,
-      gift_amount: giftAmount,
-      rollbacks: targets.map((target) => target.id),
-      object: 'redemption_rollback',
-    },
-  };
+  return { ok: true, rollback: (await presentEntry(ctx, result)) as RollbackView };
 }
 
-export async function listRedemptions(
-  ctx: DomainContext,
-  query: PageRequest & { result?: 'SUCCESS' | 'FAILURE'; campaign?: string; customer?: string; order?: 'created_at' | '-created_at' },
-) {
+/** The fields a redemption list's `filters` may name. */
+const REDEMPTION_FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'voucher_code', 'related_object_id', 'related_object_parent_id', 'parent_redemption_id', 'failure_code', 'result', 'object', 'customer_id', 'campaign_name', 'user_login',
+]);
+
+type RedemptionSortField = 'created_at' | 'id' | 'voucher_code' | 'tracking_id' | 'customer_id';
+
+export interface RedemptionListQuery extends PageRequest {
+  result?: 'SUCCESS' | 'FAILURE';
+  campaign?: string;
+  customer?: string;
+  order?: RedemptionSortField | `-${RedemptionSortField}`;
+  created_at?: TimeRange;
+  filters?: Record<string, unknown>;
+}
+
+export async function listRedemptions(ctx: DomainContext, query: RedemptionListQuery) {
   let campaignId: string | undefined;
   if (query.campaign) campaignId = ((await ctx.uow.campaigns.get(query.campaign)) ?? (await ctx.uow.campaigns.getBy('name', query.campaign)))?.id ?? '\u0000';
   let customerId: string | undefined;
   if (query.customer) customerId = ((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? '\u0000';
-  return ctx.uow.redemptions.query({
-    where: (redemption) =>
-      (query.result === undefined || redemption.result === query.result) &&
-      (campaignId === undefined || redemption.campaign_id === campaignId) &&
-      (customerId === undefined || redemption.customer_id === customerId),
-    orderBy: { field: 'date', direction: (query.order ?? '-created_at') === '-created_at' ? 'desc' : 'asc' },
+  const filter = query.filters ? listFilter(query.filters, REDEMPTION_FILTER_FIELDS) : undefined;
+  // Campaign names for `campaign_name`, looked up once per campaign.
+  const campaignNames = new Map<string, string | null>();
+  if (filter && 'campaign_name' in filter) {
+    for (const entry of (await ctx.uow.redemptions.query({})).rows) {
+      if (entry.campaign_id && !campaignNames.has(entry.campaign_id)) campaignNames.set(entry.campaign_id, (await ctx.uow.campaigns.get(entry.campaign_id))?.name ?? null);
+    }
+  }
+  const matches = (entry: Redemption) =>
+    !filter ||
+    matchesFilter(
+      {
+        voucher_code: entry.voucher_code ?? null,
+        related_object_id: entry.related_object_id,
+        related_object_parent_id: entry.campaign_id,
+        parent_redemption_id: entry.object === 'redemption' ? entry.parent_redemption_id : null,
+        failure_code: entry.object === 'redemption' ? (entry.failure_code ?? null) : null,
+        result: entry.result,
+        object: entry.object,
+        customer_id: entry.customer_id,
+        campaign_name: entry.campaign_id ? (campaignNames.get(entry.campaign_id) ?? null) : null,
+        // Every entry here came through the API, so none has a dashboard user.
+        user_login: null,
+      },
+      filter,
+    );
+  const order = parseOrder<RedemptionSortField>(query.order ?? '-created_at');
+  const page = await ctx.uow.redemptions.query({
+    where: (entry) =>
+      (query.result === undefined || entry.result === query.result) &&
+      (campaignId === undefined || entry.campaign_id === campaignId) &&
+      (customerId === undefined || entry.customer_id === customerId) &&
+      withinRange(entry.date, query.created_at) &&
+      matches(entry),
+    orderBy: { field: order.field === 'created_at' ? 'date' : order.field, direction: order.direction },
     ...pageWindow(query),
   });
+  return { rows: await Promise.all(page.rows.map((entry) => presentEntry(ctx, entry))), total: page.total };
 }
 
-/** A voucher's counters and every redemption of it, newest first (what its `redemption.url` names). */
-export async function voucherRedemptions(ctx: DomainContext, code: string): Promise<Schemas['VoucherRedemptionsResponseBody']> {
+/** A voucher's counters and every redemption and rollback of it, newest first (what its `redemption.url` names). */
+export async function voucherRedemptions(ctx: DomainContext, code: string) {
   const voucher = await findVoucher(ctx, code);
   const { rows: entries } = await ctx.uow.redemptions.query({ index: { field: 'related_object_id', value: voucher.id }, orderBy: { field: 'date', direction: 'desc' } });
   return {
-    object: 'list',
-    data_ref: 'redemption_entries',
+    object: 'list' as const,
+    data_ref: 'redemption_entries' as const,
     quantity: voucher.redemption.quantity,
     redeemed_quantity: voucher.redemption.redeemed_quantity,
     ...(voucher.type === 'LOYALTY_CARD' && { redeemed_points: voucher.redemption.redeemed_points }),
     url: `/v1/vouchers/${encodeURIComponent(voucher.code)}/redemption`,
-    redemption_entries: entries,
+    redemption_entries: await Promise.all(entries.map((entry) => presentEntry(ctx, entry))),
     total: entries.length,
   };
 }

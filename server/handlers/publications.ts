@@ -1,4 +1,4 @@
-import { listPublications, publish } from '../domain/publications.js';
+import { listPublications, presentPublication, publish, type PublicationListQuery } from '../domain/publications.js';
 import { presentVoucher } from '../domain/vouchers.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
@@ -6,16 +6,41 @@ import { withAssets } from './vouchers.js';
 
 export const publicationHandlers: HandlersOf<'list-publications' | 'create-publication'> = {
   'list-publications': async ({ query, context, services }) => {
-    const page = await inProject(services, context, (ctx) => listPublications(ctx, query));
+    const page = await inProject(services, context, async (ctx) => {
+      const listed = await listPublications(ctx, query as PublicationListQuery);
+      const rows = [];
+      for (const record of listed.rows) {
+        const voucher = await ctx.uow.vouchers.getBy('code', record.voucher_code);
+        rows.push({
+          ...(await presentPublication(ctx, record)),
+          // The list shows a short form of the voucher: its code, campaign and value.
+          ...(voucher && {
+            voucher: {
+              code: voucher.code,
+              object: 'voucher' as const,
+              campaign: voucher.campaign_id ? ((await ctx.uow.campaigns.get(voucher.campaign_id))?.name ?? null) : null,
+              discount: voucher.discount,
+              gift: voucher.gift,
+              loyalty_card: voucher.loyalty_card,
+              is_referral_code: voucher.is_referral_code,
+            },
+          }),
+        });
+      }
+      return { rows, total: listed.total };
+    });
     return { status: 200, body: { object: 'list', data_ref: 'publications', publications: page.rows, total: page.total } };
   },
-  'create-publication': async ({ body, context, services }) => {
+  'create-publication': async ({ query, body, context, services }) => {
     const outcome = await inProject(services, context, async (ctx) => {
-      const made = await publish(ctx, body);
-      return made.ok ? { ...made, view: await presentVoucher(ctx, made.voucher) } : made;
+      const made = await publish(ctx, body, { joinOnce: query.join_once === true });
+      if (!made.ok) return made;
+      // One voucher is shown in full; several are listed by code in the publication's `vouchers`.
+      const single = made.vouchers.length === 1 ? await presentVoucher(ctx, made.vouchers[0]!) : undefined;
+      return { ...made, view: await presentPublication(ctx, made.publication), single };
     });
     if (!outcome.ok) throw outcome.error;
-    const { publication, view: voucher } = outcome;
-    return { status: 200, body: { ...publication, voucher: withAssets(services, context, voucher) } };
+    const { view, single } = outcome;
+    return { status: 200, body: { ...view, ...(single && { voucher: withAssets(services, context, single) }) } };
   },
 };

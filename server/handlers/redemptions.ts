@@ -1,32 +1,49 @@
-import { findRedemption, listRedemptions, redeem, rollback, voucherRedemptions } from '../domain/redemptions.js';
-import type { HandlersOf } from './types.js';
+import { findRedemption, listRedemptions, redeem, rollback, voucherRedemptions, type EntryView } from '../domain/redemptions.js';
+import type { HandlersOf, RequestContext, Services } from './types.js';
 import { inProject } from './unit-of-work.js';
+import { withAssets } from './vouchers.js';
 
 type RedemptionOperations = 'list-redemptions' | 'redeem-stacked-discounts' | 'get-redemption' | 'rollback-redemption' | 'get-voucher-redemptions';
 
+/** Adds the asset URLs of the embedded voucher, which depend on the address the caller used. */
+function withVoucherAssets<E extends EntryView>(services: Services, context: RequestContext, entry: E) {
+  return { ...entry, ...(entry.voucher && { voucher: withAssets(services, context, entry.voucher) }) } as E & { voucher?: ReturnType<typeof withAssets> };
+}
+
 export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
   'list-redemptions': async ({ query, context, services }) => {
-    const page = await inProject(services, context, (ctx) => listRedemptions(ctx, query));
-    return { status: 200, body: { object: 'list', data_ref: 'redemptions', redemptions: page.rows, total: page.total } };
+    const page = await inProject(services, context, (ctx) => listRedemptions(ctx, query as Parameters<typeof listRedemptions>[1]));
+    return {
+      status: 200,
+      body: { object: 'list', data_ref: 'redemptions', redemptions: page.rows.map((entry) => withVoucherAssets(services, context, entry)), total: page.total },
+    };
   },
   'redeem-stacked-discounts': async ({ body, context, services }) => {
     // The failure is recorded inside the unit of work, which commits; only then is it answered as an error.
     const outcome = await inProject(services, context, (ctx) => redeem(ctx, body, context.apiKey.appId));
     if (!outcome.ok) throw outcome.error;
-    return { status: 200, body: { redemptions: outcome.redemptions, parent_redemption: outcome.parent, order: outcome.order } };
+    return {
+      status: 200,
+      body: {
+        redemptions: outcome.redemptions.map((entry) => withVoucherAssets(services, context, entry)),
+        parent_redemption: withVoucherAssets(services, context, outcome.parent),
+        order: outcome.order,
+        ...(outcome.skipped.length > 0 && { skipped_redeemables: outcome.skipped }),
+      },
+    };
   },
   'get-redemption': async ({ path, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => findRedemption(ctx, path.redemptionId)),
+    body: withVoucherAssets(services, context, await inProject(services, context, (ctx) => findRedemption(ctx, path.redemptionId))),
   }),
   'rollback-redemption': async ({ path, query, body, context, services }) => {
     const input = { ...(query.reason !== undefined && { reason: query.reason }), ...body };
-    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, input));
+    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, input, context.apiKey.appId));
     if (!outcome.ok) throw outcome.error;
-    return { status: 200, body: outcome.rollback };
+    return { status: 200, body: withVoucherAssets(services, context, outcome.rollback) };
   },
-  'get-voucher-redemptions': async ({ path, context, services }) => ({
-    status: 200,
-    body: await inProject(services, context, (ctx) => voucherRedemptions(ctx, path.code)),
-  }),
+  'get-voucher-redemptions': async ({ path, context, services }) => {
+    const list = await inProject(services, context, (ctx) => voucherRedemptions(ctx, path.code));
+    return { status: 200, body: { ...list, redemption_entries: list.redemption_entries.map((entry) => withVoucherAssets(services, context, entry)) } };
+  },
 };

@@ -13,6 +13,8 @@ import { currentTier } from '../domain/loyalty/tiers.js';
 import type { CardTransaction } from '../domain/loyalty/types.js';
 import type { WebhookEventType } from '../domain/management/webhooks.js';
 import { presentPromotionTier } from '../domain/promotion-tiers.js';
+import { presentPublication } from '../domain/publications.js';
+import { presentEntry, type RedemptionView, type RollbackView } from '../domain/redemptions.js';
 import { presentValidationRule } from '../domain/validation-rules.js';
 import { presentVoucher } from '../domain/vouchers.js';
 import type { Tables } from '../store/tables.js';
@@ -51,12 +53,11 @@ const idOf = (value: unknown): string | undefined => {
 
 /**
  * A voucher in a payload. The API's reads add `assets`, whose URLs are built from the address the request
- * used; a delivery has no request, so payload vouchers have none. The public API lists `assets` as
- * optional; the cast stands until the contract's Voucher (another area's) stops requiring it.
+ * used; a delivery has no request, so payload vouchers have none (the contract leaves `assets` optional).
  */
 async function voucher(scope: EventScope, id: string | undefined): Promise<Schemas['Voucher'] | null> {
   const record = id ? await scope.find('vouchers', id) : undefined;
-  return record ? ((await presentVoucher(scope.ctx, record)) as Schemas['Voucher']) : null;
+  return record ? presentVoucher(scope.ctx, record) : null;
 }
 
 async function campaign(scope: EventScope, id: string | null | undefined): Promise<Schemas['Campaign'] | null> {
@@ -103,8 +104,14 @@ async function campaignEvent(scope: EventScope, event: EventRecord): Promise<Pre
   return { entityId: id, data: { campaign: await campaign(scope, id) } };
 }
 
+/** A redemption or rollback entry as the API shows it. */
+async function entry(scope: EventScope, id: string | null | undefined) {
+  const record = await row(scope, 'redemptions', id);
+  return record ? presentEntry(scope.ctx, record) : null;
+}
+
 /** The objects around a redemption: the redeemed voucher or tier, its campaign, the customers and the order. */
-async function redemptionParts(scope: EventScope, event: EventRecord, redemption: Schemas['Redemption'] | null) {
+async function redemptionParts(scope: EventScope, event: EventRecord, redemption: RedemptionView | RollbackView | null) {
   const redeemable = event.data.redeemable as { id: string; object: string } | undefined;
   let voucherRecord = null;
   let tierId: string | null = null;
@@ -122,7 +129,7 @@ async function redemptionParts(scope: EventScope, event: EventRecord, redemption
     parts: {
       customer: await customer(scope, customerId),
       holder: await customer(scope, shownVoucher?.holder_id),
-      order: await row(scope, 'orders', redemption?.order.id),
+      order: await row(scope, 'orders', redemption?.order?.id),
       voucher: shownVoucher,
       promotion_tier: tier ? await presentPromotionTier(scope.ctx, tier) : null,
       campaign: await campaign(scope, redemption?.campaign_id ?? event.campaign_id),
@@ -131,15 +138,20 @@ async function redemptionParts(scope: EventScope, event: EventRecord, redemption
 }
 
 async function redemptionEvent(scope: EventScope, event: EventRecord): Promise<PresentedEvent<PayloadData<'redemption.succeeded'>>> {
-  const redemption = await row(scope, 'redemptions', idOf(event.data.redemption));
+  const redemption = (await entry(scope, idOf(event.data.redemption))) as RedemptionView | null;
   const { entityId, parts } = await redemptionParts(scope, event, redemption);
   return { entityId, data: { redemption, ...parts, created_at: redemption?.date ?? event.created_at } };
 }
 
 async function rollbackEvent(scope: EventScope, event: EventRecord): Promise<PresentedEvent<PayloadData<'redemption.rollback.succeeded'>>> {
-  const redemption = await row(scope, 'redemptions', idOf(event.data.redemption));
+  const redemption = (await entry(scope, idOf(event.data.redemption))) as RedemptionView | null;
   const { entityId, parts } = await redemptionParts(scope, event, redemption);
   return { entityId, data: { redemption, ...parts } };
+}
+
+async function shownPublication(scope: EventScope, id: string | null | undefined) {
+  const record = await row(scope, 'publications', id);
+  return record ? presentPublication(scope.ctx, record) : null;
 }
 
 async function ruleEvent(scope: EventScope, event: EventRecord) {
@@ -172,7 +184,7 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
   'redemption.rollback.succeeded': rollbackEvent,
   'redemption.rollback.failed': rollbackEvent,
   'publication.succeeded': async (scope, event) => {
-    const publication = await row(scope, 'publications', idOf(event.data.publication));
+    const publication = await shownPublication(scope, idOf(event.data.publication));
     const { voucher, campaign } = await voucherParts(scope, event);
     return {
       entityId: publication?.id ?? idOf(event.data.publication) ?? '',
@@ -181,7 +193,7 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
   },
   'voucher.published': async (scope, event) => {
     const { voucherId, voucher, campaign } = await voucherParts(scope, event);
-    const publication = await row(scope, 'publications', idOf(event.data.publication));
+    const publication = await shownPublication(scope, idOf(event.data.publication));
     return {
       entityId: voucherId,
       data: {

@@ -423,15 +423,15 @@ describe('earning rules and rewards', () => {
     expect(validated.data).toMatchObject({ valid: true, order: { amount: 5000, discount_amount: 2000, total_amount: 3000 } });
     expect(validated.data?.redeemables[0]?.result).toEqual({ discount_amount: 2000, loyalty_card: { points: 200, balance: 250 } });
     const missing = await ctx.client.POST('/v1/validations', { body: { redeemables: [{ object: 'voucher', id: holder.code }], order: { amount: 5000 } } });
-    expect(missing.data?.inapplicable_redeemables[0]?.result.error?.key).toBe('missing_reward');
+    expect(missing.data?.inapplicable_redeemables?.[0]?.result.error?.key).toBe('missing_reward');
     const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables, order: { amount: 5000 } } });
-    expect(redeemed.data?.redemptions[0]).toMatchObject({ amount: 2000, loyalty_card: { points: 200 } });
+    expect(redeemed.data?.redemptions?.[0]).toMatchObject({ amount: 2000, loyalty_card: { points: 200 } });
     expect((await card(holder.code)).loyalty_card?.balance).toBe(50);
     const poorHolder = await member(club.id);
     await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: poorHolder.code } }, body: { points: 9 } });
     const poor = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: poorHolder.code, reward: { id: coin.id } }], order: { amount: 5000 } } });
     expectError(failed(poor), 400, 'not_enough_points');
-    const rolledBack = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: redeemed.data!.parent_redemption.id } } });
+    const rolledBack = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: redeemed.data!.parent_redemption!.id } } });
     expect(rolledBack.response.status).toBe(200);
     expect((await card(holder.code)).loyalty_card?.balance).toBe(250);
     const history = (await ctx.client.GET('/v1/loyalties/members/{memberId}/transactions', { params: { path: { memberId: holder.code }, query: { limit: 2 } } })).data!;
@@ -439,8 +439,8 @@ describe('earning rules and rewards', () => {
     const activity = (await ctx.client.GET('/v1/loyalties/members/{memberId}/activity', { params: { path: { memberId: holder.code }, query: { limit: 2 } } })).data!;
     const holderAndProgram = { customer: expect.objectContaining({ id: holder.holder_id }), campaign: expect.objectContaining({ id: club.id }) };
     expect(activity.data.map((entry) => ({ type: entry.type, data: entry.data!.data }))).toEqual([
-      { type: 'redemption.rollback.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions[0]!.id } }) },
-      { type: 'redemption.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions[0]!.id } }) },
+      { type: 'redemption.rollback.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions![0]!.id } }) },
+      { type: 'redemption.succeeded', data: expect.objectContaining({ ...holderAndProgram, points: 200, redemption: { id: redeemed.data!.redemptions![0]!.id } }) },
     ]);
   });
 

@@ -59,4 +59,82 @@ describe('publications', () => {
     expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer: { source_id: unique('c') }, campaign: { name: 'no such campaign' } }) }), 404, 'not_found');
     expectError(await raw(ctx.target, 'GET', '/v1/publications?limit=0'), 400, 'invalid_query_params');
   });
+
+  test('when the customer is named only by details, then it is created and the publication shows it', async () => {
+    const code = unique('PUBNEW');
+    await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+    const email = `${unique('fresh')}@example.com`;
+    const published = await ctx.client.POST('/v1/publications', { body: { customer: { name: 'Hedy Lamarr', email }, voucher: code, channel: null, metadata: null } });
+    expect(published.response.status).toBe(200);
+    expect(published.data).toMatchObject({
+      customer_id: expect.stringMatching(/^cust_/),
+      customer: { name: 'Hedy Lamarr', email, object: 'customer' },
+      channel: 'API',
+      metadata: {},
+      source_id: null,
+      vouchers_id: [expect.stringMatching(/^v_/)],
+      voucher: { code, holder_id: published.data!.customer_id },
+    });
+    expect(published.data).not.toHaveProperty('vouchers');
+  });
+
+  test('when a publication repeats a source_id, asks join_once or a count, then it answers as the public API does', async () => {
+    const campaign = (
+      await ctx.client.POST('/v1/campaigns', {
+        body: { name: unique('PubMany'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 5 },
+      })
+    ).data!;
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('pub-many') } })).data!;
+    const sourceId = unique('newsletter');
+    const once = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name }, source_id: sourceId } });
+    const twice = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name }, source_id: sourceId } });
+    expect(twice.data).toMatchObject({ id: once.data!.id, source_id: sourceId, voucher: { code: once.data!.voucher_code } });
+    const stranger = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('stranger') } })).data!;
+    expectError(failed(await ctx.client.POST('/v1/publications', { body: { customer: { id: stranger.id }, campaign: { name: campaign.name }, source_id: sourceId } })), 400, 'invalid_publish_params');
+
+    const joined = await ctx.client.POST('/v1/publications', { params: { query: { join_once: true } }, body: { customer: { id: customer.id }, campaign: { name: campaign.name } } });
+    expect(joined.data?.id).toBe(once.data!.id);
+
+    const many = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name, count: 3 } } });
+    expect(many.response.status).toBe(200);
+    expect(many.data?.vouchers).toHaveLength(3);
+    expect(many.data?.vouchers_id).toHaveLength(3);
+    expect(many.data).not.toHaveProperty('voucher');
+    expectError(failed(await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name, count: 2 } } })), 400, 'no_voucher_suitable_for_publication');
+    const held = await ctx.client.GET('/v1/vouchers', { params: { query: { customer: customer.id } } });
+    expect(held.data?.total).toBe(4);
+    // The publication list finds them by any of their codes.
+    const byCode = await ctx.client.GET('/v1/publications', { params: { query: { voucher: many.data!.vouchers![2]! } } });
+    expect(byCode.data?.publications.map((p) => p.id)).toEqual([many.data!.id]);
+  });
+
+  test('when the list is filtered, then only matching publications come back, each with its customer and a short voucher', async () => {
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('pub-list'), name: 'Listed' } })).data!;
+    const discount = unique('PUBD');
+    const gift = unique('PUBG');
+    await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code: discount } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 5 } } });
+    await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code: gift } }, body: { type: 'GIFT_VOUCHER', gift: { amount: 500 } } });
+    const sourceId = unique('pub-src');
+    const first = (await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, voucher: discount, source_id: sourceId } })).data!;
+    const second = (await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, voucher: gift } })).data!;
+    const list = (query: string) => raw(ctx.target, 'GET', `/v1/publications?customer=${customer.id}&${query}`);
+    const ids = (response: { body?: unknown }) => (response.body as { publications: { id: string }[] }).publications.map((p) => p.id);
+
+    const all = await list('order=created_at');
+    expect(ids(all)).toEqual([first.id, second.id]);
+    expect((all.body as { publications: unknown[] }).publications[0]).toMatchObject({
+      customer: { id: customer.id, name: 'Listed', object: 'customer' },
+      voucher: { code: discount, object: 'voucher', campaign: null, discount: { type: 'PERCENT', percent_off: 5 }, gift: null, is_referral_code: false },
+    });
+    expect(ids(await list('voucher_type=discount'))).toEqual([first.id]);
+    expect(ids(await list(`source_id=${sourceId}`))).toEqual([first.id]);
+    expect(ids(await list('result=FAILURE'))).toEqual([]);
+    expect(ids(await list('is_referral_code=false&order=-created_at'))).toEqual([second.id, first.id]);
+    expect(ids(await list(`filters[related_object_id][conditions][$is]=${second.vouchers_id[0]}`))).toEqual([second.id]);
+    expect(ids(await list('filters[voucher_type][conditions][$in][]=GIFT_VOUCHER&filters[voucher_type][conditions][$in][]=LOYALTY_CARD'))).toEqual([second.id]);
+    expect(ids(await list(`filters[junction]=or&filters[source_id][conditions][$is]=${sourceId}&filters[voucher_type][conditions][$is]=GIFT_VOUCHER&order=created_at`))).toEqual([first.id, second.id]);
+    expectError(await list('filters[amount][conditions][$is]=1'), 400, 'invalid_query_params');
+    expectError(await list('filters[source_id][conditions][$near]=x'), 400, 'invalid_query_params');
+  });
 });
+

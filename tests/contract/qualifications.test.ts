@@ -16,7 +16,7 @@ describe('qualifications', () => {
     const wallet = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 2000 }, scenario: 'CUSTOMER_WALLET' } });
     expect(wallet.response.status).toBe(200);
     expect(wallet.data).toMatchObject({
-      redeemables: { object: 'list', data_ref: 'data', total: 1, has_more: false, data: [{ id: good, object: 'voucher', status: 'APPLICABLE', result: { discount_amount: 300 } }] },
+      redeemables: { object: 'list', data_ref: 'data', total: 1, has_more: false, data: [{ id: good, object: 'voucher', created_at: expect.any(String), result: { discount_amount: 300 } }] },
       order: { amount: 2000, discount_amount: 0 },
       object: 'qualification',
     });
@@ -34,19 +34,71 @@ describe('qualifications', () => {
       body: { related_object_type: 'promotion_tier', related_object_id: tier.id },
     });
     const small = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 2000 }, options: { limit: 50 } } });
-    expect(small.data?.redeemables.data.map((r) => r.id)).not.toContain(tier.id);
+    expect(small.data?.redeemables?.data.map((r) => r.id)).not.toContain(tier.id);
     const big = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 20000 }, options: { limit: 50 } } });
-    const ids = big.data!.redeemables.data.map((r) => r.id);
+    const ids = big.data!.redeemables!.data.map((r) => r.id);
     expect(ids).toContain(tier.id);
     expect(ids).toContain(good);
     expect(ids).not.toContain(expired);
     const limited = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 20000 }, options: { limit: 1 } } });
     expect(limited.data?.redeemables).toMatchObject({ has_more: true });
-    expect(limited.data?.redeemables.data).toHaveLength(1);
+    expect(limited.data?.redeemables?.data).toHaveLength(1);
   });
 
   test('when the body is bad, then 400', async () => {
     expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ scenario: 'EVERYTHING' }) }), 400, 'invalid_payload');
-    expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ options: { limit: 51 } }) }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ options: { limit: 101 } }) }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ options: { filters: { amount: { conditions: { $is: ['1'] } } } } }) }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ options: { filters: { code: { conditions: { $near: ['A'] } } } } }) }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ customer: { id: 'cust_nope' } }) }), 404, 'not_found');
+  });
+
+  test('when the customer is named only by details, then it is created and its tracking ID answers', async () => {
+    const email = `${unique('qualifier')}@example.com`;
+    const result = await ctx.client.POST('/v1/qualifications', { body: { customer: { name: 'Katherine Johnson', email }, order: { amount: 1000 }, scenario: 'CUSTOMER_WALLET' } });
+    expect(result.response.status).toBe(200);
+    const listed = (await ctx.client.GET('/v1/customers', { params: { query: { email } } })).data!;
+    expect(listed.customers).toHaveLength(1);
+    expect(listed.customers[0]).toMatchObject({ name: 'Katherine Johnson', email });
+    expect(result.data?.tracking_id).toBe(`track_${Buffer.from(listed.customers[0]!.id).toString('base64url')}`);
+    const anonymous = await ctx.client.POST('/v1/qualifications', { body: { tracking_id: 'track_anon-7', order: { amount: 1000 }, scenario: 'CUSTOMER_WALLET' } });
+    expect(anonymous.data?.tracking_id).toBe('track_anon-7');
+  });
+
+  test('when options filter, expand, sort and page, then the answer follows them', async () => {
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('qual-opts') } })).data!;
+    const category = (await ctx.client.POST('/v1/categories', { body: { name: unique('Qual category'), hierarchy: 2 } })).data!;
+    const codes: string[] = [];
+    for (const [off, extra] of [
+      [100, {}],
+      [900, { category_id: category.id, metadata: { tier: 'gold' } }],
+      [500, {}],
+    ] as const) {
+      const code = unique('QOPT');
+      await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: off }, ...extra } });
+      await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, voucher: code } });
+      codes.push(code);
+    }
+    const ask = (options: Record<string, unknown>) =>
+      ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 5000 }, scenario: 'CUSTOMER_WALLET', options } as never });
+
+    const filtered = (await ask({ filters: { category_id: { conditions: { $in: [category.id] } } }, expand: ['redeemable', 'category'] })).data!;
+    expect(filtered.redeemables!.data).toEqual([
+      expect.objectContaining({ id: codes[1], name: codes[1], metadata: { tier: 'gold' }, categories: [expect.objectContaining({ id: category.id })] }),
+    ]);
+    const excluded = (await ask({ filters: { junction: 'AND', code: { conditions: { $is_not: [codes[0]] } }, resource_type: { conditions: { $is: ['voucher'] } } } })).data!;
+    expect(excluded.redeemables!.data.map((r) => r.id)).toEqual([codes[1], codes[2]]);
+    expect(excluded.redeemables!.data[0]).not.toHaveProperty('categories');
+    const best = (await ask({ sorting_rule: 'BEST_DEAL', limit: 100 })).data!;
+    expect(best.redeemables!.data.map((r) => r.result?.discount_amount)).toEqual([900, 500, 100]);
+    const rules = (await ask({ expand: ['validation_rules'], limit: 1 })).data!;
+    expect(rules.redeemables!.data[0]).toMatchObject({ validation_rules_assignments: { object: 'list', data_ref: 'data', data: [], total: 0 } });
+
+    const first = (await ask({ limit: 2 })).data!.redeemables!;
+    expect(first).toMatchObject({ total: 3, has_more: true, more_starting_after: expect.any(String) });
+    const next = (await ask({ limit: 2, starting_after: first.more_starting_after })).data!.redeemables!;
+    expect(next).toMatchObject({ total: 3, has_more: false });
+    expect([...first.data, ...next.data].map((r) => r.id)).toEqual(codes);
+    expect(next).not.toHaveProperty('more_starting_after');
   });
 });

@@ -40,11 +40,13 @@ describe('validations', () => {
     expect(result).toMatchObject({
       valid: true,
       redeemables: [{ status: 'APPLICABLE', id: code, object: 'voucher', result: { discount: { type: 'PERCENT', percent_off: 10 }, discount_amount: 1201 }, campaign_id: campaign.id }],
-      inapplicable_redeemables: [],
       order: { amount: 12005, discount_amount: 1201, gift_amount: 0, total_amount: 10804, object: 'order' },
       tracking_id: expect.stringMatching(/^track_/),
       object: 'validation',
     });
+    // Empty lists are left out, as the public API leaves them out.
+    expect(result).not.toHaveProperty('inapplicable_redeemables');
+    expect(result).not.toHaveProperty('skipped_redeemables');
     await validate({ redeemables: [{ object: 'voucher', id: code }, { object: 'voucher', id: 'NO-SUCH-CODE' }], order: { amount: 100 } });
     const summary = (await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } })).data!;
     expect(summary).toMatchObject({ validations: 2, validations_succeeded: 1, validations_failed: 1, redemptions: 0 });
@@ -65,8 +67,9 @@ describe('validations', () => {
       redeemables: [{ object: 'voucher', id: unit }],
       order: { items: [{ product_id: product.source_id, quantity: 2 }, { quantity: 1, price: 1000 }] },
     });
-    expect(result.order).toMatchObject({ amount: 4000, discount_amount: 1500, total_amount: 2500 });
-    expect(result.order.items[0]).toMatchObject({ product_id: product.id, quantity: 2, price: 1500, amount: 3000 });
+    // A unit discount is item-level: it shows on the line and in items_discount_amount, not in discount_amount.
+    expect(result.order).toMatchObject({ amount: 4000, discount_amount: 0, items_discount_amount: 1500, total_discount_amount: 1500, total_amount: 2500 });
+    expect(result.order!.items![0]).toMatchObject({ product_id: product.id, quantity: 2, price: 1500, amount: 3000, discount_amount: 1500, subtotal_amount: 1500 });
   });
 
   test('when fixed-price and item-effect discounts meet an order with items, then each takes what its effect says', async () => {
@@ -84,15 +87,23 @@ describe('validations', () => {
       const code = await discountVoucher(discount);
       const result = await validate({ redeemables: [{ object: 'voucher', id: code }], order });
       expect({ discount, off: result.redeemables[0]?.result.discount_amount }).toEqual({ discount, off: expected });
-      expect(result.order).toMatchObject({ amount: 4000, discount_amount: expected, total_amount: 4000 - expected });
+      expect(result.order).toMatchObject({ amount: 4000, total_discount_amount: expected, total_applied_discount_amount: expected, total_amount: 4000 - expected });
+      // Order-level (the fixed price of the order) or item-level (every item effect), never both.
+      const itemLevel = discount.effect !== undefined;
+      expect([result.order!.discount_amount, result.order!.items_discount_amount]).toEqual(itemLevel ? [0, expected] : [expected, 0]);
+      if (itemLevel) expect(result.order!.items!.reduce((sum, item) => sum + (item.discount_amount ?? 0), 0)).toBe(expected);
     }
     // Redeeming one records the same totals on the order.
     const code = await discountVoucher({ type: 'AMOUNT', amount_off: 700, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' });
     const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: order as never } });
     expect(redeemed.response.status).toBe(200);
-    expect(redeemed.data!.redemptions[0]).toMatchObject({ amount: 2100, result: 'SUCCESS' });
-    const stored = (await ctx.client.GET('/v1/orders/{orderId}', { params: { path: { orderId: redeemed.data!.order.id! } } })).data!;
-    expect(stored).toMatchObject({ amount: 4000, discount_amount: 2100, total_amount: 1900 });
+    expect(redeemed.data!.redemptions![0]).toMatchObject({ amount: 2100, result: 'SUCCESS' });
+    const stored = (await ctx.client.GET('/v1/orders/{orderId}', { params: { path: { orderId: redeemed.data!.order!.id! } } })).data!;
+    expect(stored).toMatchObject({ amount: 4000, discount_amount: 0, items_discount_amount: 2100, total_discount_amount: 2100, total_amount: 1900 });
+    expect(stored.items!.map((item) => [item.discount_amount, item.subtotal_amount])).toEqual([
+      [1400, 1600],
+      [700, 300],
+    ]);
   });
 
   test('when a rule rejects an order below an amount, then the voucher is inapplicable with the custom message', async () => {
@@ -131,8 +142,10 @@ describe('validations', () => {
     const other = await discountVoucher({ type: 'AMOUNT', amount_off: 100 });
     const result = await validate({ redeemables: [{ object: 'voucher', id: other }, { object: 'voucher', id: code }], order: { amount: 5000 }, customer: { source_id: silver.source_id } });
     expect(result.valid).toBe(false);
-    expect(result.redeemables).toEqual([{ status: 'SKIPPED', id: other, object: 'voucher', result: {}, campaign_id: null }]);
-    expect(result.inapplicable_redeemables[0]?.result.error).toMatchObject({ key: 'customer_rules_violated', error: { message: 'Gold members only' } });
+    const skipped = { status: 'SKIPPED', id: other, object: 'voucher', result: { details: { key: 'preceding_validation_failed', message: expect.any(String) } }, campaign_id: null };
+    expect(result.redeemables).toEqual([skipped]);
+    expect(result.skipped_redeemables).toEqual([skipped]);
+    expect(result.inapplicable_redeemables?.[0]?.result.error).toMatchObject({ key: 'customer_rules_violated', error: { message: 'Gold members only' }, resource_id: code, resource_type: 'voucher' });
     const gold = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 5000 }, customer: { source_id: silver.source_id, metadata: { tier: 'gold' } } });
     expect(gold.valid).toBe(true);
   });
@@ -151,7 +164,7 @@ describe('validations', () => {
       ],
       order: { amount: 100 },
     });
-    expect(result.inapplicable_redeemables.map((r) => [r.result.error?.code, r.result.error?.key])).toEqual([
+    expect(result.inapplicable_redeemables!.map((r) => [r.result.error?.code, r.result.error?.key])).toEqual([
       [404, 'resource_not_found'],
       [400, 'voucher_disabled'],
       [400, 'voucher_not_active'],
@@ -171,7 +184,7 @@ describe('validations', () => {
     const small = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 1500 } });
     expect(small.order).toMatchObject({ gift_amount: 1500, total_amount: 0 });
     const tooMuch = await validate({ redeemables: [{ object: 'voucher', id: code, gift: { credits: 6000 } }], order: { amount: 12000 } });
-    expect(tooMuch.inapplicable_redeemables[0]?.result.error?.key).toBe('gift_amount_exceeded');
+    expect(tooMuch.inapplicable_redeemables?.[0]?.result.error?.key).toBe('gift_amount_exceeded');
   });
 
   test('when a promotion tier applies only on Fridays 16:00-18:00, then validation follows the clock', async () => {
@@ -192,11 +205,11 @@ describe('validations', () => {
       ctx.target.clock!.travelTo(new Date(moment));
       return validate({ redeemables: [{ object: 'promotion_tier', id: tier.id }], order: { amount: 5000 } });
     };
-    expect((await check('2026-11-27T16:30:00Z')).order.discount_amount).toBe(700); // Friday
-    expect((await check('2026-11-27T18:30:00Z')).inapplicable_redeemables[0]?.result.error?.key).toBe('promotion_not_active_now');
-    expect((await check('2026-11-26T16:30:00Z')).inapplicable_redeemables[0]?.result.error?.key).toBe('promotion_not_active_now'); // Thursday
+    expect((await check('2026-11-27T16:30:00Z')).order?.discount_amount).toBe(700); // Friday
+    expect((await check('2026-11-27T18:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_not_active_now');
+    expect((await check('2026-11-26T16:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_not_active_now'); // Thursday
     await ctx.client.POST('/v1/promotions/tiers/{promotionTierId}/disable', { params: { path: { promotionTierId: tier.id } } });
-    expect((await check('2026-11-27T16:30:00Z')).inapplicable_redeemables[0]?.result.error?.key).toBe('promotion_inactive');
+    expect((await check('2026-11-27T16:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_inactive');
     const summary = await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } });
     expect(summary.data).toMatchObject({ validations: 4, validations_succeeded: 1, validations_failed: 3, redemptions: 0 });
     const counted = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id } } })).data!;
@@ -208,8 +221,179 @@ describe('validations', () => {
     ['31 redeemables', { redeemables: Array.from({ length: 31 }, (_, i) => ({ object: 'voucher', id: `C${i}` })) }],
     ['an unknown redeemable kind', { redeemables: [{ object: 'coupon', id: 'X' }] }],
     ['a negative order amount', { redeemables: [{ object: 'voucher', id: 'X' }], order: { amount: -1 } }],
-    ['a zero item quantity', { redeemables: [{ object: 'voucher', id: 'X' }], order: { items: [{ quantity: 0, price: 1 }] } }],
+    ['a negative item quantity', { redeemables: [{ object: 'voucher', id: 'X' }], order: { items: [{ quantity: -1, price: 1 }] } }],
+    ['a promotion stack with a non-string ID', { redeemables: [{ object: 'promotion_stack', id: 7 }] }],
   ])('when the body has %s, then 400 invalid_payload', async (_, body) => {
     expectError(await raw(ctx.target, 'POST', '/v1/validations', { body: JSON.stringify(body) }), 400, 'invalid_payload');
+  });
+});
+
+describe('validations: stacking rules, sessions and options', () => {
+  test('when a validation is answered, then it carries the stacking rules the engine applies', async () => {
+    const code = await discountVoucher({ type: 'AMOUNT', amount_off: 100 });
+    const result = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 } });
+    expect(result.stacking_rules).toEqual({
+      redeemables_limit: 30,
+      applicable_redeemables_limit: 5,
+      applicable_redeemables_per_category_limit: 1,
+      applicable_redeemables_category_limits: {},
+      applicable_exclusive_redeemables_limit: 1,
+      applicable_exclusive_redeemables_per_category_limit: 1,
+      exclusive_categories: [],
+      joint_categories: [],
+      redeemables_application_mode: 'ALL',
+      redeemables_sorting_rule: 'REQUESTED_ORDER',
+      redeemables_products_application_mode: 'STACK',
+      redeemables_no_effect_rule: 'REDEEM_ANYWAY',
+      no_effect_skip_categories: [],
+      no_effect_redeem_anyway_categories: [],
+      redeemables_rollback_order_mode: 'WITHOUT_ORDER',
+    });
+  });
+
+  test('when more than five redeemables apply, then the sixth is skipped and not applied; a redemption leaves it unredeemed', async () => {
+    const codes = [];
+    for (let i = 0; i < 6; i++) codes.push(await discountVoucher({ type: 'AMOUNT', amount_off: 100 }));
+    const body = { redeemables: codes.map((id) => ({ object: 'voucher', id })), order: { amount: 10000 } };
+    const result = await validate(body);
+    expect(result.valid).toBe(true);
+    expect(result.redeemables.map((r) => r.status)).toEqual(['APPLICABLE', 'APPLICABLE', 'APPLICABLE', 'APPLICABLE', 'APPLICABLE', 'SKIPPED']);
+    expect(result.skipped_redeemables).toEqual([expect.objectContaining({ id: codes[5], status: 'SKIPPED', result: { details: expect.objectContaining({ key: 'applicable_redeemables_limit_exceeded' }) } })]);
+    expect(result.order).toMatchObject({ discount_amount: 500, total_amount: 9500 });
+
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: body as never });
+    expect(redeemed.response.status).toBe(200);
+    expect(redeemed.data!.redemptions!.map((r) => r.voucher?.code)).toEqual(codes.slice(0, 5));
+    expect(redeemed.data!.skipped_redeemables).toEqual([expect.objectContaining({ id: codes[5], status: 'SKIPPED' })]);
+    expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: codes[5]! } } })).data?.redemption?.redeemed_quantity).toBe(0);
+  });
+
+  test('when two redeemables of one category apply, then only the first does; expanded verdicts name them and their category', async () => {
+    const category = (await ctx.client.POST('/v1/categories', { body: { name: unique('Stacking'), hierarchy: 1 } })).data!;
+    const first = await discountVoucher({ type: 'AMOUNT', amount_off: 300 }, { category_id: category.id, metadata: { channel: 'web' } });
+    const second = await discountVoucher({ type: 'AMOUNT', amount_off: 200 }, { category_id: category.id });
+    const plain = await discountVoucher({ type: 'AMOUNT', amount_off: 100 });
+    const result = await validate({
+      redeemables: [first, second, plain].map((id) => ({ object: 'voucher', id })),
+      order: { amount: 5000 },
+      options: { expand: ['redeemable', 'category'] },
+    });
+    expect(result.redeemables.map((r) => [r.id, r.status])).toEqual([
+      [first, 'APPLICABLE'],
+      [second, 'SKIPPED'],
+      [plain, 'APPLICABLE'],
+    ]);
+    expect(result.redeemables[1]?.result.details?.key).toBe('applicable_redeemables_per_category_limit_exceeded');
+    expect(result.redeemables[0]).toMatchObject({ name: first, metadata: { channel: 'web' }, categories: [{ id: category.id, name: category.name, object: 'category' }] });
+    expect(result.redeemables[2]?.categories).toEqual([]);
+    expect(result.order).toMatchObject({ discount_amount: 400, total_amount: 4600 });
+    const bare = await validate({ redeemables: [{ object: 'voucher', id: plain }], order: { amount: 5000 } });
+    expect(bare.redeemables[0]).not.toHaveProperty('categories');
+    expect(bare.redeemables[0]).not.toHaveProperty('name');
+  });
+
+  test('when a session is given, then it is echoed with defaults, recorded on the redemption, and options are accepted', async () => {
+    const code = await discountVoucher({ type: 'AMOUNT', amount_off: 100 });
+    const locked = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, session: { type: 'LOCK' } });
+    expect(locked.session).toEqual({ key: expect.stringMatching(/^ssn_/), type: 'LOCK', ttl: 7, ttl_unit: 'DAYS' });
+    const named = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, session: { key: 'ssn_till-4', type: 'LOCK', ttl: 2, ttl_unit: 'HOURS' } });
+    expect(named.session).toEqual({ key: 'ssn_till-4', type: 'LOCK', ttl: 2, ttl_unit: 'HOURS' });
+    expect(await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 } })).not.toHaveProperty('session');
+    const redeemed = await ctx.client.POST('/v1/redemptions', {
+      body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, session: { key: 'ssn_till-4' }, options: { expand: ['order', 'redemption'] } },
+    });
+    expect(redeemed.response.status).toBe(200);
+    expect(redeemed.data!.redemptions![0]).toMatchObject({ session: { key: 'ssn_till-4' } });
+    expect(redeemed.data!.parent_redemption).toMatchObject({ session: { key: 'ssn_till-4' } });
+  });
+
+  test('when customer, order and metadata are explicitly null, then they mean none', async () => {
+    const code = await discountVoucher({ type: 'AMOUNT', amount_off: 100 });
+    const result = await validate({ redeemables: [{ object: 'voucher', id: code }], customer: null, order: null, metadata: null });
+    expect(result).toMatchObject({ valid: true, order: { amount: 0, total_amount: 0, items: [] } });
+    expect(result.order).not.toHaveProperty('customer_id');
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], customer: null, order: { amount: 500, metadata: null }, metadata: null } });
+    expect(redeemed.response.status).toBe(200);
+    expect(redeemed.data!.redemptions![0]).toMatchObject({ customer: null, customer_id: null, metadata: {}, amount: 100 });
+  });
+
+  test('when a promotion stack is named, then it is inapplicable: this service has none', async () => {
+    const result = await validate({ redeemables: [{ object: 'promotion_stack', id: 'stack_1' }] });
+    expect(result.valid).toBe(false);
+    expect(result.inapplicable_redeemables).toEqual([
+      expect.objectContaining({ id: 'stack_1', object: 'promotion_stack', status: 'INAPPLICABLE', result: { error: expect.objectContaining({ code: 404, key: 'resource_not_found' }) } }),
+    ]);
+  });
+});
+
+describe('validations: unit discounts', () => {
+  async function pricedProduct(price: number) {
+    return (await ctx.client.POST('/v1/products', { body: { source_id: unique('unit-prod'), name: unique('Unit product'), price } })).data!;
+  }
+
+  test('when ADD_MISSING_ITEMS meets an order short of units, then the missing units are added for free and the present ones made free', async () => {
+    const product = await pricedProduct(800);
+    const code = await discountVoucher({ type: 'UNIT', unit_off: 3, unit_type: product.id, effect: 'ADD_MISSING_ITEMS' });
+    const result = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { items: [{ product_id: product.id, quantity: 1 }, { quantity: 1, price: 1000 }] } });
+    expect(result.redeemables[0]?.result.discount_amount).toBe(2400);
+    // The order grows by the two added units (1600) and the discount takes all three back.
+    expect(result.order).toMatchObject({ initial_amount: 1800, amount: 3400, items_discount_amount: 2400, total_amount: 1000 });
+    expect(result.order!.items![0]).toMatchObject({
+      product_id: product.id,
+      initial_quantity: 1,
+      quantity: 3,
+      discount_quantity: 3,
+      applied_quantity: 2,
+      applied_quantity_amount: 1600,
+      initial_amount: 800,
+      amount: 2400,
+      discount_amount: 2400,
+      subtotal_amount: 0,
+      application_details: [{ source_index: 0, target_index: 0, target_applied_quantity: 2, target_applied_quantity_amount: 1600, target_applied_discount_amount: 2400 }],
+    });
+
+    // With enough units already there, nothing is added: the units are taken off the order.
+    const enough = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { items: [{ product_id: product.id, quantity: 4 }] } });
+    expect(enough.order).toMatchObject({ amount: 3200, items_discount_amount: 2400, total_amount: 800 });
+    expect(enough.order!.items![0]).toMatchObject({ quantity: 4, discount_quantity: 3, discount_amount: 2400 });
+    expect(enough.order!.items![0]).not.toHaveProperty('applied_quantity');
+  });
+
+  test('when ADD_NEW_ITEMS names a product the order lacks, then a free line is added and a redemption stores it', async () => {
+    const product = await pricedProduct(500);
+    const code = await discountVoucher({ type: 'UNIT', unit_off: 2, unit_type: product.id, effect: 'ADD_NEW_ITEMS' });
+    const body = { redeemables: [{ object: 'voucher', id: code }], order: { items: [{ quantity: 1, price: 3000 }] } };
+    const result = await validate(body);
+    expect(result.order).toMatchObject({ initial_amount: 3000, amount: 4000, items_discount_amount: 1000, total_amount: 3000 });
+    expect(result.order!.items).toHaveLength(2);
+    expect(result.order!.items![1]).toMatchObject({ product_id: product.id, related_object: 'product', quantity: 2, initial_quantity: 0, price: 500, amount: 1000, discount_amount: 1000 });
+
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: body as never });
+    expect(redeemed.response.status).toBe(200);
+    const stored = (await ctx.client.GET('/v1/orders/{orderId}', { params: { path: { orderId: redeemed.data!.order!.id! } } })).data!;
+    expect(stored).toMatchObject({ amount: 4000, initial_amount: 3000, items_discount_amount: 1000, total_amount: 3000 });
+    expect(stored.items![1]).toMatchObject({ id: expect.stringMatching(/^ordli_/), product_id: product.id, quantity: 2, discount_quantity: 2, discount_amount: 1000 });
+  });
+
+  test('when ADD_MANY_ITEMS gives several products, each with its own effect, then every one is computed', async () => {
+    const shirt = await pricedProduct(2000);
+    const socks = await pricedProduct(300);
+    const discount = {
+      type: 'UNIT',
+      effect: 'ADD_MANY_ITEMS',
+      units: [
+        { unit_off: 1, unit_type: shirt.id, effect: 'ADD_MISSING_ITEMS', product: { id: shirt.id, name: shirt.name } },
+        { unit_off: 2, unit_type: socks.id, effect: 'ADD_NEW_ITEMS', product: { id: socks.id, name: socks.name } },
+      ],
+    };
+    const code = unique('MANY');
+    const created = await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount } as never });
+    const kept = created.data?.discount as { units?: unknown[] } | null | undefined;
+    if (created.response.status !== 200 || !kept?.units) {
+      return skip('the Discount schema does not take ADD_MANY_ITEMS with units yet (the voucher area adds them)', ['validate-stacked-discounts']);
+    }
+    const result = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { items: [{ product_id: shirt.id, quantity: 1 }] } });
+    expect(result.redeemables[0]?.result.discount_amount).toBe(2600);
+    expect(result.order).toMatchObject({ initial_amount: 2000, amount: 2600, items_discount_amount: 2600, total_amount: 0 });
   });
 });
