@@ -369,15 +369,16 @@ export interface paths {
          * List customers
          * @description Returns a page of the project's customers, oldest first unless `order` says otherwise, optionally
          *     narrowed by exact `email`, `name` or address `city`, and by creation or update time. `total`
-         *     counts every match; a page past the last returns an empty `customers` array.
+         *     counts every match and `has_more` says whether more follow; a page past the last returns an empty
+         *     `customers` array. Pages are read by number (`page`) or, by creation time, with `starting_after`.
          */
         get: operations["list-customers"];
         put?: never;
         /**
          * Create a customer
-         * @description Creates a customer with zeroed `summary`, `loyalty` and `referrals`. As in the public API, a
-         *     `source_id` that already names a customer of the project updates that customer with the fields
-         *     given (an upsert) and returns it.
+         * @description Creates a customer with zeroed `summary`, `loyalty` and `referrals`. As in the public API, the call
+         *     upserts: an `id` names an existing customer to update with the fields given (404 when there is none),
+         *     and so does a `source_id` that already names a customer of the project; the response is that customer.
          */
         post: operations["create-customer"];
         delete?: never;
@@ -407,7 +408,9 @@ export interface paths {
         /**
          * Update a customer
          * @description Updates the customer found by ID or `source_id`. Only the fields given change; `metadata` and
-         *     `address` are replaced whole; a null clears a field. `birthday` is deprecated: send `birthdate`.
+         *     `address` are replaced whole; a null clears a field. `birthday` is deprecated: send `birthdate`. The
+         *     `id` and `source_id` never change: a `source_id` in the body is ignored, as is every field the service
+         *     owns, so a customer as read from the API may be sent back whole (only `updated_at` then changes).
          */
         put: operations["update-customer"];
         post?: never;
@@ -438,9 +441,12 @@ export interface paths {
          * List a customer's activity
          * @description Returns what happened to the customer (found by ID or `source_id`), newest first unless `order` says
          *     otherwise, paged with a cursor: pass `more_starting_after` as `starting_after_id` while `has_more`
-         *     is true, and every entry comes exactly once. Entries are recorded as things happen: the customer
-         *     created and updated, gift credit and loyalty points moved on cards the customer holds, and, as those
-         *     operations arrive, redemptions, publications and loyalty events.
+         *     is true, and every entry comes exactly once. Entries are recorded as things happen, in the public API's
+         *     names (see `type`): the customer created and updated, custom events, validations, redemptions,
+         *     rollbacks and publications, paid orders, gift credit and loyalty points moved on cards the customer
+         *     holds, tier changes and rewards. The filters narrow the list by creation time (`start_date`,
+         *     `end_date`, both inclusive), by the campaign an entry is about (`campaign_id`, `campaign_type`), by
+         *     `category` and by `type`; a cursor must be an entry of the narrowed list.
          */
         get: operations["list-customer-activity"];
         put?: never;
@@ -4613,9 +4619,9 @@ export interface components {
                 last_order_amount: number;
                 /**
                  * Format: date-time
-                 * @description When the latest order was placed, or null before the first.
+                 * @description When the latest order was placed; null before the first (the public API may leave it out).
                  */
-                last_order_date: string | null;
+                last_order_date?: string | null;
             };
         };
         /**
@@ -4633,13 +4639,22 @@ export interface components {
              * @example 0
              */
             referred_customers: number;
-            /** @description By campaign name. */
+            /**
+             * @description By campaign name: the loyalty programs in which the customer holds a card, and the referral programs
+             *     in which they referred someone.
+             */
             campaigns: {
                 [key: string]: {
-                    /** @description Points on the customer's card in this campaign. */
-                    points: number;
+                    /** @description Points on the customer's card in this campaign (0 in a referral program). */
+                    points?: number;
                     /** @description Customers referred in this campaign. */
-                    referred_customers: number;
+                    referred_customers?: number;
+                    /**
+                     * @description ID of the tier the customer's card is in now, in a loyalty program with tiers. Absent when the
+                     *     program has no tiers or the card is in none of them.
+                     * @example ltr_0b1c2d3e4f5a6b7c8d
+                     */
+                    loyalty_tier?: string;
                 };
             };
         };
@@ -4671,8 +4686,27 @@ export interface components {
             }[];
         };
         /**
+         * CustomerAssets
+         * @description Links to the customer's cockpit: the hosted pages where customers see their own vouchers, loyalty cards
+         *     and consents. The reference server hosts no cockpit, so it never sends `assets`; a server that does sends
+         *     the links it serves.
+         */
+        CustomerAssets: {
+            /**
+             * @description Address of the customer's cockpit page.
+             * @example https://cockpit.example.com/c/cust_7f8b2cd8a33d0f1e2b
+             */
+            cockpit_url?: string;
+            /**
+             * @description Address of the cockpit page where the customer manages their consents and contact preferences.
+             * @example https://cockpit.example.com/c/cust_7f8b2cd8a33d0f1e2b/preferences
+             */
+            cockpit_preference_center_url?: string;
+        };
+        /**
          * Customer
-         * @description A customer of the project, with running totals of what they did.
+         * @description A customer of the project, with running totals of what they did. The reference server sends every field
+         *     but `assets` on every customer; the public API may leave out those it does not mark as required.
          */
         Customer: {
             /**
@@ -4684,54 +4718,57 @@ export interface components {
              * @description The customer's ID in an external system, unique in the project.
              * @example jane-doe-1
              */
-            source_id: string | null;
+            source_id?: string | null;
             /**
              * @description First and last name.
              * @example Jane Doe
              */
-            name: string | null;
+            name?: string | null;
             /**
              * @description Free text about the customer.
              * @example Prefers email contact
              */
-            description: string | null;
+            description?: string | null;
             /**
              * @description Email address.
              * @example jane@example.com
              */
-            email: string | null;
+            email?: string | null;
             /**
              * @description Phone number.
              * @example +48 600 100 200
              */
-            phone: string | null;
+            phone?: string | null;
             /**
              * Format: date
              * @deprecated
              * @description Deprecated in favour of `birthdate`.
              * @example 1990-04-01
              */
-            birthday: string | null;
+            birthday?: string | null;
             /**
              * Format: date
              * @description Date of birth.
              * @example 1990-04-01
              */
-            birthdate: string | null;
-            address: components["schemas"]["CustomerAddress"];
+            birthdate?: string | null;
+            address?: components["schemas"]["CustomerAddress"];
             summary: components["schemas"]["CustomerSummary"];
-            loyalty: components["schemas"]["CustomerLoyalty"];
-            referrals: components["schemas"]["CustomerReferrals"];
-            metadata: components["schemas"]["Metadata"];
+            /** @description The customer's loyalty points and referrals; null where the API has not computed them (the reference server always does). */
+            loyalty: components["schemas"]["CustomerLoyalty"] | null;
+            /** @description The referrals in which this customer was referred; null where the API has not computed them (the reference server always does). */
+            referrals: components["schemas"]["CustomerReferrals"] | null;
+            metadata?: components["schemas"]["Metadata"];
             /**
              * @description Values the service records about the customer.
              * @example {}
              */
-            system_metadata: {
+            system_metadata?: {
                 [key: string]: unknown;
             };
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            assets?: components["schemas"]["CustomerAssets"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `customer`.
              * @constant
@@ -4751,10 +4788,16 @@ export interface components {
              * @example 120
              */
             total: number;
+            /**
+             * @description Whether more matching customers follow this page.
+             * @example true
+             */
+            has_more?: boolean;
         };
         /**
          * CustomerFields
-         * @description The fields a client sets on a customer, in create and update requests alike.
+         * @description The fields a client sets on a customer, in create and update requests alike. Each may be null, meaning
+         *     none.
          */
         CustomerFields: {
             /**
@@ -4769,7 +4812,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: email
-             * @description Email address.
+             * @description Email address. The reference server refuses one that is not an address (400 `invalid_payload`).
              * @example jane@example.com
              */
             email?: string | null;
@@ -4792,77 +4835,109 @@ export interface components {
              */
             birthdate?: string | null;
             address?: components["schemas"]["CustomerAddress"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Custom key-value pairs, replaced whole; null empties them. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
          * CustomersCreateRequestBody
-         * @description A customer. When `source_id` names an existing customer of the project, that customer is updated with
-         *     the fields given instead (as in the public API), and the response is the updated customer.
-         * @example {
-         *       "source_id": "jane-doe-1",
-         *       "name": "Jane Doe",
-         *       "email": "jane@example.com",
-         *       "birthdate": "1990-04-01",
-         *       "address": {
-         *         "city": "Warsaw",
-         *         "country": "Poland"
-         *       },
-         *       "metadata": {
-         *         "tier": "gold"
-         *       }
-         *     }
+         * @description A customer. The public API upserts: with `id`, the customer of that ID is updated with the fields given
+         *     (404 when there is none) and `source_id` is ignored; otherwise, when `source_id` names an existing
+         *     customer of the project, that customer is updated instead of a new one being created. The response is the
+         *     created or updated customer. Fields the service owns (`summary`, `loyalty`, `created_at`…) are ignored.
          */
         CustomersCreateRequestBody: components["schemas"]["CustomerFields"] & {
             /**
-             * @description The customer's ID in an external system, unique in the project.
+             * @description An existing customer to update, by its ID. A new customer's ID is always assigned by the service.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id?: string;
+            /**
+             * @description The customer's ID in an external system, unique in the project. Ignored when `id` is given.
              * @example jane-doe-1
              */
             source_id?: string | null;
         };
         /**
          * CustomersUpdateRequestBody
-         * @description The fields to change; the others keep their values. `metadata` and `address` are replaced whole.
-         * @example {
-         *       "email": "jane.doe@example.com",
-         *       "metadata": {
-         *         "tier": "platinum"
-         *       }
-         *     }
+         * @description The fields to change; the others keep their values. A null clears a field; `metadata` and `address` are
+         *     replaced whole (`metadata: null` empties it). The customer's `id` and `source_id` never change: a
+         *     `source_id` in the body (the published SDK sends one) is accepted and ignored, as are the fields the
+         *     service owns, so a customer read from the API can be sent back as it is.
          */
         CustomersUpdateRequestBody: components["schemas"]["CustomerFields"];
         /**
+         * CustomerActivityType
+         * @description The kind of a customer activity entry, in the public API's names. The reference server lists
+         *     `customer.created`, `customer.updated`, `customer.deleted`, `customer.custom_event`, the customer's
+         *     validations, redemptions, rollbacks and publications (`customer.validation.*`, `customer.redemption.*`,
+         *     `customer.publication.*`), paid orders (`customer.order.paid`), gift credit added to a card the customer
+         *     holds (`customer.voucher.gift.balance_added`), loyalty points and pending points moving on such a card
+         *     (`customer.voucher.loyalty_card.*`; points taken off by hand are `customer.loyalty.updated`), tier
+         *     changes (`customer.loyalty.tier.*`) and rewards (`customer.rewarded`, `customer.rewarded.loyalty_points`,
+         *     `customer.reward_redemptions.created`). The other kinds belong to features it does not have (segments,
+         *     messaging integrations, consents, reward redemption workflows) or are not recorded by it (a counted
+         *     referral shows in the referee's `referrals`, not as `customer.referred`).
+         * @example customer.created
+         * @enum {string}
+         */
+        CustomerActivityType: "customer.confirmed" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.referred" | "customer.custom_event" | "customer.segment.entered" | "customer.segment.left" | "customer.sms.sent" | "customer.sms.recovered" | "customer.sms.failed" | "customer.email.sent" | "customer.email.recovered" | "customer.email.failed" | "customer.activecampaign.sent" | "customer.activecampaign.recovered" | "customer.activecampaign.failed" | "customer.braze.sent" | "customer.braze.recovered" | "customer.braze.failed" | "customer.mailchimp.sent" | "customer.mailchimp.recovered" | "customer.mailchimp.failed" | "customer.intercom.sent" | "customer.intercom.recovered" | "customer.intercom.failed" | "customer.shopify.sent" | "customer.shopify.recovered" | "customer.shopify.failed" | "customer.klaviyo.sent" | "customer.klaviyo.recovered" | "customer.klaviyo.failed" | "customer.batch.sent" | "customer.batch.recovered" | "customer.batch.failed" | "customer.rewarded" | "customer.rewarded.loyalty_points" | "customer.voucher.gift.balance_added" | "customer.voucher.loyalty_card.pending_points.activated" | "customer.voucher.loyalty_card.pending_points.added" | "customer.voucher.loyalty_card.pending_points.canceled" | "customer.voucher.loyalty_card.pending_points.updated" | "customer.voucher.loyalty_card.points_activated" | "customer.voucher.loyalty_card.points_added" | "customer.voucher.loyalty_card.points_transferred" | "customer.voucher.loyalty_card.points_expired" | "customer.voucher.deleted" | "customer.publication.succeeded" | "customer.publication.failed" | "customer.validation.succeeded" | "customer.validation.failed" | "customer.redemption.failed" | "customer.redemption.succeeded" | "customer.redemption.rollback.failed" | "customer.redemption.rollback.succeeded" | "customer.order.canceled" | "customer.order.created" | "customer.order.fulfilled" | "customer.order.paid" | "customer.order.processing" | "customer.order.updated" | "customer.reward_redemptions.created" | "customer.reward_redemptions.pending" | "customer.reward_redemptions.completed" | "customer.reward_redemptions.rolledback" | "customer.loyalty.updated" | "customer.loyalty.tier.upgraded" | "customer.loyalty.tier.downgraded" | "customer.loyalty.tier.prolonged" | "customer.loyalty.tier.expiration.changed" | "customer.loyalty.tier.joined" | "customer.loyalty.tier.left" | "customer.holder.assignment.created" | "customer.holder.assignment.deleted";
+        /**
+         * EventSource
+         * @description Who caused an event: an API key (channel API), a user of the dashboard (USER_PORTAL), or the service itself for automatic steps (AUTOMATION).
+         */
+        EventSource: {
+            /**
+             * @description Where the event came from.
+             * @enum {string}
+             */
+            channel: "API" | "USER_PORTAL" | "AUTOMATION";
+            /** @description The API key that made the call, for `API`. */
+            api_key?: {
+                /** @description The key's name. */
+                name: string;
+                /** @description The key's application ID. */
+                app_id: string;
+            };
+            /** @description The user, for `USER_PORTAL`. */
+            user?: {
+                /** @description User ID. */
+                id: string;
+            };
+        };
+        /**
          * CustomerActivity
-         * @description Something that happened to a customer, recorded when it happened.
+         * @description Something that happened to a customer, recorded when it happened. The reference server sends every field.
          */
         CustomerActivity: {
             /**
              * @description Event ID (prefix `evt_`).
              * @example evt_0a1b2c3d4e5f6a7b8c
              */
-            id: string;
-            /**
-             * @description The event kind, such as `customer.created`, `customer.updated` or `voucher.gift.balance_added`.
-             * @example customer.created
-             */
-            type: string;
-            /**
-             * @description The objects the event concerns, by name (`customer`, `voucher`…), with what changed.
-             * @example {
-             *       "customer": {
-             *         "id": "cust_7f8b2cd8a33d0f1e2b",
-             *         "source_id": "jane-doe-1"
-             *       }
-             *     }
-             */
-            data: {
-                [key: string]: unknown;
+            id?: string;
+            type?: components["schemas"]["CustomerActivityType"];
+            /** @description What the event concerns, and who caused it. */
+            data?: {
+                /**
+                 * @description The objects the event concerns, by name (`customer`, `voucher`, `redemption`, `campaign`…), with what
+                 *     changed.
+                 * @example {
+                 *       "customer": {
+                 *         "id": "cust_7f8b2cd8a33d0f1e2b",
+                 *         "source_id": "jane-doe-1"
+                 *       }
+                 *     }
+                 */
+                data?: {
+                    [key: string]: unknown;
+                };
+                event_source?: components["schemas"]["EventSource"];
             };
-            created_at: components["schemas"]["CreatedAt"];
+            created_at?: components["schemas"]["CreatedAt"];
             /**
-             * @description Always `customer_activity`.
-             * @constant
+             * @description Shared by the events one request recorded together (a redemption and the points it earned, say).
+             * @example grp_1a2b3c4d5e6f7a8b9c
              */
-            object: "customer_activity";
+            group_id?: string;
         };
         /**
          * CustomersActivityListResponseBody
@@ -7419,29 +7494,6 @@ export interface components {
             use_voucher_metadata_schema?: boolean;
         };
         /**
-         * EventSource
-         * @description Who caused an event: an API key (channel API), a user of the dashboard (USER_PORTAL), or the service itself for automatic steps (AUTOMATION).
-         */
-        EventSource: {
-            /**
-             * @description Where the event came from.
-             * @enum {string}
-             */
-            channel: "API" | "USER_PORTAL" | "AUTOMATION";
-            /** @description The API key that made the call, for `API`. */
-            api_key?: {
-                /** @description The key's name. */
-                name: string;
-                /** @description The key's application ID. */
-                app_id: string;
-            };
-            /** @description The user, for `USER_PORTAL`. */
-            user?: {
-                /** @description User ID. */
-                id: string;
-            };
-        };
-        /**
          * MemberActivity
          * @description Something that happened on a loyalty card.
          */
@@ -9198,6 +9250,20 @@ export interface components {
          */
         CategoryId: string;
         /**
+         * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
+         *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
+         *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
+         * @example -created_at
+         */
+        CustomersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "source_id" | "-source_id";
+        /**
+         * @description A cursor by creation time: only customers created after this moment (before it when `order` is
+         *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
+         *     created at the same instant are all on the same side of the cursor.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CustomersStartingAfter: string;
+        /**
          * @description Only customers whose `email` equals this value exactly.
          * @example jane@example.com
          */
@@ -9237,6 +9303,12 @@ export interface components {
             after?: components["schemas"]["DateOrDateTime"];
         };
         /**
+         * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
+         *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+         * @example seg_1a2b3c4d5e6f7a8b9c
+         */
+        CustomerSegmentFilter: string;
+        /**
          * @description The customer's ID or its `source_id`.
          * @example cust_7f8b2cd8a33d0f1e2b
          */
@@ -9252,6 +9324,38 @@ export interface components {
          * @example created_at
          */
         OrderByCreatedAt: "created_at" | "-created_at";
+        /**
+         * @description Only objects created at or after this timestamp (ISO 8601).
+         * @example 2026-11-01T00:00:00.000Z
+         */
+        StartDate: string;
+        /**
+         * @description Only objects created at or before this timestamp (ISO 8601).
+         * @example 2026-11-30T23:59:59.999Z
+         */
+        EndDate: string;
+        /**
+         * @description Only entries about this campaign (by campaign ID).
+         * @example camp_0a1b2c3d4e5f6a7b8c
+         */
+        CustomerActivityCampaignFilter: string;
+        /**
+         * @description Only entries about campaigns of this type.
+         * @example LOYALTY_PROGRAM
+         */
+        CustomerActivityCampaignTypeFilter: components["schemas"]["CampaignType"];
+        /**
+         * @description Only entries of this category: `ACTION` for what was done as the customer (created, updated or deleted,
+         *     a custom event, a validation, redemption, rollback or publication), `EFFECT` for what followed for them
+         *     (orders paid, points, balances, tiers and rewards).
+         * @example EFFECT
+         */
+        CustomerActivityCategoryFilter: "ACTION" | "EFFECT";
+        /**
+         * @description Only entries of this kind.
+         * @example customer.redemption.succeeded
+         */
+        CustomerActivityTypeFilter: components["schemas"]["CustomerActivityType"];
         /**
          * @description With `true`, only tiers usable now (tier and campaign active, inside their dates, days and hours); with `false`, only the others.
          * @example true
@@ -9388,16 +9492,6 @@ export interface components {
          *     }
          */
         VoucherAdvancedFilters: components["schemas"]["VoucherFilters"];
-        /**
-         * @description Only objects created at or after this timestamp (ISO 8601).
-         * @example 2026-11-01T00:00:00.000Z
-         */
-        StartDate: string;
-        /**
-         * @description Only objects created at or before this timestamp (ISO 8601).
-         * @example 2026-11-30T23:59:59.999Z
-         */
-        EndDate: string;
         /**
          * @description The product's ID or its `source_id`.
          * @example prod_0a9f9aeddb019a42db
@@ -10151,11 +10245,19 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
+                 *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
+                 *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CustomersOrder"];
+                /**
+                 * @description A cursor by creation time: only customers created after this moment (before it when `order` is
+                 *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
+                 *     created at the same instant are all on the same side of the cursor.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                starting_after?: components["parameters"]["CustomersStartingAfter"];
                 /**
                  * @description Only customers whose `email` equals this value exactly.
                  * @example jane@example.com
@@ -10189,6 +10291,12 @@ export interface operations {
                  *     }
                  */
                 updated_at?: components["parameters"]["UpdatedAtRange"];
+                /**
+                 * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
+                 *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segment_id?: components["parameters"]["CustomerSegmentFilter"];
             };
             header?: never;
             path?: never;
@@ -10208,6 +10316,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -10237,6 +10346,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -10362,6 +10472,38 @@ export interface operations {
                  * @example created_at
                  */
                 order?: components["parameters"]["OrderByCreatedAt"];
+                /**
+                 * @description Only objects created at or after this timestamp (ISO 8601).
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only objects created at or before this timestamp (ISO 8601).
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["EndDate"];
+                /**
+                 * @description Only entries about this campaign (by campaign ID).
+                 * @example camp_0a1b2c3d4e5f6a7b8c
+                 */
+                campaign_id?: components["parameters"]["CustomerActivityCampaignFilter"];
+                /**
+                 * @description Only entries about campaigns of this type.
+                 * @example LOYALTY_PROGRAM
+                 */
+                campaign_type?: components["parameters"]["CustomerActivityCampaignTypeFilter"];
+                /**
+                 * @description Only entries of this category: `ACTION` for what was done as the customer (created, updated or deleted,
+                 *     a custom event, a validation, redemption, rollback or publication), `EFFECT` for what followed for them
+                 *     (orders paid, points, balances, tiers and rewards).
+                 * @example EFFECT
+                 */
+                category?: components["parameters"]["CustomerActivityCategoryFilter"];
+                /**
+                 * @description Only entries of this kind.
+                 * @example customer.redemption.succeeded
+                 */
+                type?: components["parameters"]["CustomerActivityTypeFilter"];
             };
             header?: never;
             path: {

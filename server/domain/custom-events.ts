@@ -62,7 +62,7 @@ async function convertReferral(ctx: DomainContext, referral: NonNullable<EventCr
     loyalty: {
       ...referrer.loyalty,
       referred_customers: referrer.loyalty.referred_customers + 1,
-      campaigns: { ...referrer.loyalty.campaigns, [program.name]: { ...entry, referred_customers: entry.referred_customers + 1 } },
+      campaigns: { ...referrer.loyalty.campaigns, [program.name]: { ...entry, referred_customers: (entry.referred_customers ?? 0) + 1 } },
     },
   });
 }
