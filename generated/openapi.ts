@@ -1226,7 +1226,7 @@ export interface paths {
          * @description Returns a page of the SKUs of the product (found by ID or `source_id`), oldest first unless `order`
          *     says otherwise. `total` counts every matching SKU of the product.
          */
-        get: operations["list-skus-in-product"];
+        get: operations["list-SKUs-in-product"];
         put?: never;
         /**
          * Create a SKU
@@ -1352,7 +1352,16 @@ export interface paths {
          * @description Returns the collection with its type, its filter or its current static members.
          */
         get: operations["get-product-collection"];
-        put?: never;
+        /**
+         * Update a product collection
+         * @description Renames the collection and, for an `AUTO_UPDATE` collection, replaces its filter; the members of an
+         *     auto-update collection follow the new filter at once. A static collection's members and any
+         *     collection's type cannot change here: they are ignored, as are the fields the service owns, so the
+         *     collection as read may be sent back whole (only `updated_at` then changes). A filter on a static
+         *     collection, a null filter on an auto-update one, or a filter on a field or with an operator the engine
+         *     does not know is 400 `invalid_payload`; a name another collection has is 409 `duplicate_found`.
+         */
+        put: operations["put-product-collection"];
         post?: never;
         /**
          * Delete a product collection
@@ -1379,9 +1388,11 @@ export interface paths {
         };
         /**
          * List the products and SKUs in a collection
-         * @description Returns a page of the collection's members as full product and SKU objects. A static collection
-         *     lists its members in the order they were given; an auto-update collection lists every product and
-         *     SKU its filter selects now, products and SKUs alike, oldest first. `total` counts all members.
+         * @description Returns a page of the collection's members: products (without their SKUs) and SKUs (with their parent
+         *     product in `product`). A static collection lists its members in the order they were given; an
+         *     auto-update collection lists every product and SKU its filter selects now, products and SKUs alike,
+         *     oldest first. With `order`, members are sorted by it instead; `starting_after` keeps only members
+         *     created after a moment. `total` counts all members left.
          */
         get: operations["list-products-in-collection"];
         put?: never;
@@ -6057,7 +6068,8 @@ export interface components {
         ImageUrl: string;
         /**
          * ProductBase
-         * @description The fields every product carries.
+         * @description The fields every product carries, without its SKUs. The reference server sends every one of them; the
+         *     public API may leave out `image_url`, `created_at` and `updated_at`.
          */
         ProductBase: {
             /**
@@ -6075,9 +6087,9 @@ export interface components {
             attributes: components["schemas"]["ProductAttributes"];
             metadata: components["schemas"]["Metadata"];
             /** @description HTTPS URL of a `.png` or `.jpg` image of the product, or null. */
-            image_url: components["schemas"]["ImageUrl"] | null;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            image_url?: components["schemas"]["ImageUrl"] | null;
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `product`.
              * @constant
@@ -6085,10 +6097,82 @@ export interface components {
             object: "product";
         };
         /**
-         * Product
-         * @description A product, as returned by create, update and list.
+         * Currency
+         * @description ISO 4217 code of the price's currency, or null.
+         * @example EUR
          */
-        Product: components["schemas"]["ProductBase"];
+        Currency: string | null;
+        /**
+         * SkuAttributes
+         * @description Values of the attributes the parent product declares, by attribute name. A name the product does not
+         *     declare is rejected.
+         * @example {
+         *       "size": "250g",
+         *       "grind": "whole"
+         *     }
+         */
+        SkuAttributes: {
+            [key: string]: string;
+        };
+        /**
+         * Sku
+         * @description A stock-keeping unit, one variant of a product. The reference server sends every field; the public API
+         *     may leave out `currency`, and in a collection's members (where it mixes SKUs with products) does not
+         *     promise `image_url`, `created_at` or `updated_at` either.
+         */
+        Sku: {
+            /**
+             * @description SKU ID assigned by the service (prefix `sku_`), or the ID given at creation.
+             * @example sku_0b1621b319d248b79f
+             */
+            id: string;
+            source_id: components["schemas"]["SourceId"];
+            /**
+             * @description ID of the parent product.
+             * @example prod_0a9f9aeddb019a42db
+             */
+            product_id: string;
+            /**
+             * @description The SKU's name, unique in the project.
+             * @example Espresso 250 g whole beans
+             */
+            sku: string | null;
+            price: components["schemas"]["Price"];
+            currency?: components["schemas"]["Currency"];
+            attributes: components["schemas"]["SkuAttributes"];
+            /** @description HTTPS URL of a `.png` or `.jpg` image of the SKU, or null. */
+            image_url?: components["schemas"]["ImageUrl"] | null;
+            metadata: components["schemas"]["Metadata"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `sku`.
+             * @constant
+             */
+            object: "sku";
+        };
+        /**
+         * ProductSkusList
+         * @description Every SKU of a product, oldest first, embedded in the product. The reference server sends it on every
+         *     product it returns (empty for a product without SKUs).
+         */
+        ProductSkusList: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Sku"][];
+            /**
+             * @description Number of SKUs of the product.
+             * @example 2
+             */
+            total: number;
+        };
+        /**
+         * Product
+         * @description A product, with the list of its SKUs.
+         */
+        Product: components["schemas"]["ProductBase"] & {
+            skus?: components["schemas"]["ProductSkusList"];
+        };
         /**
          * ProductsListResponseBody
          * @description A page of products.
@@ -6132,90 +6216,19 @@ export interface components {
              */
             name?: string | null;
             price?: components["schemas"]["Price"];
-            attributes?: components["schemas"]["ProductAttributes"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Names of the attributes each SKU of the product may set; null means none. */
+            attributes?: components["schemas"]["ProductAttributes"] | null;
+            /** @description Custom key-value pairs; null (or none) means an empty map. */
+            metadata?: components["schemas"]["Metadata"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
         };
         /**
-         * Currency
-         * @description ISO 4217 code of the price's currency, or null.
-         * @example EUR
-         */
-        Currency: string | null;
-        /**
-         * SkuAttributes
-         * @description Values of the attributes the parent product declares, by attribute name. A name the product does not
-         *     declare is rejected.
-         * @example {
-         *       "size": "250g",
-         *       "grind": "whole"
-         *     }
-         */
-        SkuAttributes: {
-            [key: string]: string;
-        };
-        /**
-         * Sku
-         * @description A stock-keeping unit, one variant of a product.
-         */
-        Sku: {
-            /**
-             * @description SKU ID assigned by the service (prefix `sku_`), or the ID given at creation.
-             * @example sku_0b1621b319d248b79f
-             */
-            id: string;
-            source_id: components["schemas"]["SourceId"];
-            /**
-             * @description ID of the parent product.
-             * @example prod_0a9f9aeddb019a42db
-             */
-            product_id: string;
-            /**
-             * @description The SKU's name, unique in the project.
-             * @example Espresso 250 g whole beans
-             */
-            sku: string | null;
-            price: components["schemas"]["Price"];
-            currency: components["schemas"]["Currency"];
-            attributes: components["schemas"]["SkuAttributes"];
-            /** @description HTTPS URL of a `.png` or `.jpg` image of the SKU, or null. */
-            image_url: components["schemas"]["ImageUrl"] | null;
-            metadata: components["schemas"]["Metadata"];
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /**
-             * @description Always `sku`.
-             * @constant
-             */
-            object: "sku";
-        };
-        /**
-         * ProductSkusList
-         * @description Every SKU of a product, oldest first, embedded in the product.
-         */
-        ProductSkusList: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
-            data_ref?: "data";
-            data: components["schemas"]["Sku"][];
-            /**
-             * @description Number of SKUs of the product.
-             * @example 2
-             */
-            total: number;
-        };
-        /**
-         * ProductsGetResponseBody
-         * @description A product with the list of its SKUs.
-         */
-        ProductsGetResponseBody: components["schemas"]["ProductBase"] & {
-            skus: components["schemas"]["ProductSkusList"];
-        };
-        /**
          * ProductsUpdateRequestBody
          * @description The fields to change. Fields left out keep their values; `metadata` and `attributes`, when given,
-         *     replace the old value whole. `id` and `source_id` cannot change. Removing an attribute that a SKU
-         *     still sets is rejected.
+         *     replace the old value whole. `id` and `source_id` cannot change: they, and every field the service owns
+         *     (`skus`, `created_at`…), are ignored, so a product as read from the API may be sent back whole (only
+         *     `updated_at` then changes). Removing an attribute that a SKU still sets is rejected.
          * @example {
          *       "price": 2200,
          *       "metadata": {
@@ -6230,8 +6243,10 @@ export interface components {
              */
             name?: string | null;
             price?: components["schemas"]["Price"];
-            attributes?: components["schemas"]["ProductAttributes"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Names of the attributes each SKU of the product may set; null means none. */
+            attributes?: components["schemas"]["ProductAttributes"] | null;
+            /** @description Custom key-value pairs, replacing the old ones whole; null empties them. */
+            metadata?: components["schemas"]["Metadata"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null to remove it. */
             image_url?: components["schemas"]["ImageUrl"] | null;
         };
@@ -6251,7 +6266,8 @@ export interface components {
         };
         /**
          * ProductsSkusCreateRequestBody
-         * @description A new SKU of the product. Every field is optional; `attributes` and `metadata` default to `{}`.
+         * @description A new SKU of the product. Every field is optional; `attributes` and `metadata` default to `{}`. SKUs have
+         *     no `name` (their name is `sku`): a `name` in the body is ignored, as are fields the service owns.
          * @example {
          *       "source_id": "espresso-250g-whole",
          *       "sku": "Espresso 250 g whole beans",
@@ -6277,15 +6293,19 @@ export interface components {
             sku?: string | null;
             price?: components["schemas"]["Price"];
             currency?: components["schemas"]["Currency"];
-            attributes?: components["schemas"]["SkuAttributes"];
+            /** @description Values of the product's attributes for this SKU; null means none. */
+            attributes?: components["schemas"]["SkuAttributes"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Custom key-value pairs; null (or none) means an empty map. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
          * ProductsSkusUpdateRequestBody
          * @description The fields to change. Fields left out keep their values; `attributes` and `metadata`, when given,
-         *     replace the old value whole. `id`, `source_id` and the parent product cannot change.
+         *     replace the old value whole. `id`, `source_id` and the parent product cannot change: they, and every
+         *     field the service owns, are ignored, so a SKU as read from the API may be sent back whole (only
+         *     `updated_at` then changes). SKUs have no `name` (their name is `sku`): a `name` in the body is ignored.
          * @example {
          *       "price": 2300,
          *       "attributes": {
@@ -6302,25 +6322,35 @@ export interface components {
             sku?: string | null;
             price?: components["schemas"]["Price"];
             currency?: components["schemas"]["Currency"];
-            attributes?: components["schemas"]["SkuAttributes"];
+            /** @description Values of the product's attributes for this SKU; null means none. */
+            attributes?: components["schemas"]["SkuAttributes"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null to remove it. */
             image_url?: components["schemas"]["ImageUrl"] | null;
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Custom key-value pairs, replacing the old ones whole; null empties them. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
-         * FilterValues
-         * @description Operands of a filter operator.
+         * ProductCollectionFilterValues
+         * @description Operands of a collection filter operator. Dates are ISO 8601 strings; an object operand is compared as a
+         *     whole JSON value, so it can only equal (or not equal) a field that holds the same object.
          * @example [
          *       1000
          *     ]
          */
-        FilterValues: (string | number | boolean)[];
+        ProductCollectionFilterValues: (string | number | boolean | Record<string, never>)[];
         /**
          * ProductCollectionFilterCondition
-         * @description Conditions on one field. Each operator takes an array of values; the field matches when every operator
-         *     given holds. `$is`/`$in` hold when the value equals one of the values, `$is_not`/`$not_in` when it equals
-         *     none, the comparison operators compare with the first value, `$contains`, `$starts_with` and
-         *     `$ends_with` test text, `$is_unknown` holds when the field is absent or null and `$has_value` when not.
+         * @description Conditions on one field of products and SKUs. Each operator takes an array of operands; the field
+         *     matches when every operator given holds. `$is`/`$in` hold when the value equals one of the operands,
+         *     `$is_not`/`$not_in` when it equals none; `$more_than`, `$less_than`, `$more_than_equal` and
+         *     `$less_than_equal` (also written `$more_than_or_equal`, `$less_than_or_equal`) compare numbers, and dates
+         *     with `$after`/`$before`, against the first operand; `$contains`, `$not_contain`, `$starts_with` and
+         *     `$ends_with` test text; `$is_unknown` holds when the field is absent or null and `$has_value` when not.
+         *     Date fields also take day counts relative to now (UTC days): `$is_days_ago` [n] (on the day n days ago),
+         *     `$is_days_in_future` [n] (on the day n days ahead), `$more_than_ago` / `$less_than_ago` [n] (more or less
+         *     than n days in the past), `$more_than_future` / `$less_than_future` [n] (more or less than n days ahead).
+         *     `$count`, `$count_less` and `$count_more` [n] compare the number of values of an array field (a
+         *     product's `attributes`) with n. An operator the engine does not know is refused with 400.
          * @example {
          *       "conditions": {
          *         "$more_than": [
@@ -6330,29 +6360,44 @@ export interface components {
          *     }
          */
         ProductCollectionFilterCondition: {
-            conditions: {
-                $is?: components["schemas"]["FilterValues"];
-                $is_not?: components["schemas"]["FilterValues"];
-                $in?: components["schemas"]["FilterValues"];
-                $not_in?: components["schemas"]["FilterValues"];
-                $less_than?: components["schemas"]["FilterValues"];
-                $less_than_or_equal?: components["schemas"]["FilterValues"];
-                $more_than?: components["schemas"]["FilterValues"];
-                $more_than_or_equal?: components["schemas"]["FilterValues"];
-                $contains?: components["schemas"]["FilterValues"];
-                $not_contain?: components["schemas"]["FilterValues"];
-                $starts_with?: components["schemas"]["FilterValues"];
-                $ends_with?: components["schemas"]["FilterValues"];
-                $is_unknown?: components["schemas"]["FilterValues"];
-                $has_value?: components["schemas"]["FilterValues"];
+            /** @description The operators and their operands. */
+            conditions?: {
+                $in?: components["schemas"]["ProductCollectionFilterValues"];
+                $not_in?: components["schemas"]["ProductCollectionFilterValues"];
+                $is?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_not?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_days_ago?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_days_in_future?: components["schemas"]["ProductCollectionFilterValues"];
+                $has_value?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_unknown?: components["schemas"]["ProductCollectionFilterValues"];
+                $contains?: components["schemas"]["ProductCollectionFilterValues"];
+                $not_contain?: components["schemas"]["ProductCollectionFilterValues"];
+                $starts_with?: components["schemas"]["ProductCollectionFilterValues"];
+                $ends_with?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_or_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_or_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_ago?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_ago?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_future?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_future?: components["schemas"]["ProductCollectionFilterValues"];
+                $after?: components["schemas"]["ProductCollectionFilterValues"];
+                $before?: components["schemas"]["ProductCollectionFilterValues"];
+                $count?: components["schemas"]["ProductCollectionFilterValues"];
+                $count_less?: components["schemas"]["ProductCollectionFilterValues"];
+                $count_more?: components["schemas"]["ProductCollectionFilterValues"];
             };
         };
         /**
          * ProductCollectionFilter
-         * @description Selects the products and SKUs of an `AUTO_UPDATE` collection. Every other key names a field of products
-         *     and SKUs (`id`, `source_id`, `name`, `sku`, `price`, `object`, `product_id`, `image_url`, `created_at`,
-         *     `updated_at`, or `metadata.<key>`) with its conditions; `junction` says whether all of them (`and`) or
-         *     any of them (`or`) must hold.
+         * @description Selects the products and SKUs of an `AUTO_UPDATE` collection. Every key but `junction` names a field of
+         *     products and SKUs (`id`, `source_id`, `name`, `sku`, `price`, `currency`, `attributes`, `object`,
+         *     `product_id`, `image_url`, `created_at`, `updated_at`, or `metadata.<key>`) with its conditions; another
+         *     field is refused with 400. `junction` says whether all of them (`and`, the default) or any of them
+         *     (`or`) must hold.
          * @example {
          *       "junction": "and",
          *       "price": {
@@ -6372,9 +6417,9 @@ export interface components {
          *     }
          */
         ProductCollectionFilter: {
-            junction: components["schemas"]["Junction"];
+            junction?: components["schemas"]["Junction"];
         } & {
-            [key: string]: components["schemas"]["Junction"] | components["schemas"]["ProductCollectionFilterCondition"];
+            [key: string]: components["schemas"]["ProductCollectionFilterCondition"];
         };
         /**
          * ProductCollectionItem
@@ -6417,11 +6462,17 @@ export interface components {
              * @enum {string}
              */
             type: "STATIC" | "AUTO_UPDATE";
-            /** @description The selecting filter of an `AUTO_UPDATE` collection; null for `STATIC`. */
-            filter: components["schemas"]["ProductCollectionFilter"] | null;
-            /** @description The members of a `STATIC` collection. Absent for `AUTO_UPDATE`. */
+            /** @description The selecting filter of an `AUTO_UPDATE` collection, with its `junction`. Absent for `STATIC`. */
+            filter?: components["schemas"]["ProductCollectionFilter"];
+            /** @description The members of a `STATIC` collection, in the order given. Absent for `AUTO_UPDATE`. */
             products?: components["schemas"]["ProductCollectionItem"][];
             created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the collection was last updated; absent until it is.
+             * @example 2026-11-21T10:45:12.000Z
+             */
+            updated_at?: string;
             /**
              * @description Always `products_collection`.
              * @constant
@@ -6444,7 +6495,8 @@ export interface components {
         };
         /**
          * ProductCollectionsCreateRequestBody
-         * @description A new collection, either `STATIC` with its products and SKUs, or `AUTO_UPDATE` with a filter.
+         * @description A new collection, either `STATIC` with its products and SKUs, or `AUTO_UPDATE` with a filter. Fields the
+         *     service owns are ignored.
          * @example {
          *       "type": "STATIC",
          *       "name": "Breakfast set",
@@ -6483,13 +6535,40 @@ export interface components {
             filter: components["schemas"]["ProductCollectionFilter"];
         };
         /**
+         * ProductCollectionsUpdateRequestBody
+         * @description Changes to a collection: a new `name`, and for an `AUTO_UPDATE` collection a new `filter`, replacing the
+         *     old one whole. A collection's `type` and a static collection's `products` cannot change through an
+         *     update: they, and the fields the service owns, are ignored, so a collection as read from the API may be
+         *     sent back whole (only `updated_at` then changes).
+         */
+        ProductCollectionsUpdateRequestBody: {
+            /**
+             * @description New collection name, unique in the project (409 `duplicate_found` when another has it).
+             * @example Coffee above 12.00
+             */
+            name?: string;
+            /**
+             * @description The new filter of an `AUTO_UPDATE` collection. A static collection has none: null is taken (and
+             *     changes nothing), a filter is refused with 400 `invalid_payload`; an auto-update collection refuses
+             *     null.
+             */
+            filter?: components["schemas"]["ProductCollectionFilter"] | null;
+        };
+        /**
+         * SkuWithProduct
+         * @description A SKU together with its parent product (without the product's SKUs), as collections list their SKUs.
+         */
+        SkuWithProduct: components["schemas"]["Sku"] & {
+            product?: components["schemas"]["ProductBase"];
+        };
+        /**
          * ProductCollectionsProductsListResponseBody
-         * @description A page of the products and SKUs in a collection.
+         * @description A page of the products (without their SKUs) and SKUs (with their product) in a collection.
          */
         ProductCollectionsProductsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
-            data: (components["schemas"]["Product"] | components["schemas"]["Sku"])[];
+            data: (components["schemas"]["ProductBase"] | components["schemas"]["SkuWithProduct"])[];
             /**
              * @description Number of products and SKUs in the collection, over all pages.
              * @example 7
@@ -9493,6 +9572,15 @@ export interface components {
          */
         VoucherAdvancedFilters: components["schemas"]["VoucherFilters"];
         /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+         *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+         *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+         *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+         *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
+         * @example -created_at
+         */
+        CatalogOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "campaign" | "-campaign" | "category" | "-category";
+        /**
          * @description The product's ID or its `source_id`.
          * @example prod_0a9f9aeddb019a42db
          */
@@ -9507,6 +9595,21 @@ export interface components {
          * @example pc_41V5DVhw4ez7KP4F
          */
         ProductCollectionId: string;
+        /**
+         * @description Sorts the members; a leading dash sorts in descending order. Without it, a static collection lists its
+         *     members in the order they were given and an auto-update collection oldest first. Members never updated
+         *     (`updated_at` null) come first by `updated_at` and last by `-updated_at`. Products and SKUs have no
+         *     `type`, `code`, `campaign` or `category`: ordering by one of them leaves every member tied, so they keep
+         *     creation order (newest first with a dash).
+         * @example -created_at
+         */
+        CollectionMembersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "campaign" | "-campaign" | "category" | "-category";
+        /**
+         * @description A cursor by creation time: only products and SKUs created after this moment (before it when `order` is
+         *     `-created_at`). Pass the `created_at` of the last member of a page to read the next one.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CollectionMembersStartingAfter: string;
         /**
          * @description The project's ID.
          * @example proj_0c9a1e5bd2a6f41e3b
@@ -12054,11 +12157,14 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+                 *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+                 *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+                 *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+                 *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CatalogOrder"];
                 /**
                  * @description Only objects created at or after this timestamp (ISO 8601).
                  * @example 2026-11-01T00:00:00.000Z
@@ -12145,7 +12251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductsGetResponseBody"];
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12232,7 +12338,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "list-skus-in-product": {
+    "list-SKUs-in-product": {
         parameters: {
             query?: {
                 /**
@@ -12246,11 +12352,14 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+                 *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+                 *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+                 *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+                 *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CatalogOrder"];
                 /**
                  * @description Only objects created at or after this timestamp (ISO 8601).
                  * @example 2026-11-01T00:00:00.000Z
@@ -12462,11 +12571,14 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+                 *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+                 *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+                 *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+                 *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CatalogOrder"];
             };
             header?: never;
             path?: never;
@@ -12555,6 +12667,45 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    "put-product-collection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The product collection's ID.
+                 * @example pc_41V5DVhw4ez7KP4F
+                 */
+                productCollectionId: components["parameters"]["ProductCollectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductCollectionsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated collection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductCollection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     "delete-product-collection": {
         parameters: {
             query?: never;
@@ -12598,6 +12749,21 @@ export interface operations {
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Sorts the members; a leading dash sorts in descending order. Without it, a static collection lists its
+                 *     members in the order they were given and an auto-update collection oldest first. Members never updated
+                 *     (`updated_at` null) come first by `updated_at` and last by `-updated_at`. Products and SKUs have no
+                 *     `type`, `code`, `campaign` or `category`: ordering by one of them leaves every member tied, so they keep
+                 *     creation order (newest first with a dash).
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["CollectionMembersOrder"];
+                /**
+                 * @description A cursor by creation time: only products and SKUs created after this moment (before it when `order` is
+                 *     `-created_at`). Pass the `created_at` of the last member of a page to read the next one.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                starting_after?: components["parameters"]["CollectionMembersStartingAfter"];
             };
             header?: never;
             path: {
