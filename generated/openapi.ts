@@ -8752,24 +8752,114 @@ export interface components {
             parameters: components["schemas"]["RewardAssignmentParameters"];
         };
         /**
-         * LocationFilters
-         * @description Conditions on location fields (`name`, `created_at`, `updated_at`), joined by `junction`.
+         * LocationFilterOperand
+         * @description One operand, or (in bracket form, `...[$in][]=a&...[$in][]=b`) a list of operands.
          */
-        LocationFilters: {
-            junction?: components["schemas"]["Junction"];
-        } & {
-            [key: string]: components["schemas"]["Junction"] | {
-                /** @description Operators with one value or a list of values. */
-                conditions: {
-                    [key: string]: string | string[];
-                };
+        LocationFilterOperand: string | string[];
+        /**
+         * LocationTimeFilter
+         * @description Conditions on a timestamp of the location.
+         */
+        LocationTimeFilter: {
+            /**
+             * @description `$after` and `$before` compare with an ISO 8601 moment (both exclusive); `$more_than` and
+             *     `$less_than` compare the moment as milliseconds since 1970-01-01 with a number; `$has_value` and
+             *     `$is_unknown` (whatever their operand) test whether it is set (a location never updated has no
+             *     `updated_at`).
+             */
+            conditions?: {
+                /**
+                 * Format: date-time
+                 * @description After this moment.
+                 */
+                $after?: string;
+                /**
+                 * Format: date-time
+                 * @description Before this moment.
+                 */
+                $before?: string;
+                /** @description Set. */
+                $has_value?: string;
+                /** @description Not set. */
+                $is_unknown?: string;
+                /** @description Later than this many milliseconds since 1970-01-01. */
+                $more_than?: number;
+                /** @description Earlier than this many milliseconds since 1970-01-01. */
+                $less_than?: number;
             };
         };
         /**
+         * LocationFilters
+         * @description Conditions on location fields, joined by `junction` (`and`, the default, or `or`). Another field, or an
+         *     operator not listed for a field, is refused with 400 `invalid_query_params`.
+         */
+        LocationFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the location's name. */
+            name?: {
+                /**
+                 * @description `$is`/`$in` hold when the name equals one of the operands, `$is_not`/`$not_in` when it equals none;
+                 *     `$contains`, `$not_contain`, `$starts_with` and `$ends_with` test its text; `$has_value` and
+                 *     `$is_unknown` (whatever their operand) whether it is set.
+                 */
+                conditions?: {
+                    $in?: components["schemas"]["LocationFilterOperand"];
+                    $not_in?: components["schemas"]["LocationFilterOperand"];
+                    $is?: components["schemas"]["LocationFilterOperand"];
+                    $is_not?: components["schemas"]["LocationFilterOperand"];
+                    $has_value?: components["schemas"]["LocationFilterOperand"];
+                    $is_unknown?: components["schemas"]["LocationFilterOperand"];
+                    $starts_with?: components["schemas"]["LocationFilterOperand"];
+                    $ends_with?: components["schemas"]["LocationFilterOperand"];
+                    $contains?: components["schemas"]["LocationFilterOperand"];
+                    $not_contain?: components["schemas"]["LocationFilterOperand"];
+                };
+            };
+            created_at?: components["schemas"]["LocationTimeFilter"];
+            updated_at?: components["schemas"]["LocationTimeFilter"];
+        };
+        /**
+         * LocationPosition
+         * @description A GeoJSON position, `[longitude, latitude]`.
+         * @example [
+         *       21.0122,
+         *       52.2297
+         *     ]
+         */
+        LocationPosition: [
+            number,
+            number
+        ];
+        /**
+         * LocationPolygonRings
+         * @description The rings of one polygon, the outer one first, then its holes; each ring is closed (its last position equals its first).
+         * @example [
+         *       [
+         *         [
+         *           20.9,
+         *           52.1
+         *         ],
+         *         [
+         *           21.1,
+         *           52.1
+         *         ],
+         *         [
+         *           21.1,
+         *           52.3
+         *         ],
+         *         [
+         *           20.9,
+         *           52.1
+         *         ]
+         *       ]
+         *     ]
+         */
+        LocationPolygonRings: components["schemas"]["LocationPosition"][][];
+        /**
          * LocationShape
          * @description The area of a location: a circle (`distance`: a `center` written `geo:<latitude>,<longitude>` and a
-         *     `radius` such as `5km` or `800m`), or a polygon (`geojson`: a GeoJSON `Polygon` whose rings are closed
-         *     lists of `[longitude, latitude]` pairs).
+         *     `radius` such as `5km` or `800m`), or a polygon (`geojson`: a GeoJSON `Polygon`, whose rings are closed
+         *     lists of `[longitude, latitude]` positions, or a `MultiPolygon` of several such polygons).
          */
         LocationShape: {
             /**
@@ -8782,22 +8872,22 @@ export interface components {
              * @constant
              */
             format: "distance";
-            /** @description The circle. */
+            /** @description The circle. The reference server always gives both fields. */
             distance: {
                 /**
                  * @description The center, `geo:<latitude>,<longitude>`.
                  * @example geo:52.2297,21.0122
                  */
-                center: string;
+                center?: string;
                 /**
                  * @description The radius with its unit, `km` or `m`.
                  * @example 5km
                  */
-                radius: string;
+                radius?: string;
             };
         } | {
             /**
-             * @description A polygon.
+             * @description A polygon, or several.
              * @constant
              */
             type: "polygon";
@@ -8806,18 +8896,22 @@ export interface components {
              * @constant
              */
             format: "geojson";
-            /** @description A GeoJSON Polygon. */
+            /** @description A GeoJSON `Polygon` or `MultiPolygon`. */
             geojson: {
                 /**
-                 * @description Always `Polygon`.
+                 * @description One polygon.
                  * @constant
                  */
                 type: "Polygon";
-                /** @description The rings, the outer one first; each closed (first point equals last). */
-                coordinates: [
-                    number,
-                    number
-                ][][];
+                coordinates: components["schemas"]["LocationPolygonRings"];
+            } | {
+                /**
+                 * @description Several polygons; the location is their union.
+                 * @constant
+                 */
+                type: "MultiPolygon";
+                /** @description The polygons, each as its rings. */
+                coordinates: components["schemas"]["LocationPolygonRings"][];
             };
         };
         /**
@@ -8846,16 +8940,31 @@ export interface components {
         };
         /**
          * LocationsListResponseBody
-         * @description A page of locations.
+         * @description A page of locations. The reference server sends every field.
          */
-        LocationsListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
+        LocationsListResponseBody: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object?: "list";
+            /**
+             * @description The name of the property that holds the array, always `data`.
+             * @constant
+             */
             data_ref?: "data";
-            data: components["schemas"]["Location"][];
-            /** @description How many locations match. */
-            total: number;
-            /** @description Whether more locations follow this page. */
-            has_more: boolean;
+            /** @description The locations of this page. */
+            data?: components["schemas"]["Location"][];
+            /**
+             * @description How many locations match.
+             * @example 3
+             */
+            total?: number;
+            /**
+             * @description Whether more locations follow this page.
+             * @example false
+             */
+            has_more?: boolean;
         };
         /**
          * OAuthTokenRequestBody
@@ -9671,10 +9780,10 @@ export interface components {
         RewardAssignmentId: string;
         /**
          * @description Conditions on location fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
-         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `name`, `created_at`,
-         *     `updated_at`. Operators: `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates),
-         *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
-         *     `filters[name][conditions][$starts_with]=Warsaw`.
+         *     joined by `filters[junction]` (`and`, the default, or `or`). `name` takes `$is`, `$is_not`, `$in`,
+         *     `$not_in`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$has_value` and `$is_unknown`;
+         *     `created_at` and `updated_at` take `$after`, `$before`, `$more_than`, `$less_than`, `$has_value` and
+         *     `$is_unknown`. Example: `filters[name][conditions][$starts_with]=Warsaw`.
          * @example {
          *       "name": {
          *         "conditions": {
@@ -15766,10 +15875,10 @@ export interface operations {
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
                 /**
                  * @description Conditions on location fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
-                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `name`, `created_at`,
-                 *     `updated_at`. Operators: `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates),
-                 *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
-                 *     `filters[name][conditions][$starts_with]=Warsaw`.
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). `name` takes `$is`, `$is_not`, `$in`,
+                 *     `$not_in`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$has_value` and `$is_unknown`;
+                 *     `created_at` and `updated_at` take `$after`, `$before`, `$more_than`, `$less_than`, `$has_value` and
+                 *     `$is_unknown`. Example: `filters[name][conditions][$starts_with]=Warsaw`.
                  * @example {
                  *       "name": {
                  *         "conditions": {
