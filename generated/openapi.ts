@@ -9065,25 +9065,32 @@ export interface components {
             active: boolean;
         };
         /**
+         * EventsCustomer
+         * @description The customer the event happened to, by `id` or `source_id` (one of them is needed: 400
+         *     `invalid_customer` otherwise; an unknown `id` is 404). A `source_id` no customer has yet creates the
+         *     customer from the fields given; an existing customer is left as it is.
+         */
+        EventsCustomer: components["schemas"]["CustomerFields"] & {
+            /**
+             * @description Customer ID.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id?: string;
+            /**
+             * @description The customer's ID in an external system.
+             * @example jane-doe-1
+             */
+            source_id?: string;
+        };
+        /**
          * EventsCreateRequestBody
          * @description A custom event that happened to a customer. `event` must be the name of a custom event defined in the
          *     project's event schemas (404 otherwise), and `metadata` must fit that event's definition (400
-         *     `invalid_metadata`). The customer is found by `id` or `source_id` and created when the `source_id` is new.
+         *     `invalid_metadata`). The customer is found by `id` or `source_id` and created (with the customer fields
+         *     given) when the `source_id` is new.
          *     With `referral`, the event is a conversion of the referral code's program when that program converts on
          *     this event; with `loyalty`, the earning rules based on this event give points on that card (without it,
          *     on every card the customer holds in programs with such rules).
-         * @example {
-         *       "event": "newsletter_subscribed",
-         *       "customer": {
-         *         "source_id": "jane-doe-1"
-         *       },
-         *       "loyalty": {
-         *         "code": "LOY-0001"
-         *       },
-         *       "metadata": {
-         *         "list": "weekly"
-         *       }
-         *     }
          */
         EventsCreateRequestBody: {
             /**
@@ -9091,7 +9098,7 @@ export interface components {
              * @example newsletter_subscribed
              */
             event: string;
-            customer: components["schemas"]["LoyaltyMemberCustomer"];
+            customer: components["schemas"]["EventsCustomer"];
             /** @description The referral code the customer came with. */
             referral?: {
                 /** @description The referral code. */
@@ -9121,27 +9128,51 @@ export interface components {
              * @example newsletter_subscribed
              */
             type: string;
-            /** @description The customer the event happened to. */
+            /** @description The customer the event happened to. The reference server sends every field. */
             customer: {
-                /** @description Customer ID. */
-                id: string;
-                /** @description Name. */
-                name: string | null;
-                /** @description Email. */
-                email: string | null;
-                /** @description Your ID of the customer. */
-                source_id: string | null;
-                metadata: components["schemas"]["Metadata"];
+                /**
+                 * @description Customer ID.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                id?: string;
+                /**
+                 * @description The customer's ID in an external system.
+                 * @example jane-doe-1
+                 */
+                source_id?: string | null;
+                /**
+                 * @description Name.
+                 * @example Jane Doe
+                 */
+                name?: string | null;
+                /**
+                 * @description Email.
+                 * @example jane@example.com
+                 */
+                email?: string | null;
+                metadata?: components["schemas"]["Metadata"];
                 /**
                  * @description Always `customer`.
                  * @constant
                  */
                 object: "customer";
             };
-            /** @description Always null; the referral's effect shows on the customers. */
-            referral: null;
-            /** @description Always null; points earned show on the card. */
-            loyalty: null;
+            /**
+             * @description Referral details of the event. The reference server sends null: a referral the event converts shows
+             *     on the referee's `referrals` and the referrer's `loyalty`.
+             * @example null
+             */
+            referral: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Loyalty details of the event. The reference server sends null: the points the event earns show on the
+             *     card and in its activity.
+             * @example null
+             */
+            loyalty: {
+                [key: string]: unknown;
+            } | null;
             metadata: components["schemas"]["Metadata"];
         };
         /**
