@@ -1884,8 +1884,13 @@ export interface paths {
         };
         /**
          * List metadata schemas
-         * @description Returns every metadata schema of the caller's project (managed under `/management/v1`), oldest first. The list uses
-         *     `data_ref: schemas`, as the public API does.
+         * @description Returns every metadata schema of the caller's project (defined under `/management/v1`), oldest first: the
+         *     schema of every standard resource (`campaign`, `customer`, `earning_rule`, `loyalty_tier`, `order`,
+         *     `order_item`, `product`, `promotion_tier`, `publication`, `redemption`, `reward`, `voucher`), which a
+         *     project has from its creation, empty until properties are defined for it, and then the schemas defined
+         *     for custom resources. The list uses `data_ref: schemas`, as the public API does. An empty standard
+         *     schema is not stored: its ID is derived from the project and the resource (the same on every read) and
+         *     its `created_at` is the project's; the management API knows a standard schema once it is defined there.
          */
         get: operations["list-metadata-schemas"];
         put?: never;
@@ -1911,9 +1916,13 @@ export interface paths {
         };
         /**
          * Get the metadata schema of a resource type
-         * @description Returns the metadata schema of the resource type in the caller's project. A type without a schema answers 404 with
-         *     `resource_type: metadata_schema`. Only the properties the schema defines are listed: metadata keys that resources
-         *     hold outside the definitions (allowed unless `allow_defined_only`) never appear here.
+         * @description Returns the metadata schema of the resource type in the caller's project. A standard resource (`campaign`,
+         *     `customer`, `earning_rule`, `loyalty_tier`, `order`, `order_item`, `product`, `promotion_tier`,
+         *     `publication`, `redemption`, `reward`, `voucher`) always has one: with no property defined for it, an
+         *     empty schema (`properties: {}`, `allow_defined_only: false`, the project's creation time, an ID derived
+         *     from the project and the resource). A custom resource without a defined schema answers 404 with
+         *     `resource_type: metadata_schema`. Only the properties the schema defines are listed: metadata keys that
+         *     resources hold outside the definitions (allowed unless `allow_defined_only`) never appear here.
          */
         get: operations["get-metadata-schema"];
         put?: never;
@@ -7075,6 +7084,13 @@ export interface components {
              */
             optional?: boolean;
             /**
+             * @description Whether the definition was removed from the schema: a removed definition checks nothing and only
+             *     records that the property was once defined. Removing a definition through the management API (a null
+             *     in an update) drops it instead, so the reference server sends `deleted` only where a client wrote it.
+             * @example false
+             */
+            deleted?: boolean;
+            /**
              * @description For `object` properties, the custom resource type its values describe. When the project has a
              *     metadata schema for that type, every value is checked against it as well, and a broken rule names
              *     the nested property by path (`metadata.address.city`, `metadata.stops[1].city`).
@@ -7166,17 +7182,24 @@ export interface components {
         };
         /**
          * MetadataSchemasListResponseBody
-         * @description Every metadata schema of the project, oldest first. Not paginated.
+         * @description Every metadata schema of the project, oldest first, not paginated: the schema of each standard resource
+         *     (empty until properties are defined for it) and every schema defined for a custom resource.
          */
         MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "schemas";
-            schemas: components["schemas"]["MetadataSchema"][];
+            /** @description The schemas. The reference server always sends it. */
+            schemas?: components["schemas"]["MetadataSchema"][];
             /**
              * @description Number of schemas.
-             * @example 1
+             * @example 13
              */
             total: number;
+            /**
+             * @description Named by the public API's reference as a required member of this list, with no definition; the
+             *     schemas are in `schemas`. The reference server never sends it.
+             */
+            data?: unknown;
         };
         /**
          * MetadataSchemasCreateRequestBody
