@@ -2962,7 +2962,7 @@ export interface paths {
          * @description Issues a bearer token for the calling API key, in its project, with the scopes asked for. The body is
          *     form-encoded. An unknown scope is 400 `invalid_scope`; the token works until it expires or is revoked.
          */
-        post: operations["create-oauth-token"];
+        post: operations["generate-oauth-token"];
         delete?: never;
         options?: never;
         head?: never;
@@ -16002,7 +16002,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "create-oauth-token": {
+    "generate-oauth-token": {
         parameters: {
             query?: never;
             header?: never;
