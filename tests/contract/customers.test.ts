@@ -270,3 +270,31 @@ describe('list-customers pages, cursors and order', () => {
     expect(expectError(result, 404, 'not_found').resource_type).toBe('segment');
   });
 });
+
+describe('customer loyalty by program', () => {
+  test('when the customer holds cards, then each program shows its points, and the tier the card is in where the program has tiers', async () => {
+    const newProgram = async () =>
+      (await ctx.client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } as never })).data!;
+    const tiered = await newProgram();
+    const plain = await newProgram();
+    const tiers = (
+      await ctx.client.POST('/v1/loyalties/{campaignId}/tiers', {
+        params: { path: { campaignId: tiered.id } },
+        body: [
+          { name: 'Silver', points: { from: 0, to: 99 } },
+          { name: 'Gold', points: { from: 100, to: null } },
+        ],
+      })
+    ).data!;
+    const sourceId = unique('member');
+    for (const program of [tiered, plain]) {
+      const joined = await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: program.id } }, body: { customer: { source_id: sourceId } } });
+      expect(joined.response.status).toBe(200);
+    }
+    const read = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } })).data!;
+    expect(read.loyalty?.campaigns).toEqual({
+      [tiered.name]: { points: 0, referred_customers: 0, loyalty_tier: tiers[0]!.id },
+      [plain.name]: { points: 0, referred_customers: 0 },
+    });
+  });
+});
