@@ -9588,8 +9588,8 @@ export interface components {
         CustomerActivityCampaignTypeFilter: components["schemas"]["CampaignType"];
         /**
          * @description Only entries of this category: `ACTION` for what was done as the customer (created, updated or deleted,
-         *     a custom event, a validation, redemption, rollback or publication), `EFFECT` for what followed for them
-         *     (orders paid, points, balances, tiers and rewards).
+         *     a custom event, a validation, a redemption of a code or of a reward, a rollback, a publication),
+         *     `EFFECT` for what followed for them (orders paid, points, balances, tiers and rewards given).
          * @example EFFECT
          */
         CustomerActivityCategoryFilter: "ACTION" | "EFFECT";
@@ -10760,8 +10760,8 @@ export interface operations {
                 campaign_type?: components["parameters"]["CustomerActivityCampaignTypeFilter"];
                 /**
                  * @description Only entries of this category: `ACTION` for what was done as the customer (created, updated or deleted,
-                 *     a custom event, a validation, redemption, rollback or publication), `EFFECT` for what followed for them
-                 *     (orders paid, points, balances, tiers and rewards).
+                 *     a custom event, a validation, a redemption of a code or of a reward, a rollback, a publication),
+                 *     `EFFECT` for what followed for them (orders paid, points, balances, tiers and rewards given).
                  * @example EFFECT
                  */
                 category?: components["parameters"]["CustomerActivityCategoryFilter"];

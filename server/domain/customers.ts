@@ -266,6 +266,7 @@ const ACTION_TYPES: ReadonlySet<ActivityType> = new Set<ActivityType>([
   'customer.redemption.rollback.failed',
   'customer.publication.succeeded',
   'customer.publication.failed',
+  'customer.reward_redemptions.created',
 ]);
 
 export function activityCategory(type: ActivityType): 'ACTION' | 'EFFECT' {
