@@ -379,15 +379,16 @@ export interface paths {
          * List customers
          * @description Returns a page of the project's customers, oldest first unless `order` says otherwise, optionally
          *     narrowed by exact `email`, `name` or address `city`, and by creation or update time. `total`
-         *     counts every match; a page past the last returns an empty `customers` array.
+         *     counts every match and `has_more` says whether more follow; a page past the last returns an empty
+         *     `customers` array. Pages are read by number (`page`) or, by creation time, with `starting_after`.
          */
         get: operations["list-customers"];
         put?: never;
         /**
          * Create a customer
-         * @description Creates a customer with zeroed `summary`, `loyalty` and `referrals`. As in the public API, a
-         *     `source_id` that already names a customer of the project updates that customer with the fields
-         *     given (an upsert) and returns it.
+         * @description Creates a customer with zeroed `summary`, `loyalty` and `referrals`. As in the public API, the call
+         *     upserts: an `id` names an existing customer to update with the fields given (404 when there is none),
+         *     and so does a `source_id` that already names a customer of the project; the response is that customer.
          */
         post: operations["create-customer"];
         delete?: never;
@@ -417,7 +418,9 @@ export interface paths {
         /**
          * Update a customer
          * @description Updates the customer found by ID or `source_id`. Only the fields given change; `metadata` and
-         *     `address` are replaced whole; a null clears a field. `birthday` is deprecated: send `birthdate`.
+         *     `address` are replaced whole; a null clears a field. `birthday` is deprecated: send `birthdate`. The
+         *     `id` and `source_id` never change: a `source_id` in the body is ignored, as is every field the service
+         *     owns, so a customer as read from the API may be sent back whole (only `updated_at` then changes).
          */
         put: operations["update-customer"];
         post?: never;
@@ -448,9 +451,12 @@ export interface paths {
          * List a customer's activity
          * @description Returns what happened to the customer (found by ID or `source_id`), newest first unless `order` says
          *     otherwise, paged with a cursor: pass `more_starting_after` as `starting_after_id` while `has_more`
-         *     is true, and every entry comes exactly once. Entries are recorded as things happen: the customer
-         *     created and updated, gift credit and loyalty points moved on cards the customer holds, and, as those
-         *     operations arrive, redemptions, publications and loyalty events.
+         *     is true, and every entry comes exactly once. Entries are recorded as things happen, in the public API's
+         *     names (see `type`): the customer created and updated, custom events, validations, redemptions,
+         *     rollbacks and publications, paid orders, gift credit and loyalty points moved on cards the customer
+         *     holds, tier changes and rewards. The filters narrow the list by creation time (`start_date`,
+         *     `end_date`, both inclusive), by the campaign an entry is about (`campaign_id`, `campaign_type`), by
+         *     `category` and by `type`; a cursor must be an entry of the narrowed list.
          */
         get: operations["list-customer-activity"];
         put?: never;
@@ -1250,7 +1256,7 @@ export interface paths {
          * @description Returns a page of the SKUs of the product (found by ID or `source_id`), oldest first unless `order`
          *     says otherwise. `total` counts every matching SKU of the product.
          */
-        get: operations["list-skus-in-product"];
+        get: operations["list-SKUs-in-product"];
         put?: never;
         /**
          * Create a SKU
@@ -1376,7 +1382,16 @@ export interface paths {
          * @description Returns the collection with its type, its filter or its current static members.
          */
         get: operations["get-product-collection"];
-        put?: never;
+        /**
+         * Update a product collection
+         * @description Renames the collection and, for an `AUTO_UPDATE` collection, replaces its filter; the members of an
+         *     auto-update collection follow the new filter at once. A static collection's members and any
+         *     collection's type cannot change here: they are ignored, as are the fields the service owns, so the
+         *     collection as read may be sent back whole (only `updated_at` then changes). A filter on a static
+         *     collection, a null filter on an auto-update one, or a filter on a field or with an operator the engine
+         *     does not know is 400 `invalid_payload`; a name another collection has is 409 `duplicate_found`.
+         */
+        put: operations["put-product-collection"];
         post?: never;
         /**
          * Delete a product collection
@@ -1403,9 +1418,11 @@ export interface paths {
         };
         /**
          * List the products and SKUs in a collection
-         * @description Returns a page of the collection's members as full product and SKU objects. A static collection
-         *     lists its members in the order they were given; an auto-update collection lists every product and
-         *     SKU its filter selects now, products and SKUs alike, oldest first. `total` counts all members.
+         * @description Returns a page of the collection's members: products (without their SKUs) and SKUs (with their parent
+         *     product in `product`). A static collection lists its members in the order they were given; an
+         *     auto-update collection lists every product and SKU its filter selects now, products and SKUs alike,
+         *     oldest first. With `order`, members are sorted by it instead; `starting_after` keeps only members
+         *     created after a moment. `total` counts all members left.
          */
         get: operations["list-products-in-collection"];
         put?: never;
@@ -1897,8 +1914,13 @@ export interface paths {
         };
         /**
          * List metadata schemas
-         * @description Returns every metadata schema of the caller's project (managed under `/management/v1`), oldest first. The list uses
-         *     `data_ref: schemas`, as the public API does.
+         * @description Returns every metadata schema of the caller's project (defined under `/management/v1`), oldest first: the
+         *     schema of every standard resource (`campaign`, `customer`, `earning_rule`, `loyalty_tier`, `order`,
+         *     `order_item`, `product`, `promotion_tier`, `publication`, `redemption`, `reward`, `voucher`), which a
+         *     project has from its creation, empty until properties are defined for it, and then the schemas defined
+         *     for custom resources. The list uses `data_ref: schemas`, as the public API does. An empty standard
+         *     schema is not stored: its ID is derived from the project and the resource (the same on every read) and
+         *     its `created_at` is the project's; the management API knows a standard schema once it is defined there.
          */
         get: operations["list-metadata-schemas"];
         put?: never;
@@ -1924,9 +1946,13 @@ export interface paths {
         };
         /**
          * Get the metadata schema of a resource type
-         * @description Returns the metadata schema of the resource type in the caller's project. A type without a schema answers 404 with
-         *     `resource_type: metadata_schema`. Only the properties the schema defines are listed: metadata keys that resources
-         *     hold outside the definitions (allowed unless `allow_defined_only`) never appear here.
+         * @description Returns the metadata schema of the resource type in the caller's project. A standard resource (`campaign`,
+         *     `customer`, `earning_rule`, `loyalty_tier`, `order`, `order_item`, `product`, `promotion_tier`,
+         *     `publication`, `redemption`, `reward`, `voucher`) always has one: with no property defined for it, an
+         *     empty schema (`properties: {}`, `allow_defined_only: false`, the project's creation time, an ID derived
+         *     from the project and the resource). A custom resource without a defined schema answers 404 with
+         *     `resource_type: metadata_schema`. Only the properties the schema defines are listed: metadata keys that
+         *     resources hold outside the definitions (allowed unless `allow_defined_only`) never appear here.
          */
         get: operations["get-metadata-schema"];
         put?: never;
@@ -2967,7 +2993,7 @@ export interface paths {
          * @description Issues a bearer token for the calling API key, in its project, with the scopes asked for. The body is
          *     form-encoded. An unknown scope is 400 `invalid_scope`; the token works until it expires or is revoked.
          */
-        post: operations["create-oauth-token"];
+        post: operations["generate-oauth-token"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5979,9 +6005,9 @@ export interface components {
                 last_order_amount: number;
                 /**
                  * Format: date-time
-                 * @description When the latest order was placed, or null before the first.
+                 * @description When the latest order was placed; null before the first (the public API may leave it out).
                  */
-                last_order_date: string | null;
+                last_order_date?: string | null;
             };
         };
         /**
@@ -5999,13 +6025,22 @@ export interface components {
              * @example 0
              */
             referred_customers: number;
-            /** @description By campaign name. */
+            /**
+             * @description By campaign name: the loyalty programs in which the customer holds a card, and the referral programs
+             *     in which they referred someone.
+             */
             campaigns: {
                 [key: string]: {
-                    /** @description Points on the customer's card in this campaign. */
-                    points: number;
+                    /** @description Points on the customer's card in this campaign (0 in a referral program). */
+                    points?: number;
                     /** @description Customers referred in this campaign. */
-                    referred_customers: number;
+                    referred_customers?: number;
+                    /**
+                     * @description ID of the tier the customer's card is in now, in a loyalty program with tiers. Absent when the
+                     *     program has no tiers or the card is in none of them.
+                     * @example ltr_0b1c2d3e4f5a6b7c8d
+                     */
+                    loyalty_tier?: string;
                 };
             };
         };
@@ -6037,8 +6072,27 @@ export interface components {
             }[];
         };
         /**
+         * CustomerAssets
+         * @description Links to the customer's cockpit: the hosted pages where customers see their own vouchers, loyalty cards
+         *     and consents. The reference server hosts no cockpit, so it never sends `assets`; a server that does sends
+         *     the links it serves.
+         */
+        CustomerAssets: {
+            /**
+             * @description Address of the customer's cockpit page.
+             * @example https://cockpit.example.com/c/cust_7f8b2cd8a33d0f1e2b
+             */
+            cockpit_url?: string;
+            /**
+             * @description Address of the cockpit page where the customer manages their consents and contact preferences.
+             * @example https://cockpit.example.com/c/cust_7f8b2cd8a33d0f1e2b/preferences
+             */
+            cockpit_preference_center_url?: string;
+        };
+        /**
          * Customer
-         * @description A customer of the project, with running totals of what they did.
+         * @description A customer of the project, with running totals of what they did. The reference server sends every field
+         *     but `assets` on every customer; the public API may leave out those it does not mark as required.
          */
         Customer: {
             /**
@@ -6050,54 +6104,57 @@ export interface components {
              * @description The customer's ID in an external system, unique in the project.
              * @example jane-doe-1
              */
-            source_id: string | null;
+            source_id?: string | null;
             /**
              * @description First and last name.
              * @example Jane Doe
              */
-            name: string | null;
+            name?: string | null;
             /**
              * @description Free text about the customer.
              * @example Prefers email contact
              */
-            description: string | null;
+            description?: string | null;
             /**
              * @description Email address.
              * @example jane@example.com
              */
-            email: string | null;
+            email?: string | null;
             /**
              * @description Phone number.
              * @example +48 600 100 200
              */
-            phone: string | null;
+            phone?: string | null;
             /**
              * Format: date
              * @deprecated
              * @description Deprecated in favour of `birthdate`.
              * @example 1990-04-01
              */
-            birthday: string | null;
+            birthday?: string | null;
             /**
              * Format: date
              * @description Date of birth.
              * @example 1990-04-01
              */
-            birthdate: string | null;
-            address: components["schemas"]["CustomerAddress"];
+            birthdate?: string | null;
+            address?: components["schemas"]["CustomerAddress"];
             summary: components["schemas"]["CustomerSummary"];
-            loyalty: components["schemas"]["CustomerLoyalty"];
-            referrals: components["schemas"]["CustomerReferrals"];
-            metadata: components["schemas"]["Metadata"];
+            /** @description The customer's loyalty points and referrals; null where the API has not computed them (the reference server always does). */
+            loyalty: components["schemas"]["CustomerLoyalty"] | null;
+            /** @description The referrals in which this customer was referred; null where the API has not computed them (the reference server always does). */
+            referrals: components["schemas"]["CustomerReferrals"] | null;
+            metadata?: components["schemas"]["Metadata"];
             /**
              * @description Values the service records about the customer.
              * @example {}
              */
-            system_metadata: {
+            system_metadata?: {
                 [key: string]: unknown;
             };
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            assets?: components["schemas"]["CustomerAssets"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `customer`.
              * @constant
@@ -6117,10 +6174,16 @@ export interface components {
              * @example 120
              */
             total: number;
+            /**
+             * @description Whether more matching customers follow this page.
+             * @example true
+             */
+            has_more?: boolean;
         };
         /**
          * CustomerFields
-         * @description The fields a client sets on a customer, in create and update requests alike.
+         * @description The fields a client sets on a customer, in create and update requests alike. Each may be null, meaning
+         *     none.
          */
         CustomerFields: {
             /**
@@ -6135,7 +6198,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: email
-             * @description Email address.
+             * @description Email address. The reference server refuses one that is not an address (400 `invalid_payload`).
              * @example jane@example.com
              */
             email?: string | null;
@@ -6158,77 +6221,111 @@ export interface components {
              */
             birthdate?: string | null;
             address?: components["schemas"]["CustomerAddress"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Custom key-value pairs, replaced whole; null empties them. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
          * CustomersCreateRequestBody
-         * @description A customer. When `source_id` names an existing customer of the project, that customer is updated with
-         *     the fields given instead (as in the public API), and the response is the updated customer.
-         * @example {
-         *       "source_id": "jane-doe-1",
-         *       "name": "Jane Doe",
-         *       "email": "jane@example.com",
-         *       "birthdate": "1990-04-01",
-         *       "address": {
-         *         "city": "Warsaw",
-         *         "country": "Poland"
-         *       },
-         *       "metadata": {
-         *         "tier": "gold"
-         *       }
-         *     }
+         * @description A customer. The public API upserts: with `id`, the customer of that ID is updated with the fields given
+         *     (404 when there is none) and `source_id` is ignored; otherwise, when `source_id` names an existing
+         *     customer of the project, that customer is updated instead of a new one being created. The response is the
+         *     created or updated customer. Fields the service owns (`summary`, `loyalty`, `created_at`…) are ignored.
          */
         CustomersCreateRequestBody: components["schemas"]["CustomerFields"] & {
             /**
-             * @description The customer's ID in an external system, unique in the project.
+             * @description An existing customer to update, by its ID. A new customer's ID is always assigned by the service.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id?: string;
+            /**
+             * @description The customer's ID in an external system, unique in the project. Ignored when `id` is given.
              * @example jane-doe-1
              */
             source_id?: string | null;
         };
         /**
          * CustomersUpdateRequestBody
-         * @description The fields to change; the others keep their values. `metadata` and `address` are replaced whole.
-         * @example {
-         *       "email": "jane.doe@example.com",
-         *       "metadata": {
-         *         "tier": "platinum"
-         *       }
-         *     }
+         * @description The fields to change; the others keep their values. A null clears a field; `metadata` and `address` are
+         *     replaced whole (`metadata: null` empties it). The customer's `id` and `source_id` never change: a
+         *     `source_id` in the body (the published SDK sends one) is accepted and ignored, as are the fields the
+         *     service owns, so a customer read from the API can be sent back as it is.
          */
         CustomersUpdateRequestBody: components["schemas"]["CustomerFields"];
         /**
+         * CustomerActivityType
+         * @description The kind of a customer activity entry, in the public API's names. The reference server lists
+         *     `customer.created`, `customer.updated`, `customer.deleted`, `customer.custom_event`, the customer's
+         *     validations, redemptions, rollbacks and publications (`customer.validation.*`, `customer.redemption.*`,
+         *     `customer.publication.*`), paid orders (`customer.order.paid`), gift credit added to a card the customer
+         *     holds (`customer.voucher.gift.balance_added`), loyalty points and pending points moving on such a card
+         *     (`customer.voucher.loyalty_card.*`; points taken off by hand are `customer.loyalty.updated`), tier
+         *     changes (`customer.loyalty.tier.*`) and rewards (`customer.rewarded`, `customer.rewarded.loyalty_points`,
+         *     `customer.reward_redemptions.created`). The other kinds belong to features it does not have (segments,
+         *     messaging integrations, consents, reward redemption workflows) or are not recorded by it (a counted
+         *     referral shows in the referee's `referrals`, not as `customer.referred`).
+         * @example customer.created
+         * @enum {string}
+         */
+        CustomerActivityType: "customer.confirmed" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.referred" | "customer.custom_event" | "customer.segment.entered" | "customer.segment.left" | "customer.sms.sent" | "customer.sms.recovered" | "customer.sms.failed" | "customer.email.sent" | "customer.email.recovered" | "customer.email.failed" | "customer.activecampaign.sent" | "customer.activecampaign.recovered" | "customer.activecampaign.failed" | "customer.braze.sent" | "customer.braze.recovered" | "customer.braze.failed" | "customer.mailchimp.sent" | "customer.mailchimp.recovered" | "customer.mailchimp.failed" | "customer.intercom.sent" | "customer.intercom.recovered" | "customer.intercom.failed" | "customer.shopify.sent" | "customer.shopify.recovered" | "customer.shopify.failed" | "customer.klaviyo.sent" | "customer.klaviyo.recovered" | "customer.klaviyo.failed" | "customer.batch.sent" | "customer.batch.recovered" | "customer.batch.failed" | "customer.rewarded" | "customer.rewarded.loyalty_points" | "customer.voucher.gift.balance_added" | "customer.voucher.loyalty_card.pending_points.activated" | "customer.voucher.loyalty_card.pending_points.added" | "customer.voucher.loyalty_card.pending_points.canceled" | "customer.voucher.loyalty_card.pending_points.updated" | "customer.voucher.loyalty_card.points_activated" | "customer.voucher.loyalty_card.points_added" | "customer.voucher.loyalty_card.points_transferred" | "customer.voucher.loyalty_card.points_expired" | "customer.voucher.deleted" | "customer.publication.succeeded" | "customer.publication.failed" | "customer.validation.succeeded" | "customer.validation.failed" | "customer.redemption.failed" | "customer.redemption.succeeded" | "customer.redemption.rollback.failed" | "customer.redemption.rollback.succeeded" | "customer.order.canceled" | "customer.order.created" | "customer.order.fulfilled" | "customer.order.paid" | "customer.order.processing" | "customer.order.updated" | "customer.reward_redemptions.created" | "customer.reward_redemptions.pending" | "customer.reward_redemptions.completed" | "customer.reward_redemptions.rolledback" | "customer.loyalty.updated" | "customer.loyalty.tier.upgraded" | "customer.loyalty.tier.downgraded" | "customer.loyalty.tier.prolonged" | "customer.loyalty.tier.expiration.changed" | "customer.loyalty.tier.joined" | "customer.loyalty.tier.left" | "customer.holder.assignment.created" | "customer.holder.assignment.deleted";
+        /**
+         * EventSource
+         * @description Who caused an event: an API key (channel `API`), a client-side key (`CLIENT_API`), a user of the dashboard
+         *     (`USER_PORTAL`), or the service itself (`INTERNAL`; this server also says `AUTOMATION` for the steps it takes
+         *     on a timer, such as pending points activating).
+         */
+        EventSource: {
+            /**
+             * @description Where the event came from.
+             * @enum {string}
+             */
+            channel: "API" | "CLIENT_API" | "USER_PORTAL" | "INTERNAL" | "AUTOMATION";
+            /** @description The API key that made the call, for `API`. */
+            api_key?: {
+                /** @description The key's name. */
+                name: string;
+                /** @description The key's application ID. */
+                app_id: string;
+            };
+            /** @description The user, for `USER_PORTAL`. */
+            user?: {
+                /** @description User ID. */
+                id: string;
+            };
+        };
+        /**
          * CustomerActivity
-         * @description Something that happened to a customer, recorded when it happened.
+         * @description Something that happened to a customer, recorded when it happened. The reference server sends every field.
          */
         CustomerActivity: {
             /**
              * @description Event ID (prefix `evt_`).
              * @example evt_0a1b2c3d4e5f6a7b8c
              */
-            id: string;
-            /**
-             * @description The event kind, such as `customer.created`, `customer.updated` or `voucher.gift.balance_added`.
-             * @example customer.created
-             */
-            type: string;
-            /**
-             * @description The objects the event concerns, by name (`customer`, `voucher`…), with what changed.
-             * @example {
-             *       "customer": {
-             *         "id": "cust_7f8b2cd8a33d0f1e2b",
-             *         "source_id": "jane-doe-1"
-             *       }
-             *     }
-             */
-            data: {
-                [key: string]: unknown;
+            id?: string;
+            type?: components["schemas"]["CustomerActivityType"];
+            /** @description What the event concerns, and who caused it. */
+            data?: {
+                /**
+                 * @description The objects the event concerns, by name (`customer`, `voucher`, `redemption`, `campaign`…), with what
+                 *     changed.
+                 * @example {
+                 *       "customer": {
+                 *         "id": "cust_7f8b2cd8a33d0f1e2b",
+                 *         "source_id": "jane-doe-1"
+                 *       }
+                 *     }
+                 */
+                data?: {
+                    [key: string]: unknown;
+                };
+                event_source?: components["schemas"]["EventSource"];
             };
-            created_at: components["schemas"]["CreatedAt"];
+            created_at?: components["schemas"]["CreatedAt"];
             /**
-             * @description Always `customer_activity`.
-             * @constant
+             * @description Shared by the events one request recorded together (a redemption and the points it earned, say).
+             * @example grp_1a2b3c4d5e6f7a8b9c
              */
-            object: "customer_activity";
+            group_id?: string;
         };
         /**
          * CustomersActivityListResponseBody
@@ -7747,7 +7844,8 @@ export interface components {
         ImageUrl: string;
         /**
          * ProductBase
-         * @description The fields every product carries.
+         * @description The fields every product carries, without its SKUs. The reference server sends every one of them; the
+         *     public API may leave out `image_url`, `created_at` and `updated_at`.
          */
         ProductBase: {
             /**
@@ -7765,20 +7863,15 @@ export interface components {
             attributes: components["schemas"]["ProductAttributes"];
             metadata: components["schemas"]["Metadata"];
             /** @description HTTPS URL of a `.png` or `.jpg` image of the product, or null. */
-            image_url: components["schemas"]["ImageUrl"] | null;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            image_url?: components["schemas"]["ImageUrl"] | null;
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `product`.
              * @constant
              */
             object: "product";
         };
-        /**
-         * Product
-         * @description A product, as returned by create, update and list.
-         */
-        Product: components["schemas"]["ProductBase"];
         /**
          * Currency
          * @description ISO 4217 code of the price's currency, or null.
@@ -7799,7 +7892,9 @@ export interface components {
         };
         /**
          * Sku
-         * @description A stock-keeping unit, one variant of a product.
+         * @description A stock-keeping unit, one variant of a product. The reference server sends every field; the public API
+         *     may leave out `currency`, and in a collection's members (where it mixes SKUs with products) does not
+         *     promise `image_url`, `created_at` or `updated_at` either.
          */
         Sku: {
             /**
@@ -7819,18 +7914,40 @@ export interface components {
              */
             sku: string | null;
             price: components["schemas"]["Price"];
-            currency: components["schemas"]["Currency"];
+            currency?: components["schemas"]["Currency"];
             attributes: components["schemas"]["SkuAttributes"];
             /** @description HTTPS URL of a `.png` or `.jpg` image of the SKU, or null. */
-            image_url: components["schemas"]["ImageUrl"] | null;
+            image_url?: components["schemas"]["ImageUrl"] | null;
             metadata: components["schemas"]["Metadata"];
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `sku`.
              * @constant
              */
             object: "sku";
+        };
+        /**
+         * ProductSkusList
+         * @description Every SKU of a product, oldest first, embedded in the product. The reference server sends it on every
+         *     product it returns (empty for a product without SKUs).
+         */
+        ProductSkusList: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data: components["schemas"]["Sku"][];
+            /**
+             * @description Number of SKUs of the product.
+             * @example 2
+             */
+            total: number;
+        };
+        /**
+         * Product
+         * @description A product, with the list of its SKUs.
+         */
+        Product: components["schemas"]["ProductBase"] & {
+            skus?: components["schemas"]["ProductSkusList"];
         };
         /**
          * RewardParameters
@@ -8876,37 +8993,19 @@ export interface components {
              */
             name?: string | null;
             price?: components["schemas"]["Price"];
-            attributes?: components["schemas"]["ProductAttributes"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Names of the attributes each SKU of the product may set; null means none. */
+            attributes?: components["schemas"]["ProductAttributes"] | null;
+            /** @description Custom key-value pairs; null (or none) means an empty map. */
+            metadata?: components["schemas"]["Metadata"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
         };
         /**
-         * ProductSkusList
-         * @description Every SKU of a product, oldest first, embedded in the product.
-         */
-        ProductSkusList: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
-            data_ref?: "data";
-            data: components["schemas"]["Sku"][];
-            /**
-             * @description Number of SKUs of the product.
-             * @example 2
-             */
-            total: number;
-        };
-        /**
-         * ProductsGetResponseBody
-         * @description A product with the list of its SKUs.
-         */
-        ProductsGetResponseBody: components["schemas"]["ProductBase"] & {
-            skus: components["schemas"]["ProductSkusList"];
-        };
-        /**
          * ProductsUpdateRequestBody
          * @description The fields to change. Fields left out keep their values; `metadata` and `attributes`, when given,
-         *     replace the old value whole. `id` and `source_id` cannot change. Removing an attribute that a SKU
-         *     still sets is rejected.
+         *     replace the old value whole. `id` and `source_id` cannot change: they, and every field the service owns
+         *     (`skus`, `created_at`…), are ignored, so a product as read from the API may be sent back whole (only
+         *     `updated_at` then changes). Removing an attribute that a SKU still sets is rejected.
          * @example {
          *       "price": 2200,
          *       "metadata": {
@@ -8921,8 +9020,10 @@ export interface components {
              */
             name?: string | null;
             price?: components["schemas"]["Price"];
-            attributes?: components["schemas"]["ProductAttributes"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Names of the attributes each SKU of the product may set; null means none. */
+            attributes?: components["schemas"]["ProductAttributes"] | null;
+            /** @description Custom key-value pairs, replacing the old ones whole; null empties them. */
+            metadata?: components["schemas"]["Metadata"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null to remove it. */
             image_url?: components["schemas"]["ImageUrl"] | null;
         };
@@ -8942,7 +9043,8 @@ export interface components {
         };
         /**
          * ProductsSkusCreateRequestBody
-         * @description A new SKU of the product. Every field is optional; `attributes` and `metadata` default to `{}`.
+         * @description A new SKU of the product. Every field is optional; `attributes` and `metadata` default to `{}`. SKUs have
+         *     no `name` (their name is `sku`): a `name` in the body is ignored, as are fields the service owns.
          * @example {
          *       "source_id": "espresso-250g-whole",
          *       "sku": "Espresso 250 g whole beans",
@@ -8968,15 +9070,19 @@ export interface components {
             sku?: string | null;
             price?: components["schemas"]["Price"];
             currency?: components["schemas"]["Currency"];
-            attributes?: components["schemas"]["SkuAttributes"];
+            /** @description Values of the product's attributes for this SKU; null means none. */
+            attributes?: components["schemas"]["SkuAttributes"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Custom key-value pairs; null (or none) means an empty map. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
          * ProductsSkusUpdateRequestBody
          * @description The fields to change. Fields left out keep their values; `attributes` and `metadata`, when given,
-         *     replace the old value whole. `id`, `source_id` and the parent product cannot change.
+         *     replace the old value whole. `id`, `source_id` and the parent product cannot change: they, and every
+         *     field the service owns, are ignored, so a SKU as read from the API may be sent back whole (only
+         *     `updated_at` then changes). SKUs have no `name` (their name is `sku`): a `name` in the body is ignored.
          * @example {
          *       "price": 2300,
          *       "attributes": {
@@ -8993,25 +9099,35 @@ export interface components {
             sku?: string | null;
             price?: components["schemas"]["Price"];
             currency?: components["schemas"]["Currency"];
-            attributes?: components["schemas"]["SkuAttributes"];
+            /** @description Values of the product's attributes for this SKU; null means none. */
+            attributes?: components["schemas"]["SkuAttributes"] | null;
             /** @description HTTPS URL of a `.png` or `.jpg` image, or null to remove it. */
             image_url?: components["schemas"]["ImageUrl"] | null;
-            metadata?: components["schemas"]["Metadata"];
+            /** @description Custom key-value pairs, replacing the old ones whole; null empties them. */
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
-         * FilterValues
-         * @description Operands of a filter operator.
+         * ProductCollectionFilterValues
+         * @description Operands of a collection filter operator. Dates are ISO 8601 strings; an object operand is compared as a
+         *     whole JSON value, so it can only equal (or not equal) a field that holds the same object.
          * @example [
          *       1000
          *     ]
          */
-        FilterValues: (string | number | boolean)[];
+        ProductCollectionFilterValues: (string | number | boolean | Record<string, never>)[];
         /**
          * ProductCollectionFilterCondition
-         * @description Conditions on one field. Each operator takes an array of values; the field matches when every operator
-         *     given holds. `$is`/`$in` hold when the value equals one of the values, `$is_not`/`$not_in` when it equals
-         *     none, the comparison operators compare with the first value, `$contains`, `$starts_with` and
-         *     `$ends_with` test text, `$is_unknown` holds when the field is absent or null and `$has_value` when not.
+         * @description Conditions on one field of products and SKUs. Each operator takes an array of operands; the field
+         *     matches when every operator given holds. `$is`/`$in` hold when the value equals one of the operands,
+         *     `$is_not`/`$not_in` when it equals none; `$more_than`, `$less_than`, `$more_than_equal` and
+         *     `$less_than_equal` (also written `$more_than_or_equal`, `$less_than_or_equal`) compare numbers, and dates
+         *     with `$after`/`$before`, against the first operand; `$contains`, `$not_contain`, `$starts_with` and
+         *     `$ends_with` test text; `$is_unknown` holds when the field is absent or null and `$has_value` when not.
+         *     Date fields also take day counts relative to now (UTC days): `$is_days_ago` [n] (on the day n days ago),
+         *     `$is_days_in_future` [n] (on the day n days ahead), `$more_than_ago` / `$less_than_ago` [n] (more or less
+         *     than n days in the past), `$more_than_future` / `$less_than_future` [n] (more or less than n days ahead).
+         *     `$count`, `$count_less` and `$count_more` [n] compare the number of values of an array field (a
+         *     product's `attributes`) with n. An operator the engine does not know is refused with 400.
          * @example {
          *       "conditions": {
          *         "$more_than": [
@@ -9021,29 +9137,44 @@ export interface components {
          *     }
          */
         ProductCollectionFilterCondition: {
-            conditions: {
-                $is?: components["schemas"]["FilterValues"];
-                $is_not?: components["schemas"]["FilterValues"];
-                $in?: components["schemas"]["FilterValues"];
-                $not_in?: components["schemas"]["FilterValues"];
-                $less_than?: components["schemas"]["FilterValues"];
-                $less_than_or_equal?: components["schemas"]["FilterValues"];
-                $more_than?: components["schemas"]["FilterValues"];
-                $more_than_or_equal?: components["schemas"]["FilterValues"];
-                $contains?: components["schemas"]["FilterValues"];
-                $not_contain?: components["schemas"]["FilterValues"];
-                $starts_with?: components["schemas"]["FilterValues"];
-                $ends_with?: components["schemas"]["FilterValues"];
-                $is_unknown?: components["schemas"]["FilterValues"];
-                $has_value?: components["schemas"]["FilterValues"];
+            /** @description The operators and their operands. */
+            conditions?: {
+                $in?: components["schemas"]["ProductCollectionFilterValues"];
+                $not_in?: components["schemas"]["ProductCollectionFilterValues"];
+                $is?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_not?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_days_ago?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_days_in_future?: components["schemas"]["ProductCollectionFilterValues"];
+                $has_value?: components["schemas"]["ProductCollectionFilterValues"];
+                $is_unknown?: components["schemas"]["ProductCollectionFilterValues"];
+                $contains?: components["schemas"]["ProductCollectionFilterValues"];
+                $not_contain?: components["schemas"]["ProductCollectionFilterValues"];
+                $starts_with?: components["schemas"]["ProductCollectionFilterValues"];
+                $ends_with?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_or_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_or_equal?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_ago?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_ago?: components["schemas"]["ProductCollectionFilterValues"];
+                $more_than_future?: components["schemas"]["ProductCollectionFilterValues"];
+                $less_than_future?: components["schemas"]["ProductCollectionFilterValues"];
+                $after?: components["schemas"]["ProductCollectionFilterValues"];
+                $before?: components["schemas"]["ProductCollectionFilterValues"];
+                $count?: components["schemas"]["ProductCollectionFilterValues"];
+                $count_less?: components["schemas"]["ProductCollectionFilterValues"];
+                $count_more?: components["schemas"]["ProductCollectionFilterValues"];
             };
         };
         /**
          * ProductCollectionFilter
-         * @description Selects the products and SKUs of an `AUTO_UPDATE` collection. Every other key names a field of products
-         *     and SKUs (`id`, `source_id`, `name`, `sku`, `price`, `object`, `product_id`, `image_url`, `created_at`,
-         *     `updated_at`, or `metadata.<key>`) with its conditions; `junction` says whether all of them (`and`) or
-         *     any of them (`or`) must hold.
+         * @description Selects the products and SKUs of an `AUTO_UPDATE` collection. Every key but `junction` names a field of
+         *     products and SKUs (`id`, `source_id`, `name`, `sku`, `price`, `currency`, `attributes`, `object`,
+         *     `product_id`, `image_url`, `created_at`, `updated_at`, or `metadata.<key>`) with its conditions; another
+         *     field is refused with 400. `junction` says whether all of them (`and`, the default) or any of them
+         *     (`or`) must hold.
          * @example {
          *       "junction": "and",
          *       "price": {
@@ -9063,9 +9194,9 @@ export interface components {
          *     }
          */
         ProductCollectionFilter: {
-            junction: components["schemas"]["Junction"];
+            junction?: components["schemas"]["Junction"];
         } & {
-            [key: string]: components["schemas"]["Junction"] | components["schemas"]["ProductCollectionFilterCondition"];
+            [key: string]: components["schemas"]["ProductCollectionFilterCondition"];
         };
         /**
          * ProductCollectionItem
@@ -9108,11 +9239,17 @@ export interface components {
              * @enum {string}
              */
             type: "STATIC" | "AUTO_UPDATE";
-            /** @description The selecting filter of an `AUTO_UPDATE` collection; null for `STATIC`. */
-            filter: components["schemas"]["ProductCollectionFilter"] | null;
-            /** @description The members of a `STATIC` collection. Absent for `AUTO_UPDATE`. */
+            /** @description The selecting filter of an `AUTO_UPDATE` collection, with its `junction`. Absent for `STATIC`. */
+            filter?: components["schemas"]["ProductCollectionFilter"];
+            /** @description The members of a `STATIC` collection, in the order given. Absent for `AUTO_UPDATE`. */
             products?: components["schemas"]["ProductCollectionItem"][];
             created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the collection was last updated; absent until it is.
+             * @example 2026-11-21T10:45:12.000Z
+             */
+            updated_at?: string;
             /**
              * @description Always `products_collection`.
              * @constant
@@ -9135,7 +9272,8 @@ export interface components {
         };
         /**
          * ProductCollectionsCreateRequestBody
-         * @description A new collection, either `STATIC` with its products and SKUs, or `AUTO_UPDATE` with a filter.
+         * @description A new collection, either `STATIC` with its products and SKUs, or `AUTO_UPDATE` with a filter. Fields the
+         *     service owns are ignored.
          * @example {
          *       "type": "STATIC",
          *       "name": "Breakfast set",
@@ -9174,13 +9312,40 @@ export interface components {
             filter: components["schemas"]["ProductCollectionFilter"];
         };
         /**
+         * ProductCollectionsUpdateRequestBody
+         * @description Changes to a collection: a new `name`, and for an `AUTO_UPDATE` collection a new `filter`, replacing the
+         *     old one whole. A collection's `type` and a static collection's `products` cannot change through an
+         *     update: they, and the fields the service owns, are ignored, so a collection as read from the API may be
+         *     sent back whole (only `updated_at` then changes).
+         */
+        ProductCollectionsUpdateRequestBody: {
+            /**
+             * @description New collection name, unique in the project (409 `duplicate_found` when another has it).
+             * @example Coffee above 12.00
+             */
+            name?: string;
+            /**
+             * @description The new filter of an `AUTO_UPDATE` collection. A static collection has none: null is taken (and
+             *     changes nothing), a filter is refused with 400 `invalid_payload`; an auto-update collection refuses
+             *     null.
+             */
+            filter?: components["schemas"]["ProductCollectionFilter"] | null;
+        };
+        /**
+         * SkuWithProduct
+         * @description A SKU together with its parent product (without the product's SKUs), as collections list their SKUs.
+         */
+        SkuWithProduct: components["schemas"]["Sku"] & {
+            product?: components["schemas"]["ProductBase"];
+        };
+        /**
          * ProductCollectionsProductsListResponseBody
-         * @description A page of the products and SKUs in a collection.
+         * @description A page of the products (without their SKUs) and SKUs (with their product) in a collection.
          */
         ProductCollectionsProductsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
-            data: (components["schemas"]["Product"] | components["schemas"]["Sku"])[];
+            data: (components["schemas"]["ProductBase"] | components["schemas"]["SkuWithProduct"])[];
             /**
              * @description Number of products and SKUs in the collection, over all pages.
              * @example 7
@@ -9687,6 +9852,13 @@ export interface components {
              */
             optional?: boolean;
             /**
+             * @description Whether the definition was removed from the schema: a removed definition checks nothing and only
+             *     records that the property was once defined. Removing a definition through the management API (a null
+             *     in an update) drops it instead, so the reference server sends `deleted` only where a client wrote it.
+             * @example false
+             */
+            deleted?: boolean;
+            /**
              * @description For `object` properties, the custom resource type its values describe. When the project has a
              *     metadata schema for that type, every value is checked against it as well, and a broken rule names
              *     the nested property by path (`metadata.address.city`, `metadata.stops[1].city`).
@@ -9778,17 +9950,24 @@ export interface components {
         };
         /**
          * MetadataSchemasListResponseBody
-         * @description Every metadata schema of the project, oldest first. Not paginated.
+         * @description Every metadata schema of the project, oldest first, not paginated: the schema of each standard resource
+         *     (empty until properties are defined for it) and every schema defined for a custom resource.
          */
         MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "schemas";
-            schemas: components["schemas"]["MetadataSchema"][];
+            /** @description The schemas. The reference server always sends it. */
+            schemas?: components["schemas"]["MetadataSchema"][];
             /**
              * @description Number of schemas.
-             * @example 1
+             * @example 13
              */
             total: number;
+            /**
+             * @description Named by the public API's reference as a required member of this list, with no definition; the
+             *     schemas are in `schemas`. The reference server never sends it.
+             */
+            data?: unknown;
         };
         /**
          * MetadataSchemasCreateRequestBody
@@ -10230,31 +10409,6 @@ export interface components {
              * @default true
              */
             use_voucher_metadata_schema?: boolean;
-        };
-        /**
-         * EventSource
-         * @description Who caused an event: an API key (channel `API`), a client-side key (`CLIENT_API`), a user of the dashboard
-         *     (`USER_PORTAL`), or the service itself (`INTERNAL`; this server also says `AUTOMATION` for the steps it takes
-         *     on a timer, such as pending points activating).
-         */
-        EventSource: {
-            /**
-             * @description Where the event came from.
-             * @enum {string}
-             */
-            channel: "API" | "CLIENT_API" | "USER_PORTAL" | "INTERNAL" | "AUTOMATION";
-            /** @description The API key that made the call, for `API`. */
-            api_key?: {
-                /** @description The key's name. */
-                name: string;
-                /** @description The key's application ID. */
-                app_id: string;
-            };
-            /** @description The user, for `USER_PORTAL`. */
-            user?: {
-                /** @description User ID. */
-                id: string;
-            };
         };
         /**
          * MemberActivity
@@ -11934,24 +12088,114 @@ export interface components {
             parameters?: components["schemas"]["RewardAssignmentParameters"];
         };
         /**
-         * LocationFilters
-         * @description Conditions on location fields (`name`, `created_at`, `updated_at`), joined by `junction`.
+         * LocationFilterOperand
+         * @description One operand, or (in bracket form, `...[$in][]=a&...[$in][]=b`) a list of operands.
          */
-        LocationFilters: {
-            junction?: components["schemas"]["Junction"];
-        } & {
-            [key: string]: components["schemas"]["Junction"] | {
-                /** @description Operators with one value or a list of values. */
-                conditions: {
-                    [key: string]: string | string[];
-                };
+        LocationFilterOperand: string | string[];
+        /**
+         * LocationTimeFilter
+         * @description Conditions on a timestamp of the location.
+         */
+        LocationTimeFilter: {
+            /**
+             * @description `$after` and `$before` compare with an ISO 8601 moment (both exclusive); `$more_than` and
+             *     `$less_than` compare the moment as milliseconds since 1970-01-01 with a number; `$has_value` and
+             *     `$is_unknown` (whatever their operand) test whether it is set (a location never updated has no
+             *     `updated_at`).
+             */
+            conditions?: {
+                /**
+                 * Format: date-time
+                 * @description After this moment.
+                 */
+                $after?: string;
+                /**
+                 * Format: date-time
+                 * @description Before this moment.
+                 */
+                $before?: string;
+                /** @description Set. */
+                $has_value?: string;
+                /** @description Not set. */
+                $is_unknown?: string;
+                /** @description Later than this many milliseconds since 1970-01-01. */
+                $more_than?: number;
+                /** @description Earlier than this many milliseconds since 1970-01-01. */
+                $less_than?: number;
             };
         };
         /**
+         * LocationFilters
+         * @description Conditions on location fields, joined by `junction` (`and`, the default, or `or`). Another field, or an
+         *     operator not listed for a field, is refused with 400 `invalid_query_params`.
+         */
+        LocationFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the location's name. */
+            name?: {
+                /**
+                 * @description `$is`/`$in` hold when the name equals one of the operands, `$is_not`/`$not_in` when it equals none;
+                 *     `$contains`, `$not_contain`, `$starts_with` and `$ends_with` test its text; `$has_value` and
+                 *     `$is_unknown` (whatever their operand) whether it is set.
+                 */
+                conditions?: {
+                    $in?: components["schemas"]["LocationFilterOperand"];
+                    $not_in?: components["schemas"]["LocationFilterOperand"];
+                    $is?: components["schemas"]["LocationFilterOperand"];
+                    $is_not?: components["schemas"]["LocationFilterOperand"];
+                    $has_value?: components["schemas"]["LocationFilterOperand"];
+                    $is_unknown?: components["schemas"]["LocationFilterOperand"];
+                    $starts_with?: components["schemas"]["LocationFilterOperand"];
+                    $ends_with?: components["schemas"]["LocationFilterOperand"];
+                    $contains?: components["schemas"]["LocationFilterOperand"];
+                    $not_contain?: components["schemas"]["LocationFilterOperand"];
+                };
+            };
+            created_at?: components["schemas"]["LocationTimeFilter"];
+            updated_at?: components["schemas"]["LocationTimeFilter"];
+        };
+        /**
+         * LocationPosition
+         * @description A GeoJSON position, `[longitude, latitude]`.
+         * @example [
+         *       21.0122,
+         *       52.2297
+         *     ]
+         */
+        LocationPosition: [
+            number,
+            number
+        ];
+        /**
+         * LocationPolygonRings
+         * @description The rings of one polygon, the outer one first, then its holes; each ring is closed (its last position equals its first).
+         * @example [
+         *       [
+         *         [
+         *           20.9,
+         *           52.1
+         *         ],
+         *         [
+         *           21.1,
+         *           52.1
+         *         ],
+         *         [
+         *           21.1,
+         *           52.3
+         *         ],
+         *         [
+         *           20.9,
+         *           52.1
+         *         ]
+         *       ]
+         *     ]
+         */
+        LocationPolygonRings: components["schemas"]["LocationPosition"][][];
+        /**
          * LocationShape
          * @description The area of a location: a circle (`distance`: a `center` written `geo:<latitude>,<longitude>` and a
-         *     `radius` such as `5km` or `800m`), or a polygon (`geojson`: a GeoJSON `Polygon` whose rings are closed
-         *     lists of `[longitude, latitude]` pairs).
+         *     `radius` such as `5km` or `800m`), or a polygon (`geojson`: a GeoJSON `Polygon`, whose rings are closed
+         *     lists of `[longitude, latitude]` positions, or a `MultiPolygon` of several such polygons).
          */
         LocationShape: {
             /**
@@ -11964,22 +12208,22 @@ export interface components {
              * @constant
              */
             format: "distance";
-            /** @description The circle. */
+            /** @description The circle. The reference server always gives both fields. */
             distance: {
                 /**
                  * @description The center, `geo:<latitude>,<longitude>`.
                  * @example geo:52.2297,21.0122
                  */
-                center: string;
+                center?: string;
                 /**
                  * @description The radius with its unit, `km` or `m`.
                  * @example 5km
                  */
-                radius: string;
+                radius?: string;
             };
         } | {
             /**
-             * @description A polygon.
+             * @description A polygon, or several.
              * @constant
              */
             type: "polygon";
@@ -11988,18 +12232,22 @@ export interface components {
              * @constant
              */
             format: "geojson";
-            /** @description A GeoJSON Polygon. */
+            /** @description A GeoJSON `Polygon` or `MultiPolygon`. */
             geojson: {
                 /**
-                 * @description Always `Polygon`.
+                 * @description One polygon.
                  * @constant
                  */
                 type: "Polygon";
-                /** @description The rings, the outer one first; each closed (first point equals last). */
-                coordinates: [
-                    number,
-                    number
-                ][][];
+                coordinates: components["schemas"]["LocationPolygonRings"];
+            } | {
+                /**
+                 * @description Several polygons; the location is their union.
+                 * @constant
+                 */
+                type: "MultiPolygon";
+                /** @description The polygons, each as its rings. */
+                coordinates: components["schemas"]["LocationPolygonRings"][];
             };
         };
         /**
@@ -12028,16 +12276,31 @@ export interface components {
         };
         /**
          * LocationsListResponseBody
-         * @description A page of locations.
+         * @description A page of locations. The reference server sends every field.
          */
-        LocationsListResponseBody: components["schemas"]["ListEnvelope"] & {
-            /** @constant */
+        LocationsListResponseBody: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object?: "list";
+            /**
+             * @description The name of the property that holds the array, always `data`.
+             * @constant
+             */
             data_ref?: "data";
-            data: components["schemas"]["Location"][];
-            /** @description How many locations match. */
-            total: number;
-            /** @description Whether more locations follow this page. */
-            has_more: boolean;
+            /** @description The locations of this page. */
+            data?: components["schemas"]["Location"][];
+            /**
+             * @description How many locations match.
+             * @example 3
+             */
+            total?: number;
+            /**
+             * @description Whether more locations follow this page.
+             * @example false
+             */
+            has_more?: boolean;
         };
         /**
          * OAuthTokenRequestBody
@@ -12138,43 +12401,32 @@ export interface components {
             active: boolean;
         };
         /**
-         * LoyaltyMemberCustomer
-         * @description The customer who joins, by `id` or `source_id`. With a new `source_id` the customer is created from these fields.
+         * EventsCustomer
+         * @description The customer the event happened to, by `id` or `source_id` (one of them is needed: 400
+         *     `invalid_customer` otherwise; an unknown `id` is 404). A `source_id` no customer has yet creates the
+         *     customer from the fields given; an existing customer is left as it is.
          */
-        LoyaltyMemberCustomer: {
-            /** @description Customer ID. */
-            id?: string;
-            /** @description Customer `source_id`. */
-            source_id?: string;
-            /** @description Name, for a new customer. */
-            name?: string;
+        EventsCustomer: components["schemas"]["CustomerFields"] & {
             /**
-             * Format: email
-             * @description Email, for a new customer.
+             * @description Customer ID.
+             * @example cust_7f8b2cd8a33d0f1e2b
              */
-            email?: string;
-            metadata?: components["schemas"]["Metadata"];
+            id?: string;
+            /**
+             * @description The customer's ID in an external system.
+             * @example jane-doe-1
+             */
+            source_id?: string;
         };
         /**
          * EventsCreateRequestBody
          * @description A custom event that happened to a customer. `event` must be the name of a custom event defined in the
          *     project's event schemas (404 otherwise), and `metadata` must fit that event's definition (400
-         *     `invalid_metadata`). The customer is found by `id` or `source_id` and created when the `source_id` is new.
+         *     `invalid_metadata`). The customer is found by `id` or `source_id` and created (with the customer fields
+         *     given) when the `source_id` is new.
          *     With `referral`, the event is a conversion of the referral code's program when that program converts on
          *     this event; with `loyalty`, the earning rules based on this event give points on that card (without it,
          *     on every card the customer holds in programs with such rules).
-         * @example {
-         *       "event": "newsletter_subscribed",
-         *       "customer": {
-         *         "source_id": "jane-doe-1"
-         *       },
-         *       "loyalty": {
-         *         "code": "LOY-0001"
-         *       },
-         *       "metadata": {
-         *         "list": "weekly"
-         *       }
-         *     }
          */
         EventsCreateRequestBody: {
             /**
@@ -12182,7 +12434,7 @@ export interface components {
              * @example newsletter_subscribed
              */
             event: string;
-            customer: components["schemas"]["LoyaltyMemberCustomer"];
+            customer: components["schemas"]["EventsCustomer"];
             /** @description The referral code the customer came with. */
             referral?: {
                 /** @description The referral code. */
@@ -12212,27 +12464,51 @@ export interface components {
              * @example newsletter_subscribed
              */
             type: string;
-            /** @description The customer the event happened to. */
+            /** @description The customer the event happened to. The reference server sends every field. */
             customer: {
-                /** @description Customer ID. */
-                id: string;
-                /** @description Name. */
-                name: string | null;
-                /** @description Email. */
-                email: string | null;
-                /** @description Your ID of the customer. */
-                source_id: string | null;
-                metadata: components["schemas"]["Metadata"];
+                /**
+                 * @description Customer ID.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                id?: string;
+                /**
+                 * @description The customer's ID in an external system.
+                 * @example jane-doe-1
+                 */
+                source_id?: string | null;
+                /**
+                 * @description Name.
+                 * @example Jane Doe
+                 */
+                name?: string | null;
+                /**
+                 * @description Email.
+                 * @example jane@example.com
+                 */
+                email?: string | null;
+                metadata?: components["schemas"]["Metadata"];
                 /**
                  * @description Always `customer`.
                  * @constant
                  */
                 object: "customer";
             };
-            /** @description Always null; the referral's effect shows on the customers. */
-            referral: null;
-            /** @description Always null; points earned show on the card. */
-            loyalty: null;
+            /**
+             * @description Referral details of the event. The reference server sends null: a referral the event converts shows
+             *     on the referee's `referrals` and the referrer's `loyalty`.
+             * @example null
+             */
+            referral: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Loyalty details of the event. The reference server sends null: the points the event earns show on the
+             *     card and in its activity.
+             * @example null
+             */
+            loyalty: {
+                [key: string]: unknown;
+            } | null;
             metadata: components["schemas"]["Metadata"];
         };
         /**
@@ -13857,6 +14133,20 @@ export interface components {
          */
         CategoryId: string;
         /**
+         * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
+         *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
+         *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
+         * @example -created_at
+         */
+        CustomersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "source_id" | "-source_id";
+        /**
+         * @description A cursor by creation time: only customers created after this moment (before it when `order` is
+         *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
+         *     created at the same instant are all on the same side of the cursor.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CustomersStartingAfter: string;
+        /**
          * @description Only customers whose `email` equals this value exactly.
          * @example jane@example.com
          */
@@ -13896,6 +14186,12 @@ export interface components {
             after?: components["schemas"]["DateOrDateTime"];
         };
         /**
+         * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
+         *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+         * @example seg_1a2b3c4d5e6f7a8b9c
+         */
+        CustomerSegmentFilter: string;
+        /**
          * @description The customer's ID or its `source_id`.
          * @example cust_7f8b2cd8a33d0f1e2b
          */
@@ -13911,6 +14207,38 @@ export interface components {
          * @example created_at
          */
         OrderByCreatedAt: "created_at" | "-created_at";
+        /**
+         * @description Only objects created at or after this timestamp (ISO 8601).
+         * @example 2026-11-01T00:00:00.000Z
+         */
+        StartDate: string;
+        /**
+         * @description Only objects created at or before this timestamp (ISO 8601).
+         * @example 2026-11-30T23:59:59.999Z
+         */
+        EndDate: string;
+        /**
+         * @description Only entries about this campaign (by campaign ID).
+         * @example camp_0a1b2c3d4e5f6a7b8c
+         */
+        CustomerActivityCampaignFilter: string;
+        /**
+         * @description Only entries about campaigns of this type.
+         * @example LOYALTY_PROGRAM
+         */
+        CustomerActivityCampaignTypeFilter: components["schemas"]["CampaignType"];
+        /**
+         * @description Only entries of this category: `ACTION` for what was done as the customer (created, updated or deleted,
+         *     a custom event, a validation, a redemption of a code or of a reward, a rollback, a publication),
+         *     `EFFECT` for what followed for them (orders paid, points, balances, tiers and rewards given).
+         * @example EFFECT
+         */
+        CustomerActivityCategoryFilter: "ACTION" | "EFFECT";
+        /**
+         * @description Only entries of this kind.
+         * @example customer.redemption.succeeded
+         */
+        CustomerActivityTypeFilter: components["schemas"]["CustomerActivityType"];
         /**
          * @description With `true`, only tiers usable now (tier and campaign active, inside their dates, days and hours); with `false`, only the others.
          * @example true
@@ -14117,15 +14445,14 @@ export interface components {
          */
         VoucherAdvancedFilters: components["schemas"]["VoucherFilters"];
         /**
-         * @description Only objects created at or after this timestamp (ISO 8601).
-         * @example 2026-11-01T00:00:00.000Z
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+         *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+         *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+         *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+         *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
+         * @example -created_at
          */
-        StartDate: string;
-        /**
-         * @description Only objects created at or before this timestamp (ISO 8601).
-         * @example 2026-11-30T23:59:59.999Z
-         */
-        EndDate: string;
+        CatalogOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "campaign" | "-campaign" | "category" | "-category";
         /**
          * @description The product's ID or its `source_id`.
          * @example prod_0a9f9aeddb019a42db
@@ -14141,6 +14468,21 @@ export interface components {
          * @example pc_41V5DVhw4ez7KP4F
          */
         ProductCollectionId: string;
+        /**
+         * @description Sorts the members; a leading dash sorts in descending order. Without it, a static collection lists its
+         *     members in the order they were given and an auto-update collection oldest first. Members never updated
+         *     (`updated_at` null) come first by `updated_at` and last by `-updated_at`. Products and SKUs have no
+         *     `type`, `code`, `campaign` or `category`: ordering by one of them leaves every member tied, so they keep
+         *     creation order (newest first with a dash).
+         * @example -created_at
+         */
+        CollectionMembersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "campaign" | "-campaign" | "category" | "-category";
+        /**
+         * @description A cursor by creation time: only products and SKUs created after this moment (before it when `order` is
+         *     `-created_at`). Pass the `created_at` of the last member of a page to read the next one.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CollectionMembersStartingAfter: string;
         /**
          * @description The project's ID.
          * @example proj_0c9a1e5bd2a6f41e3b
@@ -14239,10 +14581,10 @@ export interface components {
         RewardAssignmentId: string;
         /**
          * @description Conditions on location fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
-         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `name`, `created_at`,
-         *     `updated_at`. Operators: `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates),
-         *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
-         *     `filters[name][conditions][$starts_with]=Warsaw`.
+         *     joined by `filters[junction]` (`and`, the default, or `or`). `name` takes `$is`, `$is_not`, `$in`,
+         *     `$not_in`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$has_value` and `$is_unknown`;
+         *     `created_at` and `updated_at` take `$after`, `$before`, `$more_than`, `$less_than`, `$has_value` and
+         *     `$is_unknown`. Example: `filters[name][conditions][$starts_with]=Warsaw`.
          * @example {
          *       "name": {
          *         "conditions": {
@@ -15003,11 +15345,19 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
+                 *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
+                 *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CustomersOrder"];
+                /**
+                 * @description A cursor by creation time: only customers created after this moment (before it when `order` is
+                 *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
+                 *     created at the same instant are all on the same side of the cursor.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                starting_after?: components["parameters"]["CustomersStartingAfter"];
                 /**
                  * @description Only customers whose `email` equals this value exactly.
                  * @example jane@example.com
@@ -15041,6 +15391,12 @@ export interface operations {
                  *     }
                  */
                 updated_at?: components["parameters"]["UpdatedAtRange"];
+                /**
+                 * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
+                 *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segment_id?: components["parameters"]["CustomerSegmentFilter"];
             };
             header?: never;
             path?: never;
@@ -15060,6 +15416,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -15089,6 +15446,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15214,6 +15572,38 @@ export interface operations {
                  * @example created_at
                  */
                 order?: components["parameters"]["OrderByCreatedAt"];
+                /**
+                 * @description Only objects created at or after this timestamp (ISO 8601).
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only objects created at or before this timestamp (ISO 8601).
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["EndDate"];
+                /**
+                 * @description Only entries about this campaign (by campaign ID).
+                 * @example camp_0a1b2c3d4e5f6a7b8c
+                 */
+                campaign_id?: components["parameters"]["CustomerActivityCampaignFilter"];
+                /**
+                 * @description Only entries about campaigns of this type.
+                 * @example LOYALTY_PROGRAM
+                 */
+                campaign_type?: components["parameters"]["CustomerActivityCampaignTypeFilter"];
+                /**
+                 * @description Only entries of this category: `ACTION` for what was done as the customer (created, updated or deleted,
+                 *     a custom event, a validation, a redemption of a code or of a reward, a rollback, a publication),
+                 *     `EFFECT` for what followed for them (orders paid, points, balances, tiers and rewards given).
+                 * @example EFFECT
+                 */
+                category?: components["parameters"]["CustomerActivityCategoryFilter"];
+                /**
+                 * @description Only entries of this kind.
+                 * @example customer.redemption.succeeded
+                 */
+                type?: components["parameters"]["CustomerActivityTypeFilter"];
             };
             header?: never;
             path: {
@@ -16834,11 +17224,14 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+                 *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+                 *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+                 *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+                 *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CatalogOrder"];
                 /**
                  * @description Only objects created at or after this timestamp (ISO 8601).
                  * @example 2026-11-01T00:00:00.000Z
@@ -16925,7 +17318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductsGetResponseBody"];
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17012,7 +17405,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "list-skus-in-product": {
+    "list-SKUs-in-product": {
         parameters: {
             query?: {
                 /**
@@ -17026,11 +17419,14 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+                 *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+                 *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+                 *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+                 *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CatalogOrder"];
                 /**
                  * @description Only objects created at or after this timestamp (ISO 8601).
                  * @example 2026-11-01T00:00:00.000Z
@@ -17242,11 +17638,14 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects
+                 *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`. The public API
+                 *     takes the same values for every list of the catalog: `type` sorts product collections by their type,
+                 *     while products and SKUs have no `type`, and none of them a `code`, `campaign` or `category`; ordering by a
+                 *     field the objects lack leaves them all tied, so they keep creation order (newest first with a dash).
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["CatalogOrder"];
             };
             header?: never;
             path?: never;
@@ -17335,6 +17734,45 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    "put-product-collection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The product collection's ID.
+                 * @example pc_41V5DVhw4ez7KP4F
+                 */
+                productCollectionId: components["parameters"]["ProductCollectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductCollectionsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated collection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductCollection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     "delete-product-collection": {
         parameters: {
             query?: never;
@@ -17378,6 +17816,21 @@ export interface operations {
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Sorts the members; a leading dash sorts in descending order. Without it, a static collection lists its
+                 *     members in the order they were given and an auto-update collection oldest first. Members never updated
+                 *     (`updated_at` null) come first by `updated_at` and last by `-updated_at`. Products and SKUs have no
+                 *     `type`, `code`, `campaign` or `category`: ordering by one of them leaves every member tied, so they keep
+                 *     creation order (newest first with a dash).
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["CollectionMembersOrder"];
+                /**
+                 * @description A cursor by creation time: only products and SKUs created after this moment (before it when `order` is
+                 *     `-created_at`). Pass the `created_at` of the last member of a page to read the next one.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                starting_after?: components["parameters"]["CollectionMembersStartingAfter"];
             };
             header?: never;
             path: {
@@ -20458,10 +20911,10 @@ export interface operations {
                 order?: components["parameters"]["OrderByCreatedOrUpdated"];
                 /**
                  * @description Conditions on location fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
-                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `name`, `created_at`,
-                 *     `updated_at`. Operators: `$is`, `$is_not`, `$in`, `$not_in`, `$before` and `$after` (dates),
-                 *     `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`, `$has_value`. Example:
-                 *     `filters[name][conditions][$starts_with]=Warsaw`.
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). `name` takes `$is`, `$is_not`, `$in`,
+                 *     `$not_in`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$has_value` and `$is_unknown`;
+                 *     `created_at` and `updated_at` take `$after`, `$before`, `$more_than`, `$less_than`, `$has_value` and
+                 *     `$is_unknown`. Example: `filters[name][conditions][$starts_with]=Warsaw`.
                  * @example {
                  *       "name": {
                  *         "conditions": {
@@ -20531,7 +20984,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "create-oauth-token": {
+    "generate-oauth-token": {
         parameters: {
             query?: never;
             header?: never;

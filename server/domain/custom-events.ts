@@ -4,12 +4,11 @@
  */
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
-import type { Customer } from './customers.js';
-import { notFound } from './errors.js';
+import { upsertCustomer, type Customer } from './customers.js';
+import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventRecord } from './events.js';
 import { earnOnCustomEvent } from './loyalty/earning.js';
 import { checkMetadata } from './management/metadata-rules.js';
-import { customerFor } from './publications.js';
 
 type Schemas = components['schemas'];
 type EventCreate = Schemas['EventsCreateRequestBody'];
@@ -30,6 +29,25 @@ async function checkEvent(ctx: DomainContext, name: string, metadata: Record<str
     },
     metadata,
   );
+}
+
+/**
+ * The customer of the event: by ID, or by `source_id`, created from the fields given when no customer has
+ * it yet. An existing customer is not changed by an event.
+ */
+async function customerOf(ctx: DomainContext, input: EventCreate['customer']): Promise<Customer> {
+  if (input.id) {
+    const customer = await ctx.uow.customers.get(input.id);
+    if (!customer) throw notFound('customer', input.id);
+    return customer;
+  }
+  if (input.source_id) {
+    const existing = await ctx.uow.customers.getBy('source_id', input.source_id);
+    if (existing) return existing;
+    const { id: _none, ...fields } = input;
+    return upsertCustomer(ctx, fields);
+  }
+  throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id or a source_id');
 }
 
 /**
@@ -62,7 +80,7 @@ async function convertReferral(ctx: DomainContext, referral: NonNullable<EventCr
     loyalty: {
       ...referrer.loyalty,
       referred_customers: referrer.loyalty.referred_customers + 1,
-      campaigns: { ...referrer.loyalty.campaigns, [program.name]: { ...entry, referred_customers: entry.referred_customers + 1 } },
+      campaigns: { ...referrer.loyalty.campaigns, [program.name]: { ...entry, referred_customers: (entry.referred_customers ?? 0) + 1 } },
     },
   });
 }
@@ -70,7 +88,7 @@ async function convertReferral(ctx: DomainContext, referral: NonNullable<EventCr
 export async function trackCustomEvent(ctx: DomainContext, input: EventCreate): Promise<EventResponse> {
   await checkEvent(ctx, input.event, input.metadata);
   if (input.loyalty && !(await ctx.uow.vouchers.getBy('code', input.loyalty.code))) throw notFound('loyalty_card', input.loyalty.code);
-  const customer = await customerFor(ctx, input.customer);
+  const customer = await customerOf(ctx, input.customer);
   const trigger = await recordEvent(ctx, 'customer.custom_event', { customer_id: customer.id }, {
     event: { name: input.event, metadata: input.metadata ?? {} },
     customer: { id: customer.id, source_id: customer.source_id },

@@ -2,22 +2,37 @@ import type { components } from '../../generated/openapi.js';
 import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
-import { recordEvent } from './events.js';
+import { recordEvent, type EventRecord, type EventType } from './events.js';
+import { currentTier } from './loyalty/tiers.js';
 import { newId } from './ids.js';
-import { cursorPage, pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { cursorPage, pageWindow, parseOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 
-export type Customer = components['schemas']['Customer'];
+type CustomerSchema = components['schemas']['Customer'];
 type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
 type CustomerUpdate = components['schemas']['CustomersUpdateRequestBody'];
-type Address = NonNullable<Customer['address']>;
+type Address = NonNullable<CustomerSchema['address']>;
+type Loyalty = NonNullable<CustomerSchema['loyalty']>;
+type Referrals = NonNullable<CustomerSchema['referrals']>;
+
+/**
+ * A stored customer: the contract leaves most fields optional (the public API may leave them out), but this
+ * server keeps and sends every one of them but `assets`.
+ */
+export type Customer = Omit<CustomerSchema, 'loyalty' | 'referrals' | 'assets'> &
+  Required<Pick<CustomerSchema, 'id' | 'source_id' | 'name' | 'description' | 'email' | 'phone' | 'birthday' | 'birthdate' | 'address' | 'metadata' | 'system_metadata' | 'created_at' | 'updated_at'>> & {
+    loyalty: Loyalty;
+    referrals: Referrals;
+  };
 
 export interface CustomerListQuery extends PageRequest {
-  order?: SortOrder;
+  order?: SortOrder | 'source_id' | '-source_id';
+  starting_after?: string;
   email?: string;
   name?: string;
   city?: string;
+  segment_id?: string;
   created_at?: TimeRange;
   updated_at?: TimeRange;
 }
@@ -52,8 +67,17 @@ export async function findCustomer({ uow }: DomainContext, ref: string): Promise
   return customer;
 }
 
-/** Creates a customer, or updates the one that already has the `source_id` (the public API's upsert). */
+/**
+ * Creates a customer, or updates the one `id` names, or else the one that already has the `source_id` (the
+ * public API's upsert).
+ */
 export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate): Promise<Customer> {
+  if (input.id !== undefined) {
+    const existing = await ctx.uow.customers.get(input.id);
+    if (!existing) throw notFound('customer', input.id);
+    const { id: _id, source_id: _ignored, ...changes } = input;
+    return updateCustomer(ctx, existing.id, changes);
+  }
   if (input.source_id) {
     const existing = await ctx.uow.customers.getBy('source_id', input.source_id);
     if (existing) {
@@ -87,8 +111,14 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate):
 
 export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate): Promise<Customer> {
   const customer = await findCustomer(ctx, ref);
-  const changes = input.address === undefined ? input : { ...input, address: fullAddress(input.address) };
-  const updated = applyChanges(customer, changes as Partial<Customer>, ctx.clock.now().toISOString());
+  const { address, metadata, ...fields } = input;
+  const changes: Partial<Customer> = {
+    ...fields,
+    ...(address !== undefined && { address: fullAddress(address) }),
+    // `metadata: null` means none: the customer keeps an empty map, as a new one has.
+    ...(metadata !== undefined && { metadata: metadata ?? {} }),
+  };
+  const updated = applyChanges(customer, changes, ctx.clock.now().toISOString());
   await recordEvent(ctx, 'customer.updated', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
   return ctx.uow.customers.update(updated);
 }
@@ -100,16 +130,25 @@ export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<v
 }
 
 export async function listCustomers(ctx: DomainContext, query: CustomerListQuery) {
-  return ctx.uow.customers.query({
+  // This server has no customer segments: every segment ID names one that does not exist.
+  if (query.segment_id !== undefined) throw notFound('segment', query.segment_id);
+  const order = parseOrder<'created_at' | 'updated_at' | 'source_id'>(query.order ?? 'created_at');
+  const cursor = query.starting_after === undefined ? undefined : Date.parse(query.starting_after);
+  const pastCursor = (createdAt: string) =>
+    cursor === undefined || (query.order === '-created_at' ? Date.parse(createdAt) < cursor : Date.parse(createdAt) > cursor);
+  const window = pageWindow(query);
+  const page = await ctx.uow.customers.query({
     where: (customer) =>
       (query.email === undefined || customer.email === query.email) &&
       (query.name === undefined || customer.name === query.name) &&
       (query.city === undefined || customer.address?.city === query.city) &&
       withinRange(customer.created_at, query.created_at) &&
-      withinRange(customer.updated_at, query.updated_at),
-    orderBy: parseTimestampOrder(query.order),
-    ...pageWindow(query),
+      withinRange(customer.updated_at, query.updated_at) &&
+      pastCursor(customer.created_at),
+    orderBy: order,
+    ...window,
   });
+  return { ...page, has_more: window.offset + page.rows.length < page.total };
 }
 
 /**
@@ -131,7 +170,8 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
       const campaign = voucher.campaign_id ? await ctx.uow.campaigns.get(voucher.campaign_id) : undefined;
       if (campaign) {
         const entry = campaigns[campaign.name] ?? { points: 0, referred_customers: 0 };
-        campaigns[campaign.name] = { ...entry, points: entry.points + voucher.loyalty_card.balance };
+        const tier = await currentTier(ctx, voucher.id);
+        campaigns[campaign.name] = { ...entry, points: (entry.points ?? 0) + voucher.loyalty_card.balance, ...(tier && { loyalty_tier: tier.id }) };
       }
     }
   }
@@ -160,22 +200,115 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
   };
 }
 
-export async function customerActivity(
-  ctx: DomainContext,
-  ref: string,
-  query: { limit?: number; starting_after_id?: string; order?: 'created_at' | '-created_at' },
-) {
+type ActivityType = components['schemas']['CustomerActivityType'];
+type CampaignType = components['schemas']['CampaignType'];
+
+export interface ActivityQuery {
+  limit?: number;
+  starting_after_id?: string;
+  order?: 'created_at' | '-created_at';
+  start_date?: string;
+  end_date?: string;
+  campaign_id?: string;
+  campaign_type?: CampaignType;
+  category?: 'ACTION' | 'EFFECT';
+  type?: ActivityType;
+}
+
+/**
+ * The public API's name of each recorded event that is customer activity. Events missing here (campaign and
+ * rule changes, a voucher published, which a publication already records) are not listed.
+ */
+const ACTIVITY_TYPES: Partial<Record<EventType, ActivityType>> = {
+  'customer.created': 'customer.created',
+  'customer.updated': 'customer.updated',
+  'customer.deleted': 'customer.deleted',
+  'customer.custom_event': 'customer.custom_event',
+  'customer.order.paid': 'customer.order.paid',
+  'customer.rewarded': 'customer.rewarded',
+  'customer.rewarded.loyalty_points': 'customer.rewarded.loyalty_points',
+  'customer.reward_redemptions.created': 'customer.reward_redemptions.created',
+  'validation.succeeded': 'customer.validation.succeeded',
+  'validation.failed': 'customer.validation.failed',
+  'redemption.succeeded': 'customer.redemption.succeeded',
+  'redemption.failed': 'customer.redemption.failed',
+  'redemption.rollback.succeeded': 'customer.redemption.rollback.succeeded',
+  'redemption.rollback.failed': 'customer.redemption.rollback.failed',
+  'publication.succeeded': 'customer.publication.succeeded',
+  'publication.failed': 'customer.publication.failed',
+  'voucher.gift.balance_added': 'customer.voucher.gift.balance_added',
+  'voucher.loyalty_card.points_added': 'customer.voucher.loyalty_card.points_added',
+  'customer.loyalty.card.points_added': 'customer.voucher.loyalty_card.points_added',
+  // The public API names no activity for points taken off a card by hand; it is a change of the customer's loyalty.
+  'customer.loyalty.card.points_removed': 'customer.loyalty.updated',
+  'customer.loyalty.card.points_transferred': 'customer.voucher.loyalty_card.points_transferred',
+  'customer.loyalty.card.points_expired': 'customer.voucher.loyalty_card.points_expired',
+  'customer.loyalty.card.pending_points.added': 'customer.voucher.loyalty_card.pending_points.added',
+  'customer.loyalty.card.pending_points.activated': 'customer.voucher.loyalty_card.pending_points.activated',
+  'customer.loyalty.card.pending_points.canceled': 'customer.voucher.loyalty_card.pending_points.canceled',
+  'customer.loyalty.tier.joined': 'customer.loyalty.tier.joined',
+  'customer.loyalty.tier.upgraded': 'customer.loyalty.tier.upgraded',
+  'customer.loyalty.tier.downgraded': 'customer.loyalty.tier.downgraded',
+  'customer.loyalty.tier.left': 'customer.loyalty.tier.left',
+};
+
+/** What was done as the customer; everything else listed is what followed for them. */
+const ACTION_TYPES: ReadonlySet<ActivityType> = new Set<ActivityType>([
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'customer.custom_event',
+  'customer.validation.succeeded',
+  'customer.validation.failed',
+  'customer.redemption.succeeded',
+  'customer.redemption.failed',
+  'customer.redemption.rollback.succeeded',
+  'customer.redemption.rollback.failed',
+  'customer.publication.succeeded',
+  'customer.publication.failed',
+  'customer.reward_redemptions.created',
+]);
+
+export function activityCategory(type: ActivityType): 'ACTION' | 'EFFECT' {
+  return ACTION_TYPES.has(type) ? 'ACTION' : 'EFFECT';
+}
+
+export async function customerActivity(ctx: DomainContext, ref: string, query: ActivityQuery) {
   const customer = await findCustomer(ctx, ref);
-  const events = await ctx.uow.events.findBy('customer_id', customer.id);
-  const ordered = events
-    .map((event, position) => ({ event, position }))
-    .sort((a, b) => a.event.created_at.localeCompare(b.event.created_at) || a.position - b.position)
-    .map(({ event }) => event);
-  if ((query.order ?? '-created_at') === '-created_at') ordered.reverse();
-  const page = cursorPage(ordered, query);
+  const from = query.start_date === undefined ? -Infinity : Date.parse(query.start_date);
+  const to = query.end_date === undefined ? Infinity : Date.parse(query.end_date);
+  const campaignTypes = new Map<string, CampaignType | undefined>();
+  const campaignTypeOf = async (campaignId: string) => {
+    if (!campaignTypes.has(campaignId)) campaignTypes.set(campaignId, (await ctx.uow.campaigns.get(campaignId))?.campaign_type);
+    return campaignTypes.get(campaignId);
+  };
+  const listed: { event: EventRecord; type: ActivityType; position: number }[] = [];
+  for (const [position, event] of (await ctx.uow.events.findBy('customer_id', customer.id)).entries()) {
+    const type = ACTIVITY_TYPES[event.type];
+    if (type === undefined) continue;
+    const at = Date.parse(event.created_at);
+    if (at < from || at > to) continue;
+    if (query.type !== undefined && type !== query.type) continue;
+    if (query.category !== undefined && activityCategory(type) !== query.category) continue;
+    if (query.campaign_id !== undefined && event.campaign_id !== query.campaign_id) continue;
+    if (query.campaign_type !== undefined && (!event.campaign_id || (await campaignTypeOf(event.campaign_id)) !== query.campaign_type)) continue;
+    listed.push({ event, type, position });
+  }
+  listed.sort((a, b) => a.event.created_at.localeCompare(b.event.created_at) || a.position - b.position);
+  if ((query.order ?? '-created_at') === '-created_at') listed.reverse();
+  const page = cursorPage(
+    listed.map((entry) => ({ ...entry, id: entry.event.id })),
+    query,
+  );
   if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
   return {
     ...page,
-    rows: page.rows.map((event) => ({ id: event.id, type: event.type, data: event.data, created_at: event.created_at, object: 'customer_activity' as const })),
+    rows: page.rows.map(({ event, type }) => ({
+      id: event.id,
+      type,
+      data: { data: event.data, event_source: event.event_source },
+      created_at: event.created_at,
+      group_id: event.group_id,
+    })),
   };
 }

@@ -17,15 +17,29 @@ export interface LocationInput {
   updated_at?: string | null;
 }
 
+type Ring = number[][];
+
 /** GeoJSON rings end where they start; a ring that does not is refused rather than closed silently. */
-function checkShape(shape: Location['shape']): void {
-  if (shape.type !== 'polygon') return;
-  shape.geojson.coordinates.forEach((ring, index) => {
+function checkRings(rings: Ring[], where: string): void {
+  rings.forEach((ring, index) => {
     const [first, last] = [ring[0], ring[ring.length - 1]];
     if (!first || !last || first[0] !== last[0] || first[1] !== last[1]) {
-      throw invalid('invalid_payload', 'Invalid location', `shape.geojson.coordinates[${index}] is not closed: its last point must equal its first`);
+      throw invalid('invalid_payload', 'Invalid location', `${where}[${index}] is not closed: its last point must equal its first`);
     }
   });
+}
+
+/** A circle needs both its center and its radius, which the contract leaves optional as the public API does. */
+function checkShape(shape: Location['shape']): void {
+  if (shape.type === 'circle') {
+    if (!shape.distance.center || !shape.distance.radius) {
+      throw invalid('invalid_payload', 'Invalid location', 'shape.distance needs both a center and a radius');
+    }
+    return;
+  }
+  const geojson = shape.geojson;
+  if (geojson.type === 'Polygon') checkRings(geojson.coordinates, 'shape.geojson.coordinates');
+  else geojson.coordinates.forEach((polygon, index) => checkRings(polygon, `shape.geojson.coordinates[${index}]`));
 }
 
 export async function addLocation(ctx: DomainContext, input: LocationInput): Promise<Location> {

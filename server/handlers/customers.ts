@@ -24,7 +24,7 @@ export const customerHandlers: HandlersOf<CustomerOperations> = {
       const found = await listCustomers(ctx, query);
       return { ...found, rows: await Promise.all(found.rows.map((row) => presentCustomer(ctx, row))) };
     });
-    return { status: 200, body: { object: 'list', data_ref: 'customers', customers: page.rows, total: page.total } };
+    return { status: 200, body: { object: 'list', data_ref: 'customers', customers: page.rows, total: page.total, has_more: page.has_more } };
   },
   'create-customer': async ({ body, context, services }) => ({
     status: 200,

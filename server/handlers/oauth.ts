@@ -1,7 +1,7 @@
 import type { HandlersOf } from './types.js';
 
-export const oauthHandlers: HandlersOf<'create-oauth-token' | 'introspect-oauth-token' | 'revoke-oauth-token'> = {
-  'create-oauth-token': async ({ body, context, services }) => {
+export const oauthHandlers: HandlersOf<'generate-oauth-token' | 'introspect-oauth-token' | 'revoke-oauth-token'> = {
+  'generate-oauth-token': async ({ body, context, services }) => {
     const token = services.tokens.issue(context, body.scope, body.expires_in === undefined ? undefined : Number(body.expires_in));
     return {
       status: 200,

@@ -4,6 +4,7 @@ import {
   findCollection,
   listCollectionMembers,
   listCollections,
+  updateCollection,
 } from '../domain/catalog/collections.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
@@ -12,6 +13,7 @@ type CollectionOperations =
   | 'list-product-collections'
   | 'create-product-collection'
   | 'get-product-collection'
+  | 'put-product-collection'
   | 'delete-product-collection'
   | 'list-products-in-collection';
 
@@ -27,6 +29,10 @@ export const productCollectionHandlers: HandlersOf<CollectionOperations> = {
   'get-product-collection': async ({ path, context, services }) => ({
     status: 200,
     body: await inProject(services, context, (ctx) => findCollection(ctx, path.productCollectionId)),
+  }),
+  'put-product-collection': async ({ path, body, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => updateCollection(ctx, path.productCollectionId, body)),
   }),
   'delete-product-collection': async ({ path, context, services }) => {
     await inProject(services, context, (ctx) => deleteCollection(ctx, path.productCollectionId));

@@ -1,10 +1,4 @@
-import {
-  createProduct,
-  deleteProduct,
-  getProductWithSkus,
-  listProducts,
-  updateProduct,
-} from '../domain/catalog/products.js';
+import { createProduct, deleteProduct, getProduct, listProducts, updateProduct, withSkus } from '../domain/catalog/products.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 
@@ -20,18 +14,15 @@ export const productHandlers: HandlersOf<ProductOperations> = {
   },
   'create-product': async ({ body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => createProduct(ctx, body)),
+    body: await inProject(services, context, async (ctx) => withSkus(ctx, await createProduct(ctx, body))),
   }),
-  'get-product': async ({ path, context, services }) => {
-    const { product, skus } = await inProject(services, context, (ctx) => getProductWithSkus(ctx, path.productId));
-    return {
-      status: 200,
-      body: { ...product, skus: { object: 'list', data_ref: 'data', data: skus, total: skus.length } },
-    };
-  },
+  'get-product': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => getProduct(ctx, path.productId)),
+  }),
   'update-product': async ({ path, body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => updateProduct(ctx, path.productId, body)),
+    body: await inProject(services, context, async (ctx) => withSkus(ctx, await updateProduct(ctx, path.productId, body))),
   }),
   'delete-product': async ({ path, context, services }) => {
     await inProject(services, context, (ctx) => deleteProduct(ctx, path.productId));

@@ -2,10 +2,10 @@ import { createSku, deleteSku, findSku, listSkus, updateSku } from '../domain/ca
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 
-type SkuOperations = 'list-skus-in-product' | 'create-sku' | 'update-sku' | 'delete-sku' | 'get-sku';
+type SkuOperations = 'list-SKUs-in-product' | 'create-sku' | 'update-sku' | 'delete-sku' | 'get-sku';
 
 export const skuHandlers: HandlersOf<SkuOperations> = {
-  'list-skus-in-product': async ({ path, query, context, services }) => {
+  'list-SKUs-in-product': async ({ path, query, context, services }) => {
     const page = await inProject(services, context, (ctx) => listSkus(ctx, path.productId, query));
     return { status: 200, body: { object: 'list', data_ref: 'skus', skus: page.rows, total: page.total } };
   },

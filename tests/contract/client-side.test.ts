@@ -125,7 +125,7 @@ runs('client-side API and custom events', () => {
     await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: other }, referral: { code: await codeOf(onRedemption.id), referrer_id: referrer.id }, metadata: { plan: 'free' } });
     expect((await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: other } } })).data!.referrals).toEqual({ total: 0, campaigns: [] });
     const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id } } })).data!;
-    expect(counted.loyalty.campaigns).toEqual({ [unheld.name]: expect.objectContaining({ referred_customers: 1 }) });
+    expect(counted.loyalty?.campaigns).toEqual({ [unheld.name]: expect.objectContaining({ referred_customers: 1 }) });
   });
 
   test('client-side validations, redemptions, qualifications and tiers share the server engine', async () => {

@@ -172,3 +172,129 @@ describe('list-customers', () => {
     },
   );
 });
+
+describe('whole customers and explicit nulls', () => {
+  test('when a customer is sent back whole as GET returns it, then it is accepted and only updated_at changes', async () => {
+    const made = await customer({
+      source_id: unique('whole'),
+      name: 'Jane Doe',
+      email: 'jane@example.com',
+      birthdate: '1990-04-01',
+      address: { city: 'Warsaw', country: 'Poland' },
+      metadata: { tier: 'gold' },
+    });
+    const read = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } })).data!;
+    const result = await raw(ctx.target, 'PUT', `/v1/customers/${made.id}`, { body: JSON.stringify(read) });
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ ...read, updated_at: expect.any(String) });
+    const after = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } })).data!;
+    expect(after).toEqual({ ...read, updated_at: (result.body as { updated_at: string }).updated_at });
+  });
+
+  test('when fields are sent as null, then they mean none: metadata empties, address and text fields clear', async () => {
+    const made = await customer({ source_id: unique('nulls'), name: null, email: null, address: null, metadata: null });
+    expect(made).toMatchObject({ name: null, email: null, address: null, metadata: {} });
+    const filled = await ctx.client.PUT('/v1/customers/{customerId}', {
+      params: { path: { customerId: made.id } },
+      body: { name: 'Filled', address: { city: 'Gdansk' }, metadata: { a: 1 } },
+    });
+    expect(filled.data).toMatchObject({ name: 'Filled', address: { city: 'Gdansk' }, metadata: { a: 1 } });
+    const cleared = await ctx.client.PUT('/v1/customers/{customerId}', {
+      params: { path: { customerId: made.id } },
+      body: { name: null, address: null, metadata: null },
+    });
+    expect(cleared.data).toMatchObject({ name: null, address: null, metadata: {} });
+    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } });
+    expect(read.data).toEqual(cleared.data);
+  });
+});
+
+describe('create-customer with an id', () => {
+  test('when the body names an existing customer by id, then that customer is updated and its source_id kept', async () => {
+    const sourceId = unique('byid');
+    const made = await customer({ source_id: sourceId, name: 'Before', phone: '1' });
+    const updated = await customer({ id: made.id, source_id: unique('ignored'), name: 'After' });
+    expect(updated).toEqual({ ...made, name: 'After', updated_at: expect.any(String) });
+    const bySource = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } });
+    expect(bySource.data?.id).toBe(made.id);
+  });
+
+  test('when the id names no customer, then 404 and nothing is created', async () => {
+    const sourceId = unique('ghost');
+    const result = await raw(ctx.target, 'POST', '/v1/customers', { body: JSON.stringify({ id: 'cust_missing_one', source_id: sourceId }) });
+    expect(expectError(result, 404, 'not_found').resource_type).toBe('customer');
+    expectError(failed(await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } })), 404, 'not_found');
+  });
+});
+
+describe('list-customers pages, cursors and order', () => {
+  test('when a page has more matches after it, then has_more is true, and false on the last page', async () => {
+    const email = `${unique('more')}@example.com`;
+    for (let i = 0; i < 3; i++) await customer({ email });
+    const first = await ctx.client.GET('/v1/customers', { params: { query: { email, limit: 2 } } });
+    expect(first.data).toMatchObject({ total: 3, has_more: true });
+    const last = await ctx.client.GET('/v1/customers', { params: { query: { email, limit: 2, page: 2 } } });
+    expect(last.data).toMatchObject({ total: 3, has_more: false });
+    expect(last.data?.customers).toHaveLength(1);
+  });
+
+  test('when starting_after is a creation time, then only customers created after it (before it, newest first) are listed', async () => {
+    const email = `${unique('cursor')}@example.com`;
+    const made = [];
+    for (let i = 0; i < 3; i++) {
+      made.push(await customer({ email, name: `c${i}` }));
+      // Distinct creation times, so that each customer is on one side of a cursor.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const after = await ctx.client.GET('/v1/customers', { params: { query: { email, starting_after: made[0]!.created_at! } } });
+    expect(after.data?.customers.map((c) => c.id)).toEqual([made[1]!.id, made[2]!.id]);
+    expect(after.data?.total).toBe(2);
+    const before = await ctx.client.GET('/v1/customers', { params: { query: { email, order: '-created_at', starting_after: made[2]!.created_at! } } });
+    expect(before.data?.customers.map((c) => c.id)).toEqual([made[1]!.id, made[0]!.id]);
+  });
+
+  test('when ordered by source_id, then customers sort by it, those without one first (last descending)', async () => {
+    const email = `${unique('bysource')}@example.com`;
+    const prefix = unique('src');
+    const b = await customer({ email, source_id: `${prefix}-b` });
+    const none = await customer({ email });
+    const a = await customer({ email, source_id: `${prefix}-a` });
+    const ascending = await ctx.client.GET('/v1/customers', { params: { query: { email, order: 'source_id' } } });
+    expect(ascending.data?.customers.map((c) => c.id)).toEqual([none.id, a.id, b.id]);
+    const descending = await ctx.client.GET('/v1/customers', { params: { query: { email, order: '-source_id' } } });
+    expect(descending.data?.customers.map((c) => c.id)).toEqual([b.id, a.id, none.id]);
+  });
+
+  test('when filtered by a segment, then 404: the reference server has no segments', async () => {
+    const result = await raw(ctx.target, 'GET', '/v1/customers?segment_id=seg_nowhere');
+    expect(expectError(result, 404, 'not_found').resource_type).toBe('segment');
+  });
+});
+
+describe('customer loyalty by program', () => {
+  test('when the customer holds cards, then each program shows its points, and the tier the card is in where the program has tiers', async () => {
+    const newProgram = async () =>
+      (await ctx.client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } as never })).data!;
+    const tiered = await newProgram();
+    const plain = await newProgram();
+    const tiers = (
+      await ctx.client.POST('/v1/loyalties/{campaignId}/tiers', {
+        params: { path: { campaignId: tiered.id } },
+        body: [
+          { name: 'Silver', points: { from: 0, to: 99 } },
+          { name: 'Gold', points: { from: 100, to: null } },
+        ],
+      })
+    ).data!;
+    const sourceId = unique('member');
+    for (const program of [tiered, plain]) {
+      const joined = await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: program.id } }, body: { customer: { source_id: sourceId } } });
+      expect(joined.response.status).toBe(200);
+    }
+    const read = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } })).data!;
+    expect(read.loyalty?.campaigns).toEqual({
+      [tiered.name]: { points: 0, referred_customers: 0, loyalty_tier: tiers[0]!.id },
+      [plain.name]: { points: 0, referred_customers: 0 },
+    });
+  });
+});

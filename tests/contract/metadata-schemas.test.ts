@@ -244,12 +244,48 @@ describeManaged('metadata schema enforcement', () => {
     expect((await client.PUT('/v1/customers/{customerId}', { ...path, body: { metadata: { tier: 'gold' } } })).data?.metadata).toEqual({ tier: 'gold' });
   });
 
-  test('when the public API reads schemas, then it sees its own project only, and an unknown type is 404', async () => {
+  test('when the public API reads schemas, then it sees its own project only, and an unknown custom type is 404', async () => {
     const { client, schema } = await projectWithSchema('loyalty_tier', { level: { type: 'number' } });
-    expect((await client.GET('/v1/metadata-schemas')).data).toEqual({ object: 'list', data_ref: 'schemas', schemas: [schema], total: 1 });
+    const list = (await client.GET('/v1/metadata-schemas')).data!;
+    expect(list).toMatchObject({ object: 'list', data_ref: 'schemas', total: 12 });
+    expect(list.schemas?.at(-1)).toEqual(schema);
     expect((await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'loyalty_tier' } } })).data).toEqual(schema);
-    const missing = expectError(failed(await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'campaign' } } })), 404, 'not_found');
+    const missing = expectError(failed(await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'address' } } })), 404, 'not_found');
     expect(missing.resource_type).toBe('metadata_schema');
-    expect((await ctx.client.GET('/v1/metadata-schemas')).data?.schemas.some((s) => s.id === schema.id)).toBe(false);
+    expect((await ctx.client.GET('/v1/metadata-schemas')).data?.schemas?.some((s) => s.id === schema.id)).toBe(false);
+  });
+
+  test('when no property is defined for a standard resource, then its schema is there, empty, stable and dated from the project', async () => {
+    const management = managementClientFor(ctx.target);
+    const project = (await management.POST('/management/v1/projects', { body: { name: unique('Standard') } })).data!;
+    const client = clientFor(ctx.target, { appId: project.server_side_key.app_id, appToken: project.server_side_key.app_token });
+    const standard = ['campaign', 'customer', 'earning_rule', 'loyalty_tier', 'order', 'order_item', 'product', 'promotion_tier', 'publication', 'redemption', 'reward', 'voucher'];
+    const read = async (resource: string) => client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource } } });
+    const product = (await read('product')).data!;
+    expect(product).toEqual({
+      id: expect.stringMatching(/^ms_/),
+      related_object: 'product',
+      properties: {},
+      allow_defined_only: false,
+      created_at: project.created_at,
+      updated_at: null,
+      object: 'metadata_schema',
+    });
+    expect((await read('product')).data).toEqual(product);
+    const list = (await client.GET('/v1/metadata-schemas')).data!;
+    expect(list.total).toBe(12);
+    expect(list.schemas?.map((schema) => schema.related_object)).toEqual(standard);
+    expect(new Set(list.schemas?.map((schema) => schema.id)).size).toBe(12);
+    expect(list.schemas?.find((schema) => schema.related_object === 'product')).toEqual(product);
+    expect((await ctx.client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'product' } } })).data?.id).not.toBe(product.id);
+    expectError(failed(await read('sku_like_custom')), 404, 'not_found');
+
+    // Defined, the schema is the stored one; removed again, it is the empty standard one.
+    const path = { projectId: project.id };
+    const defined = (await management.POST('/management/v1/projects/{projectId}/metadata-schemas', { params: { path }, body: { related_object: 'product', properties: { origin: { type: 'string' } } } })).data!;
+    expect((await read('product')).data).toEqual(defined);
+    expect((await client.GET('/v1/metadata-schemas')).data?.total).toBe(12);
+    await management.DELETE('/management/v1/projects/{projectId}/metadata-schemas/{metadataSchemaId}', { params: { path: { ...path, metadataSchemaId: defined.id } } });
+    expect((await read('product')).data).toEqual(product);
   });
 });

@@ -4,8 +4,10 @@ import { raw, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
+/** A new product, as collections list their products: without its SKUs. */
 async function product(body: Record<string, unknown> = {}) {
-  return (await ctx.client.POST('/v1/products', { body: { attributes: ['size'], ...body } })).data!;
+  const { skus: _skus, ...created } = (await ctx.client.POST('/v1/products', { body: { attributes: ['size'], ...body } })).data!;
+  return created;
 }
 
 async function sku(productId: string, body: Record<string, unknown> = {}) {
@@ -41,7 +43,6 @@ describe('static collections', () => {
       id: expect.stringMatching(/^pc_/),
       name: expect.any(String),
       type: 'STATIC',
-      filter: null,
       products: [
         { id: p1.id, object: 'product' },
         { id: s1.id, product_id: p2.id, object: 'sku' },
@@ -51,7 +52,7 @@ describe('static collections', () => {
       object: 'products_collection',
     });
     const id = created.data!.id;
-    expect(await members(id)).toEqual({ object: 'list', data_ref: 'data', data: [p1, s1, p2], total: 3 });
+    expect(await members(id)).toEqual({ object: 'list', data_ref: 'data', data: [p1, { ...s1, product: p2 }, p2], total: 3 });
     const secondPage = await members(id, { limit: 2, page: 2 });
     expect(secondPage).toMatchObject({ data: [p2], total: 3 });
   });
@@ -120,7 +121,7 @@ describe('auto-update collections', () => {
     expect(created.data).toMatchObject({ type: 'AUTO_UPDATE', filter: { junction: 'and' } });
     expect(created.data).not.toHaveProperty('products');
     const id = created.data!.id;
-    expect((await members(id)).data).toEqual([dear, dearSku]);
+    expect((await members(id)).data).toEqual([dear, { ...dearSku, product: dear }]);
 
     const later = await product({ price: 2000, metadata: { tag } });
     await ctx.client.PUT('/v1/products/{productId}', { params: { path: { productId: cheap.id } }, body: { price: 1500 } });
@@ -144,7 +145,6 @@ describe('auto-update collections', () => {
 
   test.each([
     ['no filter', { type: 'AUTO_UPDATE', name: 'x' }],
-    ['a filter without junction', { type: 'AUTO_UPDATE', name: 'x', filter: { price: { conditions: { $is: [1] } } } }],
     ['an unknown filter field', { type: 'AUTO_UPDATE', name: 'x', filter: { junction: 'and', colour: { conditions: { $is: ['red'] } } } }],
     ['an unknown operator', { type: 'AUTO_UPDATE', name: 'x', filter: { junction: 'and', price: { conditions: { $near: [1] } } } }],
     ['an unknown type', { type: 'DYNAMIC', name: 'x' }],
@@ -189,5 +189,148 @@ describe('list, get and delete', () => {
   test('when list queries are out of range, then 400 invalid_query_params', async () => {
     expectError(await raw(ctx.target, 'GET', '/v1/product-collections?limit=0'), 400, 'invalid_query_params');
     expectError(await raw(ctx.target, 'GET', '/v1/product-collections/pc_x/products?page=0'), 400, 'invalid_query_params');
+  });
+});
+
+describe('put-product-collection', () => {
+  const put = (id: string, body: unknown) => raw(ctx.target, 'PUT', `/v1/product-collections/${id}`, { body: JSON.stringify(body) });
+
+  test('when an auto-update collection gets a new name and filter, then its members follow the new filter', async () => {
+    const tag = unique('refilter');
+    const cheap = await product({ price: 500, metadata: { tag } });
+    const dear = await product({ price: 5000, metadata: { tag } });
+    const made = (
+      await ctx.client.POST('/v1/product-collections', {
+        body: { type: 'AUTO_UPDATE', name: unique('Before'), filter: { junction: 'and', 'metadata.tag': { conditions: { $is: [tag] } }, price: { conditions: { $more_than: [1000] } } } },
+      })
+    ).data!;
+    expect((await members(made.id)).data.map((m) => m.id)).toEqual([dear.id]);
+    const name = unique('After');
+    const filter = { junction: 'and', 'metadata.tag': { conditions: { $is: [tag] } }, price: { conditions: { $less_than: [1000] } } };
+    const result = await ctx.client.PUT('/v1/product-collections/{productCollectionId}', { params: { path: { productCollectionId: made.id } }, body: { name, filter } as never });
+    expect(result.data).toEqual({ ...made, name, filter, updated_at: expect.any(String) });
+    expect((await members(made.id)).data.map((m) => m.id)).toEqual([cheap.id]);
+    const read = await ctx.client.GET('/v1/product-collections/{productCollectionId}', { params: { path: { productCollectionId: made.id } } });
+    expect(read.data).toEqual(result.data);
+  });
+
+  test('when a collection is sent back whole as GET returns it, then it is accepted and only updated_at changes', async () => {
+    const p = await product();
+    for (const body of [
+      { type: 'STATIC', name: unique('WholeStatic'), products: [{ id: p.id, object: 'product' }] },
+      { type: 'AUTO_UPDATE', name: unique('WholeAuto'), filter: { junction: 'or', id: { conditions: { $is: [p.id] } } } },
+    ]) {
+      const made = (await ctx.client.POST('/v1/product-collections', { body: body as never })).data!;
+      const read = (await ctx.client.GET('/v1/product-collections/{productCollectionId}', { params: { path: { productCollectionId: made.id } } })).data!;
+      const result = await put(made.id, read);
+      expect(result.status).toBe(200);
+      expect(result.body).toEqual({ ...read, updated_at: expect.any(String) });
+      expect((await members(made.id)).data.map((m) => m.id)).toEqual([p.id]);
+    }
+  });
+
+  test('when a static collection is renamed with other members or another type in the body, then only the name changes', async () => {
+    const p = await product();
+    const other = await product();
+    const made = (await ctx.client.POST('/v1/product-collections', { body: { type: 'STATIC', name: unique('Renamed'), products: [{ id: p.id, object: 'product' }] } })).data!;
+    const name = unique('NewName');
+    const result = await put(made.id, { name, type: 'AUTO_UPDATE', products: [{ id: other.id, object: 'product' }], filter: null });
+    expect(result).toMatchObject({ status: 200, body: { ...made, name, updated_at: expect.any(String) } });
+    expect((await members(made.id)).data.map((m) => m.id)).toEqual([p.id]);
+  });
+
+  test('when the filter does not fit the collection, the name is taken or the collection unknown, then 4xx and nothing changes', async () => {
+    const staticOne = (await ctx.client.POST('/v1/product-collections', { body: { type: 'STATIC', name: unique('Fixed') } })).data!;
+    const auto = (
+      await ctx.client.POST('/v1/product-collections', { body: { type: 'AUTO_UPDATE', name: unique('Auto'), filter: { junction: 'and', price: { conditions: { $is: [1] } } } } })
+    ).data!;
+    expectError(await put(staticOne.id, { filter: { junction: 'and', price: { conditions: { $is: [1] } } } }), 400, 'invalid_payload');
+    expectError(await put(auto.id, { filter: null }), 400, 'invalid_payload');
+    expectError(await put(auto.id, { filter: { junction: 'and', colour: { conditions: { $is: ['red'] } } } }), 400, 'invalid_payload');
+    expectError(await put(auto.id, { filter: { junction: 'and', price: { conditions: { $near: [1] } } } }), 400, 'invalid_payload');
+    expectError(await put(auto.id, {}), 400, 'invalid_payload');
+    expectError(await put(auto.id, { name: staticOne.name }), 409, 'duplicate_found');
+    expectError(await put('pc_missing', { name: 'x' }), 404, 'not_found');
+    for (const made of [staticOne, auto]) {
+      const read = await ctx.client.GET('/v1/product-collections/{productCollectionId}', { params: { path: { productCollectionId: made.id } } });
+      expect(read.data).toEqual(made);
+    }
+  });
+});
+
+describe('collection filters and members', () => {
+  async function autoCollection(filter: Record<string, unknown>) {
+    const result = await ctx.client.POST('/v1/product-collections', { body: { type: 'AUTO_UPDATE', name: unique('Filter'), filter } as never });
+    expect(result.response.status).toBe(200);
+    return result.data!;
+  }
+
+  test('when a filter counts days, array lengths or uses the public API spellings, then members match them', async () => {
+    const tag = unique('ops');
+    const none = await product({ metadata: { tag }, attributes: [] });
+    const two = await product({ metadata: { tag }, attributes: ['size', 'grind'], price: 1000 });
+    const byTag = { junction: 'and', 'metadata.tag': { conditions: { $is: [tag] } } };
+    const ids = async (filter: Record<string, unknown>) => (await members((await autoCollection({ ...byTag, ...filter })).id)).data.map((m) => m.id);
+    expect(await ids({ created_at: { conditions: { $is_days_ago: [0] } } })).toEqual([none.id, two.id]);
+    expect(await ids({ created_at: { conditions: { $less_than_ago: [1] } } })).toEqual([none.id, two.id]);
+    expect(await ids({ created_at: { conditions: { $more_than_ago: [1] } } })).toEqual([]);
+    expect(await ids({ created_at: { conditions: { $is_days_in_future: [1] } } })).toEqual([]);
+    expect(await ids({ created_at: { conditions: { $less_than_future: [1] } } })).toEqual([]);
+    expect(await ids({ attributes: { conditions: { $count: [2] } } })).toEqual([two.id]);
+    expect(await ids({ attributes: { conditions: { $count_less: [1] } } })).toEqual([none.id]);
+    expect(await ids({ attributes: { conditions: { $count_more: [0] } } })).toEqual([two.id]);
+    expect(await ids({ price: { conditions: { $more_than_equal: [1000] } } })).toEqual([two.id]);
+    expect(await ids({ price: { conditions: { $less_than_equal: [999] } } })).toEqual([]);
+  });
+
+  test('when an operand is an object, then it matches a field holding the same object, and only equality takes one', async () => {
+    const tag = unique('objects');
+    const shaped = await product({ metadata: { tag, dims: { w: 1, h: 2 } } });
+    await product({ metadata: { tag, dims: { w: 2, h: 2 } } });
+    const made = await autoCollection({ junction: 'and', 'metadata.tag': { conditions: { $is: [tag] } }, 'metadata.dims': { conditions: { $in: [{ w: 1, h: 2 }] } } });
+    expect((await members(made.id)).data.map((m) => m.id)).toEqual([shaped.id]);
+    const refused = await raw(ctx.target, 'POST', '/v1/product-collections', {
+      body: JSON.stringify({ type: 'AUTO_UPDATE', name: unique('Bad'), filter: { junction: 'and', price: { conditions: { $more_than: [{ w: 1 }] } } } }),
+    });
+    expectError(refused, 400, 'invalid_payload');
+    const notDays = await raw(ctx.target, 'POST', '/v1/product-collections', {
+      body: JSON.stringify({ type: 'AUTO_UPDATE', name: unique('Bad'), filter: { junction: 'and', created_at: { conditions: { $is_days_ago: ['soon'] } } } }),
+    });
+    expectError(notDays, 400, 'invalid_payload');
+  });
+
+  test('when a filter has no junction, then its conditions must all hold', async () => {
+    const tag = unique('nojunction');
+    const hit = await product({ price: 300, metadata: { tag } });
+    await product({ price: 100, metadata: { tag } });
+    const made = await autoCollection({ 'metadata.tag': { conditions: { $is: [tag] } }, price: { conditions: { $more_than: [200] } } });
+    expect(made.filter).toMatchObject({ junction: 'and' });
+    expect((await members(made.id)).data.map((m) => m.id)).toEqual([hit.id]);
+  });
+
+  test('when members are ordered or read after a creation time, then the list follows order and cursor', async () => {
+    const tag = unique('ordered');
+    const made = [];
+    for (let i = 0; i < 3; i++) {
+      made.push(await product({ metadata: { tag } }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const collection = await autoCollection({ junction: 'and', 'metadata.tag': { conditions: { $is: [tag] } } });
+    const read = async (query: Record<string, unknown>) =>
+      (await ctx.client.GET('/v1/product-collections/{productCollectionId}/products', { params: { path: { productCollectionId: collection.id }, query: query as never } })).data!;
+    expect((await read({ order: '-created_at' })).data.map((m) => m.id)).toEqual(made.map((p) => p.id).reverse());
+    const after = await read({ starting_after: made[0]!.created_at });
+    expect(after.data.map((m) => m.id)).toEqual([made[1]!.id, made[2]!.id]);
+    expect(after.total).toBe(2);
+    expect((await read({ order: '-created_at', starting_after: made[2]!.created_at })).data.map((m) => m.id)).toEqual([made[1]!.id, made[0]!.id]);
+  });
+
+  test('when collections are ordered by type, then auto-update ones come before static ones', async () => {
+    await ctx.client.POST('/v1/product-collections', { body: { type: 'STATIC', name: unique('TypeS') } });
+    await autoCollection({ junction: 'and', price: { conditions: { $is: [1] } } });
+    const listed = (await ctx.client.GET('/v1/product-collections', { params: { query: { order: 'type', limit: 100 } } })).data!.data.map((c) => c.type);
+    expect(listed).toEqual([...listed].sort());
+    const descending = (await ctx.client.GET('/v1/product-collections', { params: { query: { order: '-type', limit: 100 } } })).data!.data.map((c) => c.type);
+    expect(descending).toEqual([...listed].sort().reverse());
   });
 });

@@ -25,6 +25,7 @@ describe('create-product', () => {
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updated_at: null,
       object: 'product',
+      skus: { object: 'list', data_ref: 'data', data: [], total: 0 },
     });
   });
 
@@ -213,5 +214,54 @@ describe('list-products', () => {
     ['start_date=yesterday'],
   ])('when the query has %s, then 400 invalid_query_params', async (query) => {
     expectError(await raw(ctx.target, 'GET', `/v1/products?${query}`), 400, 'invalid_query_params');
+  });
+});
+
+describe('products with their SKUs, whole and with nulls', () => {
+  test('when products are created, updated, read and listed, then each carries the list of its SKUs', async () => {
+    const made = await createProduct({ name: unique('WithSkus'), attributes: ['size'] });
+    const sku = (await ctx.client.POST('/v1/products/{productId}/skus', { params: { path: { productId: made.id } }, body: { attributes: { size: 'L' } } })).data!;
+    const skus = { object: 'list', data_ref: 'data', data: [sku], total: 1 };
+    const read = (await ctx.client.GET('/v1/products/{productId}', { params: { path: { productId: made.id } } })).data!;
+    expect(read.skus).toEqual(skus);
+    const updated = await ctx.client.PUT('/v1/products/{productId}', { params: { path: { productId: made.id } }, body: { price: 100 } });
+    expect(updated.data?.skus).toEqual(skus);
+    const listed = await ctx.client.GET('/v1/products', { params: { query: { limit: 1, order: '-created_at' } } });
+    expect(listed.data?.products).toEqual([{ ...read, price: 100, updated_at: updated.data?.updated_at }]);
+  });
+
+  test('when a product is sent back whole as GET returns it, then it is accepted and only updated_at changes', async () => {
+    const made = await createProduct({ source_id: unique('whole'), name: unique('Whole'), price: 1000, attributes: ['size'], metadata: { a: 1 } });
+    await ctx.client.POST('/v1/products/{productId}/skus', { params: { path: { productId: made.id } }, body: { attributes: { size: 'M' } } });
+    const read = (await ctx.client.GET('/v1/products/{productId}', { params: { path: { productId: made.id } } })).data!;
+    const result = await raw(ctx.target, 'PUT', `/v1/products/${made.id}`, { body: JSON.stringify(read) });
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ ...read, updated_at: expect.any(String) });
+    const after = (await ctx.client.GET('/v1/products/{productId}', { params: { path: { productId: made.id } } })).data!;
+    expect(after).toEqual(result.body);
+  });
+
+  test('when fields are sent as null, then they mean none: empty attributes and metadata, no image or price', async () => {
+    const made = await createProduct({ name: unique('Nulls'), attributes: null, metadata: null, image_url: null, price: null });
+    expect(made).toMatchObject({ attributes: [], metadata: {}, image_url: null, price: null });
+    await ctx.client.PUT('/v1/products/{productId}', {
+      params: { path: { productId: made.id } },
+      body: { attributes: ['size'], metadata: { a: 1 }, image_url: 'https://images.example.com/a.png', price: 10 },
+    });
+    const cleared = await ctx.client.PUT('/v1/products/{productId}', {
+      params: { path: { productId: made.id } },
+      body: { attributes: null, metadata: null, image_url: null, price: null },
+    });
+    expect(cleared.data).toMatchObject({ attributes: [], metadata: {}, image_url: null, price: null });
+  });
+
+  test('when ordered by a field products lack (type, code, campaign, category), then they keep creation order', async () => {
+    const start = new Date().toISOString();
+    const made = [await createProduct(), await createProduct(), await createProduct()];
+    const ids = (list?: { products: { id: string }[] }) => list?.products.map((p) => p.id);
+    const byType = await ctx.client.GET('/v1/products', { params: { query: { start_date: start, order: 'type', limit: 100 } } });
+    expect(ids(byType.data)).toEqual(made.map((p) => p.id));
+    const byCategory = await ctx.client.GET('/v1/products', { params: { query: { start_date: start, order: '-category', limit: 100 } } });
+    expect(ids(byCategory.data)).toEqual(made.map((p) => p.id).reverse());
   });
 });

@@ -78,7 +78,7 @@ describe('create-sku', () => {
   });
 });
 
-describe('get-sku and list-skus-in-product', () => {
+describe('get-sku and list-SKUs-in-product', () => {
   test('when a product has SKUs, then they are listed under `skus`, paged, with the product total', async () => {
     const product = await productWith();
     const made = [];
@@ -157,7 +157,7 @@ describe('delete-sku and deleting its product', () => {
     expect(deleted.response.status).toBe(204);
     expectError(failed(await ctx.client.GET('/v1/skus/{skuId}', { params: { path: { skuId: gone.id } } })), 404, 'not_found');
     const read = await ctx.client.GET('/v1/products/{productId}', { params: { path: { productId: product.id } } });
-    expect(read.data?.skus.data).toEqual([kept]);
+    expect(read.data?.skus?.data).toEqual([kept]);
     // The freed source_id can be used again.
     await skuOf(product.id, { source_id: gone.source_id });
   });
@@ -169,5 +169,44 @@ describe('delete-sku and deleting its product', () => {
     for (const sku of skus) {
       expectError(failed(await ctx.client.GET('/v1/skus/{skuId}', { params: { path: { skuId: sku.id } } })), 404, 'not_found');
     }
+  });
+});
+
+describe('SKUs whole, with nulls and with a name', () => {
+  test('when a SKU is sent back whole as GET returns it, then it is accepted and only updated_at changes', async () => {
+    const product = await productWith();
+    const made = await skuOf(product.id, { source_id: unique('whole-sku'), sku: unique('Whole'), price: 100, currency: 'EUR', attributes: { size: 'L' }, metadata: { a: 1 } });
+    const read = (await ctx.client.GET('/v1/skus/{skuId}', { params: { path: { skuId: made.id } } })).data!;
+    const result = await raw(ctx.target, 'PUT', `/v1/products/${product.id}/skus/${made.id}`, { body: JSON.stringify(read) });
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ ...read, updated_at: expect.any(String) });
+    expect((await ctx.client.GET('/v1/skus/{skuId}', { params: { path: { skuId: made.id } } })).data).toEqual(result.body);
+  });
+
+  test('when a SKU is created or updated with a name, then it is accepted and ignored: SKUs are named by sku', async () => {
+    const product = await productWith();
+    const created = await raw(ctx.target, 'POST', `/v1/products/${product.id}/skus`, { body: JSON.stringify({ name: 'Large', sku: unique('Large') }) });
+    expect(created.status).toBe(200);
+    expect(created.body).not.toHaveProperty('name');
+    const id = (created.body as { id: string }).id;
+    const updated = await raw(ctx.target, 'PUT', `/v1/products/${product.id}/skus/${id}`, { body: JSON.stringify({ name: 'Huge', price: 5 }) });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ price: 5, sku: (created.body as { sku: string }).sku });
+    expect(updated.body).not.toHaveProperty('name');
+  });
+
+  test('when fields are sent as null, then they mean none: empty attributes and metadata, no image, price or currency', async () => {
+    const product = await productWith();
+    const made = await skuOf(product.id, { attributes: null, metadata: null, image_url: null, currency: null });
+    expect(made).toMatchObject({ attributes: {}, metadata: {}, image_url: null, currency: null });
+    await ctx.client.PUT('/v1/products/{productId}/skus/{skuId}', {
+      params: { path: { productId: product.id, skuId: made.id } },
+      body: { attributes: { size: 'S' }, metadata: { a: 1 }, price: 10, currency: 'PLN' },
+    });
+    const cleared = await ctx.client.PUT('/v1/products/{productId}/skus/{skuId}', {
+      params: { path: { productId: product.id, skuId: made.id } },
+      body: { attributes: null, metadata: null, price: null, currency: null },
+    });
+    expect(cleared.data).toMatchObject({ attributes: {}, metadata: {}, price: null, currency: null });
   });
 });

@@ -17,7 +17,7 @@ describe('issuing an OAuth token', () => {
     const context = { requestId: 'v-test', baseUrl: 'http://localhost', projectId: 'proj_a', apiKey: { name: 'key', appId: 'app_a' } };
     const services = { tokens: new TokenRegistry(clock), clock };
     const issue = (expires_in?: number) =>
-      oauthHandlers['create-oauth-token']({ body: { grant_type: 'client_credentials', scope: 'api', ...(expires_in !== undefined && { expires_in }) }, context, services } as never);
+      oauthHandlers['generate-oauth-token']({ body: { grant_type: 'client_credentials', scope: 'api', ...(expires_in !== undefined && { expires_in }) }, context, services } as never);
     for (const [asked, granted] of [[undefined, 900], [60, 60]] as const) {
       const { body } = (await issue(asked)) as { body: { expires_in: number; expires_at: number } };
       expect(body.expires_in).toBe(granted);

@@ -2,15 +2,24 @@ import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { createdBetween, pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from '../pagination.js';
+import { createdBetween, pageWindow, parseOrder, type PageRequest } from '../pagination.js';
 import { writeUnique } from '../unique.js';
 import { removeFromStaticCollections } from './collections.js';
-import type { Product, ProductCreate, ProductUpdate, Sku } from './types.js';
+import type { CatalogOrder, Product, ProductCreate, ProductUpdate, ProductWithSkus, Sku } from './types.js';
 
 export interface ListQuery extends PageRequest {
-  order?: SortOrder;
+  order?: CatalogOrder;
   start_date?: string;
   end_date?: string;
+}
+
+/**
+ * The sort of a catalog list. Fields the objects lack (`code`, `campaign`, `category`, and `type` but for
+ * collections) tie every object, which then keeps creation order, reversed for a descending sort.
+ */
+export function catalogOrder<F extends string>(order: CatalogOrder = 'created_at', fields: readonly F[]): { field: F | 'created_at'; direction: 'asc' | 'desc' } {
+  const { field, direction } = parseOrder(order);
+  return { field: (fields as readonly string[]).includes(field) ? (field as F) : 'created_at', direction };
 }
 
 /** Finds a product by ID, then by `source_id`. */
@@ -26,6 +35,7 @@ export async function createProduct(ctx: DomainContext, input: ProductCreate): P
     source_id: input.source_id ?? null,
     name: input.name ?? null,
     price: input.price ?? null,
+    // A null means none, as an absent field does.
     attributes: input.attributes ?? [],
     metadata: input.metadata ?? {},
     image_url: input.image_url ?? null,
@@ -38,8 +48,8 @@ export async function createProduct(ctx: DomainContext, input: ProductCreate): P
 
 export async function updateProduct(ctx: DomainContext, ref: string, input: ProductUpdate): Promise<Product> {
   const product = await findProduct(ctx, ref);
-  if (input.attributes) {
-    const allowed = new Set(input.attributes);
+  if (input.attributes !== undefined) {
+    const allowed = new Set(input.attributes ?? []);
     for (const sku of await ctx.uow.skus.findBy('product_id', product.id)) {
       const orphan = Object.keys(sku.attributes).find((name) => !allowed.has(name));
       if (orphan !== undefined) {
@@ -51,7 +61,14 @@ export async function updateProduct(ctx: DomainContext, ref: string, input: Prod
       }
     }
   }
-  const updated = applyChanges(product, input, ctx.clock.now().toISOString());
+  const { attributes, metadata, ...fields } = input;
+  const changes: Partial<Product> = {
+    ...fields,
+    // A null means none: the product keeps an empty list and map, as a new one has.
+    ...(attributes !== undefined && { attributes: attributes ?? [] }),
+    ...(metadata !== undefined && { metadata: metadata ?? {} }),
+  };
+  const updated = applyChanges(product, changes, ctx.clock.now().toISOString());
   return writeUnique('product', () => ctx.uow.products.update(updated));
 }
 
@@ -65,14 +82,21 @@ export async function deleteProduct(ctx: DomainContext, ref: string): Promise<vo
 }
 
 export async function listProducts(ctx: DomainContext, query: ListQuery) {
-  return ctx.uow.products.query({
-    where: createdBetween(query.start_date, query.end_date),
-    orderBy: parseTimestampOrder(query.order),
+  const within = createdBetween(query.start_date, query.end_date);
+  const page = await ctx.uow.products.query({
+    ...(within && { where: within }),
+    orderBy: catalogOrder(query.order, ['created_at', 'updated_at'] as const),
     ...pageWindow(query),
   });
+  return { ...page, rows: await Promise.all(page.rows.map((product) => withSkus(ctx, product))) };
 }
 
-export async function getProductWithSkus(ctx: DomainContext, ref: string): Promise<{ product: Product; skus: Sku[] }> {
-  const product = await findProduct(ctx, ref);
-  return { product, skus: await ctx.uow.skus.findBy('product_id', product.id) };
+/** The product as the API returns it: with every one of its SKUs, oldest first. */
+export async function withSkus(ctx: DomainContext, product: Product): Promise<ProductWithSkus> {
+  const skus: Sku[] = await ctx.uow.skus.findBy('product_id', product.id);
+  return { ...product, skus: { object: 'list', data_ref: 'data', data: skus, total: skus.length } };
+}
+
+export async function getProduct(ctx: DomainContext, ref: string): Promise<ProductWithSkus> {
+  return withSkus(ctx, await findProduct(ctx, ref));
 }

@@ -2,10 +2,10 @@ import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { createdBetween, pageWindow, parseTimestampOrder } from '../pagination.js';
+import { createdBetween, pageWindow } from '../pagination.js';
 import { writeUnique } from '../unique.js';
 import { removeFromStaticCollections } from './collections.js';
-import { findProduct, type ListQuery } from './products.js';
+import { catalogOrder, findProduct, type ListQuery } from './products.js';
 import type { Product, Sku, SkuCreate, SkuUpdate } from './types.js';
 
 /** Finds a SKU by ID, then by `source_id`. */
@@ -16,7 +16,8 @@ export async function findSku({ uow }: DomainContext, ref: string): Promise<Sku>
 }
 
 /** A SKU may only set values for the attributes its product declares. */
-function checkAttributes(product: Product, attributes: Record<string, string>): void {
+function checkAttributes(product: Product, attributes: Record<string, string> | null | undefined): void {
+  if (!attributes) return;
   const declared = new Set(product.attributes);
   const undeclared = Object.keys(attributes).filter((name) => !declared.has(name));
   if (undeclared.length > 0) {
@@ -59,8 +60,15 @@ export async function createSku(ctx: DomainContext, productRef: string, input: S
 
 export async function updateSku(ctx: DomainContext, productRef: string, skuRef: string, input: SkuUpdate) {
   const { product, sku } = await findSkuOfProduct(ctx, productRef, skuRef);
-  if (input.attributes) checkAttributes(product, input.attributes);
-  const updated = applyChanges(sku, input, ctx.clock.now().toISOString());
+  checkAttributes(product, input.attributes);
+  const { attributes, metadata, ...fields } = input;
+  const changes: Partial<Sku> = {
+    ...fields,
+    // A null means none: the SKU keeps an empty map, as a new one has.
+    ...(attributes !== undefined && { attributes: attributes ?? {} }),
+    ...(metadata !== undefined && { metadata: metadata ?? {} }),
+  };
+  const updated = applyChanges(sku, changes, ctx.clock.now().toISOString());
   return writeUnique('sku', () => ctx.uow.skus.update(updated));
 }
 
@@ -76,7 +84,7 @@ export async function listSkus(ctx: DomainContext, productRef: string, query: Li
   return ctx.uow.skus.query({
     index: { field: 'product_id', value: product.id },
     ...(inRange && { where: inRange }),
-    orderBy: parseTimestampOrder(query.order),
+    orderBy: catalogOrder(query.order, ['created_at', 'updated_at'] as const),
     ...pageWindow(query),
   });
 }
