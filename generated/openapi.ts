@@ -477,7 +477,7 @@ export interface paths {
          *     `validation_rule_assignments` with `related_object_type` `promotion_tier`; an unknown rule is a 404
          *     and nothing is created. Without `hierarchy`, the tier goes after the campaign's last one.
          */
-        post: operations["create-promotion-tier"];
+        post: operations["add-promotion-tier-to-campaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1626,9 +1626,9 @@ export interface paths {
         };
         /**
          * List metadata schemas
-         * @description Returns every metadata schema of the project, oldest first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns every metadata schema of the project, oldest first, in `data` (`data_ref: data`). A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
-        get: operations["management-list-metadata-schemas"];
+        get: operations["list-metadata-schemas-1"];
         put?: never;
         /**
          * Create a metadata schema
@@ -1664,7 +1664,7 @@ export interface paths {
          * Get a metadata schema
          * @description Returns the metadata schema. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
-        get: operations["management-get-metadata-schema"];
+        get: operations["get-metadata-schema-1"];
         /**
          * Update a metadata schema
          * @description Adds, replaces or removes property definitions and changes `allow_defined_only`; sets `updated_at`. Metadata already
@@ -7011,13 +7011,15 @@ export interface components {
             object: "metadata_schema";
         };
         /**
-         * MetadataSchemasListResponseBody
-         * @description Every metadata schema of the project, oldest first. Not paginated.
+         * ManagementMetadataSchemasListResponseBody
+         * @description Every metadata schema of a project, as the management API lists them: the array is in `data`
+         *     (`data_ref: data`), oldest first. Not paginated.
          */
-        MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
+        ManagementMetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "schemas";
-            schemas: components["schemas"]["MetadataSchema"][];
+            data_ref?: "data";
+            /** @description The project's metadata schemas. */
+            data: components["schemas"]["MetadataSchema"][];
             /**
              * @description Number of schemas.
              * @example 1
@@ -7340,6 +7342,20 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             /**
              * @description Number of deliveries of the webhook.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * MetadataSchemasListResponseBody
+         * @description Every metadata schema of the project, oldest first. Not paginated.
+         */
+        MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "schemas";
+            schemas: components["schemas"]["MetadataSchema"][];
+            /**
+             * @description Number of schemas.
              * @example 1
              */
             total: number;
@@ -10424,7 +10440,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "create-promotion-tier": {
+    "add-promotion-tier-to-campaign": {
         parameters: {
             query?: never;
             header?: never;
@@ -13029,7 +13045,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "management-list-metadata-schemas": {
+    "list-metadata-schemas-1": {
         parameters: {
             query?: never;
             header?: never;
@@ -13050,7 +13066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MetadataSchemasListResponseBody"];
+                    "application/json": components["schemas"]["ManagementMetadataSchemasListResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13098,7 +13114,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "management-get-metadata-schema": {
+    "get-metadata-schema-1": {
         parameters: {
             query?: never;
             header?: never;

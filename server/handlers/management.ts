@@ -36,8 +36,8 @@ type ManagementOperations =
   | 'unassign-user'
   | 'invite-user'
   | 'create-metadata-schema'
-  | 'management-list-metadata-schemas'
-  | 'management-get-metadata-schema'
+  | 'list-metadata-schemas-1'
+  | 'get-metadata-schema-1'
   | 'update-metadata-schema'
   | 'delete-metadata-schema'
   | 'create-custom-event-schema'
@@ -125,11 +125,10 @@ export const managementHandlers: HandlersOf<ManagementOperations> = {
     status: 200,
     body: await inManagedProject(services, path.projectId, (ctx) => createMetadataSchema(ctx, body)),
   }),
-  'management-list-metadata-schemas': async ({ path, services }) => {
-    const schemas = await inManagedProject(services, path.projectId, listMetadataSchemas);
-    return { status: 200, body: { object: 'list', data_ref: 'schemas', schemas, total: schemas.length } };
+  'list-metadata-schemas-1': async ({ path, services }) => {
+    return { status: 200, body: list(await inManagedProject(services, path.projectId, listMetadataSchemas)) };
   },
-  'management-get-metadata-schema': async ({ path, services }) => ({
+  'get-metadata-schema-1': async ({ path, services }) => ({
     status: 200,
     body: await inManagedProject(services, path.projectId, (ctx) => findMetadataSchema(ctx, path.metadataSchemaId)),
   }),

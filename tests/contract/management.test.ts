@@ -339,7 +339,13 @@ describeManaged('metadata schemas', () => {
       properties: { visits: { type: 'number', array: false, optional: true, min: 0 } },
       updated_at: expect.any(String),
     });
-    expect((await mgmt().GET('/management/v1/projects/{projectId}/metadata-schemas', projectPath(project.id))).data?.schemas).toEqual([updated.data]);
+    // The management API lists them in `data`, while the public /v1/metadata-schemas uses `schemas`.
+    expect((await mgmt().GET('/management/v1/projects/{projectId}/metadata-schemas', projectPath(project.id))).data).toEqual({
+      object: 'list',
+      data_ref: 'data',
+      data: [updated.data],
+      total: 1,
+    });
     expect((await mgmt().DELETE('/management/v1/projects/{projectId}/metadata-schemas/{metadataSchemaId}', path)).response.status).toBe(204);
     expectError(failed(await mgmt().GET('/management/v1/projects/{projectId}/metadata-schemas/{metadataSchemaId}', path)), 404, 'not_found');
     expectError(failed(await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'customer' } } })), 404, 'not_found');
