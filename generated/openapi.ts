@@ -821,14 +821,17 @@ export interface paths {
         /**
          * List validation rules
          * @description Returns a page of the project's validation rules, oldest first unless `order` says otherwise, each
-         *     with its `assignments_count`. `total` counts every rule.
+         *     with its `assignments_count`; `start_date` and `end_date` keep only rules created within them. `total`
+         *     counts every rule that matches.
          */
         get: operations["list-validation-rules"];
         put?: never;
         /**
          * Create a validation rule
          * @description Creates a validation rule. `logic` may name only numbered rules that exist, and must be a
-         *     well-formed expression of `and`, `or` and parentheses (400 `invalid_validation_rules` otherwise).
+         *     well-formed expression of `and`, `or` and parentheses; every condition must use an operator the
+         *     server evaluates, and bundle rules are not taken (400 `invalid_validation_rules` otherwise). Rule
+         *     names the server does not know are stored, and never hold at validation.
          */
         post: operations["create-validation-rules"];
         delete?: never;
@@ -857,8 +860,9 @@ export interface paths {
         get: operations["get-validation-rule"];
         /**
          * Update a validation rule
-         * @description Changes the fields given; `rules` and `error` are replaced whole. The same checks as at creation
-         *     apply.
+         * @description Changes the fields given; `rules`, `bundle_rules`, `error` and `applicable_to` are replaced whole,
+         *     and null clears them. The same checks as at creation apply. The whole rule as GET returns it is
+         *     accepted and changes nothing but `updated_at`.
          */
         put: operations["update-validation-rule"];
         post?: never;
@@ -895,7 +899,8 @@ export interface paths {
         /**
          * Assign a validation rule
          * @description Assigns the rule to a voucher (by code or ID), a campaign (by ID or name) or a promotion tier. The
-         *     object must exist (404), and a rule is assigned to an object at most once (409 `duplicate_found`).
+         *     object must exist (404), and a rule is assigned to an object at most once (409 `duplicate_found`,
+         *     unless `force=true` replaces the earlier assignment).
          */
         post: operations["create-validation-rule-assignment"];
         delete?: never;
@@ -3669,10 +3674,10 @@ export interface components {
              */
             related_object_id: string;
             /**
-             * @description What `related_object_id` names.
+             * @description What `related_object_id` names. The reference server makes assignments to vouchers, campaigns and promotion tiers only.
              * @enum {string}
              */
-            related_object_type: "voucher" | "campaign" | "promotion_tier";
+            related_object_type: "voucher" | "campaign" | "earning_rule" | "reward_assignment" | "promotion_tier" | "distribution";
             created_at: components["schemas"]["CreatedAt"];
             /**
              * @description Always `validation_rules_assignment`.
@@ -5501,22 +5506,160 @@ export interface components {
             object: "validation";
         };
         /**
+         * ValidationRuleConditionValue
+         * @description A value a fact is compared with: a number (amounts ×100, counts), a text (an ID, a metadata value), a
+         *     date or timestamp (ISO 8601) or a boolean. The public API also takes objects; the reference server
+         *     stores them and no fact it evaluates ever equals one.
+         * @example 5000
+         */
+        ValidationRuleConditionValue: string | number | boolean | Record<string, never>;
+        /**
+         * ValidationRuleConditions
+         * @description Operators and their values; every operator given must hold (an empty object always holds). The
+         *     operators are the public API's; each takes an array of values.
+         *
+         *     The reference server evaluates `$is`, `$is_not`, `$in`, `$not_in`, `$less_than`,
+         *     `$less_than_or_equal`, `$more_than`, `$more_than_or_equal`, `$starts_with`, `$ends_with`, `$contains`,
+         *     `$after` and `$before` (and its own `$not_contain`, `$is_unknown` and `$has_value`). It refuses a rule
+         *     with any other operator, including the documented ones it cannot evaluate (`$timeframe`, `$dow`,
+         *     `$count`, …), with a 400 `invalid_validation_rules` that names it, rather than store a condition that
+         *     would be skipped at validation.
+         * @example {
+         *       "$more_than_or_equal": [
+         *         5000
+         *       ]
+         *     }
+         * @example {
+         *       "$in": [
+         *         "web",
+         *         "store"
+         *       ]
+         *     }
+         */
+        ValidationRuleConditions: {
+            /** @description Equals the value (for a list fact such as `product.id`, one of its entries does). */
+            $is?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Does not equal the value. */
+            $is_not?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Equals one of the values. */
+            $in?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Equals none of the values. */
+            $not_in?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is less than the value (numbers, or timestamps). */
+            $less_than?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is less than or equal to the value. */
+            $less_than_or_equal?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is more than the value. */
+            $more_than?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is more than or equal to the value. */
+            $more_than_or_equal?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Starts with one of the texts. */
+            $starts_with?: string[];
+            /** @description Ends with one of the texts. */
+            $ends_with?: string[];
+            /** @description Contains every one of the texts. */
+            $contains?: string[];
+            /** @description Contains none of the texts. Evaluated by the reference server; not in the public API's list. */
+            $not_contain?: string[];
+            /** @description Has no value (the values are ignored; send `[]`). Evaluated by the reference server; not in the public API's list. */
+            $is_unknown?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Has a value (the values are ignored; send `[]`). Evaluated by the reference server; not in the public API's list. */
+            $has_value?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is after the date or timestamp. */
+            $after?: string[];
+            /** @description Is before the date or timestamp. */
+            $before?: string[];
+            /** @description Falls within the timeframes. Not evaluated by the reference server. */
+            $timeframe?: string[];
+            /** @description Falls within the absolute timeframes. Not evaluated by the reference server. */
+            $timeframe_absolute?: string[];
+            /** @description Falls within the daily hours. Not evaluated by the reference server. */
+            $timeframe_daily_hours?: string[];
+            /** @description Falls on one of the days of the week (0 is Sunday). Not evaluated by the reference server. */
+            $dow?: number[];
+            /** @description Counts exactly the number. Not evaluated by the reference server. */
+            $count?: number[];
+            /** @description Counts more than the number. Not evaluated by the reference server. */
+            $count_more?: number[];
+            /** @description Counts less than the number. Not evaluated by the reference server. */
+            $count_less?: number[];
+            /** @description Holds exactly the values, no more and no fewer. Not evaluated by the reference server. */
+            $not_differ?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Shares none of the values. Not evaluated by the reference server. */
+            $not_intersect?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Comes from one of the values. Not evaluated by the reference server. */
+            $from?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is more than this many days in the past. Not evaluated by the reference server. */
+            $more_than_ago?: number[];
+            /** @description Is less than this many days in the past. Not evaluated by the reference server. */
+            $less_than_ago?: number[];
+            /** @description Is exactly this many days in the past. Not evaluated by the reference server. */
+            $is_days_ago?: number[];
+            /** @description Is more than this many days in the future. Not evaluated by the reference server. */
+            $more_than_future?: number[];
+            /** @description Is less than this many days in the future. Not evaluated by the reference server. */
+            $less_than_future?: number[];
+            /** @description Is exactly this many days in the future. Not evaluated by the reference server. */
+            $is_days_in_future?: number[];
+        };
+        /**
+         * ValidationRuleRules
+         * @description Numbered rules (`"1"`, `"2"`, …) and the `logic` that joins them, such as `(1 and 2) or 3`. Without
+         *     `logic` (or with a blank one), every numbered rule must hold; a set with no numbered rules always holds.
+         *     `logic` may name only rules that exist. A numbered rule may carry its own nested set in `rules`, which
+         *     combines in the same way (see `ValidationRuleCondition.rules`).
+         *
+         *     The reference server takes only keys that are rule numbers (1 to 999) besides `logic`, and refuses
+         *     logic that does not parse; both are a 400 `invalid_validation_rules`.
+         * @example {
+         *       "1": {
+         *         "name": "order.amount",
+         *         "property": null,
+         *         "conditions": {
+         *           "$more_than_or_equal": [
+         *             5000
+         *           ]
+         *         }
+         *       },
+         *       "logic": "1"
+         *     }
+         */
+        ValidationRuleRules: {
+            /**
+             * @description How the numbered rules combine, with `and`, `or` (any case) and parentheses; `and` binds tighter than `or`.
+             * @example (1 and 2) or 3
+             */
+            logic?: string;
+        } & {
+            [key: string]: components["schemas"]["ValidationRuleCondition"];
+        };
+        /**
          * ValidationRuleError
          * @description A custom message returned when the rule is not met.
          */
         ValidationRuleError: {
             /**
-             * @description The message shown to the customer.
+             * @description The message shown to the customer; a validation that fails on the rule returns it in `error.message`.
              * @example Spend at least 50.00 to use this code
              */
-            message: string;
+            message?: string;
         };
         /**
          * ValidationRuleCondition
          * @description One numbered rule: a fact about the order, the customer or redemptions (`name`, plus `property` for
-         *     metadata facts) and the conditions it must meet, with an optional message shown when it fails.
+         *     metadata facts), the `conditions` it must meet, an optional message shown when it fails, and optionally
+         *     a nested rule set (`rules`).
+         *
+         *     A rule holds when its own `conditions` hold and, when it has a nested `rules` set, that set holds too
+         *     (its numbered rules combined by its own `logic`, every one of them without it). Nested facts are read
+         *     from the whole order, as top-level ones are: the reference server does not narrow them to the items the
+         *     outer rule matched.
+         *
+         *     The reference server refuses (400 `invalid_validation_rules`) a rule without `name` or `conditions`,
+         *     and an `order.metadata` or `customer.metadata` rule without `property`.
          * @example {
          *       "name": "order.amount",
+         *       "property": null,
          *       "conditions": {
          *         "$more_than_or_equal": [
          *           5000
@@ -5529,47 +5672,236 @@ export interface components {
          */
         ValidationRuleCondition: {
             /**
-             * @description The fact the rule tests.
+             * @description The fact the rule tests. The reference server evaluates `order.amount`, `order.items.count`,
+             *     `order.items.quantity`, `order.metadata`, `customer.metadata`, `product.id`, `sku.id`,
+             *     `collection.id`, `product.quantity`, `redemption.count` and `redemption.count.per_customer`. Any other
+             *     name (the public API knows many more, such as `customer.segment` or `order.items.every`) is accepted,
+             *     stored and returned, but this server cannot evaluate it, so at validation it never holds: the rule
+             *     set fails on it unless its `logic` lets another branch through (`1 or 2`). It never passes silently.
              * @example order.amount
-             * @enum {string}
              */
-            name: "order.amount" | "order.items.count" | "order.items.quantity" | "order.metadata" | "customer.metadata" | "customer.segment" | "product.id" | "sku.id" | "collection.id" | "product.quantity" | "redemption.count" | "redemption.count.per_customer";
+            name?: string;
             /**
-             * @description The metadata key, for `order.metadata` and `customer.metadata`.
+             * @description The metadata key, for `order.metadata` and `customer.metadata`; null (or left out) for other facts.
              * @example channel
              */
-            property?: string;
-            /** @description Operators and their values; all must hold. */
-            conditions: {
-                [key: string]: (string | number | boolean)[];
+            property?: string | null;
+            conditions?: components["schemas"]["ValidationRuleConditions"];
+            rules?: components["schemas"]["ValidationRuleRules"];
+            error?: components["schemas"]["ValidationRuleError"];
+        };
+        /**
+         * ValidationRuleBundleQuantityRule
+         * @description A quantity a bundle asks for of its item.
+         */
+        ValidationRuleBundleQuantityRule: {
+            /**
+             * @description The fact the quantity rule tests.
+             * @enum {string}
+             */
+            name?: "order.items.aggregated_quantity";
+            /** @description The quantity. */
+            conditions?: {
+                /** @description The number of units. */
+                $is?: number[];
+            };
+            /** @description Further nested rules, kept as given. */
+            rules?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * ValidationRuleBundleRule
+         * @description One bundle rule, asking for one product, SKU or collection among the order's items.
+         */
+        ValidationRuleBundleRule: {
+            /**
+             * @description The fact the bundle rule tests.
+             * @enum {string}
+             */
+            name?: "order.items.any";
+            /** @description The item the bundle asks for. */
+            conditions?: {
+                /** @description The product, SKU or collection. */
+                $is?: {
+                    /** @description ID of the product, SKU or collection. */
+                    id: string;
+                    /**
+                     * @description Whether `id` names a product or SKU, or a collection.
+                     * @enum {string}
+                     */
+                    type: "product_or_sku" | "products_collection";
+                    /**
+                     * @description What `id` names.
+                     * @enum {string}
+                     */
+                    object: "products_collection" | "product" | "sku";
+                }[];
+            };
+            /** @description How many of the item the bundle asks for, as numbered quantity rules and their `logic`. */
+            rules?: {
+                /** @description How the quantity rules combine. */
+                logic?: string;
+            } & {
+                [key: string]: components["schemas"]["ValidationRuleBundleQuantityRule"];
             };
             error?: components["schemas"]["ValidationRuleError"];
         };
         /**
-         * ValidationRuleRules
-         * @description Numbered rules (`"1"`, `"2"`, …) and the `logic` that joins them, such as `(1 and 2) or 3`. Without
-         *     `logic`, every rule must hold. `logic` may name only rules that exist.
+         * ValidationRuleBundleRules
+         * @description Bundle rules: numbered rules (`"1"`, `"2"`, …) that each ask for a product, SKU or collection in some
+         *     quantity, and how many times a full bundle may count (`limit`).
+         *
+         *     The reference server cannot evaluate bundles: it refuses a rule with any numbered bundle rule
+         *     (400 `invalid_validation_rules`) rather than store one that validation would skip. `limit` alone is
+         *     stored and returned.
+         */
+        ValidationRuleBundleRules: {
+            /**
+             * @description How many times a full bundle may count in one order, or null for the default.
+             * @default 1
+             */
+            limit?: number | null;
+        } & {
+            [key: string]: components["schemas"]["ValidationRuleBundleRule"];
+        };
+        /**
+         * ValidationRuleApplicableToItem
+         * @description A product, SKU or product collection that a rule's discount is narrowed to (or away from), with how the
+         *     discount treats its units and the limits on them. Stored and returned as given.
+         */
+        ValidationRuleApplicableToItem: {
+            /**
+             * @description What `id` names.
+             * @enum {string}
+             */
+            object: "product" | "sku" | "products_collection";
+            /**
+             * @description ID of the product (`prod_`), SKU (`sku_`) or collection (`pc_`).
+             * @example prod_0b2c4d6e8f1a3c5e7a
+             */
+            id: string;
+            /**
+             * @description The product's or SKU's own ID in the client's systems.
+             * @example espresso-beans-1kg
+             */
+            source_id?: string;
+            /** @description For a SKU, its product's ID. */
+            product_id?: string;
+            /** @description For a SKU, its product's `source_id`. */
+            product_source_id?: string;
+            /** @description A fixed price for the item, ×100, that the discount brings it to. */
+            price?: number;
+            /** @description The price as the public API computes it from a formula (kept as given; the reference server evaluates no formulas). */
+            price_formula?: number;
+            /**
+             * @description Which of the matching units the discount goes to.
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
+            /** @description Most units of the item discounted in one order. */
+            quantity_limit?: number;
+            /** @description Most units discounted in one order over all matching items. */
+            aggregated_quantity_limit?: number;
+            /** @description Most discount given on the item in one order, ×100. */
+            amount_limit?: number;
+            /** @description Most discount given in one order over all matching items, ×100. */
+            aggregated_amount_limit?: number;
+            /** @description Units of the product the whole campaign may discount. */
+            product_campaign_quantity_limit?: number;
+            /** @description A formula for `product_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_campaign_quantity_limit_formula?: string;
+            /** @description Units of the product the campaign may discount for one customer. */
+            product_customer_campaign_quantity_limit?: number;
+            /** @description A formula for `product_customer_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_customer_campaign_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the whole campaign may discount. */
+            product_in_collection_campaign_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_campaign_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the campaign may discount for one customer. */
+            product_in_collection_customer_campaign_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_customer_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_customer_campaign_quantity_limit_formula?: string;
+            /** @description Units of the product the promotion tier may discount. */
+            product_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_promotion_tier_quantity_limit_formula?: string;
+            /** @description Units of the product the promotion tier may discount for one customer. */
+            product_customer_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_customer_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_customer_promotion_tier_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the promotion tier may discount. */
+            product_in_collection_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_promotion_tier_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the promotion tier may discount for one customer. */
+            product_in_collection_customer_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_customer_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_customer_promotion_tier_quantity_limit_formula?: string;
+            /** @description Positions (from 0) of the order's items this entry matched. */
+            order_item_indices?: number[];
+            /** @description For each matched order item, which of its units the discount reached. */
+            order_item_units?: {
+                /** @description Position of the order item, from 0. */
+                index?: number;
+                /** @description The units of the item, by position. */
+                units?: number[];
+                /** @description Whether the item had more units than the limits let the discount reach. */
+                units_limit_exceeded?: boolean;
+            }[];
+            /** @description How many times the effect repeats over the matching units. */
+            repeat?: number;
+            /** @description Matching units to pass over before the effect starts. */
+            skip_initially?: number;
+            /**
+             * @description Whether the effect counts whole order items or single units.
+             * @enum {string}
+             */
+            target?: "ITEM" | "UNIT";
+        };
+        /**
+         * ValidationRuleApplicableTo
+         * @description The products, SKUs and collections that the discount of the object a rule is assigned to reaches
+         *     (`included`, or every item with `included_all`), less the `excluded` ones. The reference server stores
+         *     and returns it as given (empty lists when not given); its engine does not yet narrow discounts by it.
          * @example {
-         *       "1": {
-         *         "name": "order.amount",
-         *         "conditions": {
-         *           "$more_than_or_equal": [
-         *             5000
-         *           ]
+         *       "excluded": [],
+         *       "included": [
+         *         {
+         *           "object": "product",
+         *           "id": "prod_0b2c4d6e8f1a3c5e7a",
+         *           "effect": "APPLY_TO_EVERY"
          *         }
-         *       },
-         *       "logic": "1"
+         *       ],
+         *       "included_all": false
          *     }
          */
-        ValidationRuleRules: {
-            /**
-             * @description How the numbered rules combine, with `and`, `or` and parentheses.
-             * @example 1 and 2
-             */
-            logic?: string;
-        } & {
-            [key: string]: string | components["schemas"]["ValidationRuleCondition"];
+        ValidationRuleApplicableTo: {
+            /** @description Items the discount never reaches. */
+            excluded?: components["schemas"]["ValidationRuleApplicableToItem"][];
+            /** @description Items the discount reaches. */
+            included?: components["schemas"]["ValidationRuleApplicableToItem"][];
+            /** @description Whether the discount reaches every item (less the excluded ones). */
+            included_all?: boolean;
         };
+        /**
+         * ValidationRuleType
+         * @description How the rule was built (`expression` for rules written as numbered conditions and `logic`; the other
+         *     values name dashboard editors). Informational: it does not change how the rule is evaluated.
+         * @example expression
+         * @enum {string}
+         */
+        ValidationRuleType: "expression" | "basic" | "advanced" | "complex";
+        /**
+         * ValidationRuleContextType
+         * @description What the rule is meant for: a kind of campaign or voucher (optionally narrowed to one discount effect),
+         *     an earning rule, a distribution, paying with points, or `global` for anything. Informational: the
+         *     reference server stores and returns it and does not limit where the rule can be assigned by it.
+         * @example global
+         * @enum {string}
+         */
+        ValidationRuleContextType: "earning_rule.order.paid" | "earning_rule.custom_event" | "earning_rule.customer.segment.entered" | "earning_rule.customer.tier.joined" | "earning_rule.customer.tier.left" | "earning_rule.customer.tier.upgraded" | "earning_rule.customer.tier.downgraded" | "earning_rule.customer.tier.prolonged" | "campaign.discount_coupons" | "campaign.discount_coupons.discount.apply_to_order" | "campaign.discount_coupons.discount.apply_to_items" | "campaign.discount_coupons.discount.apply_to_items_proportionally" | "campaign.discount_coupons.discount.apply_to_items_proportionally_by_quantity" | "campaign.discount_coupons.discount.apply_to_items_by_quantity" | "campaign.discount_coupons.discount.fixed.apply_to_items" | "campaign.discount_coupons.discount.percent.apply_to_items" | "campaign.gift_vouchers" | "campaign.gift_vouchers.gift.apply_to_order" | "campaign.gift_vouchers.gift.apply_to_items" | "campaign.referral_program" | "campaign.referral_program.discount.apply_to_order" | "campaign.referral_program.discount.apply_to_items" | "campaign.referral_program.discount.apply_to_items_proportionally" | "campaign.referral_program.discount.apply_to_items_proportionally_by_quantity" | "campaign.referral_program.discount.apply_to_items_by_quantity" | "campaign.referral_program.discount.fixed.apply_to_items" | "campaign.referral_program.discount.percent.apply_to_items" | "campaign.promotion" | "campaign.promotion.discount.apply_to_order" | "campaign.promotion.discount.apply_to_items" | "campaign.promotion.discount.apply_to_items_proportionally" | "campaign.promotion.discount.apply_to_items_proportionally_by_quantity" | "campaign.promotion.discount.apply_to_items_by_quantity" | "campaign.promotion.discount.fixed.apply_to_items" | "campaign.promotion.discount.percent.apply_to_items" | "campaign.loyalty_program" | "voucher.discount_voucher" | "voucher.discount_voucher.discount.apply_to_order" | "voucher.discount_voucher.discount.apply_to_items" | "voucher.discount_voucher.discount.apply_to_items_proportionally" | "voucher.discount_voucher.discount.apply_to_items_proportionally_by_quantity" | "voucher.discount_voucher.discount.apply_to_items_by_quantity" | "voucher.discount_voucher.discount.fixed.apply_to_items" | "voucher.discount_voucher.discount.percent.apply_to_items" | "voucher.gift_voucher" | "voucher.gift_voucher.gift.apply_to_order" | "voucher.gift_voucher.gift.apply_to_items" | "voucher.loyalty_card" | "distribution.custom_event" | "distribution.order.paid" | "distribution.order.created" | "distribution.order.canceled" | "distribution.order.updated" | "reward_assignment.pay_with_points" | "global";
         /**
          * ValidationRule
          * @description Conditions a voucher, campaign or promotion tier is checked against at validation and redemption.
@@ -5586,22 +5918,16 @@ export interface components {
              */
             name: string;
             rules: components["schemas"]["ValidationRuleRules"];
-            /** @description The fallback message when a rule without its own message fails, or null. */
-            error: components["schemas"]["ValidationRuleError"] | null;
-            /**
-             * @description How the rule was built.
-             * @enum {string}
-             */
-            type: "basic" | "advanced" | "complex";
-            /**
-             * @description What the rule is meant for.
-             * @example global
-             */
-            context_type: string;
+            bundle_rules?: components["schemas"]["ValidationRuleBundleRules"];
+            /** @description The message returned when the rule set fails and the failing rule has no message of its own, or null. */
+            error?: components["schemas"]["ValidationRuleError"] | null;
+            applicable_to: components["schemas"]["ValidationRuleApplicableTo"];
+            type: components["schemas"]["ValidationRuleType"];
+            context_type: components["schemas"]["ValidationRuleContextType"];
             created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /** @description How many objects the rule is assigned to. */
-            assignments_count: number;
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /** @description How many objects the rule is assigned to. The reference server always sends it. */
+            assignments_count?: number;
             /**
              * @description Always `validation_rules`.
              * @constant
@@ -5620,8 +5946,32 @@ export interface components {
             total: number;
         };
         /**
+         * ValidationRuleFields
+         * @description Settings of a validation rule, shared by its create and update requests. Every field accepts what a
+         *     GET returns for it, so a whole rule can be sent back.
+         */
+        ValidationRuleFields: {
+            /**
+             * @description Rule name.
+             * @example Orders of 50.00 and more
+             */
+            name?: string;
+            /** @description The rule set, or null for none (`{}`, which always holds). */
+            rules?: components["schemas"]["ValidationRuleRules"] | null;
+            /** @description Bundle rules, or null for none. */
+            bundle_rules?: components["schemas"]["ValidationRuleBundleRules"] | null;
+            /** @description The message returned when the rule set fails and the failing rule has no message of its own, or null for none. */
+            error?: components["schemas"]["ValidationRuleError"] | null;
+            /** @description The items the discount reaches, or null for the default (empty lists). */
+            applicable_to?: components["schemas"]["ValidationRuleApplicableTo"] | null;
+            type?: components["schemas"]["ValidationRuleType"];
+            context_type?: components["schemas"]["ValidationRuleContextType"];
+        };
+        /**
          * ValidationRulesCreateRequestBody
-         * @description A new validation rule.
+         * @description A new validation rule. Without `rules` the rule has no conditions (`{}`) and always holds, which suits a
+         *     rule that only narrows a discount with `applicable_to`. `type` defaults to `expression` and
+         *     `context_type` to `global`.
          * @example {
          *       "name": "Orders of 50.00 and more",
          *       "rules": {
@@ -5640,41 +5990,21 @@ export interface components {
          *       }
          *     }
          */
-        ValidationRulesCreateRequestBody: {
-            /**
-             * @description Rule name.
-             * @example Orders of 50.00 and more
-             */
+        ValidationRulesCreateRequestBody: components["schemas"]["ValidationRuleFields"] & {
+            /** @description Rule name; required when creating. */
             name: string;
-            rules: components["schemas"]["ValidationRuleRules"];
-            error?: components["schemas"]["ValidationRuleError"];
-            /**
-             * @description How the rule was built; informational.
-             * @default basic
-             * @enum {string}
-             */
-            type?: "basic" | "advanced" | "complex";
-            /**
-             * @description What the rule is meant for; informational.
-             * @default global
-             * @enum {string}
-             */
-            context_type?: "global" | "campaign.discount_coupons" | "campaign.gift_vouchers" | "campaign.promotion" | "campaign.loyalty_program" | "campaign.referral_program" | "voucher.discount_voucher" | "voucher.gift_voucher" | "voucher.loyalty_card";
         };
         /**
          * ValidationRulesUpdateRequestBody
-         * @description The fields to change; `rules` and `error` are replaced whole when given.
+         * @description The fields to change; the others keep their values. `rules`, `bundle_rules`, `error` and
+         *     `applicable_to` are replaced whole when given, and null clears them (`rules` and `applicable_to` back
+         *     to empty). A whole rule as GET returns it is accepted: fields the server owns (`id`, `created_at`,
+         *     `updated_at`, `assignments_count`, `object`) are ignored, so sending it back changes only `updated_at`.
          * @example {
          *       "name": "Orders of 60.00 and more"
          *     }
          */
-        ValidationRulesUpdateRequestBody: {
-            /** @description Rule name. */
-            name?: string;
-            rules?: components["schemas"]["ValidationRuleRules"];
-            /** @description The fallback message, or null to remove it. */
-            error?: components["schemas"]["ValidationRuleError"] | null;
-        };
+        ValidationRulesUpdateRequestBody: components["schemas"]["ValidationRuleFields"];
         /**
          * AssignmentObjectRef
          * @description The object a validation rule is assigned to, by ID (or code for a voucher, name for a campaign).
@@ -5683,11 +6013,11 @@ export interface components {
         AssignmentObjectRef: string;
         /**
          * ValidationRuleAssignmentsCreateRequestBody
-         * @description What to assign the rule to, in one of two forms. The full form names the kind in `related_object_type`
-         *     and the object in `related_object_id`. The short form names the object under its kind, as
-         *     `{"voucher": code}`, `{"campaign": id}` or `{"promotion_tier": id}`, which older clients send. A voucher
-         *     is named by code or ID, a campaign by ID or name. A body that mixes the forms, or names two objects, is a
-         *     400 `invalid_payload`.
+         * @description What to assign the rule to, in one of two forms. The full form names the object in `related_object_id`
+         *     and its kind in `related_object_type` (`voucher` when left out). The short form names the object under
+         *     its kind, as `{"voucher": code}`, `{"campaign": id}` or `{"promotion_tier": id}`, which older clients
+         *     send. A voucher is named by code or ID, a campaign by ID or name. A body that names no object, mixes the
+         *     forms, or names two objects is a 400 `invalid_payload`.
          * @example {
          *       "related_object_type": "campaign",
          *       "related_object_id": "camp_5a1e9f6ce3b24c1d88"
@@ -5698,17 +6028,17 @@ export interface components {
          */
         ValidationRuleAssignmentsCreateRequestBody: {
             /**
-             * @description The kind of object.
+             * @description The kind of object; `voucher` when left out (not written as a schema default, so that a body in the
+             *     short form is not taken for the full form). The reference server assigns rules to vouchers, campaigns and promotion tiers,
+             *     where its engine checks them; `earning_rule`, `distribution` and `reward_assignment` are a 400
+             *     `invalid_payload`, since no check of those would ever read the rule.
              * @enum {string}
              */
-            related_object_type: "voucher" | "campaign" | "promotion_tier";
-            related_object_id: components["schemas"]["AssignmentObjectRef"];
-        } | {
-            voucher: components["schemas"]["AssignmentObjectRef"];
-        } | {
-            campaign: components["schemas"]["AssignmentObjectRef"];
-        } | {
-            promotion_tier: components["schemas"]["AssignmentObjectRef"];
+            related_object_type?: "voucher" | "promotion_tier" | "campaign" | "earning_rule" | "distribution" | "reward_assignment";
+            related_object_id?: components["schemas"]["AssignmentObjectRef"];
+            voucher?: components["schemas"]["AssignmentObjectRef"];
+            campaign?: components["schemas"]["AssignmentObjectRef"];
+            promotion_tier?: components["schemas"]["AssignmentObjectRef"];
         };
         /**
          * Junction
@@ -9320,6 +9650,22 @@ export interface components {
          */
         RollbackReason: string;
         /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Rules never
+         *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`; `name` sorts by name.
+         * @example -created_at
+         */
+        ValidationRulesOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+        /**
+         * @description Only objects created at or after this timestamp (ISO 8601).
+         * @example 2026-11-01T00:00:00.000Z
+         */
+        StartDate: string;
+        /**
+         * @description Only objects created at or before this timestamp (ISO 8601).
+         * @example 2026-11-30T23:59:59.999Z
+         */
+        EndDate: string;
+        /**
          * @description The validation rule's ID.
          * @example val_4j7DCRm2IS59
          */
@@ -9329,6 +9675,12 @@ export interface components {
          * @example 1
          */
         AssignmentsPage: number;
+        /**
+         * @description With `true`, assigning a rule to an object it is already assigned to replaces that assignment (a new
+         *     one with a new ID, created now) instead of answering 409 `duplicate_found`.
+         * @example true
+         */
+        ValidationRuleAssignmentForce: boolean;
         /**
          * @description The assignment's ID.
          * @example asgm_74F7QZoYbUoljwQO
@@ -9404,16 +9756,6 @@ export interface components {
          *     }
          */
         VoucherAdvancedFilters: components["schemas"]["VoucherFilters"];
-        /**
-         * @description Only objects created at or after this timestamp (ISO 8601).
-         * @example 2026-11-01T00:00:00.000Z
-         */
-        StartDate: string;
-        /**
-         * @description Only objects created at or before this timestamp (ISO 8601).
-         * @example 2026-11-30T23:59:59.999Z
-         */
-        EndDate: string;
         /**
          * @description The product's ID or its `source_id`.
          * @example prod_0a9f9aeddb019a42db
@@ -11161,11 +11503,21 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Rules never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`; `name` sorts by name.
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["ValidationRulesOrder"];
+                /**
+                 * @description Only objects created at or after this timestamp (ISO 8601).
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only objects created at or before this timestamp (ISO 8601).
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["EndDate"];
             };
             header?: never;
             path?: never;
@@ -11369,7 +11721,14 @@ export interface operations {
     };
     "create-validation-rule-assignment": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With `true`, assigning a rule to an object it is already assigned to replaces that assignment (a new
+                 *     one with a new ID, created now) instead of answering 409 `duplicate_found`.
+                 * @example true
+                 */
+                force?: components["parameters"]["ValidationRuleAssignmentForce"];
+            };
             header?: never;
             path: {
                 /**
