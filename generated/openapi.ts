@@ -525,8 +525,10 @@ export interface paths {
         get: operations["get-promotion-tier"];
         /**
          * Update a promotion tier
-         * @description Changes the fields given and keeps the others. A `validity_timeframe` needs a `start_date`, given
-         *     now or already set.
+         * @description Changes the fields given and keeps the others; null clears a field (`metadata` to `{}`). A
+         *     `validity_timeframe` needs a `start_date`, given now or already set. The whole tier as GET returns it
+         *     is accepted and changes nothing but `updated_at` (its `validation_rule_assignments` are ignored:
+         *     assignments change through their own operations).
          */
         put: operations["update-promotion-tier"];
         post?: never;
@@ -3648,10 +3650,73 @@ export interface components {
         };
         /**
          * PromotionTierAction
-         * @description What the tier gives when it applies.
+         * @description What the tier gives when it applies. Without `discount` the tier applies and gives nothing off.
          */
         PromotionTierAction: {
-            discount: components["schemas"]["Discount"];
+            discount?: components["schemas"]["Discount"];
+        };
+        /**
+         * PromotionTierCampaign
+         * @description The small view of the parent campaign that a tier carries: its validity and state, which bound the
+         *     tier's own. The reference server always sends every field; `id` is required (a campaign is always
+         *     named by it).
+         */
+        PromotionTierCampaign: {
+            /**
+             * @description Campaign ID (prefix `camp_`).
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The campaign's start, or null.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The campaign's end, or null.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Whether the campaign is enabled. */
+            active?: boolean;
+            /** @description ID of the campaign's category, or null. */
+            category_id?: string | null;
+            /**
+             * @description Always `campaign`.
+             * @constant
+             */
+            object?: "campaign";
+        };
+        /**
+         * PromotionTierSummary
+         * @description What the tier did, counted from real redemptions; a rollback takes its redemption, order amount and
+         *     discount back out. The reference server always sends every field.
+         */
+        PromotionTierSummary: {
+            /** @description Redemption counts. */
+            redemptions?: {
+                /**
+                 * @description Successful redemptions, less rollbacks.
+                 * @example 12
+                 */
+                total_redeemed?: number;
+            };
+            /** @description Order totals. */
+            orders?: {
+                /**
+                 * @description Amount of the orders the tier was redeemed on, ×100.
+                 * @example 184500
+                 */
+                total_amount?: number;
+                /**
+                 * @description Discount the tier gave, ×100.
+                 * @example 18450
+                 */
+                total_discount_amount?: number;
+            };
         };
         /**
          * ValidationRuleAssignment
@@ -3698,7 +3763,10 @@ export interface components {
         };
         /**
          * PromotionTier
-         * @description A tier of a promotion campaign, with its discount, validity and rules.
+         * @description A tier of a promotion campaign, with its discount, validity and rules. The reference server always
+         *     sends every field listed here. The public API marks no field required; `id` and `campaign` are kept
+         *     required here because every implementation returns them (a tier is always read back by its ID, and
+         *     belongs to a campaign), and clients generated from this contract rely on them.
          */
         PromotionTier: {
             /**
@@ -3706,95 +3774,68 @@ export interface components {
              * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
              */
             id: string;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /** @description Tier name. */
-            name: string;
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Tier name.
+             * @example 10% off orders above 100.00
+             */
+            name?: string;
             /** @description Text shown to customers. */
-            banner: string | null;
+            banner?: string | null;
             /** @description The discount the tier gives, or null when not set yet. */
-            action: components["schemas"]["PromotionTierAction"] | null;
-            metadata: components["schemas"]["Metadata"];
+            action?: components["schemas"]["PromotionTierAction"] | null;
+            metadata?: components["schemas"]["Metadata"];
             /** @description Order in which tiers apply; lower first. */
-            hierarchy: number;
+            hierarchy?: number;
             /** @description The promotion the tier belongs to (the campaign's ID). */
-            promotion_id: string;
-            /** @description The parent campaign's validity. */
-            campaign: {
-                /** @description Campaign ID. */
-                id: string;
-                /**
-                 * Format: date-time
-                 * @description The campaign's start.
-                 */
-                start_date: string | null;
-                /**
-                 * Format: date-time
-                 * @description The campaign's end.
-                 */
-                expiration_date: string | null;
-                validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-                /** @description Whether the campaign is enabled. */
-                active: boolean;
-                /**
-                 * @description Always `campaign`.
-                 * @constant
-                 */
-                object: "campaign";
-            };
+            promotion_id?: string;
+            campaign: components["schemas"]["PromotionTierCampaign"];
             /** @description The parent campaign's ID. */
-            campaign_id: string;
+            campaign_id?: string;
             /** @description False when the tier is switched off, even inside its dates. */
-            active: boolean;
+            active?: boolean;
             /**
              * Format: date-time
              * @description The tier is inactive before this moment.
              */
-            start_date: string | null;
+            start_date?: string | null;
             /**
              * Format: date-time
              * @description The tier is inactive after this moment.
              */
-            expiration_date: string | null;
-            validity_timeframe: components["schemas"]["ValidityTimeframe"];
-            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-            validity_hours: components["schemas"]["ValidityHours"];
-            /** @description What the tier did, counted from real redemptions; a rollback takes its redemption, order amount and discount back out. */
-            summary: {
-                redemptions: {
-                    /** @description Successful redemptions, less rollbacks. */
-                    total_redeemed: number;
-                };
-                orders: {
-                    /** @description Amount of the orders the tier was redeemed on, ×100. */
-                    total_amount: number;
-                    /** @description Discount the tier gave, ×100. */
-                    total_discount_amount: number;
-                };
-            };
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            summary?: components["schemas"]["PromotionTierSummary"];
             /**
              * @description Always `promotion_tier`.
              * @constant
              */
-            object: "promotion_tier";
-            validation_rule_assignments: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+            object?: "promotion_tier";
+            /** @description The validation rules assigned to the tier, as assignments. */
+            validation_rule_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
             /** @description ID of the tier's category, or null. */
-            category_id: string | null;
+            category_id?: string | null;
             /** @description The tier's category, as a list of zero or one. */
-            categories: components["schemas"]["Category"][];
+            categories?: components["schemas"]["Category"][];
         };
         /**
          * PromotionTiersListResponseBody
-         * @description A page of promotion tiers.
+         * @description A page of promotion tiers, in `tiers`. The reference server always sends `tiers`, `total` and
+         *     `has_more`; the public API marks none of them required, and `has_more` is left optional here, while
+         *     `tiers` and `total` stay required because every implementation returns them and clients read them.
          */
         PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "tiers";
+            /** @description The tiers, by `hierarchy` unless `order` says otherwise. */
             tiers: components["schemas"]["PromotionTier"][];
             /** @description Number of matching tiers, over all pages. */
             total: number;
             /** @description Whether later pages hold more tiers. */
-            has_more: boolean;
+            has_more?: boolean;
         };
         /**
          * Campaign
@@ -4011,7 +4052,10 @@ export interface components {
         } | components["schemas"]["LoyaltyCardTemplateRequest"];
         /**
          * PromotionTierFields
-         * @description Settings of a promotion tier, shared by create and update requests.
+         * @description Settings of a promotion tier, shared by create and update requests. Every field accepts what a GET
+         *     returns for it (nulls included), so a whole tier can be sent back; fields only the server sets
+         *     (`id`, `campaign`, `summary`, …) are ignored. `validity_timeframe` needs a `start_date` (given or
+         *     already set): 400 `invalid_payload` otherwise.
          */
         PromotionTierFields: {
             /**
@@ -4024,8 +4068,10 @@ export interface components {
              * @example Save 10% today
              */
             banner?: string | null;
-            action?: components["schemas"]["PromotionTierAction"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description The discount the tier gives, or null for none. */
+            action?: components["schemas"]["PromotionTierAction"] | null;
+            /** @description Custom key-value pairs, or null for none (`{}`); replaced whole when given. */
+            metadata?: components["schemas"]["Metadata"] | null;
             /**
              * @description Order in which tiers apply when several qualify; lower first.
              * @example 1
@@ -4050,6 +4096,12 @@ export interface components {
             category?: string | null;
             /** @description ID of an existing category, or null for none. */
             category_id?: string | null;
+            /**
+             * @description The tier's assignments as GET lists them. Accepted and ignored: assignments are the server's records,
+             *     made with `validation_rules` when creating or with the validation rule assignment operations, so a
+             *     tier sent back keeps its assignments unchanged.
+             */
+            validation_rule_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
         };
         /**
          * PromotionTiersCreateRequestBody
