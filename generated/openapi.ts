@@ -1409,7 +1409,8 @@ export interface paths {
         /**
          * Create a project
          * @description Creates an empty project and its first server-side API key. The key works under `/v1` on this project only,
-         *     and its token is returned only in this response. Answers 200, as the public API does for creations.
+         *     and its token is returned only in this response. The `users` given are assigned to it; a user that does not
+         *     exist is a 404 and nothing is created. Answers 200, as the public API does for creations.
          */
         post: operations["create-project"];
         delete?: never;
@@ -1460,7 +1461,10 @@ export interface paths {
         get: operations["get-project"];
         /**
          * Update a project
-         * @description Changes the given fields of the project and sets `updated_at`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Changes the given fields of the project and sets `updated_at`; null clears `description` and `dial_code`, and the
+         *     notification objects change field by field. The whole project as GET returns it is accepted and changes nothing but
+         *     `updated_at` (the fields only the server sets are ignored). A project ID that does not exist answers 404 `not_found`
+         *     with `resource_type: project`.
          */
         put: operations["update-project"];
         post?: never;
@@ -1561,7 +1565,7 @@ export interface paths {
         };
         /**
          * List the users of the project
-         * @description Returns the users assigned to the project, oldest user first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns the users assigned to the project, oldest user first, each with `role`, their role in this project. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         get: operations["list-users"];
         put?: never;
@@ -6804,9 +6808,119 @@ export interface components {
             total: number;
         };
         /**
+         * ProjectCalloutNotification
+         * @description How the project's users hear of failed callouts of one kind: by email (to `emails`) and in the
+         *     dashboard. Stored and returned; the reference server sends no notifications.
+         */
+        ProjectCalloutNotification: {
+            /**
+             * @description Whether failures are reported by email.
+             * @example true
+             */
+            email?: boolean;
+            /**
+             * @description Whether failures are reported in the dashboard.
+             * @example false
+             */
+            in_app?: boolean;
+            /**
+             * @description The addresses failure emails go to.
+             * @example [
+             *       "ops@coffee.example.com"
+             *     ]
+             */
+            emails?: string[];
+        };
+        /**
+         * ProjectWebhooksCalloutNotifications
+         * @description Notifications about callouts that fail: distributions (messages sent on the project's behalf) and
+         *     webhooks. In an update, the kinds given change and the others keep their settings.
+         */
+        ProjectWebhooksCalloutNotifications: {
+            distributions?: components["schemas"]["ProjectCalloutNotification"];
+            webhooks?: components["schemas"]["ProjectCalloutNotification"];
+        };
+        /**
+         * ProjectApiUsageNotification
+         * @description A usage alert: when usage of one limit reaches `value` percent, the project's users are told, by email
+         *     (to `emails`) and in the dashboard. Stored and returned; the reference server sends no alerts.
+         */
+        ProjectApiUsageNotification: {
+            /**
+             * @description Whether the alert is on.
+             * @example true
+             */
+            enabled?: boolean;
+            /**
+             * @description The share of the limit, in percent, at which the alert fires.
+             * @example 80
+             */
+            value?: number;
+            /**
+             * @description Whether the alert shows in the dashboard.
+             * @example true
+             */
+            in_app?: boolean;
+            /**
+             * @description The addresses the alert is emailed to.
+             * @example [
+             *       "ops@coffee.example.com"
+             *     ]
+             */
+            emails?: string[];
+        };
+        /**
+         * ProjectApiUsageNotifications
+         * @description Usage alerts, one per limit. In an update, the alerts given change (field by field) and the others
+         *     keep their settings. New projects have every alert off, at 80%.
+         */
+        ProjectApiUsageNotifications: {
+            redemptions?: components["schemas"]["ProjectApiUsageNotification"];
+            messages?: components["schemas"]["ProjectApiUsageNotification"];
+            api_calls?: components["schemas"]["ProjectApiUsageNotification"];
+            bulk_api_calls?: components["schemas"]["ProjectApiUsageNotification"];
+            webhook_calls?: components["schemas"]["ProjectApiUsageNotification"];
+            cycle_calls?: components["schemas"]["ProjectApiUsageNotification"];
+        };
+        /**
+         * ProjectDefaultCodeConfig
+         * @description Defaults for generated codes. Stored and returned; code generation takes its settings from each campaign.
+         */
+        ProjectDefaultCodeConfig: {
+            /**
+             * @description The characters generated codes are made of by default, or null for the service's own.
+             * @example ABCDEFGHJKLMNPQRSTUVWXYZ23456789
+             */
+            charset?: string | null;
+        };
+        /**
+         * ProjectLimit
+         * @description One usage limit.
+         */
+        ProjectLimit: {
+            /** @description The number of calls allowed in the period. */
+            value?: number;
+            /**
+             * @description The period, as an ISO 8601 duration.
+             * @example P1M
+             */
+            duration?: string;
+        };
+        /**
+         * ProjectLimits
+         * @description The project's usage limits. The reference server sets none and never sends this object.
+         */
+        ProjectLimits: {
+            /** @description Limits on API calls, per period. */
+            api_calls?: components["schemas"]["ProjectLimit"][];
+            /** @description Limits on bulk API calls, per period. */
+            bulk_api_calls?: components["schemas"]["ProjectLimit"][];
+        };
+        /**
          * ProjectBase
          * @description A project: a separate space of vouchers, campaigns, customers and everything else. Its data is reached
-         *     only with the API keys that belong to it.
+         *     only with the API keys that belong to it. Settings the reference server does not act on (client-side
+         *     switches and trusted domains, notifications, code defaults) are stored and returned as set.
          */
         ProjectBase: {
             /**
@@ -6820,7 +6934,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description What the project is for.
+             * @description What the project is for, or null.
              * @example Promotions of the European stores
              */
             description: string | null;
@@ -6834,13 +6948,74 @@ export interface components {
              * @example EUR
              */
             currency: string;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
             /**
-             * @description Always `project`.
+             * @description The default international dialling code for customers' phone numbers, or null.
+             * @example +48
+             */
+            dial_code?: string | null;
+            /**
+             * @description The version of the webhook payloads the project receives.
+             * @enum {string}
+             */
+            webhook_version: "v2024-01-01";
+            /**
+             * @description Domains the client-side API may be called from. Stored and returned; the reference server checks
+             *     client-side calls against the origins of the client keys it was started with.
+             * @example [
+             *       "shop.coffee.example.com"
+             *     ]
+             */
+            client_trusted_domains: string[];
+            /** @description Whether the client-side API may redeem. Stored and returned; the reference server does not act on it. */
+            client_redeem_enabled: boolean;
+            /** @description Whether the client-side API may publish vouchers. Stored and returned; the reference server does not act on it. */
+            client_publish_enabled: boolean;
+            /** @description Whether the client-side API may list vouchers. Stored and returned; the reference server does not act on it. */
+            client_list_vouchers_enabled: boolean;
+            /** @description Whether client-side calls may create customers. Stored and returned; the reference server does not act on it. */
+            client_create_customer_enabled: boolean;
+            /** @description Whether client-side events may earn loyalty points. Stored and returned; the reference server does not act on it. */
+            client_loyalty_events_enabled: boolean;
+            /** @description Whether client-side publication may set a voucher's expiration date. Stored and returned; the reference server does not act on it. */
+            client_set_voucher_expiration_date_enabled: boolean;
+            webhooks_callout_notifications: components["schemas"]["ProjectWebhooksCalloutNotifications"];
+            api_usage_notifications: components["schemas"]["ProjectApiUsageNotifications"];
+            /**
+             * @description The cluster the project's data lives in. The reference server runs one cluster, `local`; a value given at creation is kept.
+             * @example local
+             */
+            cluster_id: string;
+            /**
+             * @description Whether voucher codes are told apart by letter case. Stored and returned; the reference server always
+             *     matches codes exactly as written.
+             * @example true
+             */
+            case_sensitive_codes: boolean;
+            /**
+             * @description The API version the project's keys speak.
+             * @enum {string}
+             */
+            api_version: "v2018-08-01";
+            /**
+             * @description Whether the project is a sandbox. The reference server has no sandboxes, so always false.
+             * @example false
+             */
+            is_sandbox: boolean;
+            /**
+             * @description The project's webhook token, made when the project is. The reference server signs each webhook
+             *     configuration's deliveries with that configuration's own `secret`, not with this token.
+             * @example whtok_3f1a9c7e5b2d4f6a8c0e2b4d
+             */
+            webhook_token: string;
+            default_code_config?: components["schemas"]["ProjectDefaultCodeConfig"];
+            limits?: components["schemas"]["ProjectLimits"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `project`. The reference server always sends it, with `created_at` and `updated_at`.
              * @constant
              */
-            object: "project";
+            object?: "project";
         };
         /**
          * Project
@@ -6863,42 +7038,127 @@ export interface components {
             total: number;
         };
         /**
+         * ProjectFields
+         * @description Settings of a project, shared by its create and update requests. Every field takes what a GET returns
+         *     for it, so a whole project can be sent back; fields only the server sets (`id`, `is_sandbox`,
+         *     `webhook_token`, …) are ignored.
+         */
+        ProjectFields: {
+            /**
+             * @description Name of the project.
+             * @example Coffee shop EU
+             */
+            name?: string;
+            /**
+             * @description What the project is for, or null for nothing.
+             * @example Promotions of the European stores
+             */
+            description?: string | null;
+            /**
+             * @description IANA time zone of the project.
+             * @example Europe/Warsaw
+             */
+            timezone?: string;
+            /**
+             * @description ISO 4217 code of the project's currency.
+             * @example EUR
+             */
+            currency?: string;
+            /**
+             * @description The default international dialling code, or null for none.
+             * @example +48
+             */
+            dial_code?: string | null;
+            /**
+             * @description The version of the webhook payloads the project receives.
+             * @enum {string}
+             */
+            webhook_version?: "v2024-01-01";
+            /** @description Domains the client-side API may be called from; replaces the list when given. */
+            client_trusted_domains?: string[];
+            /** @description Whether the client-side API may redeem. */
+            client_redeem_enabled?: boolean;
+            /** @description Whether the client-side API may publish vouchers. */
+            client_publish_enabled?: boolean;
+            /** @description Whether the client-side API may list vouchers. */
+            client_list_vouchers_enabled?: boolean;
+            /** @description Whether client-side calls may create customers. */
+            client_create_customer_enabled?: boolean;
+            /** @description Whether client-side events may earn loyalty points. */
+            client_loyalty_events_enabled?: boolean;
+            /** @description Whether client-side publication may set a voucher's expiration date. */
+            client_set_voucher_expiration_date_enabled?: boolean;
+            webhooks_callout_notifications?: components["schemas"]["ProjectWebhooksCalloutNotifications"];
+            api_usage_notifications?: components["schemas"]["ProjectApiUsageNotifications"];
+            default_code_config?: components["schemas"]["ProjectDefaultCodeConfig"];
+        };
+        /**
+         * UserRole
+         * @description A role in a project: `ADMIN`, `USER`, `VIEWER`, `MERCHANT`, `USER_RESTRICTED`, or the ID of a custom
+         *     role (prefix `role_`).
+         * @example USER
+         */
+        UserRole: string | ("ADMIN" | "USER" | "VIEWER" | "MERCHANT" | "USER_RESTRICTED") | unknown;
+        /**
          * ProjectsCreateRequestBody
-         * @description A new project.
+         * @description A new project. Only `name` is needed: `timezone` defaults to `UTC`, `currency` to `USD`,
+         *     `case_sensitive_codes` to true, every client-side switch to true (the reference server serves every
+         *     client-side operation), usage alerts to off. `users` are assigned to the project with their roles; each
+         *     must exist in the organization (404 otherwise, and nothing is created).
          * @example {
          *       "name": "Coffee shop EU",
          *       "timezone": "Europe/Warsaw",
          *       "currency": "EUR"
          *     }
          */
-        ProjectsCreateRequestBody: {
-            /**
-             * @description Name of the project.
-             * @example Coffee shop EU
-             */
+        ProjectsCreateRequestBody: components["schemas"]["ProjectFields"] & {
+            /** @description Name of the project; required. */
             name: string;
+            /** @description Whether voucher codes are told apart by letter case (stored; the reference server always matches codes exactly). */
+            case_sensitive_codes?: boolean;
             /**
-             * @description What the project is for.
-             * @example Promotions of the European stores
+             * @description The API version the project's keys speak.
+             * @enum {string}
              */
-            description?: string | null;
+            api_version?: "v2018-08-01";
+            /** @description The cluster to place the project in; `local` when left out. */
+            cluster_id?: string;
+            /** @description Users of the organization to assign to the project, each named by `id` or `login`. */
+            users?: {
+                /** @description The user's ID; give this or `login`. */
+                id?: string;
+                /** @description The user's login; give this or `id`. */
+                login?: string;
+                role: components["schemas"]["UserRole"];
+            }[];
+        };
+        /**
+         * ProjectApiKey
+         * @description An API key of the project. The token is shown only when the key is made; store it.
+         */
+        ProjectApiKey: {
             /**
-             * @description IANA time zone of the project. Defaults to `UTC`.
-             * @example Europe/Warsaw
+             * @description Application ID of the key.
+             * @example app_9d1e0f2a3b4c5d6e7f80
              */
-            timezone?: string;
+            app_id?: string;
             /**
-             * @description ISO 4217 code of the project's currency. Defaults to `USD`.
-             * @example EUR
+             * @description Secret token of the key.
+             * @example 4f0e9d8c7b6a5f4e3d2c1b0a
              */
-            currency?: string;
+            app_token?: string;
         };
         /**
          * ProjectsCreateResponseBody
          * @description The created project and its first server-side API key. The token is shown only here; store it.
+         *     `server_side_key` is required here because the reference server always returns it and clients need it
+         *     (the public API marks it optional). The reference server makes no client-side key.
          */
         ProjectsCreateResponseBody: components["schemas"]["ProjectBase"] & {
-            /** @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. */
+            /**
+             * @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. Both fields are
+             *     required here (the public API marks them optional): a key is usable only with both.
+             */
             server_side_key: {
                 /**
                  * @description Application ID of the key.
@@ -6911,14 +7171,9 @@ export interface components {
                  */
                 app_token: string;
             };
+            /** @description A client-side key of the project; the reference server makes none, so never sends it. */
+            client_side_key?: components["schemas"]["ProjectApiKey"];
         };
-        /**
-         * UserRole
-         * @description A role in a project: `ADMIN`, `USER`, `VIEWER`, `MERCHANT`, `USER_RESTRICTED`, or the ID of a custom
-         *     role (prefix `role_`).
-         * @example USER
-         */
-        UserRole: string | ("ADMIN" | "USER" | "VIEWER" | "MERCHANT" | "USER_RESTRICTED") | unknown;
         /**
          * ProjectUsersInviteRequestBody
          * @description A person to invite into the organization, with the projects they get and their role in each. The
@@ -6956,33 +7211,14 @@ export interface components {
         };
         /**
          * ProjectsUpdateRequestBody
-         * @description The fields of the project to change; those left out keep their values.
+         * @description The fields of the project to change; those left out keep their values, null clears `description` and
+         *     `dial_code`. The notification objects change field by field. The whole project as GET returns it is
+         *     accepted and changes nothing but `updated_at`.
          * @example {
          *       "name": "Coffee shop Europe"
          *     }
          */
-        ProjectsUpdateRequestBody: {
-            /**
-             * @description Name of the project.
-             * @example Coffee shop Europe
-             */
-            name?: string;
-            /**
-             * @description What the project is for; null clears it.
-             * @example Promotions of the European stores
-             */
-            description?: string | null;
-            /**
-             * @description IANA time zone of the project.
-             * @example Europe/Berlin
-             */
-            timezone?: string;
-            /**
-             * @description ISO 4217 code of the project's currency.
-             * @example EUR
-             */
-            currency?: string;
-        };
+        ProjectsUpdateRequestBody: components["schemas"]["ProjectFields"];
         /**
          * WebUrl
          * Format: uri
@@ -7189,7 +7425,7 @@ export interface components {
         };
         /**
          * ProjectUser
-         * @description A user of the organization, with the projects they are assigned to.
+         * @description A user of the organization, with the projects they are assigned to and their role in the project the call names.
          */
         ProjectUser: {
             /**
@@ -7231,6 +7467,8 @@ export interface components {
              * @example false
              */
             is_owner: boolean;
+            /** @description The user's role in the project named in the path (the same as `projects[projectId]`). */
+            role: components["schemas"]["UserRole"];
         };
         /**
          * ProjectUsersListResponseBody
@@ -7267,7 +7505,7 @@ export interface components {
              * @example alex.doe@coffee.example.com
              */
             login?: string;
-        } & (unknown | unknown);
+        };
         /**
          * ProjectUsersUpdateRequestBody
          * @description The user's new role in the project.
@@ -7475,7 +7713,8 @@ export interface components {
                 properties: components["schemas"]["MetadataSchemaProperties"];
             };
             created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            /** @description When the definition was last changed, or null if it never was. The reference server always sends it. */
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `custom-event-schema`.
              * @constant
@@ -12961,6 +13200,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

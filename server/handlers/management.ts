@@ -98,19 +98,19 @@ export const managementHandlers: HandlersOf<ManagementOperations> = {
 
   'assign-user': async ({ path, body, services }) => ({
     status: 200,
-    body: presentUser(await inOrganization(services, (ctx) => assignUser(ctx, path.projectId, body))),
+    body: presentUser(await inOrganization(services, (ctx) => assignUser(ctx, path.projectId, body)), path.projectId),
   }),
   'list-users': async ({ path, services }) => ({
     status: 200,
-    body: list((await inOrganization(services, (ctx) => listProjectUsers(ctx, path.projectId))).map(presentUser)),
+    body: list((await inOrganization(services, (ctx) => listProjectUsers(ctx, path.projectId))).map((user) => presentUser(user, path.projectId))),
   }),
   'get-user': async ({ path, services }) => ({
     status: 200,
-    body: presentUser(await inOrganization(services, (ctx) => getProjectUser(ctx, path.projectId, path.userId))),
+    body: presentUser(await inOrganization(services, (ctx) => getProjectUser(ctx, path.projectId, path.userId)), path.projectId),
   }),
   'update-user': async ({ path, body, services }) => ({
     status: 200,
-    body: presentUser(await inOrganization(services, (ctx) => changeRole(ctx, path.projectId, path.userId, body.role))),
+    body: presentUser(await inOrganization(services, (ctx) => changeRole(ctx, path.projectId, path.userId, body.role)), path.projectId),
   }),
   'unassign-user': async ({ path, services }) => {
     await inOrganization(services, (ctx) => unassignUser(ctx, path.projectId, path.userId));
