@@ -4109,7 +4109,8 @@ export interface components {
         };
         /**
          * PromotionTiersCreateRequestBody
-         * @description A new tier of a promotion campaign. `validation_rules` are rule IDs to assign to it.
+         * @description A new tier of a promotion campaign. `validation_rules` are rule IDs to assign to it. A
+         *     `validity_timeframe` needs a `start_date`.
          * @example {
          *       "name": "10% off orders above 100.00",
          *       "banner": "Save 10%",
@@ -6085,9 +6086,10 @@ export interface components {
         ValidationRuleAssignmentsCreateRequestBody: {
             /**
              * @description The kind of object; `voucher` when left out (not written as a schema default, so that a body in the
-             *     short form is not taken for the full form). The reference server assigns rules to vouchers, campaigns and promotion tiers,
-             *     where its engine checks them; `earning_rule`, `distribution` and `reward_assignment` are a 400
-             *     `invalid_payload`, since no check of those would ever read the rule.
+             *     short form is not taken for the full form). The reference server assigns rules to vouchers, campaigns
+             *     and promotion tiers, where its engine checks them; `earning_rule`, `distribution` and
+             *     `reward_assignment` are a 400 `invalid_related_object_type`, since no check of those would ever read
+             *     the rule.
              * @enum {string}
              */
             related_object_type?: "voucher" | "promotion_tier" | "campaign" | "earning_rule" | "distribution" | "reward_assignment";

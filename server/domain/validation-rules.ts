@@ -179,7 +179,7 @@ function assignmentTarget(input: AssignmentCreate): { type: AssignableType; ref:
   if (input.related_object_id === undefined) throw problem('related_object_id is required with related_object_type');
   const type = input.related_object_type ?? 'voucher';
   if (type !== 'voucher' && type !== 'campaign' && type !== 'promotion_tier') {
-    throw problem(`this server assigns rules to vouchers, campaigns and promotion tiers only, where its engine checks them; not to ${type}`);
+    throw invalid('invalid_related_object_type', 'Invalid related object type', `this server assigns rules to vouchers, campaigns and promotion tiers only, where its engine checks them; not to ${type}`);
   }
   return { type, ref: input.related_object_id };
 }

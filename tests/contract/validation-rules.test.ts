@@ -322,11 +322,11 @@ describe('assignments', () => {
   });
 
   test.each([['earning_rule'], ['distribution'], ['reward_assignment']])(
-    'when a rule is assigned to a %s, which this server never checks rules for, then 400 invalid_payload',
+    'when a rule is assigned to a %s, which this server never checks rules for, then 400 invalid_related_object_type',
     async (type) => {
       const made = await rule();
       const body = JSON.stringify({ related_object_type: type, related_object_id: 'ern_0a1b2c3d4e5f' });
-      expectError(await raw(ctx.target, 'POST', `/v1/validation-rules/${made.id}/assignments`, { body }), 400, 'invalid_payload');
+      expectError(await raw(ctx.target, 'POST', `/v1/validation-rules/${made.id}/assignments`, { body }), 400, 'invalid_related_object_type');
     },
   );
 
