@@ -3761,6 +3761,7 @@ export interface components {
         ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The assignments on this page. */
             data: components["schemas"]["ValidationRuleAssignment"][];
             /** @description Number of matching assignments, over all pages. */
             total: number;
@@ -5998,6 +5999,7 @@ export interface components {
         ValidationRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The validation rules on this page. */
             data: components["schemas"]["ValidationRule"][];
             /** @description Number of validation rules, over all pages. */
             total: number;
@@ -7032,6 +7034,7 @@ export interface components {
         ProjectsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The projects. */
             data: components["schemas"]["Project"][];
             /**
              * @description Number of projects.
@@ -7337,8 +7340,11 @@ export interface components {
              * @example brd_1f0c2e5a9b7d3c4e6a
              */
             id: string;
+            /** @description The brand itself; every field is sent, null when not set. */
             brand: components["schemas"]["BrandFields"];
+            /** @description The brand's postal address; every field is sent, null when not set. */
             address: components["schemas"]["BrandAddress"];
+            /** @description How customers reach the brand; every field is sent, null when not set. */
             contact: components["schemas"]["BrandContact"];
             cockpits: components["schemas"]["BrandCockpits"];
             created_at: components["schemas"]["CreatedAt"];
@@ -7351,6 +7357,7 @@ export interface components {
         BrandingListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The brand configurations (at most one). */
             data: components["schemas"]["Brand"][];
             /**
              * @description Number of brand configurations.
@@ -7405,6 +7412,7 @@ export interface components {
          *     }
          */
         BrandingCreateRequestBody: {
+            /** @description The brand itself; `name` is required. */
             brand: components["schemas"]["BrandFields"];
             address: components["schemas"]["BrandAddress"];
             contact: components["schemas"]["BrandContact"];
@@ -7479,6 +7487,7 @@ export interface components {
         ProjectUsersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The project's users. */
             data: components["schemas"]["ProjectUser"][];
             /**
              * @description Number of users assigned.
@@ -7730,6 +7739,7 @@ export interface components {
         CustomEventSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The project's custom event schemas. */
             data: components["schemas"]["CustomEventSchema"][];
             /**
              * @description Number of definitions.
@@ -7836,6 +7846,7 @@ export interface components {
         WebhooksListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The project's webhook configurations. */
             data: components["schemas"]["Webhook"][];
             /**
              * @description Number of webhook configurations.
@@ -7962,6 +7973,7 @@ export interface components {
         WebhookDeliveriesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The deliveries on this page, newest first. */
             data: components["schemas"]["WebhookDelivery"][];
             /**
              * @description Number of deliveries of the webhook.
