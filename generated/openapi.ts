@@ -493,7 +493,7 @@ export interface paths {
          *     `validation_rule_assignments` with `related_object_type` `promotion_tier`; an unknown rule is a 404
          *     and nothing is created. Without `hierarchy`, the tier goes after the campaign's last one.
          */
-        post: operations["create-promotion-tier"];
+        post: operations["add-promotion-tier-to-campaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -541,8 +541,10 @@ export interface paths {
         get: operations["get-promotion-tier"];
         /**
          * Update a promotion tier
-         * @description Changes the fields given and keeps the others. A `validity_timeframe` needs a `start_date`, given
-         *     now or already set.
+         * @description Changes the fields given and keeps the others; null clears a field (`metadata` to `{}`). A
+         *     `validity_timeframe` needs a `start_date`, given now or already set. The whole tier as GET returns it
+         *     is accepted and changes nothing but `updated_at` (its `validation_rule_assignments` are ignored:
+         *     assignments change through their own operations).
          */
         put: operations["update-promotion-tier"];
         post?: never;
@@ -852,14 +854,17 @@ export interface paths {
         /**
          * List validation rules
          * @description Returns a page of the project's validation rules, oldest first unless `order` says otherwise, each
-         *     with its `assignments_count`. `total` counts every rule.
+         *     with its `assignments_count`; `start_date` and `end_date` keep only rules created within them. `total`
+         *     counts every rule that matches.
          */
         get: operations["list-validation-rules"];
         put?: never;
         /**
          * Create a validation rule
          * @description Creates a validation rule. `logic` may name only numbered rules that exist, and must be a
-         *     well-formed expression of `and`, `or` and parentheses (400 `invalid_validation_rules` otherwise).
+         *     well-formed expression of `and`, `or` and parentheses; every condition must use an operator the
+         *     server evaluates, and bundle rules are not taken (400 `invalid_validation_rules` otherwise). Rule
+         *     names the server does not know are stored, and never hold at validation.
          */
         post: operations["create-validation-rules"];
         delete?: never;
@@ -888,8 +893,9 @@ export interface paths {
         get: operations["get-validation-rule"];
         /**
          * Update a validation rule
-         * @description Changes the fields given; `rules` and `error` are replaced whole. The same checks as at creation
-         *     apply.
+         * @description Changes the fields given; `rules`, `bundle_rules`, `error` and `applicable_to` are replaced whole,
+         *     and null clears them. The same checks as at creation apply. The whole rule as GET returns it is
+         *     accepted and changes nothing but `updated_at`.
          */
         put: operations["update-validation-rule"];
         post?: never;
@@ -926,7 +932,8 @@ export interface paths {
         /**
          * Assign a validation rule
          * @description Assigns the rule to a voucher (by code or ID), a campaign (by ID or name) or a promotion tier. The
-         *     object must exist (404), and a rule is assigned to an object at most once (409 `duplicate_found`).
+         *     object must exist (404), and a rule is assigned to an object at most once (409 `duplicate_found`,
+         *     unless `force=true` replaces the earlier assignment).
          */
         post: operations["create-validation-rule-assignment"];
         delete?: never;
@@ -1449,7 +1456,8 @@ export interface paths {
         /**
          * Create a project
          * @description Creates an empty project and its first server-side API key. The key works under `/v1` on this project only,
-         *     and its token is returned only in this response. Answers 200, as the public API does for creations.
+         *     and its token is returned only in this response. The `users` given are assigned to it; a user that does not
+         *     exist is a 404 and nothing is created. Answers 200, as the public API does for creations.
          */
         post: operations["create-project"];
         delete?: never;
@@ -1500,7 +1508,10 @@ export interface paths {
         get: operations["get-project"];
         /**
          * Update a project
-         * @description Changes the given fields of the project and sets `updated_at`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Changes the given fields of the project and sets `updated_at`; null clears `description` and `dial_code`, and the
+         *     notification objects change field by field. The whole project as GET returns it is accepted and changes nothing but
+         *     `updated_at` (the fields only the server sets are ignored). A project ID that does not exist answers 404 `not_found`
+         *     with `resource_type: project`.
          */
         put: operations["update-project"];
         post?: never;
@@ -1601,7 +1612,7 @@ export interface paths {
         };
         /**
          * List the users of the project
-         * @description Returns the users assigned to the project, oldest user first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns the users assigned to the project, oldest user first, each with `role`, their role in this project. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         get: operations["list-users"];
         put?: never;
@@ -1673,9 +1684,9 @@ export interface paths {
         };
         /**
          * List metadata schemas
-         * @description Returns every metadata schema of the project, oldest first. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns every metadata schema of the project, oldest first, in `data` (`data_ref: data`). A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
-        get: operations["management-list-metadata-schemas"];
+        get: operations["list-metadata-schemas-1"];
         put?: never;
         /**
          * Create a metadata schema
@@ -1711,7 +1722,7 @@ export interface paths {
          * Get a metadata schema
          * @description Returns the metadata schema. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
-        get: operations["management-get-metadata-schema"];
+        get: operations["get-metadata-schema-1"];
         /**
          * Update a metadata schema
          * @description Adds, replaces or removes property definitions and changes `allow_defined_only`; sets `updated_at`. Metadata already
@@ -4783,10 +4794,73 @@ export interface components {
         };
         /**
          * PromotionTierAction
-         * @description What the tier gives when it applies.
+         * @description What the tier gives when it applies. Without `discount` the tier applies and gives nothing off.
          */
         PromotionTierAction: {
-            discount: components["schemas"]["Discount"];
+            discount?: components["schemas"]["Discount"];
+        };
+        /**
+         * PromotionTierCampaign
+         * @description The small view of the parent campaign that a tier carries: its validity and state, which bound the
+         *     tier's own. The reference server always sends every field; `id` is required (a campaign is always
+         *     named by it).
+         */
+        PromotionTierCampaign: {
+            /**
+             * @description Campaign ID (prefix `camp_`).
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The campaign's start, or null.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The campaign's end, or null.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Whether the campaign is enabled. */
+            active?: boolean;
+            /** @description ID of the campaign's category, or null. */
+            category_id?: string | null;
+            /**
+             * @description Always `campaign`.
+             * @constant
+             */
+            object?: "campaign";
+        };
+        /**
+         * PromotionTierSummary
+         * @description What the tier did, counted from real redemptions; a rollback takes its redemption, order amount and
+         *     discount back out. The reference server always sends every field.
+         */
+        PromotionTierSummary: {
+            /** @description Redemption counts. */
+            redemptions?: {
+                /**
+                 * @description Successful redemptions, less rollbacks.
+                 * @example 12
+                 */
+                total_redeemed?: number;
+            };
+            /** @description Order totals. */
+            orders?: {
+                /**
+                 * @description Amount of the orders the tier was redeemed on, ×100.
+                 * @example 184500
+                 */
+                total_amount?: number;
+                /**
+                 * @description Discount the tier gave, ×100.
+                 * @example 18450
+                 */
+                total_discount_amount?: number;
+            };
         };
         /**
          * ListEnvelope
@@ -4826,10 +4900,10 @@ export interface components {
              */
             related_object_id: string;
             /**
-             * @description What `related_object_id` names.
+             * @description What `related_object_id` names. The reference server makes assignments to vouchers, campaigns and promotion tiers only.
              * @enum {string}
              */
-            related_object_type: "voucher" | "campaign" | "promotion_tier";
+            related_object_type: "voucher" | "campaign" | "earning_rule" | "reward_assignment" | "promotion_tier" | "distribution";
             created_at: components["schemas"]["CreatedAt"];
             /**
              * @description Always `validation_rules_assignment`.
@@ -4844,13 +4918,17 @@ export interface components {
         ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The assignments on this page. */
             data: components["schemas"]["ValidationRuleAssignment"][];
             /** @description Number of matching assignments, over all pages. */
             total: number;
         };
         /**
          * PromotionTier
-         * @description A tier of a promotion campaign, with its discount, validity and rules.
+         * @description A tier of a promotion campaign, with its discount, validity and rules. The reference server always
+         *     sends every field listed here. The public API marks no field required; `id` and `campaign` are kept
+         *     required here because every implementation returns them (a tier is always read back by its ID, and
+         *     belongs to a campaign), and clients generated from this contract rely on them.
          */
         PromotionTier: {
             /**
@@ -4858,82 +4936,52 @@ export interface components {
              * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
              */
             id: string;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /** @description Tier name. */
-            name: string;
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Tier name.
+             * @example 10% off orders above 100.00
+             */
+            name?: string;
             /** @description Text shown to customers. */
-            banner: string | null;
+            banner?: string | null;
             /** @description The discount the tier gives, or null when not set yet. */
-            action: components["schemas"]["PromotionTierAction"] | null;
-            metadata: components["schemas"]["Metadata"];
+            action?: components["schemas"]["PromotionTierAction"] | null;
+            metadata?: components["schemas"]["Metadata"];
             /** @description Order in which tiers apply; lower first. */
-            hierarchy: number;
+            hierarchy?: number;
             /** @description The promotion the tier belongs to (the campaign's ID). */
-            promotion_id: string;
-            /** @description The parent campaign's validity. */
-            campaign: {
-                /** @description Campaign ID. */
-                id: string;
-                /**
-                 * Format: date-time
-                 * @description The campaign's start.
-                 */
-                start_date: string | null;
-                /**
-                 * Format: date-time
-                 * @description The campaign's end.
-                 */
-                expiration_date: string | null;
-                validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-                /** @description Whether the campaign is enabled. */
-                active: boolean;
-                /**
-                 * @description Always `campaign`.
-                 * @constant
-                 */
-                object: "campaign";
-            };
+            promotion_id?: string;
+            campaign: components["schemas"]["PromotionTierCampaign"];
             /** @description The parent campaign's ID. */
-            campaign_id: string;
+            campaign_id?: string;
             /** @description False when the tier is switched off, even inside its dates. */
-            active: boolean;
+            active?: boolean;
             /**
              * Format: date-time
              * @description The tier is inactive before this moment.
              */
-            start_date: string | null;
+            start_date?: string | null;
             /**
              * Format: date-time
              * @description The tier is inactive after this moment.
              */
-            expiration_date: string | null;
-            validity_timeframe: components["schemas"]["ValidityTimeframe"];
-            validity_day_of_week: components["schemas"]["ValidityDayOfWeek"];
-            validity_hours: components["schemas"]["ValidityHours"];
-            /** @description What the tier did, counted from real redemptions; a rollback takes its redemption, order amount and discount back out. */
-            summary: {
-                redemptions: {
-                    /** @description Successful redemptions, less rollbacks. */
-                    total_redeemed: number;
-                };
-                orders: {
-                    /** @description Amount of the orders the tier was redeemed on, ×100. */
-                    total_amount: number;
-                    /** @description Discount the tier gave, ×100. */
-                    total_discount_amount: number;
-                };
-            };
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            summary?: components["schemas"]["PromotionTierSummary"];
             /**
              * @description Always `promotion_tier`.
              * @constant
              */
-            object: "promotion_tier";
-            validation_rule_assignments: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+            object?: "promotion_tier";
+            /** @description The validation rules assigned to the tier, as assignments. */
+            validation_rule_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
             /** @description ID of the tier's category, or null. */
-            category_id: string | null;
+            category_id?: string | null;
             /** @description The tier's category, as a list of zero or one. */
-            categories: components["schemas"]["Category"][];
+            categories?: components["schemas"]["Category"][];
         };
         /**
          * CampaignPromotion
@@ -5272,7 +5320,10 @@ export interface components {
         };
         /**
          * PromotionTierFields
-         * @description Settings of a promotion tier, shared by create and update requests.
+         * @description Settings of a promotion tier, shared by create and update requests. Every field accepts what a GET
+         *     returns for it (nulls included), so a whole tier can be sent back; fields only the server sets
+         *     (`id`, `campaign`, `summary`, …) are ignored. `validity_timeframe` needs a `start_date` (given or
+         *     already set): 400 `invalid_payload` otherwise.
          */
         PromotionTierFields: {
             /**
@@ -5285,8 +5336,10 @@ export interface components {
              * @example Save 10% today
              */
             banner?: string | null;
-            action?: components["schemas"]["PromotionTierAction"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description The discount the tier gives, or null for none. */
+            action?: components["schemas"]["PromotionTierAction"] | null;
+            /** @description Custom key-value pairs, or null for none (`{}`); replaced whole when given. */
+            metadata?: components["schemas"]["Metadata"] | null;
             /**
              * @description Order in which tiers apply when several qualify; lower first.
              * @example 1
@@ -5311,10 +5364,17 @@ export interface components {
             category?: string | null;
             /** @description ID of an existing category, or null for none. */
             category_id?: string | null;
+            /**
+             * @description The tier's assignments as GET lists them. Accepted and ignored: assignments are the server's records,
+             *     made with `validation_rules` when creating or with the validation rule assignment operations, so a
+             *     tier sent back keeps its assignments unchanged.
+             */
+            validation_rule_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
         };
         /**
          * PromotionTiersCreateRequestBody
-         * @description A new tier of a promotion campaign. `validation_rules` are rule IDs to assign to it.
+         * @description A new tier of a promotion campaign. `validation_rules` are rule IDs to assign to it. A
+         *     `validity_timeframe` needs a `start_date`.
          * @example {
          *       "name": "10% off orders above 100.00",
          *       "banner": "Save 10%",
@@ -6345,16 +6405,19 @@ export interface components {
         };
         /**
          * PromotionTiersListResponseBody
-         * @description A page of promotion tiers.
+         * @description A page of promotion tiers, in `tiers`. The reference server always sends `tiers`, `total` and
+         *     `has_more`; the public API marks none of them required, and `has_more` is left optional here, while
+         *     `tiers` and `total` stay required because every implementation returns them and clients read them.
          */
         PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "tiers";
+            /** @description The tiers, by `hierarchy` unless `order` says otherwise. */
             tiers: components["schemas"]["PromotionTier"][];
             /** @description Number of matching tiers, over all pages. */
             total: number;
             /** @description Whether later pages hold more tiers. */
-            has_more: boolean;
+            has_more?: boolean;
         };
         /**
          * PromotionTiersUpdateRequestBody
@@ -8444,22 +8507,160 @@ export interface components {
             object?: "validation";
         };
         /**
+         * ValidationRuleConditionValue
+         * @description A value a fact is compared with: a number (amounts ×100, counts), a text (an ID, a metadata value), a
+         *     date or timestamp (ISO 8601) or a boolean. The public API also takes objects; the reference server
+         *     stores them and no fact it evaluates ever equals one.
+         * @example 5000
+         */
+        ValidationRuleConditionValue: string | number | boolean | Record<string, never>;
+        /**
+         * ValidationRuleConditions
+         * @description Operators and their values; every operator given must hold (an empty object always holds). The
+         *     operators are the public API's; each takes an array of values.
+         *
+         *     The reference server evaluates `$is`, `$is_not`, `$in`, `$not_in`, `$less_than`,
+         *     `$less_than_or_equal`, `$more_than`, `$more_than_or_equal`, `$starts_with`, `$ends_with`, `$contains`,
+         *     `$after` and `$before` (and its own `$not_contain`, `$is_unknown` and `$has_value`). It refuses a rule
+         *     with any other operator, including the documented ones it cannot evaluate (`$timeframe`, `$dow`,
+         *     `$count`, …), with a 400 `invalid_validation_rules` that names it, rather than store a condition that
+         *     would be skipped at validation.
+         * @example {
+         *       "$more_than_or_equal": [
+         *         5000
+         *       ]
+         *     }
+         * @example {
+         *       "$in": [
+         *         "web",
+         *         "store"
+         *       ]
+         *     }
+         */
+        ValidationRuleConditions: {
+            /** @description Equals the value (for a list fact such as `product.id`, one of its entries does). */
+            $is?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Does not equal the value. */
+            $is_not?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Equals one of the values. */
+            $in?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Equals none of the values. */
+            $not_in?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is less than the value (numbers, or timestamps). */
+            $less_than?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is less than or equal to the value. */
+            $less_than_or_equal?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is more than the value. */
+            $more_than?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is more than or equal to the value. */
+            $more_than_or_equal?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Starts with one of the texts. */
+            $starts_with?: string[];
+            /** @description Ends with one of the texts. */
+            $ends_with?: string[];
+            /** @description Contains every one of the texts. */
+            $contains?: string[];
+            /** @description Contains none of the texts. Evaluated by the reference server; not in the public API's list. */
+            $not_contain?: string[];
+            /** @description Has no value (the values are ignored; send `[]`). Evaluated by the reference server; not in the public API's list. */
+            $is_unknown?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Has a value (the values are ignored; send `[]`). Evaluated by the reference server; not in the public API's list. */
+            $has_value?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is after the date or timestamp. */
+            $after?: string[];
+            /** @description Is before the date or timestamp. */
+            $before?: string[];
+            /** @description Falls within the timeframes. Not evaluated by the reference server. */
+            $timeframe?: string[];
+            /** @description Falls within the absolute timeframes. Not evaluated by the reference server. */
+            $timeframe_absolute?: string[];
+            /** @description Falls within the daily hours. Not evaluated by the reference server. */
+            $timeframe_daily_hours?: string[];
+            /** @description Falls on one of the days of the week (0 is Sunday). Not evaluated by the reference server. */
+            $dow?: number[];
+            /** @description Counts exactly the number. Not evaluated by the reference server. */
+            $count?: number[];
+            /** @description Counts more than the number. Not evaluated by the reference server. */
+            $count_more?: number[];
+            /** @description Counts less than the number. Not evaluated by the reference server. */
+            $count_less?: number[];
+            /** @description Holds exactly the values, no more and no fewer. Not evaluated by the reference server. */
+            $not_differ?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Shares none of the values. Not evaluated by the reference server. */
+            $not_intersect?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Comes from one of the values. Not evaluated by the reference server. */
+            $from?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Is more than this many days in the past. Not evaluated by the reference server. */
+            $more_than_ago?: number[];
+            /** @description Is less than this many days in the past. Not evaluated by the reference server. */
+            $less_than_ago?: number[];
+            /** @description Is exactly this many days in the past. Not evaluated by the reference server. */
+            $is_days_ago?: number[];
+            /** @description Is more than this many days in the future. Not evaluated by the reference server. */
+            $more_than_future?: number[];
+            /** @description Is less than this many days in the future. Not evaluated by the reference server. */
+            $less_than_future?: number[];
+            /** @description Is exactly this many days in the future. Not evaluated by the reference server. */
+            $is_days_in_future?: number[];
+        };
+        /**
+         * ValidationRuleRules
+         * @description Numbered rules (`"1"`, `"2"`, …) and the `logic` that joins them, such as `(1 and 2) or 3`. Without
+         *     `logic` (or with a blank one), every numbered rule must hold; a set with no numbered rules always holds.
+         *     `logic` may name only rules that exist. A numbered rule may carry its own nested set in `rules`, which
+         *     combines in the same way (see `ValidationRuleCondition.rules`).
+         *
+         *     The reference server takes only keys that are rule numbers (1 to 999) besides `logic`, and refuses
+         *     logic that does not parse; both are a 400 `invalid_validation_rules`.
+         * @example {
+         *       "1": {
+         *         "name": "order.amount",
+         *         "property": null,
+         *         "conditions": {
+         *           "$more_than_or_equal": [
+         *             5000
+         *           ]
+         *         }
+         *       },
+         *       "logic": "1"
+         *     }
+         */
+        ValidationRuleRules: {
+            /**
+             * @description How the numbered rules combine, with `and`, `or` (any case) and parentheses; `and` binds tighter than `or`.
+             * @example (1 and 2) or 3
+             */
+            logic?: string;
+        } & {
+            [key: string]: components["schemas"]["ValidationRuleCondition"];
+        };
+        /**
          * ValidationRuleError
          * @description A custom message returned when the rule is not met.
          */
         ValidationRuleError: {
             /**
-             * @description The message shown to the customer.
+             * @description The message shown to the customer; a validation that fails on the rule returns it in `error.message`.
              * @example Spend at least 50.00 to use this code
              */
-            message: string;
+            message?: string;
         };
         /**
          * ValidationRuleCondition
          * @description One numbered rule: a fact about the order, the customer or redemptions (`name`, plus `property` for
-         *     metadata facts) and the conditions it must meet, with an optional message shown when it fails.
+         *     metadata facts), the `conditions` it must meet, an optional message shown when it fails, and optionally
+         *     a nested rule set (`rules`).
+         *
+         *     A rule holds when its own `conditions` hold and, when it has a nested `rules` set, that set holds too
+         *     (its numbered rules combined by its own `logic`, every one of them without it). Nested facts are read
+         *     from the whole order, as top-level ones are: the reference server does not narrow them to the items the
+         *     outer rule matched.
+         *
+         *     The reference server refuses (400 `invalid_validation_rules`) a rule without `name` or `conditions`,
+         *     and an `order.metadata` or `customer.metadata` rule without `property`.
          * @example {
          *       "name": "order.amount",
+         *       "property": null,
          *       "conditions": {
          *         "$more_than_or_equal": [
          *           5000
@@ -8472,47 +8673,236 @@ export interface components {
          */
         ValidationRuleCondition: {
             /**
-             * @description The fact the rule tests.
+             * @description The fact the rule tests. The reference server evaluates `order.amount`, `order.items.count`,
+             *     `order.items.quantity`, `order.metadata`, `customer.metadata`, `product.id`, `sku.id`,
+             *     `collection.id`, `product.quantity`, `redemption.count` and `redemption.count.per_customer`. Any other
+             *     name (the public API knows many more, such as `customer.segment` or `order.items.every`) is accepted,
+             *     stored and returned, but this server cannot evaluate it, so at validation it never holds: the rule
+             *     set fails on it unless its `logic` lets another branch through (`1 or 2`). It never passes silently.
              * @example order.amount
-             * @enum {string}
              */
-            name: "order.amount" | "order.items.count" | "order.items.quantity" | "order.metadata" | "customer.metadata" | "customer.segment" | "product.id" | "sku.id" | "collection.id" | "product.quantity" | "redemption.count" | "redemption.count.per_customer";
+            name?: string;
             /**
-             * @description The metadata key, for `order.metadata` and `customer.metadata`.
+             * @description The metadata key, for `order.metadata` and `customer.metadata`; null (or left out) for other facts.
              * @example channel
              */
-            property?: string;
-            /** @description Operators and their values; all must hold. */
-            conditions: {
-                [key: string]: (string | number | boolean)[];
+            property?: string | null;
+            conditions?: components["schemas"]["ValidationRuleConditions"];
+            rules?: components["schemas"]["ValidationRuleRules"];
+            error?: components["schemas"]["ValidationRuleError"];
+        };
+        /**
+         * ValidationRuleBundleQuantityRule
+         * @description A quantity a bundle asks for of its item.
+         */
+        ValidationRuleBundleQuantityRule: {
+            /**
+             * @description The fact the quantity rule tests.
+             * @enum {string}
+             */
+            name?: "order.items.aggregated_quantity";
+            /** @description The quantity. */
+            conditions?: {
+                /** @description The number of units. */
+                $is?: number[];
+            };
+            /** @description Further nested rules, kept as given. */
+            rules?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * ValidationRuleBundleRule
+         * @description One bundle rule, asking for one product, SKU or collection among the order's items.
+         */
+        ValidationRuleBundleRule: {
+            /**
+             * @description The fact the bundle rule tests.
+             * @enum {string}
+             */
+            name?: "order.items.any";
+            /** @description The item the bundle asks for. */
+            conditions?: {
+                /** @description The product, SKU or collection. */
+                $is?: {
+                    /** @description ID of the product, SKU or collection. */
+                    id: string;
+                    /**
+                     * @description Whether `id` names a product or SKU, or a collection.
+                     * @enum {string}
+                     */
+                    type: "product_or_sku" | "products_collection";
+                    /**
+                     * @description What `id` names.
+                     * @enum {string}
+                     */
+                    object: "products_collection" | "product" | "sku";
+                }[];
+            };
+            /** @description How many of the item the bundle asks for, as numbered quantity rules and their `logic`. */
+            rules?: {
+                /** @description How the quantity rules combine. */
+                logic?: string;
+            } & {
+                [key: string]: components["schemas"]["ValidationRuleBundleQuantityRule"];
             };
             error?: components["schemas"]["ValidationRuleError"];
         };
         /**
-         * ValidationRuleRules
-         * @description Numbered rules (`"1"`, `"2"`, …) and the `logic` that joins them, such as `(1 and 2) or 3`. Without
-         *     `logic`, every rule must hold. `logic` may name only rules that exist.
+         * ValidationRuleBundleRules
+         * @description Bundle rules: numbered rules (`"1"`, `"2"`, …) that each ask for a product, SKU or collection in some
+         *     quantity, and how many times a full bundle may count (`limit`).
+         *
+         *     The reference server cannot evaluate bundles: it refuses a rule with any numbered bundle rule
+         *     (400 `invalid_validation_rules`) rather than store one that validation would skip. `limit` alone is
+         *     stored and returned.
+         */
+        ValidationRuleBundleRules: {
+            /**
+             * @description How many times a full bundle may count in one order, or null for the default.
+             * @default 1
+             */
+            limit?: number | null;
+        } & {
+            [key: string]: components["schemas"]["ValidationRuleBundleRule"];
+        };
+        /**
+         * ValidationRuleApplicableToItem
+         * @description A product, SKU or product collection that a rule's discount is narrowed to (or away from), with how the
+         *     discount treats its units and the limits on them. Stored and returned as given.
+         */
+        ValidationRuleApplicableToItem: {
+            /**
+             * @description What `id` names.
+             * @enum {string}
+             */
+            object: "product" | "sku" | "products_collection";
+            /**
+             * @description ID of the product (`prod_`), SKU (`sku_`) or collection (`pc_`).
+             * @example prod_0b2c4d6e8f1a3c5e7a
+             */
+            id: string;
+            /**
+             * @description The product's or SKU's own ID in the client's systems.
+             * @example espresso-beans-1kg
+             */
+            source_id?: string;
+            /** @description For a SKU, its product's ID. */
+            product_id?: string;
+            /** @description For a SKU, its product's `source_id`. */
+            product_source_id?: string;
+            /** @description A fixed price for the item, ×100, that the discount brings it to. */
+            price?: number;
+            /** @description The price as the public API computes it from a formula (kept as given; the reference server evaluates no formulas). */
+            price_formula?: number;
+            /**
+             * @description Which of the matching units the discount goes to.
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
+            /** @description Most units of the item discounted in one order. */
+            quantity_limit?: number;
+            /** @description Most units discounted in one order over all matching items. */
+            aggregated_quantity_limit?: number;
+            /** @description Most discount given on the item in one order, ×100. */
+            amount_limit?: number;
+            /** @description Most discount given in one order over all matching items, ×100. */
+            aggregated_amount_limit?: number;
+            /** @description Units of the product the whole campaign may discount. */
+            product_campaign_quantity_limit?: number;
+            /** @description A formula for `product_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_campaign_quantity_limit_formula?: string;
+            /** @description Units of the product the campaign may discount for one customer. */
+            product_customer_campaign_quantity_limit?: number;
+            /** @description A formula for `product_customer_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_customer_campaign_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the whole campaign may discount. */
+            product_in_collection_campaign_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_campaign_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the campaign may discount for one customer. */
+            product_in_collection_customer_campaign_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_customer_campaign_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_customer_campaign_quantity_limit_formula?: string;
+            /** @description Units of the product the promotion tier may discount. */
+            product_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_promotion_tier_quantity_limit_formula?: string;
+            /** @description Units of the product the promotion tier may discount for one customer. */
+            product_customer_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_customer_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_customer_promotion_tier_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the promotion tier may discount. */
+            product_in_collection_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_promotion_tier_quantity_limit_formula?: string;
+            /** @description Units of the collection's products the promotion tier may discount for one customer. */
+            product_in_collection_customer_promotion_tier_quantity_limit?: number;
+            /** @description A formula for `product_in_collection_customer_promotion_tier_quantity_limit` (kept as given; the reference server evaluates no formulas). */
+            product_in_collection_customer_promotion_tier_quantity_limit_formula?: string;
+            /** @description Positions (from 0) of the order's items this entry matched. */
+            order_item_indices?: number[];
+            /** @description For each matched order item, which of its units the discount reached. */
+            order_item_units?: {
+                /** @description Position of the order item, from 0. */
+                index?: number;
+                /** @description The units of the item, by position. */
+                units?: number[];
+                /** @description Whether the item had more units than the limits let the discount reach. */
+                units_limit_exceeded?: boolean;
+            }[];
+            /** @description How many times the effect repeats over the matching units. */
+            repeat?: number;
+            /** @description Matching units to pass over before the effect starts. */
+            skip_initially?: number;
+            /**
+             * @description Whether the effect counts whole order items or single units.
+             * @enum {string}
+             */
+            target?: "ITEM" | "UNIT";
+        };
+        /**
+         * ValidationRuleApplicableTo
+         * @description The products, SKUs and collections that the discount of the object a rule is assigned to reaches
+         *     (`included`, or every item with `included_all`), less the `excluded` ones. The reference server stores
+         *     and returns it as given (empty lists when not given); its engine does not yet narrow discounts by it.
          * @example {
-         *       "1": {
-         *         "name": "order.amount",
-         *         "conditions": {
-         *           "$more_than_or_equal": [
-         *             5000
-         *           ]
+         *       "excluded": [],
+         *       "included": [
+         *         {
+         *           "object": "product",
+         *           "id": "prod_0b2c4d6e8f1a3c5e7a",
+         *           "effect": "APPLY_TO_EVERY"
          *         }
-         *       },
-         *       "logic": "1"
+         *       ],
+         *       "included_all": false
          *     }
          */
-        ValidationRuleRules: {
-            /**
-             * @description How the numbered rules combine, with `and`, `or` and parentheses.
-             * @example 1 and 2
-             */
-            logic?: string;
-        } & {
-            [key: string]: string | components["schemas"]["ValidationRuleCondition"];
+        ValidationRuleApplicableTo: {
+            /** @description Items the discount never reaches. */
+            excluded?: components["schemas"]["ValidationRuleApplicableToItem"][];
+            /** @description Items the discount reaches. */
+            included?: components["schemas"]["ValidationRuleApplicableToItem"][];
+            /** @description Whether the discount reaches every item (less the excluded ones). */
+            included_all?: boolean;
         };
+        /**
+         * ValidationRuleType
+         * @description How the rule was built (`expression` for rules written as numbered conditions and `logic`; the other
+         *     values name dashboard editors). Informational: it does not change how the rule is evaluated.
+         * @example expression
+         * @enum {string}
+         */
+        ValidationRuleType: "expression" | "basic" | "advanced" | "complex";
+        /**
+         * ValidationRuleContextType
+         * @description What the rule is meant for: a kind of campaign or voucher (optionally narrowed to one discount effect),
+         *     an earning rule, a distribution, paying with points, or `global` for anything. Informational: the
+         *     reference server stores and returns it and does not limit where the rule can be assigned by it.
+         * @example global
+         * @enum {string}
+         */
+        ValidationRuleContextType: "earning_rule.order.paid" | "earning_rule.custom_event" | "earning_rule.customer.segment.entered" | "earning_rule.customer.tier.joined" | "earning_rule.customer.tier.left" | "earning_rule.customer.tier.upgraded" | "earning_rule.customer.tier.downgraded" | "earning_rule.customer.tier.prolonged" | "campaign.discount_coupons" | "campaign.discount_coupons.discount.apply_to_order" | "campaign.discount_coupons.discount.apply_to_items" | "campaign.discount_coupons.discount.apply_to_items_proportionally" | "campaign.discount_coupons.discount.apply_to_items_proportionally_by_quantity" | "campaign.discount_coupons.discount.apply_to_items_by_quantity" | "campaign.discount_coupons.discount.fixed.apply_to_items" | "campaign.discount_coupons.discount.percent.apply_to_items" | "campaign.gift_vouchers" | "campaign.gift_vouchers.gift.apply_to_order" | "campaign.gift_vouchers.gift.apply_to_items" | "campaign.referral_program" | "campaign.referral_program.discount.apply_to_order" | "campaign.referral_program.discount.apply_to_items" | "campaign.referral_program.discount.apply_to_items_proportionally" | "campaign.referral_program.discount.apply_to_items_proportionally_by_quantity" | "campaign.referral_program.discount.apply_to_items_by_quantity" | "campaign.referral_program.discount.fixed.apply_to_items" | "campaign.referral_program.discount.percent.apply_to_items" | "campaign.promotion" | "campaign.promotion.discount.apply_to_order" | "campaign.promotion.discount.apply_to_items" | "campaign.promotion.discount.apply_to_items_proportionally" | "campaign.promotion.discount.apply_to_items_proportionally_by_quantity" | "campaign.promotion.discount.apply_to_items_by_quantity" | "campaign.promotion.discount.fixed.apply_to_items" | "campaign.promotion.discount.percent.apply_to_items" | "campaign.loyalty_program" | "voucher.discount_voucher" | "voucher.discount_voucher.discount.apply_to_order" | "voucher.discount_voucher.discount.apply_to_items" | "voucher.discount_voucher.discount.apply_to_items_proportionally" | "voucher.discount_voucher.discount.apply_to_items_proportionally_by_quantity" | "voucher.discount_voucher.discount.apply_to_items_by_quantity" | "voucher.discount_voucher.discount.fixed.apply_to_items" | "voucher.discount_voucher.discount.percent.apply_to_items" | "voucher.gift_voucher" | "voucher.gift_voucher.gift.apply_to_order" | "voucher.gift_voucher.gift.apply_to_items" | "voucher.loyalty_card" | "distribution.custom_event" | "distribution.order.paid" | "distribution.order.created" | "distribution.order.canceled" | "distribution.order.updated" | "reward_assignment.pay_with_points" | "global";
         /**
          * ValidationRule
          * @description Conditions a voucher, campaign or promotion tier is checked against at validation and redemption.
@@ -8529,22 +8919,16 @@ export interface components {
              */
             name: string;
             rules: components["schemas"]["ValidationRuleRules"];
-            /** @description The fallback message when a rule without its own message fails, or null. */
-            error: components["schemas"]["ValidationRuleError"] | null;
-            /**
-             * @description How the rule was built.
-             * @enum {string}
-             */
-            type: "basic" | "advanced" | "complex";
-            /**
-             * @description What the rule is meant for.
-             * @example global
-             */
-            context_type: string;
+            bundle_rules?: components["schemas"]["ValidationRuleBundleRules"];
+            /** @description The message returned when the rule set fails and the failing rule has no message of its own, or null. */
+            error?: components["schemas"]["ValidationRuleError"] | null;
+            applicable_to: components["schemas"]["ValidationRuleApplicableTo"];
+            type: components["schemas"]["ValidationRuleType"];
+            context_type: components["schemas"]["ValidationRuleContextType"];
             created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
-            /** @description How many objects the rule is assigned to. */
-            assignments_count: number;
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /** @description How many objects the rule is assigned to. The reference server always sends it. */
+            assignments_count?: number;
             /**
              * @description Always `validation_rules`.
              * @constant
@@ -8558,13 +8942,38 @@ export interface components {
         ValidationRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The validation rules on this page. */
             data: components["schemas"]["ValidationRule"][];
             /** @description Number of validation rules, over all pages. */
             total: number;
         };
         /**
+         * ValidationRuleFields
+         * @description Settings of a validation rule, shared by its create and update requests. Every field accepts what a
+         *     GET returns for it, so a whole rule can be sent back.
+         */
+        ValidationRuleFields: {
+            /**
+             * @description Rule name.
+             * @example Orders of 50.00 and more
+             */
+            name?: string;
+            /** @description The rule set, or null for none (`{}`, which always holds). */
+            rules?: components["schemas"]["ValidationRuleRules"] | null;
+            /** @description Bundle rules, or null for none. */
+            bundle_rules?: components["schemas"]["ValidationRuleBundleRules"] | null;
+            /** @description The message returned when the rule set fails and the failing rule has no message of its own, or null for none. */
+            error?: components["schemas"]["ValidationRuleError"] | null;
+            /** @description The items the discount reaches, or null for the default (empty lists). */
+            applicable_to?: components["schemas"]["ValidationRuleApplicableTo"] | null;
+            type?: components["schemas"]["ValidationRuleType"];
+            context_type?: components["schemas"]["ValidationRuleContextType"];
+        };
+        /**
          * ValidationRulesCreateRequestBody
-         * @description A new validation rule.
+         * @description A new validation rule. Without `rules` the rule has no conditions (`{}`) and always holds, which suits a
+         *     rule that only narrows a discount with `applicable_to`. `type` defaults to `expression` and
+         *     `context_type` to `global`.
          * @example {
          *       "name": "Orders of 50.00 and more",
          *       "rules": {
@@ -8583,41 +8992,21 @@ export interface components {
          *       }
          *     }
          */
-        ValidationRulesCreateRequestBody: {
-            /**
-             * @description Rule name.
-             * @example Orders of 50.00 and more
-             */
+        ValidationRulesCreateRequestBody: components["schemas"]["ValidationRuleFields"] & {
+            /** @description Rule name; required when creating. */
             name: string;
-            rules: components["schemas"]["ValidationRuleRules"];
-            error?: components["schemas"]["ValidationRuleError"];
-            /**
-             * @description How the rule was built; informational.
-             * @default basic
-             * @enum {string}
-             */
-            type?: "basic" | "advanced" | "complex";
-            /**
-             * @description What the rule is meant for; informational.
-             * @default global
-             * @enum {string}
-             */
-            context_type?: "global" | "campaign.discount_coupons" | "campaign.gift_vouchers" | "campaign.promotion" | "campaign.loyalty_program" | "campaign.referral_program" | "voucher.discount_voucher" | "voucher.gift_voucher" | "voucher.loyalty_card";
         };
         /**
          * ValidationRulesUpdateRequestBody
-         * @description The fields to change; `rules` and `error` are replaced whole when given.
+         * @description The fields to change; the others keep their values. `rules`, `bundle_rules`, `error` and
+         *     `applicable_to` are replaced whole when given, and null clears them (`rules` and `applicable_to` back
+         *     to empty). A whole rule as GET returns it is accepted: fields the server owns (`id`, `created_at`,
+         *     `updated_at`, `assignments_count`, `object`) are ignored, so sending it back changes only `updated_at`.
          * @example {
          *       "name": "Orders of 60.00 and more"
          *     }
          */
-        ValidationRulesUpdateRequestBody: {
-            /** @description Rule name. */
-            name?: string;
-            rules?: components["schemas"]["ValidationRuleRules"];
-            /** @description The fallback message, or null to remove it. */
-            error?: components["schemas"]["ValidationRuleError"] | null;
-        };
+        ValidationRulesUpdateRequestBody: components["schemas"]["ValidationRuleFields"];
         /**
          * AssignmentObjectRef
          * @description The object a validation rule is assigned to, by ID (or code for a voucher, name for a campaign).
@@ -8626,11 +9015,11 @@ export interface components {
         AssignmentObjectRef: string;
         /**
          * ValidationRuleAssignmentsCreateRequestBody
-         * @description What to assign the rule to, in one of two forms. The full form names the kind in `related_object_type`
-         *     and the object in `related_object_id`. The short form names the object under its kind, as
-         *     `{"voucher": code}`, `{"campaign": id}` or `{"promotion_tier": id}`, which older clients send. A voucher
-         *     is named by code or ID, a campaign by ID or name. A body that mixes the forms, or names two objects, is a
-         *     400 `invalid_payload`.
+         * @description What to assign the rule to, in one of two forms. The full form names the object in `related_object_id`
+         *     and its kind in `related_object_type` (`voucher` when left out). The short form names the object under
+         *     its kind, as `{"voucher": code}`, `{"campaign": id}` or `{"promotion_tier": id}`, which older clients
+         *     send. A voucher is named by code or ID, a campaign by ID or name. A body that names no object, mixes the
+         *     forms, or names two objects is a 400 `invalid_payload`.
          * @example {
          *       "related_object_type": "campaign",
          *       "related_object_id": "camp_5a1e9f6ce3b24c1d88"
@@ -8641,17 +9030,18 @@ export interface components {
          */
         ValidationRuleAssignmentsCreateRequestBody: {
             /**
-             * @description The kind of object.
+             * @description The kind of object; `voucher` when left out (not written as a schema default, so that a body in the
+             *     short form is not taken for the full form). The reference server assigns rules to vouchers, campaigns
+             *     and promotion tiers, where its engine checks them; `earning_rule`, `distribution` and
+             *     `reward_assignment` are a 400 `invalid_related_object_type`, since no check of those would ever read
+             *     the rule.
              * @enum {string}
              */
-            related_object_type: "voucher" | "campaign" | "promotion_tier";
-            related_object_id: components["schemas"]["AssignmentObjectRef"];
-        } | {
-            voucher: components["schemas"]["AssignmentObjectRef"];
-        } | {
-            campaign: components["schemas"]["AssignmentObjectRef"];
-        } | {
-            promotion_tier: components["schemas"]["AssignmentObjectRef"];
+            related_object_type?: "voucher" | "promotion_tier" | "campaign" | "earning_rule" | "distribution" | "reward_assignment";
+            related_object_id?: components["schemas"]["AssignmentObjectRef"];
+            voucher?: components["schemas"]["AssignmentObjectRef"];
+            campaign?: components["schemas"]["AssignmentObjectRef"];
+            promotion_tier?: components["schemas"]["AssignmentObjectRef"];
         };
         /**
          * VoucherFilters
@@ -9353,9 +9743,119 @@ export interface components {
             total: number;
         };
         /**
+         * ProjectCalloutNotification
+         * @description How the project's users hear of failed callouts of one kind: by email (to `emails`) and in the
+         *     dashboard. Stored and returned; the reference server sends no notifications.
+         */
+        ProjectCalloutNotification: {
+            /**
+             * @description Whether failures are reported by email.
+             * @example true
+             */
+            email?: boolean;
+            /**
+             * @description Whether failures are reported in the dashboard.
+             * @example false
+             */
+            in_app?: boolean;
+            /**
+             * @description The addresses failure emails go to.
+             * @example [
+             *       "ops@coffee.example.com"
+             *     ]
+             */
+            emails?: string[];
+        };
+        /**
+         * ProjectWebhooksCalloutNotifications
+         * @description Notifications about callouts that fail: distributions (messages sent on the project's behalf) and
+         *     webhooks. In an update, the kinds given change and the others keep their settings.
+         */
+        ProjectWebhooksCalloutNotifications: {
+            distributions?: components["schemas"]["ProjectCalloutNotification"];
+            webhooks?: components["schemas"]["ProjectCalloutNotification"];
+        };
+        /**
+         * ProjectApiUsageNotification
+         * @description A usage alert: when usage of one limit reaches `value` percent, the project's users are told, by email
+         *     (to `emails`) and in the dashboard. Stored and returned; the reference server sends no alerts.
+         */
+        ProjectApiUsageNotification: {
+            /**
+             * @description Whether the alert is on.
+             * @example true
+             */
+            enabled?: boolean;
+            /**
+             * @description The share of the limit, in percent, at which the alert fires.
+             * @example 80
+             */
+            value?: number;
+            /**
+             * @description Whether the alert shows in the dashboard.
+             * @example true
+             */
+            in_app?: boolean;
+            /**
+             * @description The addresses the alert is emailed to.
+             * @example [
+             *       "ops@coffee.example.com"
+             *     ]
+             */
+            emails?: string[];
+        };
+        /**
+         * ProjectApiUsageNotifications
+         * @description Usage alerts, one per limit. In an update, the alerts given change (field by field) and the others
+         *     keep their settings. New projects have every alert off, at 80%.
+         */
+        ProjectApiUsageNotifications: {
+            redemptions?: components["schemas"]["ProjectApiUsageNotification"];
+            messages?: components["schemas"]["ProjectApiUsageNotification"];
+            api_calls?: components["schemas"]["ProjectApiUsageNotification"];
+            bulk_api_calls?: components["schemas"]["ProjectApiUsageNotification"];
+            webhook_calls?: components["schemas"]["ProjectApiUsageNotification"];
+            cycle_calls?: components["schemas"]["ProjectApiUsageNotification"];
+        };
+        /**
+         * ProjectDefaultCodeConfig
+         * @description Defaults for generated codes. Stored and returned; code generation takes its settings from each campaign.
+         */
+        ProjectDefaultCodeConfig: {
+            /**
+             * @description The characters generated codes are made of by default, or null for the service's own.
+             * @example ABCDEFGHJKLMNPQRSTUVWXYZ23456789
+             */
+            charset?: string | null;
+        };
+        /**
+         * ProjectLimit
+         * @description One usage limit.
+         */
+        ProjectLimit: {
+            /** @description The number of calls allowed in the period. */
+            value?: number;
+            /**
+             * @description The period, as an ISO 8601 duration.
+             * @example P1M
+             */
+            duration?: string;
+        };
+        /**
+         * ProjectLimits
+         * @description The project's usage limits. The reference server sets none and never sends this object.
+         */
+        ProjectLimits: {
+            /** @description Limits on API calls, per period. */
+            api_calls?: components["schemas"]["ProjectLimit"][];
+            /** @description Limits on bulk API calls, per period. */
+            bulk_api_calls?: components["schemas"]["ProjectLimit"][];
+        };
+        /**
          * ProjectBase
          * @description A project: a separate space of vouchers, campaigns, customers and everything else. Its data is reached
-         *     only with the API keys that belong to it.
+         *     only with the API keys that belong to it. Settings the reference server does not act on (client-side
+         *     switches and trusted domains, notifications, code defaults) are stored and returned as set.
          */
         ProjectBase: {
             /**
@@ -9369,7 +9869,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description What the project is for.
+             * @description What the project is for, or null.
              * @example Promotions of the European stores
              */
             description: string | null;
@@ -9383,13 +9883,74 @@ export interface components {
              * @example EUR
              */
             currency: string;
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
             /**
-             * @description Always `project`.
+             * @description The default international dialling code for customers' phone numbers, or null.
+             * @example +48
+             */
+            dial_code?: string | null;
+            /**
+             * @description The version of the webhook payloads the project receives.
+             * @enum {string}
+             */
+            webhook_version: "v2024-01-01";
+            /**
+             * @description Domains the client-side API may be called from. Stored and returned; the reference server checks
+             *     client-side calls against the origins of the client keys it was started with.
+             * @example [
+             *       "shop.coffee.example.com"
+             *     ]
+             */
+            client_trusted_domains: string[];
+            /** @description Whether the client-side API may redeem. Stored and returned; the reference server does not act on it. */
+            client_redeem_enabled: boolean;
+            /** @description Whether the client-side API may publish vouchers. Stored and returned; the reference server does not act on it. */
+            client_publish_enabled: boolean;
+            /** @description Whether the client-side API may list vouchers. Stored and returned; the reference server does not act on it. */
+            client_list_vouchers_enabled: boolean;
+            /** @description Whether client-side calls may create customers. Stored and returned; the reference server does not act on it. */
+            client_create_customer_enabled: boolean;
+            /** @description Whether client-side events may earn loyalty points. Stored and returned; the reference server does not act on it. */
+            client_loyalty_events_enabled: boolean;
+            /** @description Whether client-side publication may set a voucher's expiration date. Stored and returned; the reference server does not act on it. */
+            client_set_voucher_expiration_date_enabled: boolean;
+            webhooks_callout_notifications: components["schemas"]["ProjectWebhooksCalloutNotifications"];
+            api_usage_notifications: components["schemas"]["ProjectApiUsageNotifications"];
+            /**
+             * @description The cluster the project's data lives in. The reference server runs one cluster, `local`; a value given at creation is kept.
+             * @example local
+             */
+            cluster_id: string;
+            /**
+             * @description Whether voucher codes are told apart by letter case. Stored and returned; the reference server always
+             *     matches codes exactly as written.
+             * @example true
+             */
+            case_sensitive_codes: boolean;
+            /**
+             * @description The API version the project's keys speak.
+             * @enum {string}
+             */
+            api_version: "v2018-08-01";
+            /**
+             * @description Whether the project is a sandbox. The reference server has no sandboxes, so always false.
+             * @example false
+             */
+            is_sandbox: boolean;
+            /**
+             * @description The project's webhook token, made when the project is. The reference server signs each webhook
+             *     configuration's deliveries with that configuration's own `secret`, not with this token.
+             * @example whtok_3f1a9c7e5b2d4f6a8c0e2b4d
+             */
+            webhook_token: string;
+            default_code_config?: components["schemas"]["ProjectDefaultCodeConfig"];
+            limits?: components["schemas"]["ProjectLimits"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /**
+             * @description Always `project`. The reference server always sends it, with `created_at` and `updated_at`.
              * @constant
              */
-            object: "project";
+            object?: "project";
         };
         /**
          * Project
@@ -9404,6 +9965,7 @@ export interface components {
         ProjectsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The projects. */
             data: components["schemas"]["Project"][];
             /**
              * @description Number of projects.
@@ -9412,42 +9974,127 @@ export interface components {
             total: number;
         };
         /**
+         * ProjectFields
+         * @description Settings of a project, shared by its create and update requests. Every field takes what a GET returns
+         *     for it, so a whole project can be sent back; fields only the server sets (`id`, `is_sandbox`,
+         *     `webhook_token`, …) are ignored.
+         */
+        ProjectFields: {
+            /**
+             * @description Name of the project.
+             * @example Coffee shop EU
+             */
+            name?: string;
+            /**
+             * @description What the project is for, or null for nothing.
+             * @example Promotions of the European stores
+             */
+            description?: string | null;
+            /**
+             * @description IANA time zone of the project.
+             * @example Europe/Warsaw
+             */
+            timezone?: string;
+            /**
+             * @description ISO 4217 code of the project's currency.
+             * @example EUR
+             */
+            currency?: string;
+            /**
+             * @description The default international dialling code, or null for none.
+             * @example +48
+             */
+            dial_code?: string | null;
+            /**
+             * @description The version of the webhook payloads the project receives.
+             * @enum {string}
+             */
+            webhook_version?: "v2024-01-01";
+            /** @description Domains the client-side API may be called from; replaces the list when given. */
+            client_trusted_domains?: string[];
+            /** @description Whether the client-side API may redeem. */
+            client_redeem_enabled?: boolean;
+            /** @description Whether the client-side API may publish vouchers. */
+            client_publish_enabled?: boolean;
+            /** @description Whether the client-side API may list vouchers. */
+            client_list_vouchers_enabled?: boolean;
+            /** @description Whether client-side calls may create customers. */
+            client_create_customer_enabled?: boolean;
+            /** @description Whether client-side events may earn loyalty points. */
+            client_loyalty_events_enabled?: boolean;
+            /** @description Whether client-side publication may set a voucher's expiration date. */
+            client_set_voucher_expiration_date_enabled?: boolean;
+            webhooks_callout_notifications?: components["schemas"]["ProjectWebhooksCalloutNotifications"];
+            api_usage_notifications?: components["schemas"]["ProjectApiUsageNotifications"];
+            default_code_config?: components["schemas"]["ProjectDefaultCodeConfig"];
+        };
+        /**
+         * UserRole
+         * @description A role in a project: `ADMIN`, `USER`, `VIEWER`, `MERCHANT`, `USER_RESTRICTED`, or the ID of a custom
+         *     role (prefix `role_`).
+         * @example USER
+         */
+        UserRole: string | ("ADMIN" | "USER" | "VIEWER" | "MERCHANT" | "USER_RESTRICTED") | unknown;
+        /**
          * ProjectsCreateRequestBody
-         * @description A new project.
+         * @description A new project. Only `name` is needed: `timezone` defaults to `UTC`, `currency` to `USD`,
+         *     `case_sensitive_codes` to true, every client-side switch to true (the reference server serves every
+         *     client-side operation), usage alerts to off. `users` are assigned to the project with their roles; each
+         *     must exist in the organization (404 otherwise, and nothing is created).
          * @example {
          *       "name": "Coffee shop EU",
          *       "timezone": "Europe/Warsaw",
          *       "currency": "EUR"
          *     }
          */
-        ProjectsCreateRequestBody: {
-            /**
-             * @description Name of the project.
-             * @example Coffee shop EU
-             */
+        ProjectsCreateRequestBody: components["schemas"]["ProjectFields"] & {
+            /** @description Name of the project; required. */
             name: string;
+            /** @description Whether voucher codes are told apart by letter case (stored; the reference server always matches codes exactly). */
+            case_sensitive_codes?: boolean;
             /**
-             * @description What the project is for.
-             * @example Promotions of the European stores
+             * @description The API version the project's keys speak.
+             * @enum {string}
              */
-            description?: string | null;
+            api_version?: "v2018-08-01";
+            /** @description The cluster to place the project in; `local` when left out. */
+            cluster_id?: string;
+            /** @description Users of the organization to assign to the project, each named by `id` or `login`. */
+            users?: {
+                /** @description The user's ID; give this or `login`. */
+                id?: string;
+                /** @description The user's login; give this or `id`. */
+                login?: string;
+                role: components["schemas"]["UserRole"];
+            }[];
+        };
+        /**
+         * ProjectApiKey
+         * @description An API key of the project. The token is shown only when the key is made; store it.
+         */
+        ProjectApiKey: {
             /**
-             * @description IANA time zone of the project. Defaults to `UTC`.
-             * @example Europe/Warsaw
+             * @description Application ID of the key.
+             * @example app_9d1e0f2a3b4c5d6e7f80
              */
-            timezone?: string;
+            app_id?: string;
             /**
-             * @description ISO 4217 code of the project's currency. Defaults to `USD`.
-             * @example EUR
+             * @description Secret token of the key.
+             * @example 4f0e9d8c7b6a5f4e3d2c1b0a
              */
-            currency?: string;
+            app_token?: string;
         };
         /**
          * ProjectsCreateResponseBody
          * @description The created project and its first server-side API key. The token is shown only here; store it.
+         *     `server_side_key` is required here because the reference server always returns it and clients need it
+         *     (the public API marks it optional). The reference server makes no client-side key.
          */
         ProjectsCreateResponseBody: components["schemas"]["ProjectBase"] & {
-            /** @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. */
+            /**
+             * @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. Both fields are
+             *     required here (the public API marks them optional): a key is usable only with both.
+             */
             server_side_key: {
                 /**
                  * @description Application ID of the key.
@@ -9460,14 +10107,9 @@ export interface components {
                  */
                 app_token: string;
             };
+            /** @description A client-side key of the project; the reference server makes none, so never sends it. */
+            client_side_key?: components["schemas"]["ProjectApiKey"];
         };
-        /**
-         * UserRole
-         * @description A role in a project: `ADMIN`, `USER`, `VIEWER`, `MERCHANT`, `USER_RESTRICTED`, or the ID of a custom
-         *     role (prefix `role_`).
-         * @example USER
-         */
-        UserRole: string | ("ADMIN" | "USER" | "VIEWER" | "MERCHANT" | "USER_RESTRICTED") | unknown;
         /**
          * ProjectUsersInviteRequestBody
          * @description A person to invite into the organization, with the projects they get and their role in each. The
@@ -9505,33 +10147,14 @@ export interface components {
         };
         /**
          * ProjectsUpdateRequestBody
-         * @description The fields of the project to change; those left out keep their values.
+         * @description The fields of the project to change; those left out keep their values, null clears `description` and
+         *     `dial_code`. The notification objects change field by field. The whole project as GET returns it is
+         *     accepted and changes nothing but `updated_at`.
          * @example {
          *       "name": "Coffee shop Europe"
          *     }
          */
-        ProjectsUpdateRequestBody: {
-            /**
-             * @description Name of the project.
-             * @example Coffee shop Europe
-             */
-            name?: string;
-            /**
-             * @description What the project is for; null clears it.
-             * @example Promotions of the European stores
-             */
-            description?: string | null;
-            /**
-             * @description IANA time zone of the project.
-             * @example Europe/Berlin
-             */
-            timezone?: string;
-            /**
-             * @description ISO 4217 code of the project's currency.
-             * @example EUR
-             */
-            currency?: string;
-        };
+        ProjectsUpdateRequestBody: components["schemas"]["ProjectFields"];
         /**
          * WebUrl
          * Format: uri
@@ -9648,8 +10271,11 @@ export interface components {
              * @example brd_1f0c2e5a9b7d3c4e6a
              */
             id: string;
+            /** @description The brand itself; every field is sent, null when not set. */
             brand: components["schemas"]["BrandFields"];
+            /** @description The brand's postal address; every field is sent, null when not set. */
             address: components["schemas"]["BrandAddress"];
+            /** @description How customers reach the brand; every field is sent, null when not set. */
             contact: components["schemas"]["BrandContact"];
             cockpits: components["schemas"]["BrandCockpits"];
             created_at: components["schemas"]["CreatedAt"];
@@ -9662,6 +10288,7 @@ export interface components {
         BrandingListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The brand configurations (at most one). */
             data: components["schemas"]["Brand"][];
             /**
              * @description Number of brand configurations.
@@ -9716,6 +10343,7 @@ export interface components {
          *     }
          */
         BrandingCreateRequestBody: {
+            /** @description The brand itself; `name` is required. */
             brand: components["schemas"]["BrandFields"];
             address: components["schemas"]["BrandAddress"];
             contact: components["schemas"]["BrandContact"];
@@ -9738,7 +10366,7 @@ export interface components {
         };
         /**
          * ProjectUser
-         * @description A user of the organization, with the projects they are assigned to.
+         * @description A user of the organization, with the projects they are assigned to and their role in the project the call names.
          */
         ProjectUser: {
             /**
@@ -9780,6 +10408,8 @@ export interface components {
              * @example false
              */
             is_owner: boolean;
+            /** @description The user's role in the project named in the path (the same as `projects[projectId]`). */
+            role: components["schemas"]["UserRole"];
         };
         /**
          * ProjectUsersListResponseBody
@@ -9788,6 +10418,7 @@ export interface components {
         ProjectUsersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The project's users. */
             data: components["schemas"]["ProjectUser"][];
             /**
              * @description Number of users assigned.
@@ -9816,7 +10447,7 @@ export interface components {
              * @example alex.doe@coffee.example.com
              */
             login?: string;
-        } & (unknown | unknown);
+        };
         /**
          * ProjectUsersUpdateRequestBody
          * @description The user's new role in the project.
@@ -9949,25 +10580,20 @@ export interface components {
             object: "metadata_schema";
         };
         /**
-         * MetadataSchemasListResponseBody
-         * @description Every metadata schema of the project, oldest first, not paginated: the schema of each standard resource
-         *     (empty until properties are defined for it) and every schema defined for a custom resource.
+         * ManagementMetadataSchemasListResponseBody
+         * @description Every metadata schema of a project, as the management API lists them: the array is in `data`
+         *     (`data_ref: data`), oldest first. Not paginated.
          */
-        MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
+        ManagementMetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "schemas";
-            /** @description The schemas. The reference server always sends it. */
-            schemas?: components["schemas"]["MetadataSchema"][];
+            data_ref?: "data";
+            /** @description The project's metadata schemas. */
+            data: components["schemas"]["MetadataSchema"][];
             /**
              * @description Number of schemas.
-             * @example 13
+             * @example 1
              */
             total: number;
-            /**
-             * @description Named by the public API's reference as a required member of this list, with no definition; the
-             *     schemas are in `schemas`. The reference server never sends it.
-             */
-            data?: unknown;
         };
         /**
          * MetadataSchemasCreateRequestBody
@@ -10036,7 +10662,8 @@ export interface components {
                 properties: components["schemas"]["MetadataSchemaProperties"];
             };
             created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            /** @description When the definition was last changed, or null if it never was. The reference server always sends it. */
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `custom-event-schema`.
              * @constant
@@ -10050,6 +10677,7 @@ export interface components {
         CustomEventSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The project's custom event schemas. */
             data: components["schemas"]["CustomEventSchema"][];
             /**
              * @description Number of definitions.
@@ -10156,6 +10784,7 @@ export interface components {
         WebhooksListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The project's webhook configurations. */
             data: components["schemas"]["Webhook"][];
             /**
              * @description Number of webhook configurations.
@@ -10282,12 +10911,34 @@ export interface components {
         WebhookDeliveriesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
+            /** @description The deliveries on this page, newest first. */
             data: components["schemas"]["WebhookDelivery"][];
             /**
              * @description Number of deliveries of the webhook.
              * @example 1
              */
             total: number;
+        };
+        /**
+         * MetadataSchemasListResponseBody
+         * @description Every metadata schema of the project, oldest first, not paginated: the schema of each standard resource
+         *     (empty until properties are defined for it) and every schema defined for a custom resource.
+         */
+        MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "schemas";
+            /** @description The schemas. The reference server always sends it. */
+            schemas?: components["schemas"]["MetadataSchema"][];
+            /**
+             * @description Number of schemas.
+             * @example 13
+             */
+            total: number;
+            /**
+             * @description Named by the public API's reference as a required member of this list, with no definition; the
+             *     schemas are in `schemas`. The reference server never sends it.
+             */
+            data?: unknown;
         };
         /**
          * LoyaltyProgramsListResponseBody
@@ -14360,6 +15011,12 @@ export interface components {
          */
         RollbackTrackingId: string;
         /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Rules never
+         *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`; `name` sorts by name.
+         * @example -created_at
+         */
+        ValidationRulesOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+        /**
          * @description The validation rule's ID.
          * @example val_4j7DCRm2IS59
          */
@@ -14369,6 +15026,12 @@ export interface components {
          * @example 1
          */
         AssignmentsPage: number;
+        /**
+         * @description With `true`, assigning a rule to an object it is already assigned to replaces that assignment (a new
+         *     one with a new ID, created now) instead of answering 409 `duplicate_found`.
+         * @example true
+         */
+        ValidationRuleAssignmentForce: boolean;
         /**
          * @description The assignment's ID.
          * @example asgm_74F7QZoYbUoljwQO
@@ -15666,7 +16329,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "create-promotion-tier": {
+    "add-promotion-tier-to-campaign": {
         parameters: {
             query?: never;
             header?: never;
@@ -16457,11 +17120,21 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Objects never
-                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`.
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Rules never
+                 *     updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`; `name` sorts by name.
                  * @example -created_at
                  */
-                order?: components["parameters"]["OrderByCreatedOrUpdated"];
+                order?: components["parameters"]["ValidationRulesOrder"];
+                /**
+                 * @description Only objects created at or after this timestamp (ISO 8601).
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only objects created at or before this timestamp (ISO 8601).
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["EndDate"];
             };
             header?: never;
             path?: never;
@@ -16665,7 +17338,14 @@ export interface operations {
     };
     "create-validation-rule-assignment": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With `true`, assigning a rule to an object it is already assigned to replaces that assignment (a new
+                 *     one with a new ID, created now) instead of answering 409 `duplicate_found`.
+                 * @example true
+                 */
+                force?: components["parameters"]["ValidationRuleAssignmentForce"];
+            };
             header?: never;
             path: {
                 /**
@@ -17909,6 +18589,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -18404,7 +19086,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "management-list-metadata-schemas": {
+    "list-metadata-schemas-1": {
         parameters: {
             query?: never;
             header?: never;
@@ -18425,7 +19107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MetadataSchemasListResponseBody"];
+                    "application/json": components["schemas"]["ManagementMetadataSchemasListResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18473,7 +19155,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    "management-get-metadata-schema": {
+    "get-metadata-schema-1": {
         parameters: {
             query?: never;
             header?: never;

@@ -14,7 +14,7 @@ import type { Customer } from './customers.js';
 import { applyDiscount, unitIds, type CatalogUnit, type Discount, type DiscountLine, type PricedItem } from './discounts.js';
 import { matchesConditions, matchesFilter, type Conditions, type FilterDefinition } from './filters.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
-import { effectiveLogic, evaluateLogic, parseLogic } from './rule-logic.js';
+import { evaluateRuleSet } from './rule-logic.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
 import { coinPayment, coinRewardFor } from './loyalty/rewards.js';
 import { validityAt, type ValidityVerdict } from './validity.js';
@@ -197,7 +197,7 @@ export async function inCollection(ctx: DomainContext, collectionId: string, ite
   return records.some((record) => record !== undefined && matchesFilter(record, filter));
 }
 
-type RuleCondition = { name: string; property?: string; conditions: Conditions; error?: { message: string } };
+type RuleCondition = { name: string; property?: string | null; conditions: Conditions; error?: { message?: string }; rules?: Record<string, unknown> | null };
 
 /** Redemption counts a rule can test: all successful ones of the object, and the customer's own. */
 interface Counts {
@@ -249,14 +249,11 @@ async function brokenRule(ctx: DomainContext, objectIds: string[], facts: Facts,
   for (const ruleId of ruleIds) {
     const rule = (await ctx.uow.validation_rules.get(ruleId)) as ValidationRuleRecord | undefined;
     if (!rule) continue;
-    const rules = rule.rules as Record<string, unknown>;
-    const outcome = new Map<string, boolean>();
-    for (const [number, condition] of Object.entries(rules)) {
-      if (number !== 'logic') outcome.set(number, await ruleHolds(ctx, condition as RuleCondition, facts, counts));
-    }
-    if (evaluateLogic(parseLogic(effectiveLogic(rules)), (number) => outcome.get(number) ?? false)) continue;
-    const [failedNumber] = [...outcome].find(([, holds]) => !holds) ?? [];
-    const failed = failedNumber ? (rules[failedNumber] as RuleCondition) : undefined;
+    // Nested rule sets hold when their own logic does (see evaluateRuleSet).
+    const { holds, failed } = await evaluateRuleSet<RuleCondition>(rule.rules as Record<string, unknown>, (condition) =>
+      ruleHolds(ctx, condition, facts, counts),
+    );
+    if (holds) continue;
     const custom = failed?.error?.message ?? rule.error?.message;
     const subject = failed?.name.split('.')[0];
     const [key, message] =

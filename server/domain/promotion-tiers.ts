@@ -13,9 +13,18 @@ type Schemas = components['schemas'];
 export type PromotionTier = Schemas['PromotionTier'];
 type TierCreate = Schemas['PromotionTiersCreateRequestBody'];
 type TierUpdate = Schemas['PromotionTiersUpdateRequestBody'];
+type Summary = Schemas['PromotionTierSummary'];
 
-/** A tier as stored; its campaign, assignments and categories are attached when it is read. */
-export type PromotionTierRecord = Omit<PromotionTier, 'campaign' | 'validation_rule_assignments' | 'categories' | 'object'>;
+/** Every field of a type present (its nulls kept): the contract marks none required, and the server always sets them all. */
+type Complete<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
+
+/**
+ * A tier as stored; its campaign, assignments and categories are attached when it is read. Every field is
+ * set, the summary's counters included, whatever the published contract leaves optional.
+ */
+export type PromotionTierRecord = Complete<Omit<PromotionTier, 'campaign' | 'validation_rule_assignments' | 'categories' | 'object' | 'summary'>> & {
+  summary: { redemptions: Complete<NonNullable<Summary['redemptions']>>; orders: Complete<NonNullable<Summary['orders']>> };
+};
 
 export async function findPromotionTier({ uow }: DomainContext, id: string): Promise<PromotionTierRecord> {
   const tier = await uow.promotion_tiers.get(id);
@@ -33,8 +42,11 @@ export async function presentPromotionTier(ctx: DomainContext, tier: PromotionTi
       id: tier.campaign_id,
       start_date: campaign?.start_date ?? null,
       expiration_date: campaign?.expiration_date ?? null,
+      validity_timeframe: campaign?.validity_timeframe ?? null,
       validity_day_of_week: campaign?.validity_day_of_week ?? null,
+      validity_hours: campaign?.validity_hours ?? null,
       active: campaign?.active ?? false,
+      category_id: campaign?.category_id ?? null,
       object: 'campaign',
     },
     validation_rule_assignments: { object: 'list', data_ref: 'data', data: assignments, total: assignments.length },
@@ -48,6 +60,7 @@ export async function createPromotionTier(ctx: DomainContext, campaignRef: strin
   if (campaign.campaign_type !== 'PROMOTION') {
     throw invalid('invalid_campaign_params', 'Invalid campaign params', `Campaign ${campaign.name} is ${campaign.campaign_type}, not PROMOTION`);
   }
+  if (input.validity_timeframe && !input.start_date) throw invalid('invalid_payload', 'Invalid payload', 'validity_timeframe requires start_date');
   for (const ruleId of input.validation_rules ?? []) await findValidationRule(ctx, ruleId);
   const siblings = await ctx.uow.promotion_tiers.findBy('campaign_id', campaign.id);
   const category = await resolveCategoryRef(ctx, input);
@@ -77,12 +90,18 @@ export async function createPromotionTier(ctx: DomainContext, campaignRef: strin
   return tier;
 }
 
+/**
+ * Fields left out keep their values; null clears one (`metadata` to `{}`). `validation_rule_assignments`, which
+ * a tier sent back as GET returns it carries, is ignored: assignments change through their own operations.
+ */
 export async function updatePromotionTier(ctx: DomainContext, id: string, input: TierUpdate): Promise<PromotionTierRecord> {
   const tier = await findPromotionTier(ctx, id);
   if (timeframeWithoutStart(tier, input)) {
     throw invalid('invalid_payload', 'Invalid payload', 'validity_timeframe requires start_date');
   }
-  return ctx.uow.promotion_tiers.update(applyChanges(tier, await categoryChange(ctx, input), ctx.clock.now().toISOString()));
+  const { validation_rule_assignments: _ignored, metadata, ...changes } = await categoryChange(ctx, input);
+  const update = { ...changes, ...(metadata !== undefined && { metadata: metadata ?? {} }) };
+  return ctx.uow.promotion_tiers.update(applyChanges(tier, update, ctx.clock.now().toISOString()));
 }
 
 export async function setPromotionTierActive(ctx: DomainContext, id: string, active: boolean): Promise<PromotionTierRecord> {

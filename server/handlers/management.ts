@@ -36,8 +36,8 @@ type ManagementOperations =
   | 'unassign-user'
   | 'invite-user'
   | 'create-metadata-schema'
-  | 'management-list-metadata-schemas'
-  | 'management-get-metadata-schema'
+  | 'list-metadata-schemas-1'
+  | 'get-metadata-schema-1'
   | 'update-metadata-schema'
   | 'delete-metadata-schema'
   | 'create-custom-event-schema'
@@ -98,19 +98,19 @@ export const managementHandlers: HandlersOf<ManagementOperations> = {
 
   'assign-user': async ({ path, body, services }) => ({
     status: 200,
-    body: presentUser(await inOrganization(services, (ctx) => assignUser(ctx, path.projectId, body))),
+    body: presentUser(await inOrganization(services, (ctx) => assignUser(ctx, path.projectId, body)), path.projectId),
   }),
   'list-users': async ({ path, services }) => ({
     status: 200,
-    body: list((await inOrganization(services, (ctx) => listProjectUsers(ctx, path.projectId))).map(presentUser)),
+    body: list((await inOrganization(services, (ctx) => listProjectUsers(ctx, path.projectId))).map((user) => presentUser(user, path.projectId))),
   }),
   'get-user': async ({ path, services }) => ({
     status: 200,
-    body: presentUser(await inOrganization(services, (ctx) => getProjectUser(ctx, path.projectId, path.userId))),
+    body: presentUser(await inOrganization(services, (ctx) => getProjectUser(ctx, path.projectId, path.userId)), path.projectId),
   }),
   'update-user': async ({ path, body, services }) => ({
     status: 200,
-    body: presentUser(await inOrganization(services, (ctx) => changeRole(ctx, path.projectId, path.userId, body.role))),
+    body: presentUser(await inOrganization(services, (ctx) => changeRole(ctx, path.projectId, path.userId, body.role)), path.projectId),
   }),
   'unassign-user': async ({ path, services }) => {
     await inOrganization(services, (ctx) => unassignUser(ctx, path.projectId, path.userId));
@@ -125,11 +125,10 @@ export const managementHandlers: HandlersOf<ManagementOperations> = {
     status: 200,
     body: await inManagedProject(services, path.projectId, (ctx) => createMetadataSchema(ctx, body)),
   }),
-  'management-list-metadata-schemas': async ({ path, services }) => {
-    const schemas = await inManagedProject(services, path.projectId, listMetadataSchemas);
-    return { status: 200, body: { object: 'list', data_ref: 'schemas', schemas, total: schemas.length } };
+  'list-metadata-schemas-1': async ({ path, services }) => {
+    return { status: 200, body: list(await inManagedProject(services, path.projectId, listMetadataSchemas)) };
   },
-  'management-get-metadata-schema': async ({ path, services }) => ({
+  'get-metadata-schema-1': async ({ path, services }) => ({
     status: 200,
     body: await inManagedProject(services, path.projectId, (ctx) => findMetadataSchema(ctx, path.metadataSchemaId)),
   }),

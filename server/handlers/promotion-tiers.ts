@@ -13,7 +13,7 @@ import { inProject } from './unit-of-work.js';
 
 type TierOperations =
   | 'list-promotion-tiers-from-campaign'
-  | 'create-promotion-tier'
+  | 'add-promotion-tier-to-campaign'
   | 'list-promotion-tiers'
   | 'get-promotion-tier'
   | 'update-promotion-tier'
@@ -25,7 +25,7 @@ export const promotionTierHandlers: HandlersOf<TierOperations> = {
   'list-promotion-tiers-from-campaign': async ({ path, context, services }) => {
     return { status: 200, body: await inProject(services, context, (ctx) => listCampaignTiers(ctx, path.campaignId)) };
   },
-  'create-promotion-tier': async ({ path, body, context, services }) => ({
+  'add-promotion-tier-to-campaign': async ({ path, body, context, services }) => ({
     status: 200,
     body: await inProject(services, context, async (ctx) => presentPromotionTier(ctx, await createPromotionTier(ctx, path.campaignId, body))),
   }),

@@ -50,9 +50,9 @@ export const validationRuleHandlers: HandlersOf<RuleOperations> = {
     const page = await inProject(services, context, (ctx) => listAssignments(ctx, { ...query, rule: path.validationRuleId }));
     return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
   },
-  'create-validation-rule-assignment': async ({ path, body, context, services }) => ({
+  'create-validation-rule-assignment': async ({ path, query, body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => assignValidationRule(ctx, path.validationRuleId, body)),
+    body: await inProject(services, context, (ctx) => assignValidationRule(ctx, path.validationRuleId, body, { force: query.force })),
   }),
   'delete-validation-rule-assignment': async ({ path, context, services }) => {
     await inProject(services, context, (ctx) => unassignValidationRule(ctx, path.validationRuleId, path.assignmentId));

@@ -51,12 +51,37 @@ describeManaged('management credentials', () => {
 describeManaged('projects', () => {
   test('when a project is created, then its key works on /v1 for that project, and it reads back, lists, updates', async () => {
     const made = await newProject();
+    const alertOff = { enabled: false, value: 80, in_app: false, emails: [] };
+    const calloutOff = { email: false, in_app: false, emails: [] };
     expect(made).toEqual({
       id: expect.stringMatching(/^proj_/),
       name: expect.any(String),
       description: null,
       timezone: 'Europe/Warsaw',
       currency: 'EUR',
+      dial_code: null,
+      webhook_version: 'v2024-01-01',
+      client_trusted_domains: [],
+      client_redeem_enabled: true,
+      client_publish_enabled: true,
+      client_list_vouchers_enabled: true,
+      client_create_customer_enabled: true,
+      client_loyalty_events_enabled: true,
+      client_set_voucher_expiration_date_enabled: true,
+      webhooks_callout_notifications: { distributions: calloutOff, webhooks: calloutOff },
+      api_usage_notifications: {
+        redemptions: alertOff,
+        messages: alertOff,
+        api_calls: alertOff,
+        bulk_api_calls: alertOff,
+        webhook_calls: alertOff,
+        cycle_calls: alertOff,
+      },
+      cluster_id: 'local',
+      case_sensitive_codes: true,
+      api_version: 'v2018-08-01',
+      is_sandbox: false,
+      webhook_token: expect.stringMatching(/^whtok_/),
       created_at: expect.any(String),
       updated_at: null,
       object: 'project',
@@ -78,6 +103,65 @@ describeManaged('projects', () => {
     expect(updated.data).toEqual({ ...project, description: 'Tea shop', currency: 'PLN', updated_at: expect.any(String) });
   });
 
+  test('when a project is created with its settings and users, then they are stored, and updates change them field by field', async () => {
+    const login = `${unique('owner').toLowerCase()}@coffee.example.com`;
+    const first = await newProject();
+    await mgmt().POST('/management/v1/projects/users/invite', { body: { email: login, first_name: 'Ola', last_name: 'Nowak', projects: { [first.id]: 'VIEWER' } } });
+    const made = await mgmt().POST('/management/v1/projects', {
+      body: {
+        name: unique('Configured'),
+        case_sensitive_codes: false,
+        dial_code: '+48',
+        client_trusted_domains: ['shop.coffee.example.com'],
+        client_redeem_enabled: false,
+        cluster_id: 'eu1',
+        webhooks_callout_notifications: { webhooks: { email: true, emails: ['ops@coffee.example.com'] } },
+        api_usage_notifications: { api_calls: { enabled: true, value: 70 } },
+        default_code_config: { charset: 'ABCDEF123456' },
+        users: [{ login, role: 'ADMIN' }],
+      },
+    });
+    expect(made.response.status).toBe(200);
+    const project = made.data!;
+    expect(project).toMatchObject({
+      case_sensitive_codes: false,
+      dial_code: '+48',
+      client_trusted_domains: ['shop.coffee.example.com'],
+      client_redeem_enabled: false,
+      client_publish_enabled: true,
+      cluster_id: 'eu1',
+      webhooks_callout_notifications: {
+        distributions: { email: false, in_app: false, emails: [] },
+        webhooks: { email: true, in_app: false, emails: ['ops@coffee.example.com'] },
+      },
+      api_usage_notifications: { api_calls: { enabled: true, value: 70, in_app: false, emails: [] }, messages: { enabled: false, value: 80 } },
+      default_code_config: { charset: 'ABCDEF123456' },
+    });
+    const users = await mgmt().GET('/management/v1/projects/{projectId}/users', projectPath(project.id));
+    expect(users.data?.data).toEqual([expect.objectContaining({ login, role: 'ADMIN', projects: { [first.id]: 'VIEWER', [project.id]: 'ADMIN' } })]);
+
+    const updated = await mgmt().PUT('/management/v1/projects/{projectId}', {
+      ...projectPath(project.id),
+      body: { dial_code: null, description: null, api_usage_notifications: { api_calls: { value: 90 } }, client_trusted_domains: [] },
+    });
+    expect(updated.data?.dial_code).toBeNull();
+    expect(updated.data?.client_trusted_domains).toEqual([]);
+    expect(updated.data?.api_usage_notifications.api_calls).toEqual({ enabled: true, value: 90, in_app: false, emails: [] });
+    expect(updated.data?.webhooks_callout_notifications).toEqual(project.webhooks_callout_notifications);
+
+    const unknownUser = await raw(ctx.target, 'POST', '/management/v1/projects', { body: JSON.stringify({ name: unique('NoUser'), users: [{ login: 'nobody@example.com', role: 'USER' }] }) });
+    expectError(unknownUser, 404, 'not_found');
+  });
+
+  test('when a whole project as GET returns it is PUT back, then it is accepted and only updated_at changes', async () => {
+    const { id } = await newProject();
+    const before = (await mgmt().GET('/management/v1/projects/{projectId}', projectPath(id))).data!;
+    const put = await raw(ctx.target, 'PUT', `/management/v1/projects/${id}`, { body: JSON.stringify(before) });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ ...before, updated_at: expect.any(String) });
+    expect((await mgmt().GET('/management/v1/projects/{projectId}', projectPath(id))).data).toEqual(put.body);
+  });
+
   test('when a project is deleted, then its key stops working and the project is gone', async () => {
     const { server_side_key: key, ...project } = await newProject();
     const client = clientFor(ctx.target, { appId: key.app_id, appToken: key.app_token });
@@ -94,6 +178,9 @@ describeManaged('projects', () => {
     ['an empty name', { name: '' }],
     ['a lowercase currency', { name: 'x', currency: 'eur' }],
     ['a malformed time zone', { name: 'x', timezone: 'not a zone' }],
+    ['a usage alert below 10%', { name: 'x', api_usage_notifications: { api_calls: { value: 5 } } }],
+    ['an unknown webhook version', { name: 'x', webhook_version: 'v2020-01-01' }],
+    ['a user with no role', { name: 'x', users: [{ login: 'a@example.com' }] }],
   ])('when creating a project with %s, then 400 invalid_payload', async (_, body) => {
     expectError(await raw(ctx.target, 'POST', '/management/v1/projects', { body: JSON.stringify(body) }), 400, 'invalid_payload');
   });
@@ -132,7 +219,10 @@ describeManaged('project isolation', () => {
       body: { related_object: 'product', properties: { origin: { type: 'string' } } },
     });
     expect(schema.response.status).toBe(200);
-    expectError(failed(await clientB.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'product' } } })), 404, 'not_found');
+    // Project B sees only its own, standard and empty, product schema.
+    const seenByB = await clientB.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'product' } } });
+    expect(seenByB.data).toMatchObject({ related_object: 'product', properties: {} });
+    expect(seenByB.data?.id).not.toBe(schema.data!.id);
     expect((await clientA.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'product' } } })).data?.id).toBe(schema.data!.id);
     const schemaPath = { params: { path: { projectId: b.id, metadataSchemaId: schema.data!.id } } };
     expectError(failed(await mgmt().GET('/management/v1/projects/{projectId}/metadata-schemas/{metadataSchemaId}', schemaPath)), 404, 'not_found');
@@ -199,6 +289,20 @@ describeManaged('branding', () => {
     expect((await mgmt().POST('/management/v1/projects/{projectId}/branding', { ...projectPath(projectId), body })).response.status).toBe(200);
   });
 
+  test('when a whole brand as GET returns it is PUT back, then it is accepted and only updated_at changes; nulls clear fields', async () => {
+    const { id: projectId } = await newProject();
+    const made = (await mgmt().POST('/management/v1/projects/{projectId}/branding', { ...projectPath(projectId), body })).data!;
+    const path = { params: { path: { projectId, brandingId: made.id } } };
+    const put = await raw(ctx.target, 'PUT', `/management/v1/projects/${projectId}/branding/${made.id}`, { body: JSON.stringify(made) });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ ...made, updated_at: expect.any(String) });
+    const cleared = await mgmt().PUT('/management/v1/projects/{projectId}/branding/{brandingId}', {
+      ...path,
+      body: { brand: { website_url: null, permission_reminder: null }, address: { street: null } },
+    });
+    expect(cleared.data).toMatchObject({ brand: { name: body.brand.name, website_url: null, permission_reminder: null }, address: { street: null, city: 'Warsaw' } });
+  });
+
   test.each([
     ['a malformed email', { ...body, contact: { email: 'not-an-email' } }],
     ['a malformed website URL', { ...body, brand: { ...body.brand, website_url: 'coffee dot com' } }],
@@ -242,10 +346,13 @@ describeManaged('users', () => {
       last_name: 'Doe',
       projects: { [home.id]: 'ADMIN' },
       is_owner: false,
+      role: 'ADMIN',
     });
 
     const byLogin = await mgmt().POST('/management/v1/projects/{projectId}/users', { ...projectPath(other.id), body: { role: 'VIEWER', login } });
     expect(byLogin.data?.projects).toEqual({ [home.id]: 'ADMIN', [other.id]: 'VIEWER' });
+    // `role` is the user's role in the project the path names.
+    expect(byLogin.data?.role).toBe('VIEWER');
     const userPath = { params: { path: { projectId: other.id, userId: user!.id } } };
     expect((await mgmt().GET('/management/v1/projects/{projectId}/users/{userId}', userPath)).data).toEqual(byLogin.data);
     const byLoginPath = { params: { path: { projectId: other.id, userId: login } } };
@@ -253,6 +360,7 @@ describeManaged('users', () => {
 
     const changed = await mgmt().PUT('/management/v1/projects/{projectId}/users/{userId}', { ...userPath, body: { role: 'role_custom01' } });
     expect(changed.data?.projects).toEqual({ [home.id]: 'ADMIN', [other.id]: 'role_custom01' });
+    expect(changed.data?.role).toBe('role_custom01');
     expectError(
       failed(await mgmt().POST('/management/v1/projects/{projectId}/users', { ...projectPath(other.id), body: { role: 'USER', id: user!.id } })),
       409,
@@ -316,7 +424,10 @@ describeManaged('metadata schemas', () => {
       object: 'metadata_schema',
     });
     expect((await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'customer' } } })).data).toEqual(made.data);
-    expect((await client.GET('/v1/metadata-schemas')).data).toEqual({ object: 'list', data_ref: 'schemas', schemas: [made.data], total: 1 });
+    // The public list always has the standard resources; the ones the project has defined come last.
+    const listed = (await client.GET('/v1/metadata-schemas')).data!;
+    expect(listed).toMatchObject({ object: 'list', data_ref: 'schemas', total: 12 });
+    expect(listed.schemas!.at(-1)).toEqual(made.data);
     expectError(
       failed(
         await mgmt().POST('/management/v1/projects/{projectId}/metadata-schemas', {
@@ -339,10 +450,18 @@ describeManaged('metadata schemas', () => {
       properties: { visits: { type: 'number', array: false, optional: true, min: 0 } },
       updated_at: expect.any(String),
     });
-    expect((await mgmt().GET('/management/v1/projects/{projectId}/metadata-schemas', projectPath(project.id))).data?.schemas).toEqual([updated.data]);
+    // The management API lists them in `data`, while the public /v1/metadata-schemas uses `schemas`.
+    expect((await mgmt().GET('/management/v1/projects/{projectId}/metadata-schemas', projectPath(project.id))).data).toEqual({
+      object: 'list',
+      data_ref: 'data',
+      data: [updated.data],
+      total: 1,
+    });
     expect((await mgmt().DELETE('/management/v1/projects/{projectId}/metadata-schemas/{metadataSchemaId}', path)).response.status).toBe(204);
     expectError(failed(await mgmt().GET('/management/v1/projects/{projectId}/metadata-schemas/{metadataSchemaId}', path)), 404, 'not_found');
-    expectError(failed(await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'customer' } } })), 404, 'not_found');
+    // A standard resource never disappears: without a definition it is empty again.
+    const standard = await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'customer' } } });
+    expect(standard.data).toMatchObject({ related_object: 'customer', properties: {}, object: 'metadata_schema' });
   });
 
   test.each([
@@ -393,6 +512,19 @@ describeManaged('custom event schemas', () => {
     expectError(failed(await mgmt().DELETE('/management/v1/projects/{projectId}/custom-event-schemas/{customEventSchemaId}', path)), 404, 'not_found');
   });
 
+  test('when a whole event schema as GET returns it is PUT back, then it is accepted and only updated_at changes', async () => {
+    const { id: projectId } = await newProject();
+    const made = (
+      await mgmt().POST('/management/v1/projects/{projectId}/custom-event-schemas', {
+        ...projectPath(projectId),
+        body: { name: 'order_shipped', schema: { properties: { carrier: { type: 'string', optional: false } } } },
+      })
+    ).data!;
+    const put = await raw(ctx.target, 'PUT', `/management/v1/projects/${projectId}/custom-event-schemas/${made.id}`, { body: JSON.stringify(made) });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ ...made, updated_at: expect.any(String) });
+  });
+
   test.each([
     ['an empty name', { name: '' }],
     ['a 301-character name', { name: 'e'.repeat(301) }],
@@ -439,6 +571,19 @@ describeManaged('webhook configurations', () => {
     expect((await mgmt().DELETE('/management/v1/projects/{projectId}/webhooks/{webhookId}', path)).response.status).toBe(204);
     expectError(failed(await mgmt().GET('/management/v1/projects/{projectId}/webhooks/{webhookId}', path)), 404, 'not_found');
     expectError(failed(await mgmt().GET('/management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', path)), 404, 'not_found');
+  });
+
+  test('when a whole webhook as GET returns it is PUT back, then it is accepted and only updated_at changes', async () => {
+    const { id: projectId } = await newProject();
+    const made = (
+      await mgmt().POST('/management/v1/projects/{projectId}/webhooks', {
+        ...projectPath(projectId),
+        body: { target_url: 'https://hooks.coffee.example.com/round-trip', events: ['customer.created'], active: false },
+      })
+    ).data!;
+    const put = await raw(ctx.target, 'PUT', `/management/v1/projects/${projectId}/webhooks/${made.id}`, { body: JSON.stringify(made) });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ ...made, updated_at: expect.any(String) });
   });
 
   test.each([

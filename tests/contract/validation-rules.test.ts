@@ -22,13 +22,57 @@ async function voucher() {
   return code;
 }
 
+const EMPTY_APPLICABLE_TO = { excluded: [], included: [], included_all: false };
+
+/** A rule that nests a set under rule 1 and has a fact with `property: null`, in the inventory's shape. */
+const nested = {
+  name: 'Big orders with two items, or members',
+  type: 'expression',
+  context_type: 'campaign.promotion.discount.apply_to_order',
+  rules: {
+    '1': {
+      name: 'order.amount',
+      property: null,
+      conditions: { $more_than_or_equal: [5000] },
+      error: { message: 'Spend at least 50.00' },
+      rules: {
+        '1': { name: 'order.items.count', property: null, conditions: { $more_than_or_equal: [2] }, error: { message: 'Buy two items' } },
+        '2': { name: 'order.metadata', property: 'channel', conditions: { $in: ['store'] } },
+        logic: '1 or 2',
+      },
+    },
+    logic: '1',
+  },
+  error: { message: 'Not for this order' },
+  applicable_to: {
+    excluded: [{ object: 'sku', id: 'sku_0a1b2c3d4e5f6a7b8c', effect: 'APPLY_TO_EVERY' }],
+    included: [{ object: 'product', id: 'prod_0b2c4d6e8f1a3c5e7a', source_id: 'beans', effect: 'APPLY_TO_CHEAPEST', quantity_limit: 2, target: 'UNIT' }],
+    included_all: false,
+  },
+  bundle_rules: { limit: 2 },
+};
+
+async function validateWith(ruleBody: Record<string, unknown>, order: Record<string, unknown>) {
+  const made = await rule(ruleBody);
+  const code = await voucher();
+  await ctx.client.POST('/v1/validation-rules/{validationRuleId}/assignments', {
+    params: { path: { validationRuleId: made.id } },
+    body: { related_object_type: 'voucher', related_object_id: code },
+  });
+  const result = await raw(ctx.target, 'POST', '/v1/validations', { body: JSON.stringify({ redeemables: [{ object: 'voucher', id: code }], order }) });
+  expect(result.status).toBe(200);
+  const body = result.body as { valid: boolean; inapplicable_redeemables?: { result: { error?: { key: string; error?: { message: string } } } }[] };
+  return { valid: body.valid, error: body.inapplicable_redeemables?.[0]?.result.error };
+}
+
 describe('validation rules', () => {
   test('when created, read, updated and deleted, then each step shows', async () => {
     const made = await rule();
     expect(made).toEqual({
       id: expect.stringMatching(/^val_/),
       ...minimumAmount,
-      type: 'basic',
+      applicable_to: EMPTY_APPLICABLE_TO,
+      type: 'expression',
       context_type: 'global',
       created_at: expect.any(String),
       updated_at: null,
@@ -57,23 +101,120 @@ describe('validation rules', () => {
     expectError(failed(await ctx.client.GET('/v1/validation-rules/{validationRuleId}', { params: { path } })), 404, 'not_found');
   });
 
+  test('when a rule nests rules, has property null, applicable_to, a context and bundle limit, then it is stored and returned as sent', async () => {
+    const made = await rule(nested);
+    expect(made).toEqual({
+      id: expect.stringMatching(/^val_/),
+      ...nested,
+      created_at: expect.any(String),
+      updated_at: null,
+      assignments_count: 0,
+      object: 'validation_rules',
+    });
+    expect((await ctx.client.GET('/v1/validation-rules/{validationRuleId}', { params: { path: { validationRuleId: made.id } } })).data).toEqual(made);
+    const listed = await ctx.client.GET('/v1/validation-rules', { params: { query: { start_date: made.created_at, end_date: made.created_at, limit: 100 } } });
+    expect(listed.data?.data).toContainEqual(made);
+  });
+
+  test('when a whole rule as GET returns it is PUT back, then it is accepted and only updated_at changes', async () => {
+    const made = await rule(nested);
+    const path = { validationRuleId: made.id };
+    const code = await voucher();
+    await ctx.client.POST('/v1/validation-rules/{validationRuleId}/assignments', { params: { path }, body: { voucher: code } });
+    const before = (await ctx.client.GET('/v1/validation-rules/{validationRuleId}', { params: { path } })).data!;
+    const put = await raw(ctx.target, 'PUT', `/v1/validation-rules/${made.id}`, { body: JSON.stringify(before) });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ ...before, updated_at: expect.any(String) });
+    expect((put.body as { updated_at: string }).updated_at).not.toBe(before.updated_at);
+    expect((await ctx.client.GET('/v1/validation-rules/{validationRuleId}', { params: { path } })).data).toEqual(put.body);
+  });
+
+  test('when an update sends null, then rules, error, applicable_to and bundle_rules are cleared', async () => {
+    const made = await rule(nested);
+    const updated = await ctx.client.PUT('/v1/validation-rules/{validationRuleId}', {
+      params: { path: { validationRuleId: made.id } },
+      body: { rules: null, error: null, applicable_to: null, bundle_rules: null },
+    });
+    expect(updated.response.status).toBe(200);
+    const { bundle_rules: _gone, ...kept } = made;
+    expect(updated.data).toEqual({ ...kept, rules: {}, error: null, applicable_to: EMPTY_APPLICABLE_TO, updated_at: expect.any(String) });
+  });
+
+  test('when a rule is created without rules, then its set is empty and validation passes it', async () => {
+    const made = await rule({ name: 'Only narrows the discount', applicable_to: nested.applicable_to });
+    expect(made).toMatchObject({ rules: {}, error: null, applicable_to: nested.applicable_to });
+    expect(await validateWith({ name: 'Empty set', rules: { logic: '' } }, { amount: 100 })).toEqual({ valid: true, error: undefined });
+  });
+
+  test('when nested rules are assigned, then validation fails on the outer conditions with their message', async () => {
+    const failing = await validateWith(nested, { amount: 4000, items: [{ product_id: 'prod_x', quantity: 1, price: 2000 }, { product_id: 'prod_y', quantity: 1, price: 2000 }] });
+    expect(failing).toEqual({ valid: false, error: expect.objectContaining({ key: 'order_rules_violated', error: { message: 'Spend at least 50.00' } }) });
+    const passing = await validateWith(nested, { amount: 6000, items: [{ product_id: 'prod_x', quantity: 1, price: 3000 }, { product_id: 'prod_y', quantity: 1, price: 3000 }] });
+    expect(passing).toEqual({ valid: true, error: undefined });
+  });
+
+  test('when the outer conditions hold but the nested set does not, then validation fails with the nested message', async () => {
+    const result = await validateWith(nested, { amount: 6000, items: [{ product_id: 'prod_x', quantity: 1, price: 6000 }], metadata: { channel: 'web' } });
+    expect(result).toEqual({ valid: false, error: expect.objectContaining({ key: 'order_rules_violated', error: { message: 'Buy two items' } }) });
+  });
+
+  test('when a rule names a fact the server cannot evaluate, then it is stored, and validation fails on it rather than passing', async () => {
+    const unknown = { name: 'customer.segment', property: null, conditions: { $is: ['seg_1a2b3c4d5e6f7a8b9c'] } };
+    const made = await rule({ name: 'Segment members', rules: { '1': unknown } });
+    expect(made.rules).toEqual({ '1': unknown });
+    const alone = await validateWith({ name: 'Segment', rules: { '1': unknown } }, { amount: 100 });
+    expect(alone).toEqual({ valid: false, error: expect.objectContaining({ key: 'customer_rules_violated' }) });
+    // Logic can still route around it: the known branch decides.
+    const either = { '1': unknown, '2': { name: 'order.amount', conditions: { $more_than: [50] } }, logic: '1 or 2' };
+    expect(await validateWith({ name: 'Segment or amount', rules: either }, { amount: 100 })).toEqual({ valid: true, error: undefined });
+  });
+
+  test('when rules are listed by name or within dates, then the order and the window hold', async () => {
+    const prefix = unique('Sorted');
+    const second = await rule({ ...minimumAmount, name: `${prefix} B` });
+    const first = await rule({ ...minimumAmount, name: `${prefix} A` });
+    const from = second.created_at;
+    const byName = await ctx.client.GET('/v1/validation-rules', { params: { query: { order: 'name', start_date: from, limit: 100 } } });
+    const names = byName.data!.data.map((each) => each.name).filter((name) => name.startsWith(prefix));
+    expect(names).toEqual([first.name, second.name]);
+    const descending = await ctx.client.GET('/v1/validation-rules', { params: { query: { order: '-name', start_date: from, limit: 100 } } });
+    expect(descending.data!.data.map((each) => each.name).filter((name) => name.startsWith(prefix))).toEqual([second.name, first.name]);
+    const before = await ctx.client.GET('/v1/validation-rules', { params: { query: { end_date: '2000-01-01T00:00:00.000Z' } } });
+    expect(before.data).toMatchObject({ data: [], total: 0 });
+  });
+
   test.each([
     ['logic naming an undefined rule', { '1': minimumAmount.rules['1'], logic: '1 and 2' }],
     ['unbalanced parentheses', { '1': minimumAmount.rules['1'], logic: '(1' }],
     ['a dangling operator', { '1': minimumAmount.rules['1'], logic: '1 and ' }],
     ['empty parentheses', { '1': minimumAmount.rules['1'], logic: '1 and ()' }],
+    ['logic with words', { '1': minimumAmount.rules['1'], logic: '1 xor 1' }],
     ['metadata without a property', { '1': { name: 'order.metadata', conditions: { $is: ['x'] } } }],
+    ['metadata with a null property', { '1': { name: 'customer.metadata', property: null, conditions: { $is: ['x'] } } }],
     ['an unknown operator', { '1': { name: 'order.amount', conditions: { $about: [1] } } }],
+    ['a documented operator the server cannot evaluate', { '1': { name: 'order.amount', conditions: { $dow: [1] } } }],
+    ['a rule without a name', { '1': { conditions: { $is: [1] } } }],
+    ['a rule without conditions', { '1': { name: 'order.amount' } }],
     ['a rule key that is not a number', { first: { name: 'order.amount', conditions: { $is: [1] } } }],
+    ['a nested set naming an undefined rule', { '1': { ...minimumAmount.rules['1'], rules: { '1': minimumAmount.rules['1'], logic: '1 or 3' } } }],
+    ['a nested unknown operator', { '1': { ...minimumAmount.rules['1'], rules: { '1': { name: 'order.amount', conditions: { $timeframe: ['x'] } } } } }],
   ])('when the rules have %s, then 400 invalid_validation_rules', async (_, rules) => {
     const result = await ctx.client.POST('/v1/validation-rules', { body: { name: 'bad', rules } as never });
     expectError(failed(result), 400, 'invalid_validation_rules');
   });
 
+  test('when the rule has numbered bundle rules, which the server cannot evaluate, then 400 invalid_validation_rules', async () => {
+    const bundle = { limit: 1, '1': { name: 'order.items.any', conditions: { $is: [{ id: 'prod_x', type: 'product_or_sku', object: 'product' }] } } };
+    expectError(await raw(ctx.target, 'POST', '/v1/validation-rules', { body: JSON.stringify({ name: 'bundle', bundle_rules: bundle }) }), 400, 'invalid_validation_rules');
+  });
+
   test.each([
-    ['no rules', { name: 'x' }],
-    ['an unknown fact', { name: 'x', rules: { '1': { name: 'weather.sunny', conditions: { $is: [true] } } } }],
-    ['logic with words', { name: 'x', rules: { '1': { name: 'order.amount', conditions: { $is: [1] } }, logic: '1 xor 1' } }],
+    ['no name', { rules: minimumAmount.rules }],
+    ['an unknown type', { name: 'x', type: 'fancy' }],
+    ['an unknown context type', { name: 'x', context_type: 'campaign.lottery' }],
+    ['a condition of the wrong shape', { name: 'x', rules: { '1': { name: 'order.amount', conditions: { $is: 5 } } } }],
+    ['two values for a single-value operator', { name: 'x', rules: { '1': { name: 'order.amount', conditions: { $more_than: [1, 2] } } } }],
+    ['a bundle limit above 100', { name: 'x', bundle_rules: { limit: 101 } }],
   ])('when the body has %s, then 400 invalid_payload', async (_, body) => {
     expectError(await raw(ctx.target, 'POST', '/v1/validation-rules', { body: JSON.stringify(body) }), 400, 'invalid_payload');
   });
@@ -161,6 +302,31 @@ describe('assignments', () => {
     const left = await ctx.client.GET('/v1/validation-rules-assignments', { params: { query: { rule: made.id } } });
     expect(left.data?.total).toBe(0);
   });
+
+  test('when an assignment names only related_object_id, then it is a voucher; force=true replaces a repeated one', async () => {
+    const made = await rule();
+    const code = await voucher();
+    const first = await raw(ctx.target, 'POST', `/v1/validation-rules/${made.id}/assignments`, { body: JSON.stringify({ related_object_id: code }) });
+    expect(first).toMatchObject({ status: 200, body: { rule_id: made.id, related_object_type: 'voucher' } });
+    const firstId = (first.body as { id: string }).id;
+    const forced = await ctx.client.POST('/v1/validation-rules/{validationRuleId}/assignments', {
+      params: { path: { validationRuleId: made.id }, query: { force: true } },
+      body: { related_object_type: 'voucher', related_object_id: code },
+    });
+    expect(forced.response.status).toBe(200);
+    expect(forced.data?.id).not.toBe(firstId);
+    const listed = await ctx.client.GET('/v1/validation-rules/{validationRuleId}/assignments', { params: { path: { validationRuleId: made.id } } });
+    expect(listed.data).toEqual({ object: 'list', data_ref: 'data', data: [forced.data], total: 1 });
+  });
+
+  test.each([['earning_rule'], ['distribution'], ['reward_assignment']])(
+    'when a rule is assigned to a %s, which this server never checks rules for, then 400 invalid_related_object_type',
+    async (type) => {
+      const made = await rule();
+      const body = JSON.stringify({ related_object_type: type, related_object_id: 'ern_0a1b2c3d4e5f' });
+      expectError(await raw(ctx.target, 'POST', `/v1/validation-rules/${made.id}/assignments`, { body }), 400, 'invalid_related_object_type');
+    },
+  );
 
   test.each([['limit=0'], ['limit=101'], ['page=0'], ['page=101'], ['order=updated_at']])(
     'when assignment lists get %s, then 400 invalid_query_params',

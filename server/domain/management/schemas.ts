@@ -6,7 +6,8 @@ import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
 
 export type MetadataSchema = components['schemas']['MetadataSchema'];
-export type CustomEventSchema = components['schemas']['CustomEventSchema'];
+/** A custom event schema as stored: `updated_at` is always kept (null until it changes). */
+export type CustomEventSchema = components['schemas']['CustomEventSchema'] & { updated_at: string | null };
 type MetadataSchemaCreate = components['schemas']['MetadataSchemasCreateRequestBody'];
 type MetadataSchemaUpdate = components['schemas']['MetadataSchemasUpdateRequestBody'];
 type CustomEventCreate = components['schemas']['CustomEventSchemasCreateRequestBody'];

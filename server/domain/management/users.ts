@@ -4,7 +4,7 @@
  */
 import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
 import { findProject } from './projects.js';
@@ -14,13 +14,14 @@ type Role = components['schemas']['UserRole'];
 type Assign = components['schemas']['ProjectUsersAssignRequestBody'];
 type Invite = components['schemas']['ProjectUsersInviteRequestBody'];
 
-export interface UserRecord extends ProjectUser {
+export interface UserRecord extends Omit<ProjectUser, 'role'> {
   created_at: string;
 }
 
-export function presentUser(user: UserRecord): ProjectUser {
+/** The user as a project's user operations show them: with `role`, their role in that project. */
+export function presentUser(user: UserRecord, projectId: string): ProjectUser {
   const { created_at: _created, ...shown } = user;
-  return shown;
+  return { ...shown, role: user.projects[projectId]! };
 }
 
 /** A user named by ID or by login. */
@@ -38,6 +39,9 @@ async function findAssigned(ctx: DomainContext, projectId: string, idOrLogin: st
 }
 
 export async function assignUser(ctx: DomainContext, projectId: string, input: Assign): Promise<UserRecord> {
+  if ((input.id === undefined) === (input.login === undefined)) {
+    throw invalid('invalid_payload', 'Invalid payload', 'name the user by exactly one of id and login');
+  }
   await findProject(ctx, projectId);
   const user = await findUser(ctx, (input.id ?? input.login)!);
   if (Object.hasOwn(user.projects, projectId)) {
