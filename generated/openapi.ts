@@ -4627,6 +4627,13 @@ export interface components {
              * @constant
              */
             object: "category";
+            /**
+             * @description How redeemables of this category stack with others, where the project's stacking rules name the
+             *     category as joint or exclusive. The reference server has no per-category stacking rules yet and
+             *     leaves it out.
+             * @enum {string}
+             */
+            stacking_rules_type?: "JOINT" | "EXCLUSIVE";
         };
         /**
          * CampaignRefereeReward
@@ -4802,15 +4809,15 @@ export interface components {
         /**
          * PromotionTierCampaign
          * @description The small view of the parent campaign that a tier carries: its validity and state, which bound the
-         *     tier's own. The reference server always sends every field; `id` is required (a campaign is always
-         *     named by it).
+         *     tier's own. The reference server always sends every field; the public API marks none of them as always
+         *     present.
          */
         PromotionTierCampaign: {
             /**
              * @description Campaign ID (prefix `camp_`).
              * @example camp_5a1e9f6ce3b24c1d88
              */
-            id: string;
+            id?: string;
             /**
              * Format: date-time
              * @description The campaign's start, or null.
@@ -4865,19 +4872,20 @@ export interface components {
         /**
          * ListEnvelope
          * @description The part every list response shares. Each list adds the array (named by `data_ref`) and its
-         *     pagination fields.
+         *     pagination fields, and says which of them the public API always sends (most lists require `object` and
+         *     `data_ref`; a few leave even those out).
          */
         ListEnvelope: {
             /**
              * @description Always `list`.
              * @constant
              */
-            object: "list";
+            object?: "list";
             /**
              * @description The name of the property that holds the array of results.
              * @example data
              */
-            data_ref: string;
+            data_ref?: string;
         };
         /**
          * ValidationRuleAssignment
@@ -4904,7 +4912,20 @@ export interface components {
              * @enum {string}
              */
             related_object_type: "voucher" | "campaign" | "earning_rule" | "reward_assignment" | "promotion_tier" | "distribution";
-            created_at: components["schemas"]["CreatedAt"];
+            created_at?: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the assignment last changed; assignments never change here, so the reference server leaves it out.
+             */
+            updated_at?: string | null;
+            /**
+             * @description Whether the rule's conditions can be checked for this kind of object. The public API fills it where some
+             *     conditions do not apply to the object; the reference server leaves it out.
+             * @enum {string}
+             */
+            validation_status?: "VALID" | "PARTIALLY_VALID" | "INVALID";
+            /** @description Numbers of the rule's conditions that are not checked for this object (see `validation_status`). */
+            validation_omitted_rules?: string[];
             /**
              * @description Always `validation_rules_assignment`.
              * @constant
@@ -4917,7 +4938,7 @@ export interface components {
          */
         ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The assignments on this page. */
             data: components["schemas"]["ValidationRuleAssignment"][];
             /** @description Number of matching assignments, over all pages. */
@@ -4926,16 +4947,14 @@ export interface components {
         /**
          * PromotionTier
          * @description A tier of a promotion campaign, with its discount, validity and rules. The reference server always
-         *     sends every field listed here. The public API marks no field required; `id` and `campaign` are kept
-         *     required here because every implementation returns them (a tier is always read back by its ID, and
-         *     belongs to a campaign), and clients generated from this contract rely on them.
+         *     sends every field listed here; the public API marks none of them as always present.
          */
         PromotionTier: {
             /**
              * @description Tier ID (prefix `promo_`).
              * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
              */
-            id: string;
+            id?: string;
             created_at?: components["schemas"]["CreatedAt"];
             updated_at?: components["schemas"]["UpdatedAt"];
             /**
@@ -4952,7 +4971,7 @@ export interface components {
             hierarchy?: number;
             /** @description The promotion the tier belongs to (the campaign's ID). */
             promotion_id?: string;
-            campaign: components["schemas"]["PromotionTierCampaign"];
+            campaign?: components["schemas"]["PromotionTierCampaign"];
             /** @description The parent campaign's ID. */
             campaign_id?: string;
             /** @description False when the tier is switched off, even inside its dates. */
@@ -5711,6 +5730,39 @@ export interface components {
             url?: string;
         };
         /**
+         * SimpleCustomer
+         * @description The handful of customer fields that other objects embed (a redemption, an event, a reward). Fields the
+         *     customer does not have (a name or email never given) are left out rather than sent as null.
+         */
+        SimpleCustomer: {
+            /**
+             * @description Customer ID assigned by the service (prefix `cust_`).
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id?: string;
+            /**
+             * @description First and last name.
+             * @example Jane Doe
+             */
+            name?: string;
+            /**
+             * @description Email address.
+             * @example jane@example.com
+             */
+            email?: string;
+            /**
+             * @description The customer's ID in an external system.
+             * @example jane-doe-1
+             */
+            source_id?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            object?: "customer";
+        };
+        /**
          * Voucher
          * @description A voucher: a discount voucher, a gift card or a loyalty card. The API marks none of its fields as always
          *     present, so this contract requires none; the reference server sends every field below except
@@ -5783,6 +5835,11 @@ export interface components {
              */
             holder_id?: string | null;
             /**
+             * @description The holder, in brief, where the public API embeds the voucher in another object (a redemption, say). The
+             *     reference server gives `holder_id` only.
+             */
+            holder?: components["schemas"]["SimpleCustomer"];
+            /**
              * @description ID of the customer who referred the holder, on a voucher given as a referral reward. The reference
              *     server gives no referral rewards as vouchers, so it never sends this field.
              * @example cust_2a8e0c4a1d9b5f7e31
@@ -5821,6 +5878,11 @@ export interface components {
                  * @example /v1/publications?voucher=SUMMER-7K2Q
                  */
                 url?: string;
+                /**
+                 * @description IDs of the voucher's publications, where the public API lists them (a loyalty card after a points
+                 *     transfer, for one). The reference server gives the count and the list's `url` instead.
+                 */
+                entries?: string[];
             };
             /** @description The validation rules assigned to the voucher itself (not those of its campaign), oldest first. */
             validation_rules_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
@@ -5936,7 +5998,7 @@ export interface components {
          */
         CategoriesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["Category"][];
             /**
              * @description Number of categories.
@@ -6159,7 +6221,7 @@ export interface components {
              * @description Customer ID assigned by the service (prefix `cust_`).
              * @example cust_7f8b2cd8a33d0f1e2b
              */
-            id: string;
+            id?: string;
             /**
              * @description The customer's ID in an external system, unique in the project.
              * @example jane-doe-1
@@ -6199,7 +6261,8 @@ export interface components {
              */
             birthdate?: string | null;
             address?: components["schemas"]["CustomerAddress"];
-            summary: components["schemas"]["CustomerSummary"];
+            /** @description The customer's running totals; null where the API has not computed them (the reference server always does). */
+            summary: components["schemas"]["CustomerSummary"] | null;
             /** @description The customer's loyalty points and referrals; null where the API has not computed them (the reference server always does). */
             loyalty: components["schemas"]["CustomerLoyalty"] | null;
             /** @description The referrals in which this customer was referred; null where the API has not computed them (the reference server always does). */
@@ -6227,7 +6290,7 @@ export interface components {
          */
         CustomersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "customers";
+            data_ref: "customers";
             customers: components["schemas"]["Customer"][];
             /**
              * @description Number of customers matching the query, over all pages.
@@ -6393,7 +6456,7 @@ export interface components {
          */
         CustomersActivityListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["CustomerActivity"][];
             /** @description Whether more entries follow this page. */
             has_more: boolean;
@@ -6405,17 +6468,16 @@ export interface components {
         };
         /**
          * PromotionTiersListResponseBody
-         * @description A page of promotion tiers, in `tiers`. The reference server always sends `tiers`, `total` and
-         *     `has_more`; the public API marks none of them required, and `has_more` is left optional here, while
-         *     `tiers` and `total` stay required because every implementation returns them and clients read them.
+         * @description A page of promotion tiers, in `tiers`. The public API marks none of the envelope's fields as always
+         *     present; the reference server always sends `object`, `data_ref`, `tiers`, `total` and `has_more`.
          */
         PromotionTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "tiers";
             /** @description The tiers, by `hierarchy` unless `order` says otherwise. */
-            tiers: components["schemas"]["PromotionTier"][];
+            tiers?: components["schemas"]["PromotionTier"][];
             /** @description Number of matching tiers, over all pages. */
-            total: number;
+            total?: number;
             /** @description Whether later pages hold more tiers. */
             has_more?: boolean;
         };
@@ -6693,7 +6755,7 @@ export interface components {
          */
         OrdersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "orders";
+            data_ref: "orders";
             orders: components["schemas"]["Order"][];
             /** @description Number of orders, over all pages. */
             total: number;
@@ -7067,7 +7129,7 @@ export interface components {
          */
         PublicationsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "publications";
+            data_ref: "publications";
             publications: (components["schemas"]["Publication"] & {
                 voucher?: components["schemas"]["PublicationVoucher"];
             })[];
@@ -7600,7 +7662,7 @@ export interface components {
          */
         ApplicableToList: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["ApplicableTo"][];
             /** @description Number of entries. */
             total: number;
@@ -7727,7 +7789,7 @@ export interface components {
         QualificationsCheckEligibilityResponseBody: {
             redeemables?: components["schemas"]["ListEnvelope"] & {
                 /** @constant */
-                data_ref?: "data";
+                data_ref: "data";
                 data: components["schemas"]["QualificationRedeemable"][];
                 /** @description Every qualifying redeemable that passes the filters. */
                 total: number;
@@ -7843,39 +7905,6 @@ export interface components {
              * @enum {string}
              */
             channel_type?: "USER" | "API" | "AUTO_REDEEM";
-        };
-        /**
-         * SimpleCustomer
-         * @description The handful of customer fields that other objects embed (a redemption, an event, a reward). Fields the
-         *     customer does not have (a name or email never given) are left out rather than sent as null.
-         */
-        SimpleCustomer: {
-            /**
-             * @description Customer ID assigned by the service (prefix `cust_`).
-             * @example cust_7f8b2cd8a33d0f1e2b
-             */
-            id?: string;
-            /**
-             * @description First and last name.
-             * @example Jane Doe
-             */
-            name?: string;
-            /**
-             * @description Email address.
-             * @example jane@example.com
-             */
-            email?: string;
-            /**
-             * @description The customer's ID in an external system.
-             * @example jane-doe-1
-             */
-            source_id?: string;
-            metadata?: components["schemas"]["Metadata"];
-            /**
-             * @description Always `customer`.
-             * @constant
-             */
-            object?: "customer";
         };
         /**
          * SourceId
@@ -7997,7 +8026,7 @@ export interface components {
          */
         ProductSkusList: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["Sku"][];
             /**
              * @description Number of SKUs of the product.
@@ -8288,7 +8317,7 @@ export interface components {
          */
         RedemptionsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "redemptions";
+            data_ref: "redemptions";
             redemptions: components["schemas"]["RedemptionEntry"][];
             /** @description Number of matching entries, over all pages. */
             total: number;
@@ -8941,7 +8970,7 @@ export interface components {
          */
         ValidationRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The validation rules on this page. */
             data: components["schemas"]["ValidationRule"][];
             /** @description Number of validation rules, over all pages. */
@@ -9324,7 +9353,7 @@ export interface components {
          */
         VoucherRedemptionsResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "redemption_entries";
+            data_ref: "redemption_entries";
             /** @description The most redemptions allowed; null for no limit. */
             quantity: number | null;
             /** @description Successful redemptions so far, less those rolled back. */
@@ -9346,7 +9375,7 @@ export interface components {
          */
         ProductsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "products";
+            data_ref: "products";
             products: components["schemas"]["Product"][];
             /**
              * @description Number of products matching the query, over all pages.
@@ -9423,7 +9452,7 @@ export interface components {
          */
         ProductsSkusListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "skus";
+            data_ref: "skus";
             skus: components["schemas"]["Sku"][];
             /**
              * @description Number of the product's SKUs matching the query, over all pages.
@@ -9652,7 +9681,7 @@ export interface components {
          */
         ProductCollectionsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["ProductCollection"][];
             /**
              * @description Number of collections, over all pages.
@@ -9734,7 +9763,7 @@ export interface components {
          */
         ProductCollectionsProductsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: (components["schemas"]["ProductBase"] | components["schemas"]["SkuWithProduct"])[];
             /**
              * @description Number of products and SKUs in the collection, over all pages.
@@ -9964,7 +9993,7 @@ export interface components {
          */
         ProjectsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The projects. */
             data: components["schemas"]["Project"][];
             /**
@@ -10087,25 +10116,22 @@ export interface components {
         /**
          * ProjectsCreateResponseBody
          * @description The created project and its first server-side API key. The token is shown only here; store it.
-         *     `server_side_key` is required here because the reference server always returns it and clients need it
-         *     (the public API marks it optional). The reference server makes no client-side key.
+         *     The reference server always returns `server_side_key` with both its fields (the public API marks them
+         *     optional). The reference server makes no client-side key.
          */
         ProjectsCreateResponseBody: components["schemas"]["ProjectBase"] & {
-            /**
-             * @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. Both fields are
-             *     required here (the public API marks them optional): a key is usable only with both.
-             */
-            server_side_key: {
+            /** @description The project's API key, sent as `X-App-Id` and `X-App-Token` on calls under `/v1`. */
+            server_side_key?: {
                 /**
                  * @description Application ID of the key.
                  * @example app_9d1e0f2a3b4c5d6e7f80
                  */
-                app_id: string;
+                app_id?: string;
                 /**
                  * @description Secret token of the key.
                  * @example 4f0e9d8c7b6a5f4e3d2c1b0a
                  */
-                app_token: string;
+                app_token?: string;
             };
             /** @description A client-side key of the project; the reference server makes none, so never sends it. */
             client_side_key?: components["schemas"]["ProjectApiKey"];
@@ -10287,7 +10313,7 @@ export interface components {
          */
         BrandingListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The brand configurations (at most one). */
             data: components["schemas"]["Brand"][];
             /**
@@ -10417,7 +10443,7 @@ export interface components {
          */
         ProjectUsersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The project's users. */
             data: components["schemas"]["ProjectUser"][];
             /**
@@ -10483,8 +10509,8 @@ export interface components {
              */
             optional?: boolean;
             /**
-             * @description Whether the definition was removed from the schema: a removed definition checks nothing and only
-             *     records that the property was once defined. Removing a definition through the management API (a null
+             * @description Whether the definition was removed from the schema: a removed definition checks nothing (metadata is
+             *     not held to it) and only records that the property was once defined. Removing a definition through the management API (a null
              *     in an update) drops it instead, so the reference server sends `deleted` only where a client wrote it.
              * @example false
              */
@@ -10505,6 +10531,14 @@ export interface components {
             minLength?: number;
             /** @description Maximum length of a string value. */
             maxLength?: number;
+            /** @description The management API's spelling of `exactLength`; either is honoured. */
+            exact_length?: number;
+            /** @description The management API's spelling of `minLength`; either is honoured. */
+            min_length?: number;
+            /** @description The management API's spelling of `maxLength`; either is honoured. */
+            max_length?: number;
+            /** @description The management API's spelling of `objectType`; either is honoured. */
+            object_type?: string | null;
             /** @description Smallest allowed number (inclusive). */
             min?: number;
             /** @description Largest allowed number (inclusive). */
@@ -10586,7 +10620,7 @@ export interface components {
          */
         ManagementMetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The project's metadata schemas. */
             data: components["schemas"]["MetadataSchema"][];
             /**
@@ -10676,7 +10710,7 @@ export interface components {
          */
         CustomEventSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The project's custom event schemas. */
             data: components["schemas"]["CustomEventSchema"][];
             /**
@@ -10740,6 +10774,17 @@ export interface components {
          */
         WebhookEventType: "redemption.succeeded" | "redemption.failed" | "redemption.rollback.succeeded" | "redemption.rollback.failed" | "publication.succeeded" | "voucher.published" | "voucher.created" | "voucher.updated" | "voucher.deleted" | "voucher.enabled" | "voucher.disabled" | "voucher.loyalty_card.points_added" | "voucher.gift.balance_added" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.enabled" | "campaign.disabled" | "campaign.vouchers.generation.completed" | "business_validation_rule.created" | "business_validation_rule.updated" | "business_validation_rule.deleted" | "business_validation_rule.assignment.created" | "business_validation_rule.assignment.deleted" | "customer.created" | "customer.deleted" | "customer.rewarded" | "customer.rewarded.loyalty_points";
         /**
+         * WebhookSubscriptionEvent
+         * @description An event kind a webhook configuration may subscribe to: every kind the public API lets a project subscribe
+         *     to. The reference server delivers the kinds of `WebhookEventType` (one typed payload each, under the
+         *     contract's `webhooks`); a subscription to any other kind is kept and returned, and receives nothing
+         *     until the server emits that kind. The public API spells three kinds `…aded` in its subscription list
+         *     (`voucher.gift.balance_aded`, `voucher.loyalty_card.points_aded`, `voucher.loyalty_card.pending_points.aded`);
+         *     those spellings subscribe to the `…added` kinds, and a subscription keeps the spelling it was given.
+         * @example voucher.created
+         */
+        WebhookSubscriptionEvent: components["schemas"]["WebhookEventType"] | ("campaign.earning_rule.assigned" | "campaign.earning_rule.deleted" | "campaign.earning_rule.disabled" | "campaign.earning_rule.enabled" | "campaign.earning_rule.updated" | "campaign.loyalty_tier.created" | "campaign.loyalty_tier.deleted" | "campaign.loyalty_tier.updated" | "campaign.promotion_stack.created" | "campaign.promotion_stack.updated" | "campaign.promotion_tier.created" | "campaign.promotion_tier.deleted" | "campaign.promotion_tier.disabled" | "campaign.promotion_tier.enabled" | "campaign.promotion_tier.updated" | "campaign.referral_tier.created" | "campaign.referral_tier.deleted" | "campaign.referral_tier.updated" | "campaign.reward.assignment.created" | "campaign.reward.assignment.deleted" | "campaign.reward.assignment.updated" | "campaign.vouchers.aded" | "campaign.vouchers.generation.failed" | "campaign.vouchers.generation.started" | "customer.confirmed" | "voucher.gift.balance_aded" | "voucher.gift.transaction.created" | "voucher.loyalty_card.pending_points.activated" | "voucher.loyalty_card.pending_points.aded" | "voucher.loyalty_card.pending_points.canceled" | "voucher.loyalty_card.pending_points.updated" | "voucher.loyalty_card.points_aded" | "voucher.loyalty_card.points_expired" | "voucher.loyalty_card.transaction.created");
+        /**
          * WebhookSecret
          * @description The key of the HMAC-SHA256 signature sent with every delivery in `X-Webhook-Signature`. Generated when
          *     not given.
@@ -10762,7 +10807,7 @@ export interface components {
              */
             target_url: string;
             /** @description The event kinds delivered to this webhook. */
-            events: components["schemas"]["WebhookEventType"][];
+            events: components["schemas"]["WebhookSubscriptionEvent"][];
             /**
              * @description Whether events are delivered. An inactive webhook receives nothing.
              * @example true
@@ -10783,7 +10828,7 @@ export interface components {
          */
         WebhooksListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The project's webhook configurations. */
             data: components["schemas"]["Webhook"][];
             /**
@@ -10809,7 +10854,7 @@ export interface components {
         WebhooksCreateRequestBody: {
             target_url: components["schemas"]["WebUrl"];
             /** @description The event kinds to deliver. */
-            events: components["schemas"]["WebhookEventType"][];
+            events: components["schemas"]["WebhookSubscriptionEvent"][];
             /**
              * @description Whether events are delivered.
              * @default true
@@ -10827,7 +10872,7 @@ export interface components {
         WebhooksUpdateRequestBody: {
             target_url?: components["schemas"]["WebUrl"];
             /** @description The event kinds to deliver. */
-            events?: components["schemas"]["WebhookEventType"][];
+            events?: components["schemas"]["WebhookSubscriptionEvent"][];
             /** @description Whether events are delivered. */
             active?: boolean;
             secret?: components["schemas"]["WebhookSecret"];
@@ -10910,7 +10955,7 @@ export interface components {
          */
         WebhookDeliveriesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             /** @description The deliveries on this page, newest first. */
             data: components["schemas"]["WebhookDelivery"][];
             /**
@@ -10926,7 +10971,7 @@ export interface components {
          */
         MetadataSchemasListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "schemas";
+            data_ref: "schemas";
             /** @description The schemas. The reference server always sends it. */
             schemas?: components["schemas"]["MetadataSchema"][];
             /**
@@ -10948,9 +10993,9 @@ export interface components {
             /** @constant */
             data_ref?: "campaigns";
             /** @description The programs. */
-            campaigns: components["schemas"]["Campaign"][];
+            campaigns?: components["schemas"]["Campaign"][];
             /** @description How many programs there are. */
-            total: number;
+            total?: number;
         };
         /**
          * LoyaltyAccessAreas
@@ -11103,7 +11148,7 @@ export interface components {
          */
         MemberActivityListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["MemberActivity"][];
             /** @description Whether more entries follow this page. */
             has_more: boolean;
@@ -11288,7 +11333,7 @@ export interface components {
          */
         LoyaltyPendingPointsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["LoyaltyPendingPoints"][];
             /** @description Whether more entries follow this page. */
             has_more: boolean;
@@ -11670,7 +11715,7 @@ export interface components {
          */
         LoyaltyTiersListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["LoyaltyTier"][];
             /** @description How many tiers match. */
             total: number;
@@ -11892,7 +11937,7 @@ export interface components {
          */
         LoyaltyCardTransactionsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["LoyaltyCardTransaction"][];
             /** @description Whether more entries follow this page. */
             has_more: boolean;
@@ -12282,9 +12327,9 @@ export interface components {
         EarningRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
             data_ref?: "data";
-            data: components["schemas"]["EarningRule"][];
+            data?: components["schemas"]["EarningRule"][];
             /** @description How many earning rules match. */
-            total: number;
+            total?: number;
         };
         /**
          * EarningRuleFields
@@ -12623,7 +12668,7 @@ export interface components {
          */
         LoyaltyTierRewardsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["LoyaltyTierReward"][];
             /** @description How many rewards there are. */
             total: number;
@@ -12634,7 +12679,7 @@ export interface components {
          */
         RewardsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["Reward"][];
             /** @description How many rewards match. */
             total: number;
@@ -12697,7 +12742,7 @@ export interface components {
          */
         RewardAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
-            data_ref?: "data";
+            data_ref: "data";
             data: components["schemas"]["RewardAssignment"][];
             /** @description How many assignments match. */
             total: number;
@@ -12841,7 +12886,7 @@ export interface components {
          *       ]
          *     ]
          */
-        LocationPolygonRings: components["schemas"]["LocationPosition"][][];
+        LocationPolygonRings: (components["schemas"]["LocationPosition"][] | components["schemas"]["LocationPosition"])[];
         /**
          * LocationShape
          * @description The area of a location: a circle (`distance`: a `center` written `geo:<latitude>,<longitude>` and a

@@ -20,10 +20,11 @@ type Referrals = NonNullable<CustomerSchema['referrals']>;
  * A stored customer: the contract leaves most fields optional (the public API may leave them out), but this
  * server keeps and sends every one of them but `assets`.
  */
-export type Customer = Omit<CustomerSchema, 'loyalty' | 'referrals' | 'assets'> &
+export type Customer = Omit<CustomerSchema, 'loyalty' | 'referrals' | 'assets' | 'summary'> &
   Required<Pick<CustomerSchema, 'id' | 'source_id' | 'name' | 'description' | 'email' | 'phone' | 'birthday' | 'birthdate' | 'address' | 'metadata' | 'system_metadata' | 'created_at' | 'updated_at'>> & {
     loyalty: Loyalty;
     referrals: Referrals;
+    summary: NonNullable<CustomerSchema['summary']>;
   };
 
 export interface CustomerListQuery extends PageRequest {

@@ -19,9 +19,17 @@ export interface LocationInput {
 
 type Ring = number[][];
 
-/** GeoJSON rings end where they start; a ring that does not is refused rather than closed silently. */
-function checkRings(rings: Ring[], where: string): void {
-  rings.forEach((ring, index) => {
+/**
+ * GeoJSON rings end where they start; a ring that does not is refused rather than closed silently. The contract
+ * also reads a bare position where a ring stands (the public API's reference draws polygons so), but a fixture
+ * must give real rings, as the interface describes them.
+ */
+function checkRings(rings: (Ring | number[])[], where: string): void {
+  rings.forEach((entry, index) => {
+    if (typeof entry[0] === 'number') {
+      throw invalid('invalid_payload', 'Invalid location', `${where}[${index}] is a position; polygon coordinates are rings, each a list of positions`);
+    }
+    const ring = entry as Ring;
     const [first, last] = [ring[0], ring[ring.length - 1]];
     if (!first || !last || first[0] !== last[0] || first[1] !== last[1]) {
       throw invalid('invalid_payload', 'Invalid location', `${where}[${index}] is not closed: its last point must equal its first`);

@@ -79,7 +79,7 @@ export type RedeemOutcome =
   | { ok: true; redemptions: RedemptionView[]; parent: RedemptionView; order: Calculated; skipped: Verdict[] }
   | { ok: false; error: DomainError };
 
-type CustomerSummary = Schemas['Customer']['summary'];
+type CustomerSummary = NonNullable<Schemas['Customer']['summary']>;
 
 async function updateCustomerSummary(ctx: DomainContext, customerId: string | null, change: (summary: CustomerSummary) => CustomerSummary) {
   if (!customerId) return;

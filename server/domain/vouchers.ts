@@ -91,7 +91,7 @@ export async function findVoucher({ uow }: DomainContext, code: string): Promise
 
 /** The rule assignments of an object (voucher or campaign) as the list its response carries, oldest first. */
 export async function assignmentsList(ctx: DomainContext, objectId: string) {
-  const data = (await ctx.uow.validation_rule_assignments.findBy('related_object_id', objectId)).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const data = (await ctx.uow.validation_rule_assignments.findBy('related_object_id', objectId)).sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? ''));
   return { object: 'list' as const, data_ref: 'data' as const, data, total: data.length };
 }
 

@@ -10,7 +10,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Clock } from '../domain/clock.js';
 import type { EventSource } from '../domain/context.js';
 import { newId } from '../domain/ids.js';
-import type { Webhook, WebhookDelivery } from '../domain/management/webhooks.js';
+import { subscribesTo, type Webhook, type WebhookDelivery } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import { UnknownProject, type Store } from '../store/store.js';
 import type { DeliverableEvent } from './outbox.js';
@@ -102,7 +102,7 @@ export class WebhookDeliveries {
         const now = this.clock.now().toISOString();
         for (const deliverable of events) {
           const { event } = deliverable;
-          for (const webhook of webhooks.filter((candidate) => candidate.events.includes(event.type))) {
+          for (const webhook of webhooks.filter((candidate) => subscribesTo(candidate, event.type))) {
             const id = newId('whd');
             const body = JSON.stringify(payload(id, projectId, now, webhook, deliverable));
             const delivery = await uow.webhook_deliveries.insert({

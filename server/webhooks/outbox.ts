@@ -8,7 +8,7 @@
 import type { Clock } from '../domain/clock.js';
 import type { EventRecord } from '../domain/events.js';
 import type { CardTransaction } from '../domain/loyalty/types.js';
-import { isWebhookEventType, type WebhookEventType } from '../domain/management/webhooks.js';
+import { isWebhookEventType, subscribedKind, type WebhookEventType } from '../domain/management/webhooks.js';
 import { lazyUnitOfWork, type Row, type Store, type Table, type UnitOfWork } from '../store/store.js';
 import type { Tables } from '../store/tables.js';
 import { presentEvent, type EventScope, type PresentedEvent } from './payloads.js';
@@ -43,7 +43,7 @@ function noting(uow: UnitOfWork, outbox: DeliverableEvent[]): UnitOfWork {
   // Which kinds the project's active webhooks take, read once per unit of work and only if it records an event.
   let subscribed: Promise<Set<string>> | undefined;
   const wanted = async (type: string) => {
-    subscribed ??= uow.webhooks.query({ where: (webhook) => webhook.active }).then(({ rows }) => new Set(rows.flatMap((webhook) => webhook.events)));
+    subscribed ??= uow.webhooks.query({ where: (webhook) => webhook.active }).then(({ rows }) => new Set(rows.flatMap((webhook) => webhook.events.map(subscribedKind))));
     return (await subscribed).has(type);
   };
   const scope = (event: EventRecord): EventScope => ({

@@ -113,7 +113,7 @@ describe('create-campaign', () => {
     // Only promotion campaigns carry `promotion`; tiers given at creation are made with the campaign.
     expect('promotion' in gift).toBe(false);
     const tiered = await campaign({ campaign_type: 'PROMOTION', voucher: undefined, promotion: { tiers: [{ name: 'First', action: { discount: { type: 'AMOUNT', amount_off: 100 } } }, { name: 'Second' }] } });
-    expect(tiered.promotion?.tiers?.map((tier) => [tier.name, tier.hierarchy, tier.campaign.id])).toEqual([['First', 1, tiered.id], ['Second', 2, tiered.id]]);
+    expect(tiered.promotion?.tiers?.map((tier) => [tier.name, tier.hierarchy, tier.campaign!.id])).toEqual([['First', 1, tiered.id], ['Second', 2, tiered.id]]);
     const got = (await ctx.client.GET('/v1/campaigns/{campaignId}', { params: { path: { campaignId: tiered.id } } })).data!;
     expect(got.promotion?.total).toBe(2);
   });

@@ -87,7 +87,7 @@ runs('client-side API and custom events', () => {
     await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: refereeSource }, referral: { code }, metadata: { plan: 'pro' } });
     const referee = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: refereeSource } } })).data!;
     expect(referee.referrals).toEqual({ total: 1, campaigns: [expect.objectContaining({ campaign_id: program.data!.id, referrer_id: referrer.id })] });
-    const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id } } })).data!;
+    const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id! } } })).data!;
     expect(counted.loyalty).toMatchObject({ referred_customers: 1, campaigns: { [program.data!.name]: { referred_customers: 1 } } });
   });
 
@@ -117,14 +117,14 @@ runs('client-side API and custom events', () => {
       metadata: { plan: 'free' },
     });
     expect(tracked.body.customer.id).toBe(refereeId);
-    const referee = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: refereeId } } })).data!;
+    const referee = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: refereeId! } } })).data!;
     expect(referee.referrals).toEqual({ total: 1, campaigns: [expect.objectContaining({ campaign_id: unheld.id, referrer_id: referrer.id })] });
 
     const onRedemption = await referralProgram('redemption');
     const other = unique('referee');
     await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: other }, referral: { code: await codeOf(onRedemption.id), referrer_id: referrer.id }, metadata: { plan: 'free' } });
     expect((await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: other } } })).data!.referrals).toEqual({ total: 0, campaigns: [] });
-    const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id } } })).data!;
+    const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id! } } })).data!;
     expect(counted.loyalty?.campaigns).toEqual({ [unheld.name]: expect.objectContaining({ referred_customers: 1 }) });
   });
 

@@ -8,7 +8,7 @@ describe('list-customer-activity', () => {
   test('when a customer is created and updated, then cursor pages list every event exactly once, in order', async () => {
     const made = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('active'), name: 'v0' } })).data!;
     for (let i = 1; i <= 12; i++) {
-      await ctx.client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: made.id } }, body: { name: `v${i}` } });
+      await ctx.client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } }, body: { name: `v${i}` } });
     }
     const collect = async (order: 'created_at' | '-created_at') => {
       const seen: { id?: string; type?: string; created_at?: string }[] = [];
@@ -42,7 +42,7 @@ describe('list-customer-activity', () => {
   test('when the cursor, limit or customer is wrong, then 4xx', async () => {
     const made = (await ctx.client.POST('/v1/customers', { body: { name: 'x' } })).data!;
     const badCursor = await ctx.client.GET('/v1/customers/{customerId}/activity', {
-      params: { path: { customerId: made.id }, query: { starting_after_id: 'evt_not_here' } },
+      params: { path: { customerId: made.id! }, query: { starting_after_id: 'evt_not_here' } },
     });
     expectError(failed(badCursor), 400, 'invalid_query_params');
     expectError(await raw(ctx.target, 'GET', `/v1/customers/${made.id}/activity?limit=0`), 400, 'invalid_query_params');
@@ -67,7 +67,7 @@ describe('list-customer-activity filters', () => {
     const redemptionId = redeemed.data!.redemptions![0]!.id;
 
     const list = async (query: Record<string, string>) => {
-      const result = await ctx.client.GET('/v1/customers/{customerId}/activity', { params: { path: { customerId: customer.id }, query: { limit: 100, ...query } as never } });
+      const result = await ctx.client.GET('/v1/customers/{customerId}/activity', { params: { path: { customerId: customer.id! }, query: { limit: 100, ...query } as never } });
       expect(result.response.status).toBe(200);
       return result.data!.data;
     };

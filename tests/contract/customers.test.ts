@@ -92,7 +92,7 @@ describe('get, update and delete', () => {
       address: { city: 'Krakow', state: null, line_1: null, line_2: null, country: null, postal_code: null },
       updated_at: expect.any(String),
     });
-    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } });
+    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } } });
     expect(read.data).toEqual(result.data);
   });
 
@@ -102,7 +102,7 @@ describe('get, update and delete', () => {
     expectError(await raw(ctx.target, 'PUT', `/v1/customers/${made.id}`, { body: '{"birthdate":"tomorrow"}' }), 400, 'invalid_payload');
     const missing = await ctx.client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: 'cust_missing' } }, body: { name: 'x' } });
     expect(expectError(failed(missing), 404, 'not_found').resource_type).toBe('customer');
-    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } });
+    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } } });
     expect(read.data).toEqual(made);
   });
 
@@ -134,7 +134,7 @@ describe('list-customers', () => {
     const a = await customer({ email, name: 'Alpha', address: { city } });
     const b = await customer({ email, name: 'Beta' });
     const c = await customer({ name: 'Alpha', address: { city } });
-    const ids = (list?: { customers: { id: string }[] }) => list?.customers.map((x) => x.id);
+    const ids = (list?: { customers: { id?: string }[] }) => list?.customers.map((x) => x.id);
 
     const byEmail = await ctx.client.GET('/v1/customers', { params: { query: { email } } });
     expect(byEmail.data).toMatchObject({ object: 'list', data_ref: 'customers', total: 2 });
@@ -159,7 +159,7 @@ describe('list-customers', () => {
     const email = `${unique('upd')}@example.com`;
     const untouched = await customer({ email });
     const touched = await customer({ email });
-    await ctx.client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: touched.id } }, body: { name: 'T' } });
+    await ctx.client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: touched.id! } }, body: { name: 'T' } });
     const result = await raw(ctx.target, 'GET', `/v1/customers?email=${encodeURIComponent(email)}&updated_at[after]=2000-01-01`);
     expect((result.body as { customers: { id: string }[] }).customers.map((x) => x.id)).toEqual([touched.id]);
     expect(untouched.updated_at).toBeNull();
@@ -183,11 +183,11 @@ describe('whole customers and explicit nulls', () => {
       address: { city: 'Warsaw', country: 'Poland' },
       metadata: { tier: 'gold' },
     });
-    const read = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } })).data!;
+    const read = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } } })).data!;
     const result = await raw(ctx.target, 'PUT', `/v1/customers/${made.id}`, { body: JSON.stringify(read) });
     expect(result.status).toBe(200);
     expect(result.body).toEqual({ ...read, updated_at: expect.any(String) });
-    const after = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } })).data!;
+    const after = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } } })).data!;
     expect(after).toEqual({ ...read, updated_at: (result.body as { updated_at: string }).updated_at });
   });
 
@@ -195,16 +195,16 @@ describe('whole customers and explicit nulls', () => {
     const made = await customer({ source_id: unique('nulls'), name: null, email: null, address: null, metadata: null });
     expect(made).toMatchObject({ name: null, email: null, address: null, metadata: {} });
     const filled = await ctx.client.PUT('/v1/customers/{customerId}', {
-      params: { path: { customerId: made.id } },
+      params: { path: { customerId: made.id! } },
       body: { name: 'Filled', address: { city: 'Gdansk' }, metadata: { a: 1 } },
     });
     expect(filled.data).toMatchObject({ name: 'Filled', address: { city: 'Gdansk' }, metadata: { a: 1 } });
     const cleared = await ctx.client.PUT('/v1/customers/{customerId}', {
-      params: { path: { customerId: made.id } },
+      params: { path: { customerId: made.id! } },
       body: { name: null, address: null, metadata: null },
     });
     expect(cleared.data).toMatchObject({ name: null, address: null, metadata: {} });
-    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } });
+    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } } });
     expect(read.data).toEqual(cleared.data);
   });
 });

@@ -55,7 +55,7 @@ runs('track-custom-event', () => {
     expect(byId.data?.customer).toMatchObject({ id: made.id, name: 'Known' });
     const bySource = await ctx.client.POST('/v1/events', { body: { event: VISITED, customer: { source_id: made.source_id!, phone: '1' } } });
     expect(bySource.data?.customer.id).toBe(made.id);
-    expect((await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id } } })).data).toEqual(made);
+    expect((await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } } })).data).toEqual(made);
   });
 
   test('when the customer is unknown, unnamed or the body is malformed, then 4xx and no customer is made', async () => {

@@ -453,7 +453,7 @@ describe('earning rules and rewards', () => {
     const updated = await ctx.client.PUT('/v1/loyalties/{campaignId}', { params: { path: { campaignId: club.id } }, body: { description: 'Members earn points' } });
     expect(updated.data).toMatchObject({ description: 'Members earn points', vouchers_count: 3 });
     const listed = await ctx.client.GET('/v1/loyalties', { params: { query: { limit: 100, order: '-created_at' } } });
-    expect(listed.data?.campaigns.every((campaign) => campaign.campaign_type === 'LOYALTY_PROGRAM')).toBe(true);
+    expect(listed.data?.campaigns?.every((campaign) => campaign.campaign_type === 'LOYALTY_PROGRAM')).toBe(true);
     expect((await ctx.client.DELETE('/v1/loyalties/{campaignId}', { params: { path: { campaignId: club.id } } })).response.status).toBe(204);
     expectError(failed(await ctx.client.GET('/v1/loyalties/members/{memberId}', { params: { path: { memberId: holder.code } } })), 404, 'not_found');
   });

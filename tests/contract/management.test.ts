@@ -88,7 +88,7 @@ describeManaged('projects', () => {
       server_side_key: { app_id: expect.any(String), app_token: expect.any(String) },
     });
     const { server_side_key: key, ...project } = made;
-    const client = clientFor(ctx.target, { appId: key.app_id, appToken: key.app_token });
+    const client = clientFor(ctx.target, { appId: key!.app_id, appToken: key!.app_token });
     const product = await client.POST('/v1/products', { body: { name: 'Tea', source_id: 'tea' } });
     expect(product.response.status).toBe(200);
     expect((await client.GET('/v1/products')).data?.total).toBe(1);
@@ -97,7 +97,7 @@ describeManaged('projects', () => {
     const listed = (await mgmt().GET('/management/v1/projects')).data!;
     expect(listed).toMatchObject({ object: 'list', data_ref: 'data', total: listed.data.length });
     expect(listed.data).toContainEqual(project);
-    expect(JSON.stringify(listed)).not.toContain(key.app_token);
+    expect(JSON.stringify(listed)).not.toContain(key!.app_token);
 
     const updated = await mgmt().PUT('/management/v1/projects/{projectId}', { ...projectPath(project.id), body: { description: 'Tea shop', currency: 'PLN' } });
     expect(updated.data).toEqual({ ...project, description: 'Tea shop', currency: 'PLN', updated_at: expect.any(String) });
@@ -164,7 +164,7 @@ describeManaged('projects', () => {
 
   test('when a project is deleted, then its key stops working and the project is gone', async () => {
     const { server_side_key: key, ...project } = await newProject();
-    const client = clientFor(ctx.target, { appId: key.app_id, appToken: key.app_token });
+    const client = clientFor(ctx.target, { appId: key!.app_id, appToken: key!.app_token });
     expect((await client.GET('/v1/products')).response.status).toBe(200);
     expect((await mgmt().DELETE('/management/v1/projects/{projectId}', projectPath(project.id))).response.status).toBe(204);
     expectError(failed(await client.GET('/v1/products')), 401, 'unauthorized');
@@ -197,8 +197,8 @@ describeManaged('project isolation', () => {
   test("when two projects are made, then neither's key reads or writes the other's data", async () => {
     const a = await newProject();
     const b = await newProject();
-    const clientA = clientFor(ctx.target, { appId: a.server_side_key.app_id, appToken: a.server_side_key.app_token });
-    const clientB = clientFor(ctx.target, { appId: b.server_side_key.app_id, appToken: b.server_side_key.app_token });
+    const clientA = clientFor(ctx.target, { appId: a.server_side_key!.app_id, appToken: a.server_side_key!.app_token });
+    const clientB = clientFor(ctx.target, { appId: b.server_side_key!.app_id, appToken: b.server_side_key!.app_token });
     const product = (await clientA.POST('/v1/products', { body: { name: 'Only in A', source_id: 'only-a' } })).data!;
     const customer = (await clientA.POST('/v1/customers', { body: { source_id: 'shared-source', name: 'A' } })).data!;
     const path = { params: { path: { productId: product.id } } };
@@ -206,13 +206,13 @@ describeManaged('project isolation', () => {
     expectError(failed(await clientB.GET('/v1/products/{productId}', path)), 404, 'not_found');
     expectError(failed(await clientB.PUT('/v1/products/{productId}', { ...path, body: { name: 'taken over' } })), 404, 'not_found');
     expectError(failed(await clientB.DELETE('/v1/products/{productId}', path)), 404, 'not_found');
-    expectError(failed(await clientB.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })), 404, 'not_found');
+    expectError(failed(await clientB.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } })), 404, 'not_found');
     expect((await clientB.GET('/v1/products')).data?.total).toBe(0);
     // The same source_id is free in the other project: nothing is shared.
     expect((await clientB.POST('/v1/customers', { body: { source_id: 'shared-source', name: 'B' } })).response.status).toBe(200);
 
     expect((await clientA.GET('/v1/products/{productId}', path)).data?.name).toBe('Only in A');
-    expect((await clientA.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })).data?.name).toBe('A');
+    expect((await clientA.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } })).data?.name).toBe('A');
 
     const schema = await mgmt().POST('/management/v1/projects/{projectId}/metadata-schemas', {
       ...projectPath(a.id),
@@ -408,7 +408,7 @@ describeManaged('users', () => {
 describeManaged('metadata schemas', () => {
   test('when a schema is created, updated and deleted, then the management and public reads follow it', async () => {
     const project = await newProject();
-    const client = clientFor(ctx.target, { appId: project.server_side_key.app_id, appToken: project.server_side_key.app_token });
+    const client = clientFor(ctx.target, { appId: project.server_side_key!.app_id, appToken: project.server_side_key!.app_token });
     const made = await mgmt().POST('/management/v1/projects/{projectId}/metadata-schemas', {
       ...projectPath(project.id),
       body: { related_object: 'customer', properties: { tier: { type: 'string', optional: false, eq: ['gold', 'silver'] } } },

@@ -20,7 +20,7 @@ async function projectWithSchema(relatedObject: string, properties: Properties, 
     body: { related_object: relatedObject, properties, allow_defined_only: allowDefinedOnly },
   });
   expect(schema.response.status).toBe(200);
-  const credentials = { appId: project.server_side_key.app_id, appToken: project.server_side_key.app_token };
+  const credentials = { appId: project.server_side_key!.app_id!, appToken: project.server_side_key!.app_token! };
   const target: Target = { ...ctx.target, credentials };
   return { projectId: project.id, schema: schema.data!, client: clientFor(ctx.target, credentials), target };
 }
@@ -143,7 +143,7 @@ describeManaged('metadata schema enforcement', () => {
         const campaign = (await client.POST('/v1/campaigns', { body: { name: unique('Promo'), campaign_type: 'PROMOTION' } })).data!;
         return client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } }, body: { name: 'Tier', metadata } });
       },
-      async (client) => (await client.GET('/v1/promotions/tiers')).data!.total,
+      async (client) => (await client.GET('/v1/promotions/tiers')).data!.total!,
     ],
     [
       'redemption',
@@ -167,8 +167,8 @@ describeManaged('metadata schema enforcement', () => {
       },
       async (client) => {
         const programs = (await client.GET('/v1/loyalties')).data!.campaigns;
-        const lists = await Promise.all(programs.map((program) => client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id } } })));
-        return lists.reduce((sum, list) => sum + list.data!.total, 0);
+        const lists = await Promise.all(programs!.map((program) => client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id } } })));
+        return lists.reduce((sum, list) => sum + list.data!.total!, 0);
       },
     ],
     [
@@ -182,8 +182,8 @@ describeManaged('metadata schema enforcement', () => {
       },
       async (client) => {
         const programs = (await client.GET('/v1/loyalties')).data!.campaigns;
-        const lists = await Promise.all(programs.map((program) => client.GET('/v1/loyalties/{campaignId}/earning-rules', { params: { path: { campaignId: program.id } } })));
-        return lists.reduce((sum, list) => sum + list.data!.total, 0);
+        const lists = await Promise.all(programs!.map((program) => client.GET('/v1/loyalties/{campaignId}/earning-rules', { params: { path: { campaignId: program.id } } })));
+        return lists.reduce((sum, list) => sum + list.data!.total!, 0);
       },
     ],
     [
@@ -232,13 +232,13 @@ describeManaged('metadata schema enforcement', () => {
   test('when metadata was stored before the schema, then other changes still work and the next metadata change is checked', async () => {
     const management = managementClientFor(ctx.target);
     const project = (await management.POST('/management/v1/projects', { body: { name: unique('Later') } })).data!;
-    const client = clientFor(ctx.target, { appId: project.server_side_key.app_id, appToken: project.server_side_key.app_token });
+    const client = clientFor(ctx.target, { appId: project.server_side_key!.app_id, appToken: project.server_side_key!.app_token });
     const customer = (await client.POST('/v1/customers', { body: { name: 'Early', metadata: { tier: 'legacy' } } })).data!;
     await management.POST('/management/v1/projects/{projectId}/metadata-schemas', {
       params: { path: { projectId: project.id } },
       body: { related_object: 'customer', properties: { tier: { type: 'string', eq: ['gold'] } } },
     });
-    const path = { params: { path: { customerId: customer.id } } };
+    const path = { params: { path: { customerId: customer.id! } } };
     expect((await client.PUT('/v1/customers/{customerId}', { ...path, body: { name: 'Renamed' } })).response.status).toBe(200);
     expectError(failed(await client.PUT('/v1/customers/{customerId}', { ...path, body: { metadata: { tier: 'silver' } } })), 400, 'invalid_metadata');
     expect((await client.PUT('/v1/customers/{customerId}', { ...path, body: { metadata: { tier: 'gold' } } })).data?.metadata).toEqual({ tier: 'gold' });
@@ -258,7 +258,7 @@ describeManaged('metadata schema enforcement', () => {
   test('when no property is defined for a standard resource, then its schema is there, empty, stable and dated from the project', async () => {
     const management = managementClientFor(ctx.target);
     const project = (await management.POST('/management/v1/projects', { body: { name: unique('Standard') } })).data!;
-    const client = clientFor(ctx.target, { appId: project.server_side_key.app_id, appToken: project.server_side_key.app_token });
+    const client = clientFor(ctx.target, { appId: project.server_side_key!.app_id, appToken: project.server_side_key!.app_token });
     const standard = ['campaign', 'customer', 'earning_rule', 'loyalty_tier', 'order', 'order_item', 'product', 'promotion_tier', 'publication', 'redemption', 'reward', 'voucher'];
     const read = async (resource: string) => client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource } } });
     const product = (await read('product')).data!;

@@ -61,7 +61,7 @@ describe('promotion tiers', () => {
     expect(second.data?.hierarchy).toBe(2);
     const listed = await ctx.client.GET('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } } });
     expect(listed.data).toMatchObject({ object: 'list', data_ref: 'tiers', total: 2, has_more: false });
-    expect(listed.data?.tiers.map((t) => t.id)).toEqual([tier.id, second.data!.id]);
+    expect(listed.data?.tiers?.map((t) => t.id)).toEqual([tier.id, second.data!.id]);
   });
 
   test('when updated, disabled and enabled, then get shows it; deleting drops it and its assignments', async () => {
@@ -70,15 +70,15 @@ describe('promotion tiers', () => {
     const tier = (
       await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } }, body: { name: 'T', validation_rules: [minimum.id] } })
     ).data!;
-    const path = { promotionTierId: tier.id };
+    const path = { promotionTierId: tier.id! };
     const updated = await ctx.client.PUT('/v1/promotions/tiers/{promotionTierId}', { params: { path }, body: { banner: 'New', hierarchy: 7 } });
     expect(updated.data).toMatchObject({ banner: 'New', hierarchy: 7, updated_at: expect.any(String) });
     expect((await ctx.client.POST('/v1/promotions/tiers/{promotionTierId}/disable', { params: { path } })).data?.active).toBe(false);
     const unavailable = await ctx.client.GET('/v1/promotions/tiers', { params: { query: { is_available: false, limit: 100 } } });
-    expect(unavailable.data?.tiers.map((t) => t.id)).toContain(tier.id);
+    expect(unavailable.data?.tiers?.map((t) => t.id)).toContain(tier.id);
     expect((await ctx.client.POST('/v1/promotions/tiers/{promotionTierId}/enable', { params: { path } })).data?.active).toBe(true);
     const available = await ctx.client.GET('/v1/promotions/tiers', { params: { query: { is_available: true, limit: 100 } } });
-    expect(available.data?.tiers.map((t) => t.id)).toContain(tier.id);
+    expect(available.data?.tiers?.map((t) => t.id)).toContain(tier.id);
     expect((await ctx.client.DELETE('/v1/promotions/tiers/{promotionTierId}', { params: { path } })).response.status).toBe(204);
     expectError(failed(await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path } })), 404, 'not_found');
     const left = await ctx.client.GET('/v1/validation-rules-assignments', { params: { query: { rule: minimum.id } } });
@@ -106,7 +106,7 @@ describe('promotion tiers', () => {
       params: { path: { campaignId: campaign.id } },
       body: { name: 'Filed', category_id: tierCategory.id },
     });
-    const tier = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: made.data!.id } } })).data!;
+    const tier = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: made.data!.id! } } })).data!;
     expect(tier).toEqual({
       id: made.data!.id,
       created_at: expect.any(String),
@@ -158,7 +158,7 @@ describe('promotion tiers', () => {
         validation_rules: [minimum.id],
       },
     });
-    const path = { promotionTierId: made.data!.id };
+    const path = { promotionTierId: made.data!.id! };
     const before = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path } })).data!;
     const put = await raw(ctx.target, 'PUT', `/v1/promotions/tiers/${before.id}`, { body: JSON.stringify(before) });
     expect(put.status).toBe(200);
@@ -183,7 +183,7 @@ describe('promotion tiers', () => {
       },
     });
     const cleared = await ctx.client.PUT('/v1/promotions/tiers/{promotionTierId}', {
-      params: { path: { promotionTierId: made.data!.id } },
+      params: { path: { promotionTierId: made.data!.id! } },
       body: { banner: null, action: null, metadata: null, start_date: null, validity_day_of_week: null, category_id: null },
     });
     expect(cleared.response.status).toBe(200);

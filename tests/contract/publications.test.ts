@@ -47,8 +47,8 @@ describe('publications', () => {
     const again = await ctx.client.POST('/v1/publications', { body: { customer: { id: owner.id }, voucher: code } });
     expect(again.data?.voucher?.publish?.count).toBe(2);
     expectError(failed(await ctx.client.POST('/v1/publications', { body: { customer: { id: other.id }, voucher: code } })), 400, 'invalid_publish_params');
-    const afterOwner = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: owner.id } } })).data!;
-    expect(afterOwner.summary.redemptions.gift.amount_to_go).toBe(1000);
+    const afterOwner = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: owner.id! } } })).data!;
+    expect(afterOwner.summary?.redemptions.gift.amount_to_go).toBe(1000);
   });
 
   test('when the input is incomplete or names nothing, then 4xx', async () => {

@@ -60,7 +60,7 @@ describe('qualifications', () => {
     const listed = (await ctx.client.GET('/v1/customers', { params: { query: { email } } })).data!;
     expect(listed.customers).toHaveLength(1);
     expect(listed.customers[0]).toMatchObject({ name: 'Katherine Johnson', email });
-    expect(result.data?.tracking_id).toBe(`track_${Buffer.from(listed.customers[0]!.id).toString('base64url')}`);
+    expect(result.data?.tracking_id).toBe(`track_${Buffer.from(listed.customers[0]!.id!).toString('base64url')}`);
     const anonymous = await ctx.client.POST('/v1/qualifications', { body: { tracking_id: 'track_anon-7', order: { amount: 1000 }, scenario: 'CUSTOMER_WALLET' } });
     expect(anonymous.data?.tracking_id).toBe('track_anon-7');
   });

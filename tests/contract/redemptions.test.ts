@@ -43,8 +43,8 @@ describe('redemptions', () => {
     });
     expect((await ctx.client.GET('/v1/redemptions/{redemptionId}', { params: { path: { redemptionId: redemptions[0]!.id } } })).data).toEqual(redemptions[0]);
     expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })).data?.redemption?.redeemed_quantity).toBe(1);
-    const after = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })).data!;
-    expect(after.summary.redemptions).toMatchObject({ total_redeemed: 1, total_succeeded: 1 });
+    const after = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } })).data!;
+    expect(after.summary?.redemptions).toMatchObject({ total_redeemed: 1, total_succeeded: 1 });
     expect(await summaryOf(campaign.id)).toMatchObject({ redemptions: 1, redemptions_succeeded: 1, orders_amount: 10000, discounted_amount: 1500 });
     const listed = await ctx.client.GET('/v1/redemptions', { params: { query: { customer: customer.source_id!, result: 'SUCCESS' } } });
     expect(listed.data?.redemptions.map((r) => r.id).sort()).toEqual([parent.id, redemptions[0]!.id].sort());
@@ -120,7 +120,7 @@ describe('redemptions', () => {
       body: { redeemables: [{ object: 'voucher', id: code, gift: { credits: 2000 } }], order: { amount: 5000 }, customer: { id: customer.id } },
     });
     await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: alone.data!.parent_redemption!.id } } });
-    const summary = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })).data!.summary.redemptions;
+    const summary = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } })).data!.summary!.redemptions;
     expect(summary).toEqual({
       total_redeemed: 2,
       total_failed: 1,
@@ -143,17 +143,17 @@ describe('redemptions', () => {
     ).data!;
     const { code } = await campaignWithCode({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1000 } });
     const result = await ctx.client.POST('/v1/redemptions', {
-      body: { redeemables: [{ object: 'voucher', id: code }, { object: 'promotion_tier', id: tier.id }], order: { amount: 11000 } },
+      body: { redeemables: [{ object: 'voucher', id: code }, { object: 'promotion_tier', id: tier.id! }], order: { amount: 11000 } },
     });
     expect(result.data?.redemptions?.map((r) => r.amount)).toEqual([1000, 500]);
     // Each redemption shows what it redeemed: the voucher, or the promotion tier.
     expect(result.data?.redemptions?.[0]).toMatchObject({ voucher: { code, object: 'voucher' } });
     expect(result.data?.redemptions?.[0]).not.toHaveProperty('promotion_tier');
     expect(result.data?.redemptions?.[1]).toMatchObject({ promotion_tier: { id: tier.id, name: '5%', object: 'promotion_tier' } });
-    const after = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id } } })).data!;
+    const after = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id! } } })).data!;
     expect(after.summary).toEqual({ redemptions: { total_redeemed: 1 }, orders: { total_amount: 11000, total_discount_amount: 500 } });
     await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: result.data!.parent_redemption!.id! } } });
-    const rolledBack = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id } } })).data!;
+    const rolledBack = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id! } } })).data!;
     expect(rolledBack.summary).toEqual({ redemptions: { total_redeemed: 0 }, orders: { total_amount: 0, total_discount_amount: 0 } });
   });
 

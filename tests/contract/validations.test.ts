@@ -208,11 +208,11 @@ describe('validations', () => {
     expect((await check('2026-11-27T16:30:00Z')).order?.discount_amount).toBe(700); // Friday
     expect((await check('2026-11-27T18:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_not_active_now');
     expect((await check('2026-11-26T16:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_not_active_now'); // Thursday
-    await ctx.client.POST('/v1/promotions/tiers/{promotionTierId}/disable', { params: { path: { promotionTierId: tier.id } } });
+    await ctx.client.POST('/v1/promotions/tiers/{promotionTierId}/disable', { params: { path: { promotionTierId: tier.id! } } });
     expect((await check('2026-11-27T16:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_inactive');
     const summary = await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } });
     expect(summary.data).toMatchObject({ validations: 4, validations_succeeded: 1, validations_failed: 3, redemptions: 0 });
-    const counted = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id } } })).data!;
+    const counted = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id! } } })).data!;
     expect(counted.summary).toEqual({ redemptions: { total_redeemed: 0 }, orders: { total_amount: 0, total_discount_amount: 0 } });
   });
 

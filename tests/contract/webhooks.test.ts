@@ -34,7 +34,7 @@ async function receiver(answer?: Answer) {
 /** A fresh project on the target, with a client holding its key. */
 async function project(target: Target = ctx.target) {
   const made = (await managementClientFor(target).POST('/management/v1/projects', { body: { name: unique('Hooks') } })).data!;
-  return { id: made.id, client: clientFor(target, { appId: made.server_side_key.app_id, appToken: made.server_side_key.app_token }) };
+  return { id: made.id, client: clientFor(target, { appId: made.server_side_key!.app_id, appToken: made.server_side_key!.app_token }) };
 }
 
 async function webhook(projectId: string, body: { target_url: string; events: EventType[]; active?: boolean }, target: Target = ctx.target) {
@@ -51,12 +51,25 @@ async function deliveries(projectId: string, webhookId: string, target: Target =
 }
 
 describeInProcess('webhook delivery', () => {
+  test('when a webhook subscribes with the public API\'s spelling of a kind, or to a kind this server does not emit, then the subscription is kept and the spelled kind arrives', async () => {
+    const { id: projectId, client } = await project();
+    const sink = await receiver();
+    const events = ['voucher.gift.balance_aded', 'campaign.promotion_tier.created'];
+    const made = await webhook(projectId, { target_url: sink.url, events: events as EventType[] });
+    expect(made.events).toEqual(events);
+    const code = unique('GIFT');
+    expect((await client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'GIFT_VOUCHER', gift: { amount: 1000 } } })).response.status).toBe(200);
+    expect((await client.POST('/v1/vouchers/{code}/balance', { params: { path: { code } }, body: { amount: 500 } })).response.status).toBe(200);
+    await ctx.target.jobs!.idle();
+    expect(sink.received.map((arrival) => arrival.body.type)).toEqual(['voucher.gift.balance_added']);
+  });
+
   test('when events happen, then exactly the subscribed kinds reach active webhooks, signed, with the affected objects', async () => {
     const { id: projectId, client } = await project();
     // Compile the customer routes' validators before any delivery is under way, so doing it cannot hold up an
     // attempt past the receivers' short timeout (which would make the server retry a delivered event).
     const warm = (await client.POST('/v1/customers', { body: { name: 'Warm-up' } })).data!;
-    await client.GET('/v1/customers/{customerId}', { params: { path: { customerId: warm.id } } });
+    await client.GET('/v1/customers/{customerId}', { params: { path: { customerId: warm.id! } } });
     const first = await receiver();
     const second = await receiver();
     const silent = await receiver();
@@ -67,10 +80,10 @@ describeInProcess('webhook delivery', () => {
     const another = await webhook(projectId, { target_url: also.url, events: ['customer.created'] });
 
     const customer = (await client.POST('/v1/customers', { body: { source_id: unique('hooked'), name: 'Jane', email: 'jane@example.com' } })).data!;
-    const read = (await client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } })).data!;
-    await client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } }, body: { name: 'Jane D.' } });
+    const read = (await client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } })).data!;
+    await client.PUT('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } }, body: { name: 'Jane D.' } });
     await client.POST('/v1/categories', { body: { name: unique('Quiet'), hierarchy: 1 } });
-    await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
+    await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } });
     // The same kind of event in another project reaches nobody here.
     await ctx.client.POST('/v1/customers', { body: { source_id: unique('elsewhere') } });
     await ctx.target.jobs!.idle();
@@ -495,7 +508,7 @@ describeInProcess('event kinds', () => {
     ).data!;
     const tier = promo.promotion!.tiers![0]!;
     expect(typesOf(await batch())).toEqual(['campaign.created']);
-    const tierRedeemed = await client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'promotion_tier', id: tier.id }], order: { amount: 5000 } } });
+    const tierRedeemed = await client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'promotion_tier', id: tier.id! }], order: { amount: 5000 } } });
     expect(tierRedeemed.response.status).toBe(200);
     const tierRule = (await client.POST('/v1/validation-rules', { body: { name: 'Tier rule', rules: { '1': { name: 'order.amount', conditions: { $more_than: [0] } }, logic: '1' } } })).data!;
     const tierRulePath = { params: { path: { validationRuleId: tierRule.id } } };
@@ -520,7 +533,7 @@ describeInProcess('event kinds', () => {
 
     await client.DELETE('/v1/vouchers/{code}', voucherPath);
     const customer = (await client.POST('/v1/customers', { body: { name: 'Short-lived' } })).data!;
-    await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id } } });
+    await client.DELETE('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } });
     await client.DELETE('/v1/campaigns/{campaignId}', campaignPath);
     bodies = await batch();
     // Deleting the campaign deletes its two vouchers too.

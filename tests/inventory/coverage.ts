@@ -82,6 +82,7 @@ export class ContractWalker {
     for (const schema of view.schemas.flatMap((each) => this.parts(each))) {
       if (step === '[]') {
         if (schema.items !== undefined) next.push(...this.parts(schema.items as Schema));
+        if (Array.isArray(schema.prefixItems)) for (const member of schema.prefixItems) next.push(...this.parts(member as Schema));
         continue;
       }
       const properties = isObject(schema.properties) ? schema.properties : undefined;
@@ -288,7 +289,12 @@ export function checkOperation(doc: Json, inventory: InventoryOperation): Gap[] 
   for (const fact of inventory.facts) {
     const gap = (problem: string): Gap => ({ subject, where: fact.where, field: fact.field, problem, severity: 'error' });
     if (fact.where === 'query' || fact.where === 'path' || fact.where === 'header') {
-      const [name, ...rest] = fact.field.split('.');
+      // Bracket names are the parameter's serialisation: `ids[]` is the array `ids`, `created_at[before]` the
+      // deepObject `created_at` with its `before`.
+      const dotted = fact.field.replace(/\[([^\]]+)\]/g, '.$1');
+      const [first, ...afterFirst] = dotted.split('.');
+      const name = first!.replace(/(\[\])+$/, '');
+      const rest = [...(first!.endsWith('[]') ? [first!.slice(name.length)] : []), ...afterFirst];
       const location = fact.where;
       const parameter = parameters.find(
         (candidate) => candidate.in === location && String(candidate.name).toLowerCase() === name!.toLowerCase(),
@@ -301,7 +307,7 @@ export function checkOperation(doc: Json, inventory: InventoryOperation): Gap[] 
         if (rest.length === 0) gaps.push(gap(`${location} parameter not documented`));
         continue;
       }
-      const subFact = { ...fact, field: rest.length === 0 ? '(body)' : rest.join('.') };
+      const subFact = { ...fact, field: rest.length === 0 ? '(body)' : rest.join('.').replace(/^\.|\.(?=\[)/g, '') };
       const found = checkFact(walker, parameter.schema as Schema, subFact, subject, 'request').map((each) => ({ ...each, field: fact.field }));
       // A parameter's own requiredness is on the parameter, not in a schema.
       if (rest.length === 0 && parameter.required === true && !fact.required) found.push(gap('required, while the API takes it as optional'));

@@ -53,6 +53,21 @@ function hasType(definition: Definition, value: unknown): boolean {
   }
 }
 
+/**
+ * A definition with the management API's snake_case spellings (`exact_length`, `min_length`, `max_length`,
+ * `object_type`) read as the camelCase ones the public reads use; either spelling is honoured.
+ */
+function normalized(definition: Definition): Definition {
+  const snake = definition as Definition & { exact_length?: number; min_length?: number; max_length?: number; object_type?: string | null };
+  return {
+    ...definition,
+    exactLength: definition.exactLength ?? snake.exact_length,
+    minLength: definition.minLength ?? snake.min_length,
+    maxLength: definition.maxLength ?? snake.max_length,
+    objectType: definition.objectType ?? snake.object_type,
+  };
+}
+
 /** The first constraint a typed value breaks, as [rule, what was wanted], or undefined. */
 function brokenConstraint(definition: Definition, value: unknown): [string, string] | undefined {
   if (typeof value === 'string') {
@@ -80,7 +95,9 @@ export type SchemaOf = (relatedObject: string) => MetadataSchema | undefined;
 
 /** Custom types that the schema's own `object` properties name in `objectType`. */
 export function namedObjectTypes(schema: MetadataSchema): string[] {
-  return Object.values(schema.properties).flatMap((definition) => (definition.type === 'object' && definition.objectType ? [definition.objectType] : []));
+  return Object.values(schema.properties)
+    .map(normalized)
+    .flatMap((definition) => (definition.type === 'object' && !definition.deleted && definition.objectType ? [definition.objectType] : []));
 }
 
 /**
@@ -94,7 +111,10 @@ export function checkMetadata(schema: MetadataSchema, metadata: Record<string, u
     const undefinedKey = Object.keys(given).find((name) => !Object.hasOwn(schema.properties, name));
     if (undefinedKey !== undefined) throw broken(where, `${path}${undefinedKey}`, 'allow_defined_only', 'is not defined in the schema');
   }
-  for (const [name, definition] of Object.entries(schema.properties)) {
+  for (const [name, stored] of Object.entries(schema.properties)) {
+    // A definition marked deleted only records that the property was once defined: it checks nothing.
+    if (stored.deleted) continue;
+    const definition = normalized(stored);
     const value = Object.hasOwn(given, name) ? given[name] : undefined;
     const at = `${path}${name}`;
     if (value === undefined || value === null) {

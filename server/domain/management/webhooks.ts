@@ -47,6 +47,19 @@ export function isWebhookEventType(type: string): type is WebhookEventType {
   return Object.hasOwn(KINDS, type);
 }
 
+/**
+ * The kind a subscription names. The public API's subscription list spells three kinds `…aded`; they mean the
+ * `…added` kinds that are delivered.
+ */
+export function subscribedKind(subscription: string): string {
+  return subscription.replace(/_aded$/, '_added');
+}
+
+/** Whether a webhook's subscriptions take an event of this kind. */
+export function subscribesTo(webhook: { events: readonly string[] }, type: string): boolean {
+  return webhook.events.some((subscription) => subscribedKind(subscription) === type);
+}
+
 export interface WebhookRules {
   /** Whether `http` target URLs are accepted besides `https` (local testing only). */
   allowPlainHttp: boolean;
