@@ -1,9 +1,9 @@
 /**
  * Takes the fields a request body's schema does not name out of the body, after the validator has accepted
- * it and before a handler sees it (see server/contract/request-pruner.ts).
+ * it and before a handler sees it (see server/contract/schema-pruner.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
-import { RequestPruner } from '../contract/request-pruner.js';
+import { SchemaPruner } from '../contract/schema-pruner.js';
 
 /** What the validator leaves on a request it matched to an operation. */
 interface Matched {
@@ -11,7 +11,7 @@ interface Matched {
 }
 
 export function pruneUnknownFields(contract: Record<string, unknown>) {
-  const pruner = new RequestPruner(contract);
+  const pruner = new SchemaPruner(contract);
   const pointers = new Map<string, string | undefined>();
   return (req: Request, _res: Response, next: NextFunction) => {
     const route = (req as Request & Matched).openapi?.openApiRoute;

@@ -42,6 +42,8 @@ export interface Verdict {
   /** The operation the request was routed to, or undefined when the path or method is not in the contract. */
   operationId?: string;
   violations: string[];
+  /** Where the JSON body's schema is in the contract, when the response documents one. */
+  schemaPointer?: string;
 }
 
 interface Route {
@@ -115,7 +117,9 @@ export class ConformanceChecker {
       return { operationId: operation.operationId, violations };
     }
     if (mediaType === 'application/json' && content[mediaType]?.schema) {
-      violations.push(...this.validate(`${basePointer}/content/${pointerPart(mediaType)}/schema`, exchange, label));
+      const schemaPointer = `${basePointer}/content/${pointerPart(mediaType)}/schema`;
+      violations.push(...this.validate(schemaPointer, exchange, label));
+      return { operationId: operation.operationId, violations, schemaPointer };
     }
     return { operationId: operation.operationId, violations };
   }

@@ -20,6 +20,7 @@ import type { Store } from '../../server/store/store.js';
 import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot, STRICT_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker } from './conformance.js';
+import { SchemaPruner } from '../../server/contract/schema-pruner.js';
 import { record } from './kit-record.js';
 
 /** The objects every target must hold in its first project: start another server with this file. */
@@ -174,8 +175,29 @@ export const recordingFetch: typeof fetch = async (input, init) => {
   });
   contractViolations.push(...verdict.violations);
   record({ kind: 'exchange', method: request.method, url: request.url, status: response.status, operationId: verdict.operationId, violations: verdict.violations });
-  return response;
+  return strictResponses() ? response : withoutUndocumentedFields(response, verdict.schemaPointer);
 };
+
+let pruner: SchemaPruner | undefined;
+
+/**
+ * Against a server held to the published contract, which may send fields the contract does not name, the
+ * scenarios see the body with those fields taken out: they judge documented behaviour, and a server's own
+ * extra fields can never make an exact comparison fail.
+ */
+async function withoutUndocumentedFields(response: Response, schemaPointer: string | undefined): Promise<Response> {
+  if (!schemaPointer) return response;
+  let body: unknown;
+  try {
+    body = await response.clone().json();
+  } catch {
+    return response;
+  }
+  pruner ??= new SchemaPruner(JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>);
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(pruner.prune(body, schemaPointer)), { status: response.status, statusText: response.statusText, headers });
+}
 
 /**
  * Passes a check the target cannot take (no second project, a clock that cannot move), saying why; the

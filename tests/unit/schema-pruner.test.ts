@@ -1,9 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { RequestPruner } from '../../server/contract/request-pruner.js';
+import { SchemaPruner } from '../../server/contract/schema-pruner.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 
-const pruner = new RequestPruner(JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>);
+const pruner = new SchemaPruner(JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>);
 const body = (path: string, method: string) => {
   const pointer = pruner.bodyPointer(path, method);
   if (!pointer) throw new Error(`no body for ${method} ${path}`);

@@ -1,9 +1,14 @@
 /**
- * Unknown request fields are accepted and ignored, as the public API ignores them. The published contract's
+ * Takes out of a value every field its schema in the contract does not name.
+ *
+ * Requests: unknown request fields are accepted and ignored, as the public API ignores them. The published contract's
  * objects are open, so the validator lets such fields through; this pruner then takes every field the
  * request schema does not name out of the body before a handler sees it. What reaches the domain is
  * exactly what the contract documents, so no field a client invents (an `id`, a counter, a balance, a
  * timestamp, `object`) can ever be stored, whatever the handler spreads.
+ *
+ * Responses: the contract suite, run against a server held to the published contract (which may send more than
+ * it documents), shows its scenarios the documented part of each body.
  *
  * Maps stay whole: an object whose schema sets `additionalProperties` (true or a schema) or declares no
  * properties at all keeps every key. So does one marked `x-unknown-keys: refused`: a filter or a rule's
@@ -36,7 +41,7 @@ interface KeyRules {
   keepAll: boolean;
 }
 
-export class RequestPruner {
+export class SchemaPruner {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly patterns = new Map<string, RegExp>();
@@ -44,7 +49,7 @@ export class RequestPruner {
   constructor(private readonly contract: Json) {
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
     addFormats(this.ajv, { mode: 'full' });
-    this.ajv.addSchema(contract, 'request-pruner-contract');
+    this.ajv.addSchema(contract, 'schema-pruner-contract');
   }
 
   /** The schema of an operation's JSON (or form) request body, as a pointer, or undefined when it has none. */
@@ -142,7 +147,7 @@ export class RequestPruner {
   private validates(pointer: string, value: unknown): boolean {
     let validate = this.validators.get(pointer);
     if (!validate) {
-      validate = this.ajv.compile({ $ref: `request-pruner-contract${pointer}` });
+      validate = this.ajv.compile({ $ref: `schema-pruner-contract${pointer}` });
       this.validators.set(pointer, validate);
     }
     return validate(value) as boolean;
