@@ -10,7 +10,7 @@ describe('the client-side contract check', () => {
     const list = { object: 'list', data_ref: 'products', products: [], total: 0 };
     const check = (body: unknown) =>
       checker.check({ method: 'GET', url: 'http://h/v1/products?limit=2', status: 200, contentType: json, body: JSON.stringify(body) });
-    expect(check(list)).toEqual({ operationId: 'list-products', violations: [] });
+    expect(check(list)).toMatchObject({ operationId: 'list-products', violations: [] });
     expect(check({ ...list, object: 'products' }).violations.join()).toMatch(/\/object must be equal to constant/);
     expect(check({ ...list, total: '0' }).violations.join()).toMatch(/\/total must be integer/);
     expect(check({ ...list, extra: 1 }).violations.join()).toMatch(/must NOT have (additional|unevaluated) properties 'extra'/);
