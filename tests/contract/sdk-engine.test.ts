@@ -12,8 +12,6 @@ import type {
   DistributionsPublicationsCreateResponse,
   DistributionsPublicationsListParams,
   DistributionsPublicationsListResponse,
-  Order,
-  OrderItem,
   OrdersCreate,
   OrdersCreateResponse,
   OrdersListParams,
@@ -26,7 +24,6 @@ import type {
   PromotionTiersListAllParams,
   PromotionTiersListAllResponse,
   PromotionTiersUpdateParams,
-  QualificationsCheckEligibilityRequestBody,
   QualificationsCheckEligibilityResponseBody,
   Redemption,
   RedemptionsGetForVoucherResponse,
@@ -38,7 +35,7 @@ import type {
   ValidationValidateStackableResponse,
 } from '@voucherify/sdk';
 import { recording } from './sdk-methods.js';
-import { catalog, customer, customerRequest, orderItem, redeemables, refusal, stackable, uncalled, type Every } from './sdk-requests.js';
+import { catalog, customer, customerRequest, orderItem, qualification, refusal, stackable, uncalled, type Every } from './sdk-requests.js';
 import { unique, useTarget } from './target.js';
 
 const { VoucherifyServerSide, DiscountVouchersTypesEnum } = sdk;
@@ -283,56 +280,7 @@ describe('@voucherify/sdk validations and redemptions', () => {
 describe('@voucherify/sdk qualifications', () => {
   test('when eligibility is checked with every field the SDK declares, then the redeemables the customer and order qualify for come back', async () => {
     const sdkClient = client();
-    const goods = await catalog(ctx.client);
-    const buyer = await customer(ctx.client);
-    const referrer = await customer(ctx.client);
-    const codes = await redeemables(ctx.client);
-    const order = (await ctx.client.POST('/v1/orders', { body: { source_id: unique('sdk-q-order'), amount: 5000 } })).data!;
-    // Qualification looks at the promotion tiers and at the vouchers the customer holds.
-    expect((await ctx.client.POST('/v1/publications', { body: { voucher: codes.discount, customer: { id: buyer.id } } })).response.status).toBe(200);
-    const orderItemFull = orderItem(goods, 2);
-    const { subtotal_amount: _subtotal, applied_discount_amount: _applied, ...item } = orderItemFull;
-    const body = {
-      customer: customerRequest(buyer, 'Qualifier'),
-      order: {
-        id: order.id!,
-        source_id: order.source_id!,
-        status: 'CREATED',
-        amount: 5000,
-        discount_amount: 0,
-        initial_amount: 5000,
-        items: [item satisfies Every<OrderItem>],
-        // The SDK's Order also declares a customer and a referrer; the API's qualification order has neither
-        // (the customer is the request's own), so the server ignores them.
-        customer: customerRequest(buyer, 'Qualifier'),
-        customer_id: buyer.id,
-        referrer: customerRequest(referrer, 'Referrer'),
-        referrer_id: referrer.id,
-        metadata: { till: 1 },
-      } satisfies Every<Order>,
-      // `mode` is the SDK's; the API does not document it, and the server ignores it.
-      mode: 'BASIC',
-      tracking_id: unique('sdk-q-tracking'),
-      scenario: 'ALL',
-      options: {
-        limit: 50,
-        starting_after: '2000-01-01T00:00:00.000Z',
-        // Every filter field the SDK declares, each with a condition that lets the wanted redeemables through.
-        // The API takes a list for every operator, even those that need no value ($has_value, $is_unknown).
-        filters: {
-          junction: 'and',
-          category_id: { conditions: { $is_unknown: [] } },
-          campaign_id: { conditions: { $not_in: ['camp_none'] } },
-          resource_id: { conditions: { $in: [codes.discount, codes.tier] } },
-          resource_type: { conditions: { $in: ['voucher', 'promotion_tier'] } },
-          voucher_type: { conditions: { $is_not: ['GIFT_VOUCHER'] } },
-          code: { conditions: { $not_in: [codes.gift] } },
-        },
-        expand: ['redeemable', 'category', 'validation_rules'],
-        sorting_rule: 'BEST_DEAL',
-      },
-      metadata: { asked_from: 'sdk' },
-    } satisfies Required<QualificationsCheckEligibilityRequestBody>;
+    const { body, buyer, codes } = await qualification(ctx.client);
     const result: QualificationsCheckEligibilityResponseBody = await sdkClient.qualifications.checkEligibility(body);
     expect(result.redeemables).toMatchObject({ object: 'list', data_ref: 'data' });
     expect(result.redeemables.data.map((redeemable) => redeemable.id).sort()).toEqual([codes.discount, codes.tier].sort());

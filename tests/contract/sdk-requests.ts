@@ -6,7 +6,10 @@
 import { expect } from '@jest/globals';
 import type {
   CustomerRequest,
+  Order,
+  OrderItem,
   OrdersItem,
+  QualificationsCheckEligibilityRequestBody,
   RedemptionsRedeemStackableParams,
   StackableRedeemableParams,
   ValidationsValidateStackableParams,
@@ -170,4 +173,63 @@ export async function stackable(api: ApiClient) {
     Pick<ValidationsValidateStackableParams, 'redeemables'> &
     Every<Omit<RedemptionsRedeemStackableParams, 'redeemables'>>;
   return { body, buyer, codes, goods };
+}
+
+/**
+ * A qualification request with every field the SDK declares, for a customer holding the discount voucher,
+ * whose filters let through that voucher and the promotion tier of `redeemables` (the other two are not
+ * the customer's, or are filtered out).
+ */
+export async function qualification(api: ApiClient) {
+  const goods = await catalog(api);
+  const buyer = await customer(api);
+  const referrer = await customer(api);
+  const codes = await redeemables(api);
+  const order = (await api.POST('/v1/orders', { body: { source_id: unique('sdk-q-order'), amount: 5000 } })).data!;
+  // Qualification looks at the promotion tiers and at the vouchers the customer holds.
+  expect((await api.POST('/v1/publications', { body: { voucher: codes.discount, customer: { id: buyer.id } } })).response.status).toBe(200);
+  // The SDK's item here (OrderItem) is the order item without the applied and subtotal amounts.
+  const { subtotal_amount: _subtotal, applied_discount_amount: _applied, ...item } = orderItem(goods, 2);
+  const body = {
+    customer: customerRequest(buyer, 'Qualifier'),
+    order: {
+      id: order.id!,
+      source_id: order.source_id!,
+      status: 'CREATED',
+      amount: 5000,
+      discount_amount: 0,
+      initial_amount: 5000,
+      items: [item satisfies Every<OrderItem>],
+      // The SDK's Order also declares a customer and a referrer; the API's qualification order has neither
+      // (the customer is the request's own), so the server ignores them.
+      customer: customerRequest(buyer, 'Qualifier'),
+      customer_id: buyer.id,
+      referrer: customerRequest(referrer, 'Referrer'),
+      referrer_id: referrer.id,
+      metadata: { till: 1 },
+    } satisfies Every<Order>,
+    // `mode` is the SDK's; the API does not document it, and the server ignores it.
+    mode: 'BASIC',
+    tracking_id: unique('sdk-q-tracking'),
+    scenario: 'ALL',
+    options: {
+      limit: 50,
+      starting_after: '2000-01-01T00:00:00.000Z',
+      // Every filter field the SDK declares, each with a condition that lets the wanted redeemables through.
+      // The API takes a list for every operator, even those that need no value ($has_value, $is_unknown).
+      filters: {
+        junction: 'and',
+        category_id: { conditions: { $is_unknown: [] } },
+        campaign_id: { conditions: { $not_in: ['camp_none'] } },
+        resource_id: { conditions: { $in: [codes.discount, codes.tier] } },
+        resource_type: { conditions: { $in: ['voucher', 'promotion_tier'] } },
+        voucher_type: { conditions: { $is_not: ['GIFT_VOUCHER'] } },
+        code: { conditions: { $not_in: [codes.gift] } },
+      },
+      expand: ['redeemable', 'category', 'validation_rules'],
+      sorting_rule: 'BEST_DEAL',
+    },
+    metadata: { asked_from: 'sdk' },
+  } satisfies Required<QualificationsCheckEligibilityRequestBody>;
+  return { body, buyer, codes };
 }

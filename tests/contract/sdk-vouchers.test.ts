@@ -41,7 +41,7 @@ import type {
 } from '@voucherify/sdk/dist/types/Categories.js';
 import { recording } from './sdk-methods.js';
 import { refusal, uncalled, type Every } from './sdk-requests.js';
-import { unique, useTarget } from './target.js';
+import { managementClientFor, skip, unique, useTarget } from './target.js';
 
 const { VoucherifyServerSide, DiscountVouchersTypesEnum } = sdk;
 
@@ -336,6 +336,31 @@ describe('@voucherify/sdk campaigns', () => {
     for (const code of codes) expect(code).toMatch(/^REF-R-[ABC]{4}$/);
     const read: CampaignResponse = await sdkClient.campaigns.get(created.id);
     expect(read).toMatchObject({ id: created.id, vouchers_count: 2, vouchers_generation_status: 'DONE', referral_program: { conversion_event_type: 'redemption' } });
+  });
+
+  test('when a referral program converting on a custom event is created through the SDK, then it names the event by ID and name', async () => {
+    const management = ctx.target.management && ctx.target.projectId ? managementClientFor(ctx.target) : undefined;
+    if (!management) return skip('the target has no management key to define a custom event with', ['create-campaign']);
+    const event = unique('sdk_referred');
+    const schema = await management.POST('/management/v1/projects/{projectId}/custom-event-schemas', {
+      params: { path: { projectId: ctx.target.projectId! } },
+      body: { name: event, schema: { properties: {} } },
+    });
+    expect(schema.response.status).toBe(200);
+    const gifts = await giftCampaign();
+    const referralProgram = {
+      conversion_event_type: 'custom_event',
+      custom_event: { id: schema.data!.id!, name: event },
+      referee_reward: { related_object_parent: { id: gifts.id, name: gifts.name, object: 'CAMPAIGN' }, amount: 800, type: 'GIFT_VOUCHER' },
+    } satisfies Every<CampaignsCreateCampaign['referral_program']>;
+    const created = await client().campaigns.create({
+      name: unique('SDK referral on event'),
+      campaign_type: 'REFERRAL_PROGRAM',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'DISCOUNT_VOUCHER', is_referral_code: true, discount: { type: DiscountVouchersTypesEnum.AMOUNT, amount_off: 500 } },
+      referral_program: referralProgram,
+    });
+    expect(created.referral_program).toEqual(referralProgram);
   });
 
   test('when a loyalty program is created through the campaigns SDK, then its cards start with the points the SDK declares', async () => {
