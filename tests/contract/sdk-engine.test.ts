@@ -128,7 +128,7 @@ describe('@voucherify/sdk publications', () => {
     return made.data!;
   }
 
-  test('when a voucher is published from a campaign with every field the SDK declares, then the customer holds it, once', async () => {
+  test('when a voucher is published from a campaign with every field the SDK declares, then the customer holds it and its source ID names that publication', async () => {
     const sdkClient = client();
     const campaign = await coupons(3);
     const buyer = await customer(ctx.client);

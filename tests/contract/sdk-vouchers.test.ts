@@ -218,12 +218,13 @@ describe('@voucherify/sdk vouchers', () => {
       order: '-code',
       filters: { junction: 'and', code: { conditions: { $in: codes } } },
     } satisfies Every<VouchersListParams>;
-    // Publishing set the holder, which also dates an update for the held voucher.
+    // Only the published voucher has a holder, and an update (publishing it set the holder).
     const listed: VouchersListResponse = await sdkClient.vouchers.list(query);
     expect(listed).toMatchObject({ object: 'list', data_ref: 'vouchers', total: 1 });
     expect(listed.vouchers.map((voucher) => voucher.code)).toEqual([codes[1]]);
-    expect(listed.vouchers[0]).toMatchObject({ holder_id: holderId, campaign: campaign.name, category: shelf.name });
+    expect(listed.vouchers[0]).toMatchObject({ holder_id: holderId, campaign: campaign.name, category: shelf.name, updated_at: expect.any(String) });
 
+    // Without the holder and update conditions both vouchers match, in descending code order.
     const both = await sdkClient.vouchers.list({ ...query, customer: undefined, updated_at: undefined });
     expect(both.vouchers.map((voucher) => voucher.code)).toEqual([...codes].sort().reverse());
     expect(both.total).toBe(2);
