@@ -11407,7 +11407,9 @@ export interface components {
          * LoyaltyRewardRedemptionRequestBody
          * @description Spends the member's points on a reward offered in their program, named by reward ID or reward assignment
          *     ID. A `COIN` reward pays for `order` with points: `points` caps how many to use (all that the order
-         *     needs, as far as the balance goes, when absent). Without `reward` (or its `id`) the request is 400.
+         *     needs, as far as the balance goes, when absent). Any other reward redeemed with an `order` records it
+         *     on the redemption (the order named by `id` or `source_id`, or a new paid one), undiscounted. Without
+         *     `reward` (or its `id`) the request is 400.
          * @example {
          *       "reward": {
          *         "id": "rew_3c4d5e6f7a8b9c0d1e"
@@ -11570,7 +11572,10 @@ export interface components {
             failure_code?: string;
             /** @description The failure, in words. */
             failure_message?: string;
-            /** @description For a `COIN` reward, the order paid with points; null otherwise. */
+            /**
+             * @description The order the reward was redeemed with: for a `COIN` reward, the order paid with points (its
+             *     `discount_amount`); for any other reward, the order sent with it, undiscounted. Null without an order.
+             */
             order: components["schemas"]["OrderCalculated"] | null;
             /** @description Who redeemed. */
             channel: {
@@ -12332,12 +12337,32 @@ export interface components {
             total?: number;
         };
         /**
+         * EarningRuleLoyaltyRequest
+         * @description How many points the rule gives, as a request sets it: the forms of `EarningRuleLoyalty`, and fixed points
+         *     with `type` left out. The public API defaults `type` to `FIXED`, so `{"points": 50}` alone gives 50
+         *     points each time (the published SDK's earning rule update sends it this way); the rule then shows
+         *     `type: FIXED`.
+         */
+        EarningRuleLoyaltyRequest: components["schemas"]["EarningRuleLoyalty"] | {
+            /**
+             * @description A fixed number of points, the default.
+             * @constant
+             */
+            type?: "FIXED";
+            /**
+             * @description Points given each time.
+             * @example 50
+             */
+            points: number;
+            points_formula?: components["schemas"]["EarningPointsFormula"];
+        };
+        /**
          * EarningRuleFields
          * @description The fields an earning rule request may set.
          */
         EarningRuleFields: {
             event?: components["schemas"]["EarningRuleEvent"];
-            loyalty?: components["schemas"]["EarningRuleLoyalty"];
+            loyalty?: components["schemas"]["EarningRuleLoyaltyRequest"];
             /**
              * @description For a custom event rule, the event's schema. When `event` is left out, the rule is on the event this
              *     schema names.
@@ -12416,7 +12441,7 @@ export interface components {
          */
         EarningRuleRequest: components["schemas"]["EarningRuleFields"] & {
             event?: components["schemas"]["EarningRuleEvent"];
-            loyalty?: components["schemas"]["EarningRuleLoyalty"];
+            loyalty?: components["schemas"]["EarningRuleLoyaltyRequest"];
         };
         /**
          * EarningRulesCreateRequestBody
@@ -14829,16 +14854,20 @@ export interface components {
          */
         CategoryId: string;
         /**
-         * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
-         *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
-         *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
+         * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `-created_at`, newest
+         *     first (the published SDKs' `scroll` helpers rely on it: without an `order` they page back in time from
+         *     a cursor in the far future). Customers never updated (`updated_at` null) come first by `updated_at` and
+         *     last by `-updated_at`; customers without a `source_id` come first by `source_id` and last by
+         *     `-source_id`.
          * @example -created_at
          */
         CustomersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "source_id" | "-source_id";
         /**
-         * @description A cursor by creation time: only customers created after this moment (before it when `order` is
-         *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
-         *     created at the same instant are all on the same side of the cursor.
+         * @description A cursor by creation time, in the direction of `order`: with a descending order (the default
+         *     `-created_at`, or any other order with a leading dash) only customers created before this moment are
+         *     listed; with an ascending one, only those created after it. Pass the `created_at` of the last customer
+         *     of a page to read the next one; customers created at the same instant are all on the same side of the
+         *     cursor.
          * @example 2026-11-21T09:30:00.000Z
          */
         CustomersStartingAfter: string;
@@ -16053,16 +16082,20 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
-                 *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
-                 *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
+                 * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `-created_at`, newest
+                 *     first (the published SDKs' `scroll` helpers rely on it: without an `order` they page back in time from
+                 *     a cursor in the far future). Customers never updated (`updated_at` null) come first by `updated_at` and
+                 *     last by `-updated_at`; customers without a `source_id` come first by `source_id` and last by
+                 *     `-source_id`.
                  * @example -created_at
                  */
                 order?: components["parameters"]["CustomersOrder"];
                 /**
-                 * @description A cursor by creation time: only customers created after this moment (before it when `order` is
-                 *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
-                 *     created at the same instant are all on the same side of the cursor.
+                 * @description A cursor by creation time, in the direction of `order`: with a descending order (the default
+                 *     `-created_at`, or any other order with a leading dash) only customers created before this moment are
+                 *     listed; with an ascending one, only those created after it. Pass the `created_at` of the last customer
+                 *     of a page to read the next one; customers created at the same instant are all on the same side of the
+                 *     cursor.
                  * @example 2026-11-21T09:30:00.000Z
                  */
                 starting_after?: components["parameters"]["CustomersStartingAfter"];

@@ -77,13 +77,18 @@ async function checkRule(ctx: DomainContext, campaignId: string, rule: EarningRu
   if (rule.pending_points && rule.pending_points.period_value === undefined) throw ruleError('pending_points needs period_value');
 }
 
+/** The loyalty a request sets, with the public API's default type: points without a type are FIXED. */
+function typedLoyalty(loyalty: NonNullable<RuleUpdate['loyalty']>): Loyalty {
+  return 'type' in loyalty && loyalty.type !== undefined ? (loyalty as Loyalty) : { ...loyalty, type: 'FIXED' };
+}
+
 /**
  * The request's fields as a rule stores them: the custom event schema named by ID, pending points with
- * their default unit, the banner alone of `source`. Fields left out stay undefined.
+ * their default unit, the banner alone of `source`, loyalty with its type. Fields left out stay undefined.
  */
 async function ruleFields(ctx: DomainContext, input: RuleUpdate): Promise<Partial<EarningRule>> {
-  const { source, custom_event, pending_points, ...rest } = input;
-  const fields: Partial<EarningRule> = { ...(rest as Partial<EarningRule>) };
+  const { source, custom_event, pending_points, loyalty, ...rest } = input;
+  const fields: Partial<EarningRule> = { ...(rest as Partial<EarningRule>), ...(loyalty !== undefined && { loyalty: typedLoyalty(loyalty) }) };
   if (custom_event !== undefined) {
     if (custom_event === null || custom_event.schema_id === undefined) fields.custom_event = null;
     else {
@@ -118,7 +123,7 @@ export async function createEarningRules(ctx: DomainContext, campaignRef: string
       campaign_id: program.id,
       event: fields.event ?? ORDER_PAID,
       custom_event: fields.custom_event ?? null,
-      loyalty: request.loyalty,
+      loyalty: typedLoyalty(request.loyalty),
       source: { banner: fields.source?.banner ?? null, object_id: program.id, object_type: 'campaign' },
       loyalty_tier: fields.loyalty_tier ?? null,
       segment: fields.segment ?? null,

@@ -291,6 +291,19 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
   let order: Redemption['order'] = null;
   let amount: number | null = null;
   let issued: VoucherRecord | undefined;
+  /** Records the order the reward was redeemed with, `discount` taken off it, on the redemption. */
+  const recordOrder = async (request: NonNullable<typeof input.order>, priced: Awaited<ReturnType<typeof priceItems>>, orderAmount: number, discount: number) => {
+    const calculated = {
+      amount: orderAmount,
+      discount_amount: discount,
+      gift_amount: 0,
+      total_amount: orderAmount - discount,
+      items: priced.map((item) => ({ ...item, discount_amount: 0, subtotal_amount: item.amount, object: 'order_item' as const })),
+      object: 'order' as const,
+    };
+    const saved = await orderForRedemption(ctx, request, calculated, card.holder_id);
+    order = { ...calculated, id: saved.id, source_id: saved.source_id };
+  };
   if (reward.type === 'COIN') {
     const coin = reward.parameters.coin!;
     if (!input.order) throw invalid('missing_order', 'Missing order', 'A COIN reward pays an order: give `order`');
@@ -300,19 +313,16 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
     if (payment.points <= 0) throw notEnoughPoints(card, coin.points_ratio);
     cost = payment.points;
     amount = payment.amount;
-    const calculated = {
-      amount: orderAmount,
-      discount_amount: amount,
-      gift_amount: 0,
-      total_amount: orderAmount - amount,
-      items: items.map((item) => ({ ...item, discount_amount: 0, total_amount: item.amount, object: 'order_item' as const })),
-      object: 'order' as const,
-    };
-    const saved = await orderForRedemption(ctx, input.order, calculated, card.holder_id);
-    order = { ...calculated, id: saved.id, source_id: saved.source_id };
+    await recordOrder(input.order, items, orderAmount, amount);
   } else if (balance < cost) throw notEnoughPoints(card, cost);
   if (reward.type === 'MATERIAL') {
     if (reward.stock !== null && reward.stock <= 0) throw invalid('reward_out_of_stock', 'Reward out of stock', `Reward ${reward.name} has no stock left`);
+  }
+  // Any other reward redeemed with an order (the SDKs send one) records it as a redemption's order, undiscounted:
+  // the reward is paid for with points, not off the order.
+  if (reward.type !== 'COIN' && input.order) {
+    const items = await priceItems(ctx, input.order);
+    await recordOrder(input.order, items, input.order.amount ?? items.reduce((sum, item) => sum + item.amount, 0), 0);
   }
   const moved = cost > 0
     ? await movePoints(ctx, card, { points: -cost, type: 'POINTS_REDEMPTION', operation: 'MANUAL', details: { reward: { id: reward.id, name: reward.name } } })
