@@ -377,7 +377,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Returns a page of the project's customers, oldest first unless `order` says otherwise, optionally
+         * @description Returns a page of the project's customers, newest first unless `order` says otherwise, optionally
          *     narrowed by exact `email`, `name` or address `city`, and by creation or update time. `total`
          *     counts every match and `has_more` says whether more follow; a page past the last returns an empty
          *     `customers` array. Pages are read by number (`page`) or, by creation time, with `starting_after`.
@@ -14829,15 +14829,16 @@ export interface components {
          */
         CategoryId: string;
         /**
-         * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
-         *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
-         *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
-         * @example -created_at
+         * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `-created_at`, newest
+         *     first (the published SDKs' `customers.scroll` relies on it when it pages without an `order`). Customers
+         *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`; customers
+         *     without a `source_id` come first by `source_id` and last by `-source_id`.
+         * @example created_at
          */
         CustomersOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "source_id" | "-source_id";
         /**
-         * @description A cursor by creation time: only customers created after this moment (before it when `order` is
-         *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
+         * @description A cursor by creation time: only customers created before this moment when the list is newest first
+         *     (`order` left out or `-created_at`), after it for any other order. Pass the `created_at` of the last customer of a page to read the next one; customers
          *     created at the same instant are all on the same side of the cursor.
          * @example 2026-11-21T09:30:00.000Z
          */
@@ -16053,15 +16054,16 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `created_at`, oldest
-                 *     first. Customers never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`;
-                 *     customers without a `source_id` come first by `source_id` and last by `-source_id`.
-                 * @example -created_at
+                 * @description Sort order of customers; a leading dash sorts in descending order. Defaults to `-created_at`, newest
+                 *     first (the published SDKs' `customers.scroll` relies on it when it pages without an `order`). Customers
+                 *     never updated (`updated_at` null) come first by `updated_at` and last by `-updated_at`; customers
+                 *     without a `source_id` come first by `source_id` and last by `-source_id`.
+                 * @example created_at
                  */
                 order?: components["parameters"]["CustomersOrder"];
                 /**
-                 * @description A cursor by creation time: only customers created after this moment (before it when `order` is
-                 *     `-created_at`). Pass the `created_at` of the last customer of a page to read the next one; customers
+                 * @description A cursor by creation time: only customers created before this moment when the list is newest first
+                 *     (`order` left out or `-created_at`), after it for any other order. Pass the `created_at` of the last customer of a page to read the next one; customers
                  *     created at the same instant are all on the same side of the cursor.
                  * @example 2026-11-21T09:30:00.000Z
                  */

@@ -133,10 +133,10 @@ export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<v
 export async function listCustomers(ctx: DomainContext, query: CustomerListQuery) {
   // This server has no customer segments: every segment ID names one that does not exist.
   if (query.segment_id !== undefined) throw notFound('segment', query.segment_id);
-  const order = parseOrder<'created_at' | 'updated_at' | 'source_id'>(query.order ?? 'created_at');
+  const order = parseOrder<'created_at' | 'updated_at' | 'source_id'>(query.order ?? '-created_at');
   const cursor = query.starting_after === undefined ? undefined : Date.parse(query.starting_after);
-  const pastCursor = (createdAt: string) =>
-    cursor === undefined || (query.order === '-created_at' ? Date.parse(createdAt) < cursor : Date.parse(createdAt) > cursor);
+  const newestFirst = (query.order ?? '-created_at') === '-created_at';
+  const pastCursor = (createdAt: string) => cursor === undefined || (newestFirst ? Date.parse(createdAt) < cursor : Date.parse(createdAt) > cursor);
   const window = pageWindow(query);
   const page = await ctx.uow.customers.query({
     where: (customer) =>

@@ -138,12 +138,13 @@ describe('list-customers', () => {
 
     const byEmail = await ctx.client.GET('/v1/customers', { params: { query: { email } } });
     expect(byEmail.data).toMatchObject({ object: 'list', data_ref: 'customers', total: 2 });
-    expect(ids(byEmail.data)).toEqual([a.id, b.id]);
+    // Newest first unless the order says otherwise.
+    expect(ids(byEmail.data)).toEqual([b.id, a.id]);
     const byCity = await ctx.client.GET('/v1/customers', { params: { query: { city, order: '-created_at' } } });
     expect(ids(byCity.data)).toEqual([c.id, a.id]);
     const byNameAndCity = await ctx.client.GET('/v1/customers', { params: { query: { city, name: 'Alpha', email } } });
     expect(ids(byNameAndCity.data)).toEqual([a.id]);
-    const paged = await ctx.client.GET('/v1/customers', { params: { query: { email, limit: 1, page: 2 } } });
+    const paged = await ctx.client.GET('/v1/customers', { params: { query: { email, limit: 1, page: 2, order: 'created_at' } } });
     expect(paged.data).toMatchObject({ total: 2 });
     expect(ids(paged.data)).toEqual([b.id]);
     const past = await ctx.client.GET('/v1/customers', { params: { query: { email, limit: 1, page: 3 } } });
@@ -238,7 +239,7 @@ describe('list-customers pages, cursors and order', () => {
     expect(last.data?.customers).toHaveLength(1);
   });
 
-  test('when starting_after is a creation time, then only customers created after it (before it, newest first) are listed', async () => {
+  test('when starting_after is a creation time, then only customers created before it (newest first, the default) or after it (oldest first) are listed', async () => {
     const email = `${unique('cursor')}@example.com`;
     const made = [];
     for (let i = 0; i < 3; i++) {
@@ -246,11 +247,13 @@ describe('list-customers pages, cursors and order', () => {
       // Distinct creation times, so that each customer is on one side of a cursor.
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const after = await ctx.client.GET('/v1/customers', { params: { query: { email, starting_after: made[0]!.created_at! } } });
+    const after = await ctx.client.GET('/v1/customers', { params: { query: { email, order: 'created_at', starting_after: made[0]!.created_at! } } });
     expect(after.data?.customers.map((c) => c.id)).toEqual([made[1]!.id, made[2]!.id]);
     expect(after.data?.total).toBe(2);
     const before = await ctx.client.GET('/v1/customers', { params: { query: { email, order: '-created_at', starting_after: made[2]!.created_at! } } });
     expect(before.data?.customers.map((c) => c.id)).toEqual([made[1]!.id, made[0]!.id]);
+    const byDefault = await ctx.client.GET('/v1/customers', { params: { query: { email, starting_after: made[2]!.created_at! } } });
+    expect(byDefault.data?.customers.map((c) => c.id)).toEqual([made[1]!.id, made[0]!.id]);
   });
 
   test('when ordered by source_id, then customers sort by it, those without one first (last descending)', async () => {
