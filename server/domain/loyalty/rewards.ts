@@ -305,7 +305,7 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
       discount_amount: amount,
       gift_amount: 0,
       total_amount: orderAmount - amount,
-      items: items.map((item) => ({ ...item, discount_amount: 0, total_amount: item.amount, object: 'order_item' as const })),
+      items: items.map((item) => ({ ...item, discount_amount: 0, subtotal_amount: item.amount, object: 'order_item' as const })),
       object: 'order' as const,
     };
     const saved = await orderForRedemption(ctx, input.order, calculated, card.holder_id);
