@@ -377,7 +377,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Returns a page of the project's customers, oldest first unless `order` says otherwise, optionally
+         * @description Returns a page of the project's customers, newest first unless `order` says otherwise, optionally
          *     narrowed by exact `email`, `name` or address `city`, and by creation or update time. `total`
          *     counts every match and `has_more` says whether more follow; a page past the last returns an empty
          *     `customers` array. Pages are read by number (`page`) or, by creation time, with `starting_after`.

@@ -13,6 +13,7 @@ import { Jobs } from './jobs.js';
 import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
+import { refuseNullBodyWhereOneIsTaken, setAsideNullBody } from './http/json-null-body.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
@@ -103,7 +104,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use(express.json({ limit: '1mb' }));
+  app.use(express.json({ limit: '1mb', strict: false }), setAsideNullBody);
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   patchValidator();
   // Requests are checked against the published contract, whose objects are open: fields it does not name are
@@ -119,6 +120,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
       ignoreUndocumented: false,
     }),
   );
+  app.use(refuseNullBodyWhereOneIsTaken);
   app.use(pruneUnknownFields(contract));
   // Responses, when checked, are held to the strict twin: this server must never send a field the contract
   // does not name, even though the published contract would let another implementation do so.
