@@ -4568,8 +4568,8 @@ export interface components {
                 /** @description The `initial_count` given at creation, stored as given; sent only when one was. */
                 initial_count?: number;
             };
-            /** @description Whether the codes are referral codes. */
-            is_referral_code: boolean;
+            /** @description Whether the codes are referral codes. The reference server always sends it; the public API's webhook payloads may leave it out. */
+            is_referral_code?: boolean;
             /**
              * Format: date-time
              * @description The public service may repeat the campaign's start here; the reference server does not.
@@ -4662,15 +4662,17 @@ export interface components {
                 object?: "CAMPAIGN";
             };
             /**
-             * @description The kind of card rewarded.
+             * @description The kind of card rewarded. The public API's operations name `LOYALTY_CARD` and `GIFT_VOUCHER`; its
+             *     webhook payloads also show `DISCOUNT_VOUCHER` (a coupon of the campaign), which is stored as given.
              * @enum {string}
              */
-            type?: "LOYALTY_CARD" | "GIFT_VOUCHER";
+            type?: "LOYALTY_CARD" | "GIFT_VOUCHER" | "DISCOUNT_VOUCHER";
             /**
-             * @description Credit (×100) or points given.
+             * @description Credit (×100) or points given. The public API's operations show a number and its webhook payloads a
+             *     text of digits; either is stored and returned as given.
              * @example 1000
              */
-            amount?: number;
+            amount?: number | string;
         };
         /**
          * ReferralProgram
@@ -5027,36 +5029,38 @@ export interface components {
         };
         /**
          * Campaign
-         * @description A campaign, grouping vouchers (or promotion tiers) under shared settings.
+         * @description A campaign, grouping vouchers (or promotion tiers) under shared settings. The reference server sends
+         *     every field it keeps on every campaign; nothing is required, because the public API's webhook payloads
+         *     show a campaign in a short form (its ID, name, types and a few settings) that leaves the rest out.
          */
         Campaign: {
             /**
              * @description Campaign ID assigned by the service (prefix `camp_`).
              * @example camp_5a1e9f6ce3b24c1d88
              */
-            id: string;
+            id?: string;
             /**
              * @description Campaign name, unique in the project; usable in place of the ID.
              * @example Summer sale 2026
              */
-            name: string;
+            name?: string;
             /**
              * @description Free text about the campaign.
              * @example 10% off every summer order
              */
             description?: string | null;
-            campaign_type: components["schemas"]["CampaignType"];
-            type: components["schemas"]["CampaignVouchersMode"];
+            campaign_type?: components["schemas"]["CampaignType"];
+            type?: components["schemas"]["CampaignVouchersMode"];
             /** @description Whether the campaign's codes are referral codes (true exactly for a `REFERRAL_PROGRAM`). */
             is_referral_code?: boolean;
             /** @description The voucher template; null for promotion campaigns. */
             voucher?: components["schemas"]["CampaignVoucher"] | null;
             /** @description Whether customers join (get a voucher) automatically when they qualify. */
-            auto_join: boolean;
+            auto_join?: boolean;
             /** @description Whether a customer may hold only one voucher of the campaign. */
-            join_once: boolean;
+            join_once?: boolean;
             /** @description Whether the vouchers' metadata follows the voucher metadata schema. */
-            use_voucher_metadata_schema: boolean;
+            use_voucher_metadata_schema?: boolean;
             /**
              * @description Vouchers the campaign holds now.
              * @example 100
@@ -5085,7 +5089,7 @@ export interface components {
             /** @description False when the campaign has been disabled; its vouchers then cannot be used. */
             active?: boolean;
             metadata?: components["schemas"]["Metadata"];
-            created_at: components["schemas"]["CreatedAt"];
+            created_at?: components["schemas"]["CreatedAt"];
             updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Name of the campaign's category, or null.
@@ -5096,15 +5100,15 @@ export interface components {
              * @description ID of the campaign's category, or null.
              * @example cat_0b688929a2476386a7
              */
-            category_id: string | null;
+            category_id?: string | null;
             /** @description The campaign's category, as a list of zero or one. */
-            categories: components["schemas"]["Category"][];
-            creation_status: components["schemas"]["GenerationStatus"];
-            vouchers_generation_status: components["schemas"]["GenerationStatus"];
+            categories?: components["schemas"]["Category"][];
+            creation_status?: components["schemas"]["GenerationStatus"];
+            vouchers_generation_status?: components["schemas"]["GenerationStatus"];
             /** @description Whether the campaign can only be read. The reference server has no read-only campaigns and does not send it. */
             readonly?: boolean;
             /** @description Always false here; the public service uses it for campaigns made from templates. */
-            protected: boolean;
+            protected?: boolean;
             referral_program?: components["schemas"]["ReferralProgram"];
             loyalty_tiers_expiration?: components["schemas"]["CampaignLoyaltyTiersExpiration"];
             access_settings_assignments?: components["schemas"]["CampaignAccessSettingsAssignments"];
@@ -5119,7 +5123,7 @@ export interface components {
              * @description Always `campaign`.
              * @constant
              */
-            object: "campaign";
+            object?: "campaign";
         };
         /**
          * CampaignsListResponseBody
@@ -5854,6 +5858,11 @@ export interface components {
                 /** @description Points spent from a loyalty card; sent for loyalty cards only. */
                 redeemed_points?: number;
                 /**
+                 * @description Gift credit spent so far, ×100, in the public API's webhook payloads. This server does not keep a
+                 *     running total of it and leaves it out (a gift card's `gift.balance` shows what is left).
+                 */
+                redeemed_amount?: number;
+                /**
                  * @description Always `list`.
                  * @constant
                  */
@@ -6214,7 +6223,8 @@ export interface components {
         /**
          * Customer
          * @description A customer of the project, with running totals of what they did. The reference server sends every field
-         *     but `assets` on every customer; the public API may leave out those it does not mark as required.
+         *     but `assets` on every customer. Nothing is required: the public API's webhook payloads show a customer
+         *     in a short form (ID, name, email, `source_id`, metadata) that leaves the rest out, `object` included.
          */
         Customer: {
             /**
@@ -6262,11 +6272,11 @@ export interface components {
             birthdate?: string | null;
             address?: components["schemas"]["CustomerAddress"];
             /** @description The customer's running totals; null where the API has not computed them (the reference server always does). */
-            summary: components["schemas"]["CustomerSummary"] | null;
+            summary?: components["schemas"]["CustomerSummary"] | null;
             /** @description The customer's loyalty points and referrals; null where the API has not computed them (the reference server always does). */
-            loyalty: components["schemas"]["CustomerLoyalty"] | null;
+            loyalty?: components["schemas"]["CustomerLoyalty"] | null;
             /** @description The referrals in which this customer was referred; null where the API has not computed them (the reference server always does). */
-            referrals: components["schemas"]["CustomerReferrals"] | null;
+            referrals?: components["schemas"]["CustomerReferrals"] | null;
             metadata?: components["schemas"]["Metadata"];
             /**
              * @description Values the service records about the customer.
@@ -6282,7 +6292,7 @@ export interface components {
              * @description Always `customer`.
              * @constant
              */
-            object: "customer";
+            object?: "customer";
         };
         /**
          * CustomersListResponseBody
@@ -6491,20 +6501,11 @@ export interface components {
         PromotionTiersUpdateRequestBody: components["schemas"]["PromotionTierFields"];
         /**
          * OrderCustomer
-         * @description A customer an order names (its buyer or its referrer), by ID.
+         * @description A customer an order names (its buyer or its referrer). The reference server and the public API's order
+         *     operations name it by `id` and `object` alone; the public API's webhook payloads may show it in full, as
+         *     a customer read does. So it is a customer, with nothing required.
          */
-        OrderCustomer: {
-            /**
-             * @description Customer ID (prefix `cust_`).
-             * @example cust_7f8b2cd8a33d0f1e2b
-             */
-            id: string;
-            /**
-             * @description Always `customer`.
-             * @constant
-             */
-            object: "customer";
-        };
+        OrderCustomer: components["schemas"]["Customer"];
         /**
          * OrderRedemption
          * @description One redemption request made on an order, keyed in the order's `redemptions` map by the parent
@@ -6675,6 +6676,7 @@ export interface components {
          *     `initial_quantity` and `initial_amount` are the line as the client sent it. `discount_amount` is what
          *     item discounts took off this line and `subtotal_amount` what is left of it. The `applied_*` fields count
          *     only the redeemables of the request that returned the order. Fields the line does not have are left out.
+         *     The reference server always sends `object`; the public API's webhook payloads may leave it out.
          */
         OrderItem: {
             /**
@@ -6738,7 +6740,7 @@ export interface components {
              * @description Always `order_item`.
              * @constant
              */
-            object: "order_item";
+            object?: "order_item";
             metadata?: components["schemas"]["Metadata"];
         };
         /**
@@ -7076,10 +7078,11 @@ export interface components {
             /** @description The publication's ID in an external system, as the request gave it; null when it did not. */
             source_id: string | null;
             /**
-             * @description `SUCCESS`: this server answers an error instead of recording a failed publication.
+             * @description `SUCCESS`: this server answers an error instead of recording a failed publication. It always sends
+             *     it; the public API's webhook payloads may leave it out.
              * @enum {string}
              */
-            result: "SUCCESS" | "FAILURE";
+            result?: "SUCCESS" | "FAILURE";
             customer: components["schemas"]["Customer"];
             /** @description The IDs of the published vouchers. */
             vouchers_id: string[];
@@ -7185,12 +7188,19 @@ export interface components {
             metadata?: components["schemas"]["Metadata"] | null;
         } & (unknown | unknown);
         /**
+         * PublicationWithVoucher
+         * @description A publication with the voucher it published in full: as the request that made it answers, and as
+         *     webhook payloads show it (there without `assets`, as every payload voucher). A publication of several
+         *     vouchers (`campaign.count`) has their codes in `vouchers` and no `voucher`.
+         */
+        PublicationWithVoucher: components["schemas"]["Publication"] & {
+            voucher?: components["schemas"]["Voucher"];
+        };
+        /**
          * PublicationsCreateResponseBody
          * @description The publication, with the published voucher in full (or, for several, their codes in `vouchers`).
          */
-        PublicationsCreateResponseBody: components["schemas"]["Publication"] & {
-            voucher?: components["schemas"]["Voucher"];
-        };
+        PublicationsCreateResponseBody: components["schemas"]["PublicationWithVoucher"];
         /**
          * QualificationsFilters
          * @description Conditions on the candidates of a qualification, keyed by field, joined by `junction`. Each operator
@@ -7935,25 +7945,26 @@ export interface components {
          */
         ImageUrl: string;
         /**
-         * ProductBase
-         * @description The fields every product carries, without its SKUs. The reference server sends every one of them; the
-         *     public API may leave out `image_url`, `created_at` and `updated_at`.
+         * ProductFields
+         * @description The fields of a product without its SKUs, none of them required: the form a reward shows the product it
+         *     gives in, which the public API's webhook payloads shorten to its ID, `source_id` and name.
+         *     `ProductBase` is this with the fields every product has.
          */
-        ProductBase: {
+        ProductFields: {
             /**
              * @description Product ID assigned by the service (prefix `prod_`), or the ID given at creation.
              * @example prod_0a9f9aeddb019a42db
              */
-            id: string;
-            source_id: components["schemas"]["SourceId"];
+            id?: string;
+            source_id?: components["schemas"]["SourceId"];
             /**
              * @description Product name, unique in the project.
              * @example Espresso beans 250 g
              */
-            name: string | null;
-            price: components["schemas"]["Price"];
-            attributes: components["schemas"]["ProductAttributes"];
-            metadata: components["schemas"]["Metadata"];
+            name?: string | null;
+            price?: components["schemas"]["Price"];
+            attributes?: components["schemas"]["ProductAttributes"];
+            metadata?: components["schemas"]["Metadata"];
             /** @description HTTPS URL of a `.png` or `.jpg` image of the product, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
             created_at?: components["schemas"]["CreatedAt"];
@@ -7962,7 +7973,7 @@ export interface components {
              * @description Always `product`.
              * @constant
              */
-            object: "product";
+            object?: "product";
         };
         /**
          * Currency
@@ -7983,42 +7994,49 @@ export interface components {
             [key: string]: string;
         };
         /**
-         * Sku
-         * @description A stock-keeping unit, one variant of a product. The reference server sends every field; the public API
-         *     may leave out `currency`, and in a collection's members (where it mixes SKUs with products) does not
-         *     promise `image_url`, `created_at` or `updated_at` either.
+         * SkuFields
+         * @description The fields of a SKU, none of them required: the form a reward shows the SKU it gives in, which the
+         *     public API's webhook payloads shorten to its ID, `source_id` and `sku`. `Sku` is this with the fields
+         *     every SKU has.
          */
-        Sku: {
+        SkuFields: {
             /**
              * @description SKU ID assigned by the service (prefix `sku_`), or the ID given at creation.
              * @example sku_0b1621b319d248b79f
              */
-            id: string;
-            source_id: components["schemas"]["SourceId"];
+            id?: string;
+            source_id?: components["schemas"]["SourceId"];
             /**
              * @description ID of the parent product.
              * @example prod_0a9f9aeddb019a42db
              */
-            product_id: string;
+            product_id?: string;
             /**
              * @description The SKU's name, unique in the project.
              * @example Espresso 250 g whole beans
              */
-            sku: string | null;
-            price: components["schemas"]["Price"];
+            sku?: string | null;
+            price?: components["schemas"]["Price"];
             currency?: components["schemas"]["Currency"];
-            attributes: components["schemas"]["SkuAttributes"];
+            attributes?: components["schemas"]["SkuAttributes"];
             /** @description HTTPS URL of a `.png` or `.jpg` image of the SKU, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
-            metadata: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["Metadata"];
             created_at?: components["schemas"]["CreatedAt"];
             updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `sku`.
              * @constant
              */
-            object: "sku";
+            object?: "sku";
         };
+        /**
+         * Sku
+         * @description A stock-keeping unit, one variant of a product. The reference server sends every field; the public API
+         *     may leave out `currency`, and in a collection's members (where it mixes SKUs with products) does not
+         *     promise `image_url`, `created_at` or `updated_at` either.
+         */
+        Sku: WithRequired<components["schemas"]["SkuFields"], "id" | "source_id" | "product_id" | "sku" | "price" | "attributes" | "metadata" | "object">;
         /**
          * ProductSkusList
          * @description Every SKU of a product, oldest first, embedded in the product. The reference server sends it on every
@@ -8035,10 +8053,12 @@ export interface components {
             total: number;
         };
         /**
-         * Product
-         * @description A product, with the list of its SKUs.
+         * RewardProduct
+         * @description The product a `MATERIAL` reward gives. The reference server and the public API's operations show it in
+         *     full, as the catalog does, with its SKUs; the public API's webhook payloads show only its ID,
+         *     `source_id` and name. So no field is required.
          */
-        Product: components["schemas"]["ProductBase"] & {
+        RewardProduct: components["schemas"]["ProductFields"] & {
             skus?: components["schemas"]["ProductSkusList"];
         };
         /**
@@ -8088,21 +8108,23 @@ export interface components {
         /**
          * RedemptionReward
          * @description The loyalty reward a redemption used, with what it gave. In this server's redemptions it is the `COIN`
-         *     reward through which a loyalty card paid for the order, so `voucher`, `product` and `sku` are null.
+         *     reward through which a loyalty card paid for the order, so `voucher`, `product` and `sku` are null. The
+         *     reference server sends every field; the public API's webhook payloads may leave any of them out, and
+         *     show `product` and `sku` in a short form (ID, `source_id` and name).
          */
         RedemptionReward: {
             /** @description The card holder, or null. */
-            customer: components["schemas"]["SimpleCustomer"] | null;
+            customer?: components["schemas"]["SimpleCustomer"] | null;
             /** @description The reward assignment of the card's program that offered the reward (prefix `rewa_`), or null. */
-            assignment_id: string | null;
+            assignment_id?: string | null;
             /** @description For a `CAMPAIGN` reward, the voucher given; null otherwise. */
-            voucher: components["schemas"]["Voucher"] | null;
+            voucher?: components["schemas"]["Voucher"] | null;
             /** @description For a `MATERIAL` reward, the product given; null otherwise. */
-            product: components["schemas"]["Product"] | null;
-            /** @description For a `MATERIAL` reward, the SKU given; null otherwise. */
-            sku: components["schemas"]["Sku"] | null;
+            product?: components["schemas"]["RewardProduct"] | null;
+            /** @description For a `MATERIAL` reward, the SKU given (in full here; the public API's webhook payloads show only its ID, `source_id` and `sku`); null otherwise. */
+            sku?: components["schemas"]["SkuFields"] | null;
             /** @description The loyalty tier the reward was offered through, or null when it was offered to the whole program. */
-            loyalty_tier_id: string | null;
+            loyalty_tier_id?: string | null;
             /**
              * @description Reward ID (prefix `rew_`).
              * @example rew_3c4d5e6f7a8b9c0d1e
@@ -8128,52 +8150,58 @@ export interface components {
             reward?: unknown;
         };
         /**
-         * Redemption
-         * @description One use of a redeemable on an order. A request redeeming several redeemables makes one redemption each,
-         *     all children of one parent redemption (with `related_object_type` `redemption`). A request that fails
-         *     leaves a `FAILURE` redemption for each voucher or tier that did not apply, with the reason in
-         *     `failure_code`. `customer`, `voucher` and `promotion_tier` are the objects as they stand when the
-         *     redemption is read (`customer` as it was at the redemption).
+         * RedemptionBase
+         * @description The fields of a redemption (see `Redemption`), none of them required. It is the form the public API's
+         *     `customer.rewarded` payload shows the redemption that paid for a reward in, which may leave out even
+         *     `id` and `date` (it has `created_at` instead); `Redemption` is this with the fields every redemption
+         *     has. `customer`, `voucher` and `promotion_tier` are the objects as they stand when the redemption is
+         *     read (`customer` as it was at the redemption).
          */
-        Redemption: {
+        RedemptionBase: {
             /**
              * @description Redemption ID (prefix `r_`).
              * @example r_0b4aa7c6eacb8d1e2f
              */
-            id: string;
+            id?: string;
             /**
              * @description Always `redemption`.
              * @constant
              */
-            object: "redemption";
+            object?: "redemption";
             /**
              * Format: date-time
              * @description When the redemption happened.
              */
-            date: string;
+            date?: string;
+            /**
+             * Format: date-time
+             * @description When the redemption happened, under the name the public API's `customer.rewarded` payload uses; this server sends `date` instead.
+             */
+            created_at?: string;
             /**
              * @description The customer, when known.
              * @example cust_7f8b2cd8a33d0f1e2b
              */
-            customer_id: string | null;
+            customer_id?: string | null;
             /** @description The tracking ID of the customer (or of an anonymous one). */
-            tracking_id: string | null;
+            tracking_id?: string | null;
             /** @description The request's metadata. */
-            metadata: components["schemas"]["Metadata"] | null;
+            metadata?: components["schemas"]["Metadata"] | null;
             /** @description The discount given, ×100. */
             amount?: number;
             /** @description The parent redemption of a child; null for a parent. */
-            redemption: string | null;
+            redemption?: string | null;
             /**
              * @description Whether the redemption succeeded.
              * @enum {string}
              */
-            result: "SUCCESS" | "FAILURE";
+            result?: "SUCCESS" | "FAILURE";
             /**
-             * @description `ROLLED_BACK` once a rollback succeeded.
-             * @enum {string}
+             * @description `ROLLED_BACK` once a rollback succeeded. The public API's webhook payloads spell it `ROLLED BACK`
+             *     and may send null; this server always sends one of the three values without a space.
+             * @enum {string|null}
              */
-            status: "SUCCEEDED" | "FAILED" | "ROLLED_BACK";
+            status?: "SUCCEEDED" | "FAILED" | "ROLLED_BACK" | "ROLLED BACK" | null;
             /** @description The validation session the redemption was made in, when the request named one. */
             session?: {
                 /** @description The session key. */
@@ -8188,17 +8216,35 @@ export interface components {
             /** @description For a failed redemption, what failed. */
             failure_message?: string;
             /** @description The order as the redemption computed it; null when the request had no order. */
-            order: components["schemas"]["OrderCalculated"] | null;
-            channel: components["schemas"]["RedemptionChannel"];
+            order?: components["schemas"]["OrderCalculated"] | null;
+            /**
+             * @description The stored order as it stood before this redemption changed it, in the public API's
+             *     `customer.rewarded` payload. This server does not keep earlier states of an order, and never sends it.
+             */
+            previous_order?: components["schemas"]["Order"];
+            channel?: components["schemas"]["RedemptionChannel"];
+            /**
+             * @description Who made the redemption, as the public API's `customer.rewarded` payload shows it beside the redemption; this server sends it in `channel` instead.
+             * @enum {string}
+             */
+            channel_type?: "USER" | "API";
+            /** @description The application or user that made the redemption, as `channel_type`; this server sends it in `channel` instead. */
+            channel_id?: string;
+            /** @description Why the redemption was made, in the public API's webhook payloads. Redemption requests here take no reason, so this server never sends it. */
+            reason?: string;
             /** @description The customer as at the redemption, or null. */
-            customer: components["schemas"]["SimpleCustomer"] | null;
+            customer?: components["schemas"]["SimpleCustomer"] | null;
             /**
              * @description What was redeemed; `redemption` for a parent.
              * @enum {string}
              */
-            related_object_type: "voucher" | "promotion_tier" | "redemption";
+            related_object_type?: "voucher" | "promotion_tier" | "redemption";
             /** @description The voucher ID, tier ID, or for a parent its own ID. */
-            related_object_id: string;
+            related_object_id?: string;
+            /** @description The campaign of the voucher or tier redeemed, in the public API's `customer.rewarded` payload; this server sends `campaign_id` instead. */
+            related_object_parent_id?: string;
+            /** @description The name of that campaign, in the public API's `customer.rewarded` payload; this server never sends it. */
+            campaign_name?: string;
             promotion_tier?: components["schemas"]["PromotionTier"];
             reward?: components["schemas"]["RedemptionReward"];
             /** @description For a gift card, the credit used. */
@@ -8222,11 +8268,21 @@ export interface components {
             campaign_id?: string | null;
         };
         /**
+         * Redemption
+         * @description One use of a redeemable on an order, with the fields every redemption has. A request redeeming several
+         *     redeemables makes one redemption each, all children of one parent redemption (with
+         *     `related_object_type` `redemption`). A request that fails leaves a `FAILURE` redemption for each voucher
+         *     or tier that did not apply, with the reason in `failure_code`. The reference server sends every field of
+         *     `RedemptionBase` it has; the public API's webhook payloads may leave out all but these.
+         */
+        Redemption: WithRequired<components["schemas"]["RedemptionBase"], "id" | "object" | "date" | "status" | "metadata">;
+        /**
          * RedemptionRollback
          * @description The undoing of a redemption. Rolling back a child makes one rollback; rolling back a parent makes one for
          *     each child not yet rolled back and one for the parent, which is the one returned, with the children's
          *     redemption IDs in `rollbacks`. Rollbacks are listed with the redemptions and found by ID like them.
-         *     A rollback that cannot happen answers an error and leaves no rollback.
+         *     A rollback that cannot happen answers an error and leaves no rollback. The reference server sends every
+         *     field it has; the public API's webhook payloads may leave out all but the required ones.
          */
         RedemptionRollback: {
             /**
@@ -8245,43 +8301,44 @@ export interface components {
              */
             date: string;
             /** @description The customer of the redemption rolled back. */
-            customer_id: string | null;
+            customer_id?: string | null;
             /** @description The tracking ID of that customer. */
-            tracking_id: string | null;
+            tracking_id?: string | null;
             /** @description The rollback request's metadata. */
             metadata: components["schemas"]["Metadata"] | null;
             /** @description Discount given back, ×100. */
             amount?: number;
             /** @description The redemption rolled back. */
-            redemption: string | null;
+            redemption?: string | null;
             /** @description Why, as the request said; null when it did not. */
             reason?: string | null;
             /**
              * @description `SUCCESS`: this server answers an error instead of recording a failed rollback.
              * @enum {string}
              */
-            result: "SUCCESS" | "FAILURE";
+            result?: "SUCCESS" | "FAILURE";
             /**
-             * @description `SUCCEEDED`, for the same reason.
-             * @enum {string}
+             * @description `SUCCEEDED`, for the same reason. The public API's webhook payloads may also show `ROLLED BACK` or
+             *     null; this server never sends them.
+             * @enum {string|null}
              */
-            status: "SUCCEEDED" | "FAILED";
+            status: "SUCCEEDED" | "FAILED" | "ROLLED BACK" | null;
             /** @description For a failed rollback in the public API, the error key. Not sent by this server. */
             failure_code?: string;
             /** @description For a failed rollback in the public API, what failed. Not sent by this server. */
             failure_message?: string;
             /** @description The order of the redemption rolled back, as that redemption computed it. */
-            order: components["schemas"]["OrderCalculated"] | null;
-            channel: components["schemas"]["RedemptionChannel"];
+            order?: components["schemas"]["OrderCalculated"] | null;
+            channel?: components["schemas"]["RedemptionChannel"];
             /** @description The customer of the redemption rolled back, as at that redemption, or null. */
-            customer: components["schemas"]["SimpleCustomer"] | null;
+            customer?: components["schemas"]["SimpleCustomer"] | null;
             /**
              * @description What the redemption rolled back had redeemed; `redemption` for a parent.
              * @enum {string}
              */
-            related_object_type: "voucher" | "promotion_tier" | "redemption";
+            related_object_type?: "voucher" | "promotion_tier" | "redemption";
             /** @description The voucher ID, tier ID, or the parent redemption's ID. */
-            related_object_id: string;
+            related_object_id?: string;
             voucher?: components["schemas"]["Voucher"];
             promotion_tier?: components["schemas"]["PromotionTier"];
             reward?: components["schemas"]["RedemptionReward"];
@@ -8544,9 +8601,26 @@ export interface components {
          */
         ValidationRuleConditionValue: string | number | boolean | Record<string, never>;
         /**
+         * ValidationRuleConditionValues
+         * @description The values of a list operator (`$in`, `$not_in`, …): a list of values, or one value standing alone,
+         *     which the reference server reads as a list of that one value. The public API also shows an object here;
+         *     the reference server cannot evaluate one and refuses a rule that gives it (400
+         *     `invalid_validation_rules`).
+         * @example [
+         *       "web",
+         *       "store"
+         *     ]
+         * @example web
+         */
+        ValidationRuleConditionValues: components["schemas"]["ValidationRuleConditionValue"][] | (string | number) | {
+            [key: string]: unknown;
+        };
+        /**
          * ValidationRuleConditions
          * @description Operators and their values; every operator given must hold (an empty object always holds). The
-         *     operators are the public API's; each takes an array of values.
+         *     operators are the public API's; each takes an array of values, and the list operators (`$in`,
+         *     `$not_in`, `$not_differ`, `$not_intersect`, `$from`) also one value alone (read as a list of one) or,
+         *     in the public API, an object (which the reference server refuses: it cannot evaluate one).
          *
          *     The reference server evaluates `$is`, `$is_not`, `$in`, `$not_in`, `$less_than`,
          *     `$less_than_or_equal`, `$more_than`, `$more_than_or_equal`, `$starts_with`, `$ends_with`, `$contains`,
@@ -8571,10 +8645,10 @@ export interface components {
             $is?: components["schemas"]["ValidationRuleConditionValue"][];
             /** @description Does not equal the value. */
             $is_not?: components["schemas"]["ValidationRuleConditionValue"][];
-            /** @description Equals one of the values. */
-            $in?: components["schemas"]["ValidationRuleConditionValue"][];
-            /** @description Equals none of the values. */
-            $not_in?: components["schemas"]["ValidationRuleConditionValue"][];
+            /** @description Equals one of the values. One value may stand alone, for a list of one. */
+            $in?: components["schemas"]["ValidationRuleConditionValues"];
+            /** @description Equals none of the values. One value may stand alone, for a list of one. */
+            $not_in?: components["schemas"]["ValidationRuleConditionValues"];
             /** @description Is less than the value (numbers, or timestamps). */
             $less_than?: components["schemas"]["ValidationRuleConditionValue"][];
             /** @description Is less than or equal to the value. */
@@ -8614,11 +8688,11 @@ export interface components {
             /** @description Counts less than the number. Not evaluated by the reference server. */
             $count_less?: number[];
             /** @description Holds exactly the values, no more and no fewer. Not evaluated by the reference server. */
-            $not_differ?: components["schemas"]["ValidationRuleConditionValue"][];
+            $not_differ?: components["schemas"]["ValidationRuleConditionValues"];
             /** @description Shares none of the values. Not evaluated by the reference server. */
-            $not_intersect?: components["schemas"]["ValidationRuleConditionValue"][];
+            $not_intersect?: components["schemas"]["ValidationRuleConditionValues"];
             /** @description Comes from one of the values. Not evaluated by the reference server. */
-            $from?: components["schemas"]["ValidationRuleConditionValue"][];
+            $from?: components["schemas"]["ValidationRuleConditionValues"];
             /** @description Is more than this many days in the past. Not evaluated by the reference server. */
             $more_than_ago?: number[];
             /** @description Is less than this many days in the past. Not evaluated by the reference server. */
@@ -8784,9 +8858,15 @@ export interface components {
          *
          *     The reference server cannot evaluate bundles: it refuses a rule with any numbered bundle rule
          *     (400 `invalid_validation_rules`) rather than store one that validation would skip. `limit` alone is
-         *     stored and returned.
+         *     stored and returned, and so is `logic`.
          */
         ValidationRuleBundleRules: {
+            /**
+             * @description How the numbered bundle rules combine (`1 and 2`), as in `rules`. With no numbered bundle rule (the
+             *     only bundles this server takes), it is stored and returned as given.
+             * @example 1 and 2
+             */
+            logic?: string;
             /**
              * @description How many times a full bundle may count in one order, or null for the default.
              * @default 1
@@ -8820,6 +8900,11 @@ export interface components {
             product_id?: string;
             /** @description For a SKU, its product's `source_id`. */
             product_source_id?: string;
+            /**
+             * @description Whether the item must match exactly as named (in the public API, a product then leaves out its
+             *     SKUs). Stored and returned as given; the reference server matches order lines by the IDs alone.
+             */
+            strict?: boolean;
             /** @description A fixed price for the item, ×100, that the discount brings it to. */
             price?: number;
             /** @description The price as the public API computes it from a formula (kept as given; the reference server evaluates no formulas). */
@@ -9368,6 +9453,19 @@ export interface components {
             redemption_entries: components["schemas"]["RedemptionEntry"][];
             /** @description Number of entries. */
             total: number;
+        };
+        /**
+         * ProductBase
+         * @description The fields every product carries, without its SKUs. The reference server sends every one of them; the
+         *     public API may leave out `image_url`, `created_at` and `updated_at`.
+         */
+        ProductBase: WithRequired<components["schemas"]["ProductFields"], "id" | "source_id" | "name" | "price" | "attributes" | "metadata" | "object">;
+        /**
+         * Product
+         * @description A product, with the list of its SKUs.
+         */
+        Product: components["schemas"]["ProductBase"] & {
+            skus?: components["schemas"]["ProductSkusList"];
         };
         /**
          * ProductsListResponseBody
@@ -11857,11 +11955,13 @@ export interface components {
             /**
              * @description What moved the points: a manual addition or removal, points earned by an earning rule, pending
              *     points activated (by themselves on their day, or by the activate operation), spent on a reward or an
-             *     order, given back by a rollback, moved between cards, or expired.
+             *     order, given back by a rollback, moved between cards, or expired. The `CREDITS_*` kinds are the
+             *     public API's movements of gift card credit, which its webhook payloads show in the same shape; this
+             *     server keeps no gift card transactions and never sends them.
              * @enum {string}
              */
-            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "PENDING_POINTS_ACTIVATION" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION";
-            /** @description The balance after the movement, and what caused it. */
+            type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "PENDING_POINTS_ACTIVATION" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION" | "CREDITS_REDEMPTION" | "CREDITS_REFUND" | "CREDITS_ADDITION" | "CREDITS_REMOVAL";
+            /** @description The balance after the movement, and what caused it. This server always sends it; the public API's webhook payloads may send null. */
             details: {
                 balance?: components["schemas"]["LoyaltyCardBalance"];
                 /** @description The order that earned the points. */
@@ -11926,15 +12026,15 @@ export interface components {
                 source_voucher?: components["schemas"]["LoyaltyTransactionVoucher"];
                 /** @description For a transfer out, the card the points went to. */
                 destination_voucher?: components["schemas"]["LoyaltyTransactionVoucher"];
-            };
+            } | null;
             /** @description For a transfer, the matching transaction on the other card. */
             related_transaction_id: string | null;
             created_at: components["schemas"]["CreatedAt"];
             /**
-             * @description Always `loyalty_card_transaction`.
+             * @description Always `loyalty_card_transaction`. The reference server always sends it; the public API's webhook payloads may leave it out.
              * @constant
              */
-            object: "loyalty_card_transaction";
+            object?: "loyalty_card_transaction";
         };
         /**
          * LoyaltyCardTransactionsListResponseBody
@@ -12090,6 +12190,24 @@ export interface components {
          */
         EarningPointsFormula: string;
         /**
+         * EarningRuleFixedPoints
+         * @description A fixed number of points each time. The reference server always has `type` and `points` (a request must
+         *     give both); the public API's webhook payloads may leave either out.
+         */
+        EarningRuleFixedPoints: {
+            /**
+             * @description A fixed number of points.
+             * @constant
+             */
+            type?: "FIXED";
+            /**
+             * @description Points given each time.
+             * @example 100
+             */
+            points?: number;
+            points_formula?: components["schemas"]["EarningPointsFormula"];
+        };
+        /**
          * EarningRatio
          * @description `points` for every whole `every` of an amount (money ×100).
          */
@@ -12165,39 +12283,16 @@ export interface components {
             }[];
         };
         /**
-         * EarningRuleLoyalty
-         * @description How many points the rule gives. `FIXED` gives `points` each time. `PROPORTIONAL` gives `points` for
-         *     every whole `every` of a measure, by `calculation_type`:
-         *     - `ORDER_AMOUNT` / `ORDER_TOTAL_AMOUNT`: the order's amount before / after discounts (`order.amount` /
-         *       `order.total_amount`), money ×100;
-         *     - `ORDER_METADATA`: a number in the order's metadata (`order.metadata`);
-         *     - `ORDER_ITEMS_QUANTITY` / `ORDER_ITEMS_AMOUNT` / `ORDER_ITEMS_SUBTOTAL_AMOUNT`: the quantity, the amount
-         *       before discounts, or the subtotal after item discounts, of the matching order lines
-         *       (`order_items.quantity` / `.amount` / `.subtotal_amount`);
-         *     - `CUSTOMER_METADATA`: a number in the member's customer metadata (`customer.metadata`), for any event;
-         *     - `CUSTOM_EVENT_METADATA`: a number in the custom event's metadata (`custom_event.metadata`), for custom
-         *       event rules.
-         *     The `order*` measures need an `order.paid` rule. `max_points` caps what one event can earn (a
-         *     reference-server field; the public API leaves it out).
+         * EarningRuleProportionalPoints
+         * @description Points in proportion to a measure; see `EarningRuleLoyalty` for the measures. The reference server
+         *     always has `type` (a request must give it); the public API's webhook payloads may leave it out.
          */
-        EarningRuleLoyalty: {
-            /**
-             * @description A fixed number of points.
-             * @constant
-             */
-            type: "FIXED";
-            /**
-             * @description Points given each time.
-             * @example 100
-             */
-            points: number;
-            points_formula?: components["schemas"]["EarningPointsFormula"];
-        } | {
+        EarningRuleProportionalPoints: {
             /**
              * @description Points in proportion to a measure.
              * @constant
              */
-            type: "PROPORTIONAL";
+            type?: "PROPORTIONAL";
             /**
              * @description The measure that earns points; the ratio of the same name must be given.
              * @enum {string}
@@ -12260,7 +12355,11 @@ export interface components {
             /** @description The loyalty program (a reference-server field; the public API names it in `source.object_id`). */
             campaign_id?: string;
             event?: components["schemas"]["EarningRuleEvent"];
-            loyalty: components["schemas"]["EarningRuleLoyalty"];
+            /**
+             * @description How many points the rule gives, as in `EarningRuleLoyalty`. The reference server always sends a fixed
+             *     rule's `type` and `points`; the public API's webhook payloads may leave them out.
+             */
+            loyalty: components["schemas"]["EarningRuleFixedPoints"] | components["schemas"]["EarningRuleProportionalPoints"];
             /** @description For a custom event rule, the event's schema; null for other rules. */
             custom_event?: {
                 /** @description Custom event schema ID. */
@@ -12301,8 +12400,8 @@ export interface components {
              *     out.
              */
             automation_id?: string;
-            /** @description Whether the rule gives points. */
-            active: boolean;
+            /** @description Whether the rule gives points. The reference server always sends it; the public API's webhook payloads may leave it out. */
+            active?: boolean;
             /**
              * Format: date-time
              * @description No points before this moment.
@@ -12336,6 +12435,23 @@ export interface components {
             /** @description How many earning rules match. */
             total?: number;
         };
+        /**
+         * EarningRuleLoyalty
+         * @description How many points the rule gives. `FIXED` gives `points` each time. `PROPORTIONAL` gives `points` for
+         *     every whole `every` of a measure, by `calculation_type`:
+         *     - `ORDER_AMOUNT` / `ORDER_TOTAL_AMOUNT`: the order's amount before / after discounts (`order.amount` /
+         *       `order.total_amount`), money ×100;
+         *     - `ORDER_METADATA`: a number in the order's metadata (`order.metadata`);
+         *     - `ORDER_ITEMS_QUANTITY` / `ORDER_ITEMS_AMOUNT` / `ORDER_ITEMS_SUBTOTAL_AMOUNT`: the quantity, the amount
+         *       before discounts, or the subtotal after item discounts, of the matching order lines
+         *       (`order_items.quantity` / `.amount` / `.subtotal_amount`);
+         *     - `CUSTOMER_METADATA`: a number in the member's customer metadata (`customer.metadata`), for any event;
+         *     - `CUSTOM_EVENT_METADATA`: a number in the custom event's metadata (`custom_event.metadata`), for custom
+         *       event rules.
+         *     The `order*` measures need an `order.paid` rule. `max_points` caps what one event can earn (a
+         *     reference-server field; the public API leaves it out).
+         */
+        EarningRuleLoyalty: WithRequired<components["schemas"]["EarningRuleFixedPoints"], "type" | "points"> | WithRequired<components["schemas"]["EarningRuleProportionalPoints"], "type" | "calculation_type">;
         /**
          * EarningRuleLoyaltyRequest
          * @description How many points the rule gives, as a request sets it: the forms of `EarningRuleLoyalty`, and fixed points
@@ -12595,37 +12711,43 @@ export interface components {
             description?: string | null;
         };
         /**
-         * Reward
-         * @description Something members get for points.
+         * RewardBase
+         * @description The fields of a reward, none of them required: the form the public API's `customer.rewarded` payload
+         *     shows a reward in, which may leave any of them out. `Reward` is this with the fields every reward has.
          */
-        Reward: {
+        RewardBase: {
             /**
              * @description Reward ID (prefix `rew_`).
              * @example rew_3c4d5e6f7a8b9c0d1e
              */
-            id: string;
+            id?: string;
             /** @description Reward name. */
-            name: string;
+            name?: string;
             /**
              * @description What kind of reward it is.
              * @enum {string}
              */
-            type: "CAMPAIGN" | "COIN" | "MATERIAL";
+            type?: "CAMPAIGN" | "COIN" | "MATERIAL";
             parameters?: components["schemas"]["RewardParameters"];
             /** @description Units left, for `MATERIAL` rewards; null for no limit. */
-            stock: number | null;
+            stock?: number | null;
             /** @description How many times the reward was redeemed. */
-            redeemed: number | null;
+            redeemed?: number | null;
             attributes?: components["schemas"]["RewardAttributes"];
-            metadata: components["schemas"]["Metadata"];
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            metadata?: components["schemas"]["Metadata"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `reward`.
              * @constant
              */
-            object: "reward";
+            object?: "reward";
         };
+        /**
+         * Reward
+         * @description Something members get for points, with the fields every reward has.
+         */
+        Reward: WithRequired<components["schemas"]["RewardBase"], "id" | "name" | "type" | "stock" | "redeemed" | "metadata" | "created_at" | "updated_at" | "object">;
         /**
          * RewardAssignmentParameters
          * @description What the reward costs in the program.
@@ -13539,8 +13661,8 @@ export interface components {
              *     standalone voucher).
              */
             data?: {
-                /** @description The publication, as `GET /v1/publications` lists it. */
-                publication?: components["schemas"]["Publication"] | null;
+                /** @description The publication, as the request that made it answered, with the voucher it published (without `assets`). */
+                publication?: components["schemas"]["PublicationWithVoucher"] | null;
                 /** @description The voucher given, right after it was given (without `assets`, as in every payload). */
                 voucher?: components["schemas"]["Voucher"];
                 /** @description The customer who got the voucher, as `GET /v1/customers/{customerId}` shows it. */
@@ -13585,8 +13707,8 @@ export interface components {
             customer?: components["schemas"]["Customer"] | null;
             /** @description The voucher's campaign; null for a standalone voucher. */
             campaign?: components["schemas"]["Campaign"] | null;
-            /** @description The publication that gave the voucher, when the voucher was published through `POST /v1/publications`. */
-            publication?: components["schemas"]["Publication"] | null;
+            /** @description The publication that gave the voucher, when the voucher was published through `POST /v1/publications`, with that voucher (without `assets`). */
+            publication?: components["schemas"]["PublicationWithVoucher"] | null;
             /**
              * Format: date-time
              * @description When the voucher was given.
@@ -14201,6 +14323,140 @@ export interface components {
             type: "business_validation_rule.deleted";
         };
         /**
+         * WebhookEarningRuleSource
+         * @description How an earning rule is shown to members, and the program it belongs to, as the public API's webhook payloads show it.
+         */
+        WebhookEarningRuleSource: {
+            /**
+             * @description The rule's display text.
+             * @example 1 point for every 10.00 spent
+             */
+            banner?: string;
+            /**
+             * @description The loyalty program's campaign ID.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            object_id?: string;
+            /**
+             * @description Always `campaign`.
+             * @constant
+             */
+            object_type?: "campaign";
+        };
+        /**
+         * WebhookEarningRuleParameters
+         * @description The settings of an earning rule as the public API's validation rule assignment payloads show them under
+         *     `parameters`: for an `order.paid`, segment or tier rule, the rule's own fields (its event, points,
+         *     validity and display); for a custom event rule, its points in proportion to the event's metadata. This
+         *     server assigns validation rules to vouchers, campaigns and promotion tiers only, so it never sends them.
+         */
+        WebhookEarningRuleParameters: {
+            /**
+             * @description Earning rule ID (prefix `ern_`).
+             * @example ern_1c2d3e4f5a6b7c8d9e
+             */
+            id?: string;
+            /**
+             * @description The kind of object, `earning_rule`.
+             * @example earning_rule
+             */
+            object?: string;
+            event?: components["schemas"]["EarningRuleEvent"];
+            /** @description The rule's display text. */
+            banner?: string;
+            /** @description How many points the rule gives, as an earning rule's `loyalty` shows it. */
+            loyalty?: components["schemas"]["EarningRuleFixedPoints"] | components["schemas"]["EarningRuleProportionalPoints"];
+            /**
+             * @description For a custom event rule, always `PROPORTIONAL`.
+             * @constant
+             */
+            type?: "PROPORTIONAL";
+            /**
+             * @description For a custom event rule, always `CUSTOM_EVENT_METADATA`.
+             * @constant
+             */
+            calculation_type?: "CUSTOM_EVENT_METADATA";
+            /** @description For a custom event rule, the ratio of points to a number in the event's metadata. */
+            custom_event?: {
+                metadata?: components["schemas"]["EarningMetadataRatio"];
+            };
+            /** @description A validation rule the rule's events must pass. */
+            validation_rule_id?: string;
+            /** @description For a `customer.segment.entered` rule, the segment. */
+            segment?: {
+                /** @description Segment ID. */
+                id?: string;
+            };
+            /** @description For a tier rule, the tier. */
+            loyalty_tier?: {
+                /** @description Loyalty tier ID. */
+                id?: string;
+            };
+            source?: components["schemas"]["WebhookEarningRuleSource"];
+            /** @description Whether the rule gives points. */
+            active?: boolean;
+            /**
+             * Format: date-time
+             * @description No points before this moment.
+             */
+            start_date?: string;
+            /**
+             * Format: date-time
+             * @description No points after this moment.
+             */
+            expiration_date?: string;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The public API's internal automation behind the rule. */
+            automation_id?: string;
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+        };
+        /**
+         * WebhookAssignedEarningRule
+         * @description An earning rule a validation rule is assigned to, as the public API's validation rule assignment
+         *     payloads show it: a short form, with the rule's settings under `parameters` and its tier by ID. This
+         *     server assigns validation rules to vouchers, campaigns and promotion tiers only, so it never sends one.
+         */
+        WebhookAssignedEarningRule: {
+            /**
+             * @description Earning rule ID (prefix `ern_`).
+             * @example ern_1c2d3e4f5a6b7c8d9e
+             */
+            id: string;
+            /**
+             * @description The loyalty program.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id?: string;
+            /** @description A validation rule the rule's events must pass. */
+            validation_rule_id?: string | null;
+            event?: components["schemas"]["EarningRuleEvent"];
+            parameters?: components["schemas"]["WebhookEarningRuleParameters"];
+            /** @description The public API's internal automation behind the rule. */
+            automation_id?: string;
+            /** @description Whether the rule gives points. */
+            active?: boolean;
+            source?: components["schemas"]["WebhookEarningRuleSource"];
+            /** @description How many points the rule gives, as an earning rule's `loyalty` shows it. */
+            loyalty?: components["schemas"]["EarningRuleFixedPoints"] | components["schemas"]["EarningRuleProportionalPoints"];
+            /** @description For a `customer.segment.entered` rule, the segment. */
+            segment?: {
+                /** @description Segment ID. */
+                id: string;
+            };
+            /** @description For a tier rule, the loyalty tier's ID. */
+            loyalty_tier?: string;
+            /** @description For a custom event rule, the event's schema. */
+            custom_event?: {
+                /** @description Custom event schema ID. */
+                schema_id: string;
+            };
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
          * WebhookValidationRuleAssignmentEventData
          * @description What `business_validation_rule.assignment.created` and `business_validation_rule.assignment.deleted` tell
          *     about: the rule, the assignment, and the object it ties the rule to, under the key of its type. This
@@ -14230,7 +14486,7 @@ export interface components {
              * @description The earning rule the rule is assigned to, in the public API. This server assigns rules to vouchers,
              *     campaigns and promotion tiers only, and never sends it.
              */
-            earning_rule?: components["schemas"]["EarningRule"] | null;
+            earning_rule?: components["schemas"]["WebhookAssignedEarningRule"] | null;
         };
         /**
          * WebhookValidationRuleAssignmentCreatedPayload
@@ -14315,9 +14571,10 @@ export interface components {
         /**
          * WebhookRewardGiven
          * @description A reward a customer got, as `GET /v1/rewards/{rewardId}` shows it, with what this giving of it joined:
-         *     the offer it was taken from, the customer, and what it gave (a voucher, a product).
+         *     the offer it was taken from, the customer, and what it gave (a voucher, a product). The reference server
+         *     sends every field of the reward; the public API's payload may leave any of them out.
          */
-        WebhookRewardGiven: components["schemas"]["Reward"] & {
+        WebhookRewardGiven: components["schemas"]["RewardBase"] & {
             /**
              * @description The reward assignment (the program's offer of the reward) the customer took.
              * @example rewa_5e6f7a8b9c0d1e2f3a
@@ -14330,9 +14587,9 @@ export interface components {
             /** @description For a `CAMPAIGN` reward, the voucher it gave (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"];
             /** @description For a `MATERIAL` reward, the product it gives. */
-            product?: components["schemas"]["Product"];
-            /** @description For a `MATERIAL` reward that names a SKU, the SKU. */
-            sku?: components["schemas"]["Sku"];
+            product?: components["schemas"]["RewardProduct"];
+            /** @description For a `MATERIAL` reward that names a SKU, the SKU (in full here; the public API's payloads show only its ID, `source_id` and `sku`). */
+            sku?: components["schemas"]["SkuFields"];
         };
         /**
          * WebhookCustomerRewardedData
@@ -14351,10 +14608,11 @@ export interface components {
             /** @description The card's loyalty program. */
             campaign?: components["schemas"]["Campaign"] | null;
             /**
-             * @description The redemption that got the reward, in the public API. This server does not store reward redemptions
-             *     as redemptions, so it never sends one.
+             * @description The redemption that got the reward, in the public API, in the short form of `RedemptionBase` (any
+             *     field may be left out). This server does not store reward redemptions as redemptions, so it never
+             *     sends one.
              */
-            redemption?: components["schemas"]["Redemption"] | null;
+            redemption?: components["schemas"]["RedemptionBase"] | null;
             /** @description The reward. */
             reward?: components["schemas"]["WebhookRewardGiven"] | null;
             /** @description What the reward cost the card. */
@@ -14494,7 +14752,7 @@ export interface components {
                 group_id?: string;
             } | null;
             /** @description The publication that gave the card, in the public API; this server never sends it. */
-            publication?: components["schemas"]["Publication"] | null;
+            publication?: components["schemas"]["PublicationWithVoucher"] | null;
         };
         /**
          * WebhookCustomerRewardedLoyaltyPointsPayload
@@ -23117,3 +23375,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -12,7 +12,7 @@ import { categoryFields } from './categories.js';
 import type { DomainContext } from './context.js';
 import type { Customer } from './customers.js';
 import { applyDiscount, unitIds, type CatalogUnit, type Discount, type DiscountLine, type PricedItem } from './discounts.js';
-import { matchesConditions, matchesFilter, type Conditions, type FilterDefinition } from './filters.js';
+import { conditionValues, matchesConditions, matchesFilter, type Conditions, type FilterDefinition } from './filters.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { evaluateRuleSet } from './rule-logic.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
@@ -227,7 +227,7 @@ async function ruleHolds(ctx: DomainContext, rule: RuleCondition, facts: Facts, 
       for (const item of facts.items) {
         for (const [operator, values] of Object.entries(rule.conditions)) {
           if (!['$is', '$in'].includes(operator)) continue;
-          for (const value of values ?? []) if (await inCollection(ctx, String(value), item)) ids.push(String(value));
+          for (const value of conditionValues(values)) if (await inCollection(ctx, String(value), item)) ids.push(String(value));
         }
       }
       return matchesConditions(ids, rule.conditions);

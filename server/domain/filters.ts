@@ -9,7 +9,9 @@
 import { invalid } from './errors.js';
 
 export type FilterValue = string | number | boolean;
-export type Conditions = Partial<Record<string, FilterValue[]>>;
+/** An operator's values: a list, or (for the list operators of validation rules) one value standing alone. */
+export type ConditionValues = FilterValue[] | FilterValue;
+export type Conditions = Partial<Record<string, ConditionValues>>;
 export interface FilterDefinition {
   junction: 'and' | 'or';
   [field: string]: { conditions: Conditions } | 'and' | 'or';
@@ -123,11 +125,30 @@ export function checkFilter(filter: Record<string, unknown>, fields: ReadonlySet
   return { ...filter, junction };
 }
 
+/** The values of an operator as a list: one value given alone is a list of that value. */
+export function conditionValues(values: ConditionValues | undefined): FilterValue[] {
+  if (values === undefined) return [];
+  return Array.isArray(values) ? values : [values];
+}
+
+/**
+ * Refuses an operator value the engine cannot evaluate: a list, or one text or number standing alone, can
+ * be; an object (which the public API documents for some list operators, without saying what it means)
+ * cannot, and neither can anything else. Evaluating one would answer a guess, or fail later as a 500.
+ */
+export function checkOperatorValues(conditions: Record<string, unknown>, where: string, problem: FilterProblem): void {
+  for (const [operator, values] of Object.entries(conditions)) {
+    if (Array.isArray(values) || typeof values === 'string' || typeof values === 'number') continue;
+    const shown = values === null ? 'null' : typeof values === 'object' ? 'an object' : `a ${typeof values}`;
+    throw invalid(problem.key, problem.message, `${where}.conditions.${operator} is ${shown}; give a list of values or one text or number`);
+  }
+}
+
 export function matchesConditions(actual: unknown, conditions: Conditions): boolean {
   return Object.entries(conditions).every(([operator, values]) => {
     const test = OPERATORS[operator];
     if (!test) throw new Error(`Unknown filter operator ${operator}`);
-    return test(actual, values ?? []);
+    return test(actual, conditionValues(values));
   });
 }
 

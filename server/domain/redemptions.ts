@@ -70,9 +70,12 @@ export interface RollbackRecord extends EntryFields {
 /** A row of the redemptions table. */
 export type Redemption = RedemptionRecord | RollbackRecord;
 
+/** The fields this server always sends on an entry, which the contract leaves optional for the public API's payloads. */
+type AlwaysSent = 'customer_id' | 'tracking_id' | 'redemption' | 'result' | 'order' | 'channel' | 'customer' | 'related_object_type' | 'related_object_id';
+
 /** An entry as the domain returns it: the voucher without its asset URLs, which depend on the server address. */
-export type RedemptionView = Omit<Schemas['Redemption'], 'voucher'> & { voucher?: VoucherView };
-export type RollbackView = Omit<Schemas['RedemptionRollback'], 'voucher'> & { voucher?: VoucherView };
+export type RedemptionView = Omit<Schemas['Redemption'], 'voucher'> & Required<Pick<Schemas['Redemption'], AlwaysSent>> & { voucher?: VoucherView };
+export type RollbackView = Omit<Schemas['RedemptionRollback'], 'voucher'> & Required<Pick<Schemas['RedemptionRollback'], AlwaysSent>> & { voucher?: VoucherView };
 export type EntryView = RedemptionView | RollbackView;
 
 export type RedeemOutcome =

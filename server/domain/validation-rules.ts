@@ -4,7 +4,7 @@ import { DomainError, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { createdBetween, pageWindow, parseOrder, type PageRequest } from './pagination.js';
-import { checkOperators } from './filters.js';
+import { checkOperators, checkOperatorValues } from './filters.js';
 import { effectiveLogic, numberedRules, parseLogic, ruleNumbers } from './rule-logic.js';
 
 type Schemas = components['schemas'];
@@ -29,9 +29,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 /**
  * A rule set, nested sets included, must be one the engine can evaluate: numbered keys, logic that parses
- * and names only rules that exist, and in each rule a name, conditions with operators the engine knows, and
- * a property for metadata facts. A name the engine does not know passes here: it is stored, and at
- * validation it never holds.
+ * and names only rules that exist, and in each rule a name, conditions with operators the engine knows (each
+ * with a list of values, or one value standing alone for a list of one), and a property for metadata facts.
+ * A name the engine does not know passes here: it is stored, and at validation it never holds.
  */
 function checkRuleSet(rules: Record<string, unknown>, at: string): void {
   const numbers = numberedRules(rules);
@@ -42,7 +42,9 @@ function checkRuleSet(rules: Record<string, unknown>, at: string): void {
     const rule = rules[number];
     if (!isObject(rule)) throw rulesError(`${where} must be an object`);
     if (typeof rule.name !== 'string' || rule.name === '') throw rulesError(`${where} needs a name`);
-    checkOperators(rule.conditions, where, { key: 'invalid_validation_rules', message: 'Invalid validation rules', name: where });
+    const problem = { key: 'invalid_validation_rules', message: 'Invalid validation rules', name: where };
+    checkOperators(rule.conditions, where, problem);
+    checkOperatorValues(rule.conditions as Record<string, unknown>, where, problem);
     if ((rule.name === 'order.metadata' || rule.name === 'customer.metadata') && !rule.property) {
       throw rulesError(`${where} (${rule.name}) needs a property`);
     }
@@ -64,7 +66,7 @@ function checkRuleSet(rules: Record<string, unknown>, at: string): void {
 /** Bundle rules cannot be evaluated here; storing them would let validation skip them, so they are refused. */
 function checkBundleRules(bundle: RuleCreate['bundle_rules']): void {
   if (!bundle) return;
-  const numbered = Object.keys(bundle).filter((key) => key !== 'limit');
+  const numbered = Object.keys(bundle).filter((key) => key !== 'limit' && key !== 'logic');
   if (numbered.length > 0) {
     throw rulesError(`bundle_rules ${numbered.join(', ')}: this server does not evaluate bundle rules, so it does not take them`);
   }

@@ -149,9 +149,13 @@ async function rollbackEvent(scope: EventScope, event: EventRecord): Promise<Pre
   return { entityId, data: { redemption, ...parts } };
 }
 
-async function shownPublication(scope: EventScope, id: string | null | undefined) {
+/** A publication as the request that made it answered: with the voucher it published, when it published one. */
+async function shownPublication(scope: EventScope, id: string | null | undefined): Promise<Schemas['PublicationWithVoucher'] | null> {
   const record = await row(scope, 'publications', id);
-  return record ? presentPublication(scope.ctx, record) : null;
+  if (!record) return null;
+  const [only, ...more] = record.vouchers_id;
+  const published = only !== undefined && more.length === 0 ? await voucher(scope, only) : null;
+  return { ...(await presentPublication(scope.ctx, record)), ...(published && { voucher: published }) };
 }
 
 async function ruleEvent(scope: EventScope, event: EventRecord) {

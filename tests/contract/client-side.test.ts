@@ -57,9 +57,9 @@ runs('client-side API and custom events', () => {
 
   test('a custom event earns loyalty points through an earning rule based on it', async () => {
     const club = (await ctx.client.POST('/v1/loyalties', { body: { name: unique('Event club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
-    await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', { params: { path: { campaignId: club.id } }, body: [{ event: SIGNED_UP, loyalty: { type: 'FIXED', points: 40 } }] });
+    await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', { params: { path: { campaignId: club.id! } }, body: [{ event: SIGNED_UP, loyalty: { type: 'FIXED', points: 40 } }] });
     const sourceId = unique('member');
-    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: sourceId } } })).data!;
+    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id! } }, body: { customer: { source_id: sourceId } } })).data!;
     const tracked = await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: sourceId }, loyalty: { code: card.code }, metadata: { plan: 'free' } });
     expect(tracked.status).toBe(200);
     const after = await ctx.client.GET('/v1/loyalties/members/{memberId}', { params: { path: { memberId: card.code! } } });
@@ -80,7 +80,7 @@ runs('client-side API and custom events', () => {
     });
     expect(program.data?.referral_program).toEqual({ conversion_event_type: 'custom_event', custom_event: { id: expect.any(String), name: SIGNED_UP } });
     const referrer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('referrer') } })).data!;
-    const published = await ctx.client.POST('/v1/publications', { body: { campaign: { name: program.data!.name }, customer: { id: referrer.id } } });
+    const published = await ctx.client.POST('/v1/publications', { body: { campaign: { name: program.data!.name! }, customer: { id: referrer.id } } });
     const code = published.data!.voucher!.code;
     const refereeSource = unique('referee');
     await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: refereeSource }, referral: { code }, metadata: { plan: 'pro' } });
@@ -88,7 +88,7 @@ runs('client-side API and custom events', () => {
     const referee = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: refereeSource } } })).data!;
     expect(referee.referrals).toEqual({ total: 1, campaigns: [expect.objectContaining({ campaign_id: program.data!.id, referrer_id: referrer.id })] });
     const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id! } } })).data!;
-    expect(counted.loyalty).toMatchObject({ referred_customers: 1, campaigns: { [program.data!.name]: { referred_customers: 1 } } });
+    expect(counted.loyalty).toMatchObject({ referred_customers: 1, campaigns: { [program.data!.name!]: { referred_customers: 1 } } });
   });
 
   test('a referral code nobody holds counts for the referrer_id given; a program converting on another event counts nothing', async () => {
@@ -113,7 +113,7 @@ runs('client-side API and custom events', () => {
     const tracked = await clientCall('POST', '/client/v1/events', {
       event: SIGNED_UP,
       customer: { id: refereeId },
-      referral: { code: await codeOf(unheld.id), referrer_id: referrer.source_id },
+      referral: { code: await codeOf(unheld.id!), referrer_id: referrer.source_id },
       metadata: { plan: 'free' },
     });
     expect(tracked.body.customer.id).toBe(refereeId);
@@ -122,10 +122,10 @@ runs('client-side API and custom events', () => {
 
     const onRedemption = await referralProgram('redemption');
     const other = unique('referee');
-    await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: other }, referral: { code: await codeOf(onRedemption.id), referrer_id: referrer.id }, metadata: { plan: 'free' } });
+    await clientCall('POST', '/client/v1/events', { event: SIGNED_UP, customer: { source_id: other }, referral: { code: await codeOf(onRedemption.id!), referrer_id: referrer.id }, metadata: { plan: 'free' } });
     expect((await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: other } } })).data!.referrals).toEqual({ total: 0, campaigns: [] });
     const counted = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: referrer.id! } } })).data!;
-    expect(counted.loyalty?.campaigns).toEqual({ [unheld.name]: expect.objectContaining({ referred_customers: 1 }) });
+    expect(counted.loyalty?.campaigns).toEqual({ [unheld.name!]: expect.objectContaining({ referred_customers: 1 }) });
   });
 
   test('client-side validations, redemptions, qualifications and tiers share the server engine', async () => {

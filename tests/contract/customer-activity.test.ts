@@ -84,7 +84,7 @@ describe('list-customer-activity filters', () => {
     expect(created.group_id).not.toBe(redemption.group_id);
 
     expect((await list({ type: 'customer.redemption.succeeded' })).map((entry) => entry.id)).toEqual([redemption.id]);
-    expect((await list({ campaign_id: campaign.id })).map((entry) => entry.id)).toEqual([redemption.id]);
+    expect((await list({ campaign_id: campaign.id! })).map((entry) => entry.id)).toEqual([redemption.id]);
     expect((await list({ campaign_type: 'DISCOUNT_COUPONS' })).map((entry) => entry.id)).toEqual([redemption.id]);
     expect(await list({ campaign_type: 'GIFT_VOUCHERS' })).toEqual([]);
     const actions = (await list({ category: 'ACTION' })).map((entry) => entry.type);

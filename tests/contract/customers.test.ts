@@ -287,7 +287,7 @@ describe('customer loyalty by program', () => {
     const plain = await newProgram();
     const tiers = (
       await ctx.client.POST('/v1/loyalties/{campaignId}/tiers', {
-        params: { path: { campaignId: tiered.id } },
+        params: { path: { campaignId: tiered.id! } },
         body: [
           { name: 'Silver', points: { from: 0, to: 99 } },
           { name: 'Gold', points: { from: 100, to: null } },
@@ -296,13 +296,13 @@ describe('customer loyalty by program', () => {
     ).data!;
     const sourceId = unique('member');
     for (const program of [tiered, plain]) {
-      const joined = await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: program.id } }, body: { customer: { source_id: sourceId } } });
+      const joined = await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: program.id! } }, body: { customer: { source_id: sourceId } } });
       expect(joined.response.status).toBe(200);
     }
     const read = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } })).data!;
     expect(read.loyalty?.campaigns).toEqual({
-      [tiered.name]: { points: 0, referred_customers: 0, loyalty_tier: tiers[0]!.id },
-      [plain.name]: { points: 0, referred_customers: 0 },
+      [tiered.name!]: { points: 0, referred_customers: 0, loyalty_tier: tiers[0]!.id },
+      [plain.name!]: { points: 0, referred_customers: 0 },
     });
   });
 });

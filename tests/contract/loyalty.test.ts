@@ -15,7 +15,7 @@ async function program(extra: Record<string, unknown> = {}) {
     body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } }, ...extra },
   });
   expect(created.response.status).toBe(200);
-  return created.data!;
+  return known(created.data, 'id', 'name');
 }
 
 async function member(campaignId: string, sourceId = unique('member')) {
@@ -338,7 +338,7 @@ describe('loyalty cards', () => {
     const other = await program();
     expectError(failed(await ctx.client.GET('/v1/loyalties/{campaignId}/members/{memberId}', { params: { path: { campaignId: other.id, memberId: holder.code } } })), 404, 'not_found');
     const discount = await ctx.client.POST('/v1/campaigns', { body: { name: unique('Not loyalty'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } } });
-    expectError(failed(await ctx.client.GET('/v1/loyalties/{campaignId}', { params: { path: { campaignId: discount.data!.id } } })), 404, 'not_found');
+    expectError(failed(await ctx.client.GET('/v1/loyalties/{campaignId}', { params: { path: { campaignId: discount.data!.id! } } })), 404, 'not_found');
     const noRatio = await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', {
       params: { path: { campaignId: club.id } },
       body: [{ event: 'order.paid', loyalty: { type: 'PROPORTIONAL', calculation_type: 'ORDER_ITEMS_QUANTITY' } }],

@@ -141,7 +141,7 @@ describeManaged('metadata schema enforcement', () => {
       'promotion_tier',
       async (client, metadata) => {
         const campaign = (await client.POST('/v1/campaigns', { body: { name: unique('Promo'), campaign_type: 'PROMOTION' } })).data!;
-        return client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } }, body: { name: 'Tier', metadata } });
+        return client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id! } }, body: { name: 'Tier', metadata } });
       },
       async (client) => (await client.GET('/v1/promotions/tiers')).data!.total!,
     ],
@@ -163,11 +163,11 @@ describeManaged('metadata schema enforcement', () => {
       'loyalty_tier',
       async (client, metadata) => {
         const program = (await client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
-        return client.POST('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id } }, body: [{ name: 'Silver', points: { from: 0, to: 99 }, metadata }] });
+        return client.POST('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id! } }, body: [{ name: 'Silver', points: { from: 0, to: 99 }, metadata }] });
       },
       async (client) => {
         const programs = (await client.GET('/v1/loyalties')).data!.campaigns;
-        const lists = await Promise.all(programs!.map((program) => client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id } } })));
+        const lists = await Promise.all(programs!.map((program) => client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: program.id! } } })));
         return lists.reduce((sum, list) => sum + list.data!.total!, 0);
       },
     ],
@@ -176,13 +176,13 @@ describeManaged('metadata schema enforcement', () => {
       async (client, metadata) => {
         const program = (await client.POST('/v1/loyalties', { body: { name: unique('Club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
         return client.POST('/v1/loyalties/{campaignId}/earning-rules', {
-          params: { path: { campaignId: program.id } },
+          params: { path: { campaignId: program.id! } },
           body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 5 }, metadata }],
         });
       },
       async (client) => {
         const programs = (await client.GET('/v1/loyalties')).data!.campaigns;
-        const lists = await Promise.all(programs!.map((program) => client.GET('/v1/loyalties/{campaignId}/earning-rules', { params: { path: { campaignId: program.id } } })));
+        const lists = await Promise.all(programs!.map((program) => client.GET('/v1/loyalties/{campaignId}/earning-rules', { params: { path: { campaignId: program.id! } } })));
         return lists.reduce((sum, list) => sum + list.data!.total!, 0);
       },
     ],

@@ -21,7 +21,7 @@ describe('promotion tiers', () => {
     const campaign = await promotion();
     const minimum = await rule();
     const result = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
-      params: { path: { campaignId: campaign.name } },
+      params: { path: { campaignId: campaign.name! } },
       body: {
         name: 'Ten percent',
         banner: 'Save 10%',
@@ -57,9 +57,9 @@ describe('promotion tiers', () => {
       total: 1,
       data: [{ rule_id: minimum.id, related_object_id: tier.id, related_object_type: 'promotion_tier' }],
     });
-    const second = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } }, body: { name: 'Second' } });
+    const second = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id! } }, body: { name: 'Second' } });
     expect(second.data?.hierarchy).toBe(2);
-    const listed = await ctx.client.GET('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } } });
+    const listed = await ctx.client.GET('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id! } } });
     expect(listed.data).toMatchObject({ object: 'list', data_ref: 'tiers', total: 2, has_more: false });
     expect(listed.data?.tiers?.map((t) => t.id)).toEqual([tier.id, second.data!.id]);
   });
@@ -68,7 +68,7 @@ describe('promotion tiers', () => {
     const campaign = await promotion();
     const minimum = await rule();
     const tier = (
-      await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } }, body: { name: 'T', validation_rules: [minimum.id] } })
+      await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id! } }, body: { name: 'T', validation_rules: [minimum.id] } })
     ).data!;
     const path = { promotionTierId: tier.id! };
     const updated = await ctx.client.PUT('/v1/promotions/tiers/{promotionTierId}', { params: { path }, body: { banner: 'New', hierarchy: 7 } });
@@ -103,7 +103,7 @@ describe('promotion tiers', () => {
       })
     ).data!;
     const made = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
-      params: { path: { campaignId: campaign.id } },
+      params: { path: { campaignId: campaign.id! } },
       body: { name: 'Filed', category_id: tierCategory.id },
     });
     const tier = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: made.data!.id! } } })).data!;
@@ -147,7 +147,7 @@ describe('promotion tiers', () => {
     const campaign = await promotion();
     const minimum = await rule();
     const made = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
-      params: { path: { campaignId: campaign.id } },
+      params: { path: { campaignId: campaign.id! } },
       body: {
         name: 'Round trip',
         banner: 'Save 5.00',
@@ -171,7 +171,7 @@ describe('promotion tiers', () => {
     const campaign = await promotion();
     const category = (await ctx.client.POST('/v1/categories', { body: { name: unique('ClearedCat'), hierarchy: 3 } })).data!;
     const made = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
-      params: { path: { campaignId: campaign.id } },
+      params: { path: { campaignId: campaign.id! } },
       body: {
         name: 'Clear me',
         banner: 'Soon gone',
@@ -196,11 +196,11 @@ describe('promotion tiers', () => {
         body: { name: unique('NotPromo'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1 } } },
       })
     ).data!;
-    expectError(failed(await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: discount.id } }, body: { name: 'x' } })), 400, 'invalid_campaign_params');
+    expectError(failed(await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: discount.id! } }, body: { name: 'x' } })), 400, 'invalid_campaign_params');
     const campaign = await promotion();
-    const unknownRule = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } }, body: { name: 'x', validation_rules: ['val_nope'] } });
+    const unknownRule = await ctx.client.POST('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id! } }, body: { name: 'x', validation_rules: ['val_nope'] } });
     expectError(failed(unknownRule), 404, 'not_found');
-    const tiers = await ctx.client.GET('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id } } });
+    const tiers = await ctx.client.GET('/v1/promotions/{campaignId}/tiers', { params: { path: { campaignId: campaign.id! } } });
     expect(tiers.data?.total).toBe(0);
     for (const body of [
       {},

@@ -12,7 +12,7 @@ describe('publications', () => {
       })
     ).data!;
     const sourceId = unique('pub-customer');
-    const first = await ctx.client.POST('/v1/publications', { body: { customer: { source_id: sourceId, name: 'New Person' }, campaign: { name: campaign.name }, metadata: { via: 'test' } } });
+    const first = await ctx.client.POST('/v1/publications', { body: { customer: { source_id: sourceId, name: 'New Person' }, campaign: { name: campaign.name! }, metadata: { via: 'test' } } });
     expect(first.response.status).toBe(200);
     const customer = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } })).data!;
     expect(customer.name).toBe('New Person');
@@ -25,13 +25,13 @@ describe('publications', () => {
       voucher: { holder_id: customer.id, publish: { count: 1 } },
       object: 'publication',
     });
-    const last = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.id } } });
+    const last = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.id! } } });
     expect(last.data?.voucher_code).not.toBe(first.data?.voucher_code);
-    const none = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name } } });
+    const none = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name! } } });
     expectError(failed(none), 400, 'no_voucher_suitable_for_publication');
     const held = await ctx.client.GET('/v1/vouchers', { params: { query: { customer: sourceId, order: 'code' } } });
     expect(held.data?.vouchers?.map((v) => v.code).sort()).toEqual([first.data!.voucher_code, last.data!.voucher_code].sort());
-    const summary = (await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } })).data!;
+    const summary = (await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id! } } })).data!;
     expect(summary).toMatchObject({ publications: 3, publications_succeeded: 2, publications_failed: 1 });
     const listed = await ctx.client.GET('/v1/publications', { params: { query: { campaign: campaign.name, order: 'created_at' } } });
     expect(listed.data?.publications.map((p) => p.id)).toEqual([first.data!.id, last.data!.id]);
@@ -86,21 +86,21 @@ describe('publications', () => {
     ).data!;
     const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('pub-many') } })).data!;
     const sourceId = unique('newsletter');
-    const once = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name }, source_id: sourceId } });
-    const twice = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name }, source_id: sourceId } });
+    const once = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name! }, source_id: sourceId } });
+    const twice = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name! }, source_id: sourceId } });
     expect(twice.data).toMatchObject({ id: once.data!.id, source_id: sourceId, voucher: { code: once.data!.voucher_code } });
     const stranger = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('stranger') } })).data!;
-    expectError(failed(await ctx.client.POST('/v1/publications', { body: { customer: { id: stranger.id }, campaign: { name: campaign.name }, source_id: sourceId } })), 400, 'invalid_publish_params');
+    expectError(failed(await ctx.client.POST('/v1/publications', { body: { customer: { id: stranger.id }, campaign: { name: campaign.name! }, source_id: sourceId } })), 400, 'invalid_publish_params');
 
-    const joined = await ctx.client.POST('/v1/publications', { params: { query: { join_once: true } }, body: { customer: { id: customer.id }, campaign: { name: campaign.name } } });
+    const joined = await ctx.client.POST('/v1/publications', { params: { query: { join_once: true } }, body: { customer: { id: customer.id }, campaign: { name: campaign.name! } } });
     expect(joined.data?.id).toBe(once.data!.id);
 
-    const many = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name, count: 3 } } });
+    const many = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name!, count: 3 } } });
     expect(many.response.status).toBe(200);
     expect(many.data?.vouchers).toHaveLength(3);
     expect(many.data?.vouchers_id).toHaveLength(3);
     expect(many.data).not.toHaveProperty('voucher');
-    expectError(failed(await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name, count: 2 } } })), 400, 'no_voucher_suitable_for_publication');
+    expectError(failed(await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name!, count: 2 } } })), 400, 'no_voucher_suitable_for_publication');
     const held = await ctx.client.GET('/v1/vouchers', { params: { query: { customer: customer.id } } });
     expect(held.data?.total).toBe(4);
     // The publication list finds them by any of their codes.

@@ -24,7 +24,7 @@ describe('qualifications', () => {
     const promotion = (await ctx.client.POST('/v1/campaigns', { body: { name: unique('QualPromo'), campaign_type: 'PROMOTION' } })).data!;
     const tier = (
       await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
-        params: { path: { campaignId: promotion.id } },
+        params: { path: { campaignId: promotion.id! } },
         body: { name: 'Big orders', hierarchy: 1, action: { discount: { type: 'PERCENT', percent_off: 10 } } },
       })
     ).data!;

@@ -45,7 +45,7 @@ describe('redemptions', () => {
     expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })).data?.redemption?.redeemed_quantity).toBe(1);
     const after = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: customer.id! } } })).data!;
     expect(after.summary?.redemptions).toMatchObject({ total_redeemed: 1, total_succeeded: 1 });
-    expect(await summaryOf(campaign.id)).toMatchObject({ redemptions: 1, redemptions_succeeded: 1, orders_amount: 10000, discounted_amount: 1500 });
+    expect(await summaryOf(campaign.id!)).toMatchObject({ redemptions: 1, redemptions_succeeded: 1, orders_amount: 10000, discounted_amount: 1500 });
     const listed = await ctx.client.GET('/v1/redemptions', { params: { query: { customer: customer.source_id!, result: 'SUCCESS' } } });
     expect(listed.data?.redemptions.map((r) => r.id).sort()).toEqual([parent.id, redemptions[0]!.id].sort());
   });
@@ -57,7 +57,7 @@ describe('redemptions', () => {
     const second = await ctx.client.POST('/v1/redemptions', { body });
     expect(expectError(failed(second), 400, 'quantity_exceeded').resource_id).toBe(code);
     expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })).data?.redemption?.redeemed_quantity).toBe(1);
-    expect(await summaryOf(campaign.id)).toMatchObject({ redemptions: 2, redemptions_succeeded: 1, redemptions_failed: 1 });
+    expect(await summaryOf(campaign.id!)).toMatchObject({ redemptions: 2, redemptions_succeeded: 1, redemptions_failed: 1 });
     const unknown = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: 'NO-SUCH' }] } });
     expectError(failed(unknown), 404, 'resource_not_found');
   });
@@ -100,7 +100,7 @@ describe('redemptions', () => {
     expect(childRollback).toMatchObject({ id: expect.stringMatching(/^rr_/), object: 'redemption_rollback', redemption: child.id, gift: { amount: 3000 }, voucher: { code } });
     expect(entries.redemption_entries[1]).toMatchObject({ id: child.id, status: 'ROLLED_BACK', related_redemptions: { rollbacks: [{ id: childRollback.id, rollback_order_mode: 'WITHOUT_ORDER' }] } });
     expectError(await raw(ctx.target, 'GET', '/v1/vouchers/NO-SUCH-CODE/redemption'), 404, 'not_found');
-    expect(await summaryOf(campaign.id)).toMatchObject({ redemptions_succeeded: 1, rollbacks: 3, rollbacks_succeeded: 1, rollbacks_failed: 2, orders_rolledback_amount: 8000 });
+    expect(await summaryOf(campaign.id!)).toMatchObject({ redemptions_succeeded: 1, rollbacks: 3, rollbacks_succeeded: 1, rollbacks_failed: 2, orders_rolledback_amount: 8000 });
     expectError(await raw(ctx.target, 'POST', '/v1/redemptions/r_missing/rollback', { body: '{}' }), 404, 'not_found');
   });
 
@@ -137,7 +137,7 @@ describe('redemptions', () => {
     const promotion = (await ctx.client.POST('/v1/campaigns', { body: { name: unique('RedeemPromo'), campaign_type: 'PROMOTION' } })).data!;
     const tier = (
       await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
-        params: { path: { campaignId: promotion.id } },
+        params: { path: { campaignId: promotion.id! } },
         body: { name: '5%', action: { discount: { type: 'PERCENT', percent_off: 5 } } },
       })
     ).data!;
@@ -303,7 +303,7 @@ describe('redemption entries', () => {
     const starts = await list(`filters[voucher_code][conditions][$starts_with]=${prefix}`);
     expect(starts.status).toBe(200);
     expect((starts.body as { redemptions: { id: string }[] }).redemptions.map((entry) => entry.id)).toEqual([byCode.id]);
-    const campaignName = encodeURIComponent(first.campaign.name);
+    const campaignName = encodeURIComponent(first.campaign.name!);
     const both = await list(`filters[campaign_name][conditions][$is]=${campaignName}&filters[object][conditions][$in][]=redemption&order=created_at`);
     expect((both.body as { redemptions: { id: string }[] }).redemptions.map((entry) => entry.id)).toEqual([byCode.id, other.id]);
     const either = await list(`filters[junction]=or&filters[voucher_code][conditions][$is]=${mine}&filters[related_object_id][conditions][$is]=${other.related_object_id}`);
@@ -325,9 +325,9 @@ describe('redemption entries', () => {
   test('when a loyalty card pays through a COIN reward, then its redemption shows the reward, and the rollback too', async () => {
     const club = (await ctx.client.POST('/v1/loyalties', { body: { name: unique('Coin club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
     const coin = (await ctx.client.POST('/v1/rewards', { body: { name: unique('Pay with points'), type: 'COIN', parameters: { coin: { exchange_ratio: 100, points_ratio: 10 } } } })).data!;
-    const assignment = (await ctx.client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: coin.id } }, body: { campaign: club.id } })).data!;
+    const assignment = (await ctx.client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: coin.id } }, body: { campaign: club.id! } })).data!;
     const sourceId = unique('coin-member');
-    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: sourceId, name: 'Coin Holder' } } })).data!;
+    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id! } }, body: { customer: { source_id: sourceId, name: 'Coin Holder' } } })).data!;
     await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: card.code! } }, body: { points: 100 } });
     const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: card.code!, reward: { id: assignment.id } }], order: { amount: 5000 } } });
     expect(redeemed.response.status).toBe(200);

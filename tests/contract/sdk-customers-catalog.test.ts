@@ -470,7 +470,7 @@ describe('the SDK: custom events', () => {
         },
       })
     ).data!;
-    const published = await ctx.client.POST('/v1/publications', { body: { campaign: { name: referral.name }, customer: { id: referrer.id } } });
+    const published = await ctx.client.POST('/v1/publications', { body: { campaign: { name: referral.name! }, customer: { id: referrer.id } } });
     const referralCode = published.data!.voucher!.code!;
 
     // A loyalty program earning 7 points on this event, and the referee's card.

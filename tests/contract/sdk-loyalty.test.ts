@@ -416,7 +416,7 @@ describe('the SDK: rewards', () => {
       name: 'Ten off a gift card',
       attributes,
       type: 'CAMPAIGN',
-      parameters: { campaign: { id: gifts.id, balance: 1000 } },
+      parameters: { campaign: { id: gifts.id!, balance: 1000 } },
     } satisfies Complete<Omit<RewardsCreate, 'stock'>> & RewardsCreate;
     const coinReward = {
       name: 'Pay with points',

@@ -113,7 +113,7 @@ describe('the Node.js SDK: campaigns', () => {
       object: 'campaign',
     });
     expect(created.validation_rules_assignments?.data?.map((entry) => entry.rule_id)).toEqual([ruleId]);
-    const read: Campaign = await sdk.campaigns.get(created.id);
+    const read: Campaign = await sdk.campaigns.get(created.id!);
     expect(read).toMatchObject({ id: created.id, name, vouchers_count: 3 });
     expect(await sdk.campaigns.get(name)).toMatchObject({ id: created.id });
     const codes = (await sdk.vouchers.list({ campaign_id: created.id })).vouchers ?? [];
@@ -169,7 +169,7 @@ describe('the Node.js SDK: campaigns', () => {
       options: { recalculate_tiers: false },
       access_settings: { assign: noAccessChange, unassign: noAccessChange },
     } satisfies Required<Body<'update-campaign'>>;
-    const updated: Campaign = await sdk.campaigns.update(made.id, changes);
+    const updated: Campaign = await sdk.campaigns.update(made.id!, changes);
     expect(updated).toMatchObject({
       id: made.id,
       description: changes.description,
@@ -189,7 +189,7 @@ describe('the Node.js SDK: campaigns', () => {
     });
     expect(updated.metadata).not.toHaveProperty('season');
     // By name too, as the README shows.
-    const renamed: Campaign = await sdk.campaigns.update(made.name, { description: 'By name' });
+    const renamed: Campaign = await sdk.campaigns.update(made.name!, { description: 'By name' });
     expect(renamed).toMatchObject({ id: made.id, description: 'By name' });
     // A new discount replaces that of every voucher of the campaign.
     const [voucher] = (await sdk.vouchers.list({ campaign_id: made.id })).vouchers ?? [];
@@ -220,7 +220,7 @@ describe('the Node.js SDK: campaigns', () => {
       // The code is given, so no code configuration applies; null means the template's.
       code_config: null,
     } satisfies Required<Body<'add-vouchers-to-campaign'>>;
-    const added: Reply<'add-vouchers-to-campaign'> = await sdk.campaigns.addVoucher(made.id, settings);
+    const added: Reply<'add-vouchers-to-campaign'> = await sdk.campaigns.addVoucher(made.id!, settings);
     expect(added).toMatchObject({
       code,
       campaign_id: made.id,
@@ -234,9 +234,9 @@ describe('the Node.js SDK: campaigns', () => {
       discount: { type: 'AMOUNT', amount_off: 800 },
     });
     // Without settings (by the campaign's name): a generated code with the template's settings.
-    const plain: Reply<'add-vouchers-to-campaign'> = await sdk.campaigns.addVoucher(made.name);
+    const plain: Reply<'add-vouchers-to-campaign'> = await sdk.campaigns.addVoucher(made.name!);
     expect(plain).toMatchObject({ campaign_id: made.id, discount: { amount_off: 800 }, redemption: { quantity: 1 } });
-    expect(await sdk.campaigns.get(made.id)).toMatchObject({ vouchers_count: 2 });
+    expect(await sdk.campaigns.get(made.id!)).toMatchObject({ vouchers_count: 2 });
   });
 
   test('when a campaign is deleted with and without force, then it and its vouchers are gone', async () => {
@@ -250,9 +250,9 @@ describe('the Node.js SDK: campaigns', () => {
       });
       const [voucher] = (await sdk.vouchers.list({ campaign_id: made.id })).vouchers ?? [];
       // The SDK always sends `force` (false unless asked).
-      await sdk.campaigns.delete(made.id, params);
+      await sdk.campaigns.delete(made.id!, params);
       await ctx.target.jobs?.idle();
-      expect(await refusal(sdk.campaigns.get(made.id))).toMatchObject({ code: 404, key: 'not_found' });
+      expect(await refusal(sdk.campaigns.get(made.id!))).toMatchObject({ code: 404, key: 'not_found' });
       expect(await refusal(sdk.vouchers.get(known(voucher, 'code').code))).toMatchObject({ code: 404 });
     }
   });
@@ -297,7 +297,7 @@ describe('the Node.js SDK: promotions', () => {
       action: { discount: { type: 'AMOUNT', amount_off: 500 } },
       metadata: { level: 'silver' },
     } satisfies Required<Body<'add-promotion-tier-to-campaign'>>;
-    const added = known<Tier, 'id'>(await sdk.promotions.tiers.create(promotion.id, secondTier), 'id');
+    const added = known<Tier, 'id'>(await sdk.promotions.tiers.create(promotion.id!, secondTier), 'id');
     expect(added).toMatchObject({
       name: 'Over 50',
       banner: 'Save 5 on 50',
@@ -316,7 +316,7 @@ describe('the Node.js SDK: promotions', () => {
     });
     expect(added.validation_rule_assignments?.data?.map((entry) => entry.rule_id)).toEqual([ruleId]);
 
-    const ofCampaign: Reply<'list-promotion-tiers-from-campaign'> = await sdk.promotions.tiers.list(promotion.id);
+    const ofCampaign: Reply<'list-promotion-tiers-from-campaign'> = await sdk.promotions.tiers.list(promotion.id!);
     expect(ofCampaign).toMatchObject({ object: 'list', data_ref: 'tiers', total: 2 });
     expect(known(ofCampaign, 'tiers').tiers.map((tier) => tier.name)).toEqual(['Over 100', 'Over 50']);
 
@@ -333,7 +333,7 @@ describe('the Node.js SDK: promotions', () => {
   test('when a tier is updated with every field, and sent back whole as read, then the change is kept; when deleted, it is gone', async () => {
     const { sdk } = node;
     const promotion: Campaign = await sdk.promotions.create({ name: unique('SDK node promotion'), campaign_type: 'PROMOTION' });
-    const tier = known<Tier, 'id'>(await sdk.promotions.tiers.create(promotion.id, { name: 'Base', action: { discount: { type: 'PERCENT', percent_off: 5 } } }), 'id');
+    const tier = known<Tier, 'id'>(await sdk.promotions.tiers.create(promotion.id!, { name: 'Base', action: { discount: { type: 'PERCENT', percent_off: 5 } } }), 'id');
     const shelf = await category();
     const changes = {
       id: tier.id,
@@ -367,13 +367,13 @@ describe('the Node.js SDK: promotions', () => {
       validity_day_of_week: [6],
       category_id: shelf.id,
     });
-    const listed = await sdk.promotions.tiers.list(promotion.id);
+    const listed = await sdk.promotions.tiers.list(promotion.id!);
     const whole = known(listed, 'tiers').tiers.find((entry) => entry.id === tier.id)!;
     const again: Tier = await sdk.promotions.tiers.update({ ...(whole as Body<'update-promotion-tier'>), id: tier.id, active: true });
     expect(again).toMatchObject({ id: tier.id, name: 'Base plus', active: true, action: { discount: { percent_off: 7 } } });
 
     await sdk.promotions.tiers.delete(tier.id);
-    expect((await sdk.promotions.tiers.list(promotion.id)).tiers).toEqual([]);
+    expect((await sdk.promotions.tiers.list(promotion.id!)).tiers).toEqual([]);
     expect(await refusal(sdk.promotions.tiers.delete(tier.id))).toMatchObject({ code: 404, key: 'not_found' });
   });
 });
@@ -439,7 +439,7 @@ describe('the Node.js SDK: validation rules', () => {
     const full = { related_object_type: 'voucher', related_object_id: code } satisfies Required<Pick<Body<'create-validation-rule-assignment'>, 'related_object_type' | 'related_object_id'>>;
     const toVoucher: Reply<'create-validation-rule-assignment'> = await sdk.validationRules.createAssignment(ruleId, full);
     expect(toVoucher).toMatchObject({ rule_id: ruleId, related_object_type: 'voucher', object: 'validation_rules_assignment' });
-    const short = { campaign: campaign.id } satisfies Required<Pick<Body<'create-validation-rule-assignment'>, 'campaign'>>;
+    const short = { campaign: campaign.id! } satisfies Required<Pick<Body<'create-validation-rule-assignment'>, 'campaign'>>;
     const toCampaign: Reply<'create-validation-rule-assignment'> = await sdk.validationRules.createAssignment(ruleId, short);
     expect(toCampaign).toMatchObject({ rule_id: ruleId, related_object_id: campaign.id, related_object_type: 'campaign' });
     expect(await validate(code, 'voucher', 4000)).toMatchObject({ valid: false });

@@ -312,14 +312,14 @@ describe('the Node.js SDK: events', () => {
       vouchers_count: 1,
       referral_program: { conversion_event_type: 'custom_event', custom_event: { name: event } },
     });
-    const published = await sdk.distributions.publications.create({ customer: { id: known(referrer, 'id').id }, campaign: { name: referral.name } });
+    const published = await sdk.distributions.publications.create({ customer: { id: known(referrer, 'id').id }, campaign: { name: referral.name! } });
     const referralCode = known(known(published, 'voucher').voucher, 'code').code;
 
     // A loyalty program that gives 25 points for the event, and the new customer's card in it.
     const program = await sdk.loyalties.create({ name: unique('SDK node loyalty'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } });
-    await sdk.loyalties.createEarningRule(program.id, [{ event, loyalty: { type: 'FIXED', points: 25 } }]);
+    await sdk.loyalties.createEarningRule(program.id!, [{ event, loyalty: { type: 'FIXED', points: 25 } }]);
     const sourceId = unique('node-newcomer');
-    const card = await sdk.loyalties.createMember(program.id, { customer: { source_id: sourceId } });
+    const card = await sdk.loyalties.createMember(program.id!, { customer: { source_id: sourceId } });
 
     const tracked = {
       // Named by `source_id` (an `id` would do as well); an existing customer is left as it is, so these
@@ -343,7 +343,7 @@ describe('the Node.js SDK: events', () => {
     const answer: Reply<'track-custom-event'> = await sdk.events.create(event, tracked);
     expect(answer).toMatchObject({ object: 'event', type: event, metadata: { source: 'app' } });
     expect(answer.customer).toMatchObject({ source_id: sourceId });
-    expect(await sdk.loyalties.getMember(program.id, card.code!)).toMatchObject({ loyalty_card: { points: 25, balance: 25 } });
+    expect(await sdk.loyalties.getMember(program.id!, card.code!)).toMatchObject({ loyalty_card: { points: 25, balance: 25 } });
     expect(await sdk.customers.get(sourceId)).toMatchObject({ referrals: { total: 1 } });
     expect(await sdk.customers.get(known(referrer, 'id').id)).toMatchObject({ loyalty: { referred_customers: 1 } });
   });

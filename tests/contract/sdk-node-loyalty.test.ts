@@ -93,7 +93,7 @@ describe('the Node.js SDK: loyalty programs', () => {
       voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 50, expiration_rules: settings.voucher.loyalty_card.expiration_rules } },
       object: 'campaign',
     });
-    expect(await sdk.loyalties.get(created.id)).toMatchObject({ id: created.id, name });
+    expect(await sdk.loyalties.get(created.id!)).toMatchObject({ id: created.id, name });
     const codes = (await sdk.vouchers.list({ campaign_id: created.id })).vouchers ?? [];
     expect(codes.map((card) => card.code)).toEqual([expect.stringMatching(/^CLUB-\d{8}$/), expect.stringMatching(/^CLUB-\d{8}$/)]);
     expect(codes.every((card) => card.loyalty_card?.points === 50)).toBe(true);
@@ -105,7 +105,7 @@ describe('the Node.js SDK: loyalty programs', () => {
 
     // The SDK takes `id` out of the body and into the path.
     const changes = {
-      id: created.id,
+      id: created.id!,
       description: 'Points for every coffee and cake',
       type: 'STATIC',
       start_date: '2021-01-01T00:00:00.000Z',
@@ -144,15 +144,15 @@ describe('the Node.js SDK: loyalty programs', () => {
     expect(updated.metadata).not.toHaveProperty('season');
 
     // The SDK takes no `force` here.
-    await sdk.loyalties.delete(created.id);
+    await sdk.loyalties.delete(created.id!);
     await ctx.target.jobs?.idle();
-    expect(await refusal(sdk.loyalties.get(created.id))).toMatchObject({ code: 404, key: 'not_found' });
+    expect(await refusal(sdk.loyalties.get(created.id!))).toMatchObject({ code: 404, key: 'not_found' });
   });
 
   test('when earning rules are created, listed, updated and deleted with every field, then paid orders earn by the rule in force', async () => {
     const { sdk } = node;
     const club = await program();
-    const member: Card = await sdk.loyalties.createMember(club.id, { customer: { source_id: unique('node-earner') } });
+    const member: Card = await sdk.loyalties.createMember(club.id!, { customer: { source_id: unique('node-earner') } });
     const ruleId = (await sdk.validationRules.create({ name: unique('SDK node any order') })).id;
     const rule = {
       event: 'order.paid',
@@ -174,7 +174,7 @@ describe('the Node.js SDK: loyalty programs', () => {
       validity_hours: { daily: [{ start_time: '00:00', expiration_time: '23:59', days_of_week: [0, 1, 2, 3, 4, 5, 6] }] },
       metadata: { team: 'growth' },
     } satisfies Required<EarningRuleBody>;
-    const created: Reply<'create-earning-rule'> = await sdk.loyalties.createEarningRule(club.id, [rule]);
+    const created: Reply<'create-earning-rule'> = await sdk.loyalties.createEarningRule(club.id!, [rule]);
     expect(created).toHaveLength(1);
     const earning = known(created[0]!, 'id');
     expect(earning).toMatchObject({
@@ -194,7 +194,7 @@ describe('the Node.js SDK: loyalty programs', () => {
     });
 
     const everyParameter = { limit: 10, page: 1, order: 'created_at' } satisfies Required<Query<'list-earning-rules'>>;
-    const listed: Reply<'list-earning-rules'> = await sdk.loyalties.listEarningRules(club.id, everyParameter);
+    const listed: Reply<'list-earning-rules'> = await sdk.loyalties.listEarningRules(club.id!, everyParameter);
     expect(listed).toMatchObject({ object: 'list', data_ref: 'data', total: 1 });
     expect(known(listed, 'data').data.map((entry) => entry.id)).toEqual([earning.id]);
 
@@ -203,7 +203,7 @@ describe('the Node.js SDK: loyalty programs', () => {
       const order = await sdk.orders.create({ source_id: unique('node-paid'), status: 'PAID', amount, customer: { id: customerId } });
       expect(order).toMatchObject({ status: 'PAID' });
       await ctx.target.jobs?.idle();
-      return (await sdk.loyalties.getMember(club.id, known(member, 'code').code)).loyalty_card?.points;
+      return (await sdk.loyalties.getMember(club.id!, known(member, 'code').code)).loyalty_card?.points;
     };
     expect(await pay(5000)).toBe(10);
 
@@ -226,14 +226,14 @@ describe('the Node.js SDK: loyalty programs', () => {
       validity_hours: null,
       metadata: { team: 'retention' },
     } satisfies Required<Body<'update-earning-rule'>> & { id: string };
-    const updated: Reply<'update-earning-rule'> = await sdk.loyalties.updateEarningRule(club.id, changes);
+    const updated: Reply<'update-earning-rule'> = await sdk.loyalties.updateEarningRule(club.id!, changes);
     expect(updated).toMatchObject({ id: earning.id, loyalty: { type: 'FIXED', points: 7 }, validation_rule_id: null, source: { banner: '7 points an order' }, metadata: { team: 'retention' } });
     expect(await pay(5000)).toBe(17);
 
-    await sdk.loyalties.deleteEarningRule(club.id, earning.id);
-    expect((await sdk.loyalties.listEarningRules(club.id)).data).toEqual([]);
+    await sdk.loyalties.deleteEarningRule(club.id!, earning.id);
+    expect((await sdk.loyalties.listEarningRules(club.id!)).data).toEqual([]);
     expect(await pay(5000)).toBe(17);
-    expect(await refusal(sdk.loyalties.deleteEarningRule(club.id, earning.id))).toMatchObject({ code: 404 });
+    expect(await refusal(sdk.loyalties.deleteEarningRule(club.id!, earning.id))).toMatchObject({ code: 404 });
   });
 
   test('when a member joins with every field and gains points, then the member lists find the card, and rewards spend its points', async () => {
@@ -260,7 +260,7 @@ describe('the Node.js SDK: loyalty programs', () => {
       channel: 'store',
       source_id: unique('node-join'),
     } satisfies Required<Body<'add-member'>>;
-    const card: Card = await sdk.loyalties.createMember(club.id, joining);
+    const card: Card = await sdk.loyalties.createMember(club.id!, joining);
     expect(card).toMatchObject({ code: joining.voucher, campaign_id: club.id, type: 'LOYALTY_CARD', loyalty_card: { points: 0, balance: 0 }, object: 'voucher' });
     const code = known(card, 'code').code;
     const customer = await sdk.customers.get(sourceId);
@@ -278,7 +278,7 @@ describe('the Node.js SDK: loyalty programs', () => {
       order: 'code',
     } satisfies Required<Query<'list-members'>>;
     // Giving out a card updates it, so `updated_at` has a value to filter on.
-    const members: Reply<'list-members'> = await sdk.loyalties.listMembers(club.id, everyFilter);
+    const members: Reply<'list-members'> = await sdk.loyalties.listMembers(club.id!, everyFilter);
     expect(members).toMatchObject({ object: 'list', data_ref: 'vouchers', total: 1 });
     expect(known(members, 'vouchers').vouchers.map((entry) => entry.code)).toEqual([code]);
 
@@ -289,13 +289,13 @@ describe('the Node.js SDK: loyalty programs', () => {
       expiration_type: 'CUSTOM_DATE',
       expiration_date: '2099-06-30T00:00:00.000Z',
     } satisfies Required<Body<'update-loyalty-card-balance-1'>>;
-    const balance: Reply<'update-loyalty-card-balance-1'> = await sdk.loyalties.addPoints(club.id, code, points);
+    const balance: Reply<'update-loyalty-card-balance-1'> = await sdk.loyalties.addPoints(club.id!, code, points);
     expect(balance).toMatchObject({ points: 400, total: 400, balance: 400, type: 'loyalty_card', object: 'balance' });
-    expect(await sdk.loyalties.getMember(club.id, code)).toMatchObject({ code, loyalty_card: { points: 400, balance: 400 } });
+    expect(await sdk.loyalties.getMember(club.id!, code)).toMatchObject({ code, loyalty_card: { points: 400, balance: 400 } });
 
     // A reward that pays for orders with points (10 points pay 1.00), offered in the program.
     const coin: Reward = await sdk.rewards.create({ name: unique('Pay with points'), type: 'COIN', parameters: { coin: { exchange_ratio: 100, points_ratio: 10 } } });
-    const offered: Assignment = await sdk.rewards.createAssignment(coin.id, { campaign: club.id });
+    const offered: Assignment = await sdk.rewards.createAssignment(coin.id, { campaign: club.id! });
     const redemption = {
       reward: { id: offered.id, points: 150 },
       // A new order (an `id` would name a stored one); the amounts the server computes are ignored.
@@ -310,11 +310,11 @@ describe('the Node.js SDK: loyalty programs', () => {
       } satisfies Required<Omit<Body<'redeem-reward-1'>['order'] & object, 'id'>>,
       metadata: { cashier: 'Ola' },
     } satisfies Required<Body<'redeem-reward-1'>>;
-    const spent: Reply<'redeem-reward-1'> = await sdk.loyalties.redeemReward(club.id, code, redemption);
+    const spent: Reply<'redeem-reward-1'> = await sdk.loyalties.redeemReward(club.id!, code, redemption);
     expect(spent).toMatchObject({ result: 'SUCCESS', metadata: { cashier: 'Ola' }, object: 'redemption' });
     expect(spent.order).toMatchObject({ amount: 5000, discount_amount: 1500, total_amount: 3500 });
     // 1500 of money at 10 points per 1.00: 150 points off the balance (`points` counts all ever earned).
-    expect(await sdk.loyalties.getMember(club.id, code)).toMatchObject({ loyalty_card: { points: 400, balance: 250 } });
+    expect(await sdk.loyalties.getMember(club.id!, code)).toMatchObject({ loyalty_card: { points: 400, balance: 250 } });
   });
 });
 
@@ -350,7 +350,7 @@ describe('the Node.js SDK: rewards', () => {
 
     const club = await program();
     const assignment = {
-      campaign: club.id,
+      campaign: club.id!,
       parameters: { loyalty: { points: 300, auto_redeem: false } },
       // Rules for paying with points; accepted and ignored for this product reward.
       validation_rules: [],

@@ -37,7 +37,7 @@ async function emptyCampaign(): Promise<{ id: string; name: string }> {
     type: 'AUTO_UPDATE',
     voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
   });
-  return { id: made.id, name: made.name };
+  return { id: made.id!, name: made.name! };
 }
 
 async function redeem(code: string, customerSourceId: string, amount: number): Promise<string> {
@@ -333,7 +333,7 @@ describe('the Node.js SDK: distributions', () => {
     });
     const fromCampaign = {
       customer: { id: customerId },
-      campaign: { name: campaign.name, count: 1 },
+      campaign: { name: campaign.name!, count: 1 },
       source_id: unique('node-publication'),
       channel: null,
       metadata: null,
@@ -347,7 +347,7 @@ describe('the Node.js SDK: distributions', () => {
       limit: 10,
       page: 1,
       customer,
-      campaign: campaign.name,
+      campaign: campaign.name!,
       voucher: campaignCode,
       result: 'SUCCESS',
       voucher_type: 'discount',

@@ -128,7 +128,7 @@ describe('the SDK: validation rules', () => {
 
     // An assignment names one object; the SDK's three fields are the three kinds it can name.
     const toVoucher = { voucher: voucher.code } satisfies Complete<Pick<ValidationRulesCreateAssignment, 'voucher'>>;
-    const toCampaign = { campaign: campaign.id } satisfies Complete<Pick<ValidationRulesCreateAssignment, 'campaign'>>;
+    const toCampaign = { campaign: campaign.id! } satisfies Complete<Pick<ValidationRulesCreateAssignment, 'campaign'>>;
     const toTier = { promotion_tier: tierId } satisfies Complete<Pick<ValidationRulesCreateAssignment, 'promotion_tier'>>;
     const assignments: ValidationRulesCreateAssignmentResponse[] = [];
     for (const body of [toVoucher, toCampaign, toTier] satisfies ValidationRulesCreateAssignment[]) assignments.push(await client.validationRules.createAssignment(rule.id, body));
@@ -156,7 +156,7 @@ describe('the SDK: validation rules', () => {
     expect(page).toMatchObject({ object: 'list', data_ref: 'data', total: 3 });
     expect(page.data).toHaveLength(1);
 
-    const acrossQuery = { related_object_id: campaign.id, rule: rule.id, page: 1, limit: 10, order: '-created_at' } satisfies Complete<ValidationRulesListRulesAssignmentsRequestQuery>;
+    const acrossQuery = { related_object_id: campaign.id!, rule: rule.id, page: 1, limit: 10, order: '-created_at' } satisfies Complete<ValidationRulesListRulesAssignmentsRequestQuery>;
     const across: ValidationRulesListRulesAssignmentsResponseBody = await client.validationRules.listRulesAssignments(acrossQuery);
     expect(across).toMatchObject({ object: 'list', data_ref: 'data', total: 1 });
     expect(across.data).toEqual([expect.objectContaining({ id: assignments[1]!.id, rule_id: rule.id, related_object_id: campaign.id, related_object_type: 'campaign' })]);

@@ -169,6 +169,33 @@ describe('validation rules', () => {
     expect(await validateWith({ name: 'Segment or amount', rules: either }, { amount: 100 })).toEqual({ valid: true, error: undefined });
   });
 
+  test('when a list operator gives one value alone, then the rule is stored as sent and validation reads a list of that one value', async () => {
+    const channel = { name: 'order.metadata', property: 'channel', conditions: { $in: 'store' } };
+    const amount = { name: 'order.amount', conditions: { $not_in: 100 } };
+    const made = await rule({ name: 'Store orders', rules: { '1': channel, '2': amount } });
+    expect(made.rules).toEqual({ '1': channel, '2': amount });
+    const stored = await ctx.client.GET('/v1/validation-rules/{validationRuleId}', { params: { path: { validationRuleId: made.id } } });
+    expect(stored.data?.rules).toEqual({ '1': channel, '2': amount });
+    const body = { name: 'Store orders', rules: { '1': channel, '2': amount } };
+    expect(await validateWith(body, { amount: 2000, metadata: { channel: 'store' } })).toEqual({ valid: true, error: undefined });
+    expect(await validateWith(body, { amount: 2000, metadata: { channel: 'web' } })).toEqual({ valid: false, error: expect.objectContaining({ key: 'order_rules_violated' }) });
+    expect(await validateWith(body, { amount: 100, metadata: { channel: 'store' } })).toEqual({ valid: false, error: expect.objectContaining({ key: 'order_rules_violated' }) });
+  });
+
+  test('when a list operator names a collection alone, then validation reads it as a list of one', async () => {
+    const beans = (await ctx.client.POST('/v1/products', { body: { name: unique('Beans'), price: 1000 } })).data!;
+    const tea = (await ctx.client.POST('/v1/products', { body: { name: unique('Tea'), price: 1000 } })).data!;
+    const collection = (await ctx.client.POST('/v1/product-collections', { body: { name: unique('Beans'), type: 'STATIC', products: [{ id: beans.id, object: 'product' }] } })).data!;
+    const body = { name: 'Beans only', rules: { '1': { name: 'collection.id', conditions: { $in: collection.id } } } };
+    expect(await validateWith(body, { amount: 1000, items: [{ product_id: beans.id, quantity: 1, price: 1000 }] })).toEqual({ valid: true, error: undefined });
+    expect(await validateWith(body, { amount: 1000, items: [{ product_id: tea.id, quantity: 1, price: 1000 }] })).toMatchObject({ valid: false });
+  });
+
+  test('when bundle rules give only their logic and limit, then they are stored and returned as sent', async () => {
+    const made = await rule({ ...minimumAmount, bundle_rules: { logic: '', limit: 3 } });
+    expect(made.bundle_rules).toEqual({ logic: '', limit: 3 });
+  });
+
   test('when rules are listed by name or within dates, then the order and the window hold', async () => {
     const prefix = unique('Sorted');
     const second = await rule({ ...minimumAmount, name: `${prefix} B` });
@@ -198,6 +225,8 @@ describe('validation rules', () => {
     ['a rule key that is not a number', { first: { name: 'order.amount', conditions: { $is: [1] } } }],
     ['a nested set naming an undefined rule', { '1': { ...minimumAmount.rules['1'], rules: { '1': minimumAmount.rules['1'], logic: '1 or 3' } } }],
     ['a nested unknown operator', { '1': { ...minimumAmount.rules['1'], rules: { '1': { name: 'order.amount', conditions: { $timeframe: ['x'] } } } } }],
+    ['a list operator given an object, which the server cannot evaluate', { '1': { name: 'order.metadata', property: 'channel', conditions: { $in: { store: true } } } }],
+    ['a nested list operator given an object', { '1': { ...minimumAmount.rules['1'], rules: { '1': { name: 'order.amount', conditions: { $not_in: { from: 1 } } } } } }],
   ])('when the rules have %s, then 400 invalid_validation_rules', async (_, rules) => {
     const result = await ctx.client.POST('/v1/validation-rules', { body: { name: 'bad', rules } as never });
     expectError(failed(result), 400, 'invalid_validation_rules');

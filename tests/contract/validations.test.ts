@@ -48,7 +48,7 @@ describe('validations', () => {
     expect(result).not.toHaveProperty('inapplicable_redeemables');
     expect(result).not.toHaveProperty('skipped_redeemables');
     await validate({ redeemables: [{ object: 'voucher', id: code }, { object: 'voucher', id: 'NO-SUCH-CODE' }], order: { amount: 100 } });
-    const summary = (await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } })).data!;
+    const summary = (await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id! } } })).data!;
     expect(summary).toMatchObject({ validations: 2, validations_succeeded: 1, validations_failed: 1, redemptions: 0 });
   });
 
@@ -127,7 +127,7 @@ describe('validations', () => {
     });
     const big = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 5000 } });
     expect(big.valid).toBe(true);
-    const summary = await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } });
+    const summary = await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id! } } });
     expect(summary.data).toMatchObject({ validations: 2, validations_succeeded: 1, validations_failed: 1, redemptions: 0 });
   });
 
@@ -192,7 +192,7 @@ describe('validations', () => {
     const campaign = (await ctx.client.POST('/v1/campaigns', { body: { name: unique('Happy'), campaign_type: 'PROMOTION' } })).data!;
     const tier = (
       await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
-        params: { path: { campaignId: campaign.id } },
+        params: { path: { campaignId: campaign.id! } },
         body: {
           name: 'Happy hour',
           action: { discount: { type: 'AMOUNT', amount_off: 700 } },
@@ -210,7 +210,7 @@ describe('validations', () => {
     expect((await check('2026-11-26T16:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_not_active_now'); // Thursday
     await ctx.client.POST('/v1/promotions/tiers/{promotionTierId}/disable', { params: { path: { promotionTierId: tier.id! } } });
     expect((await check('2026-11-27T16:30:00Z')).inapplicable_redeemables?.[0]?.result.error?.key).toBe('promotion_inactive');
-    const summary = await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id } } });
+    const summary = await ctx.client.GET('/v1/campaigns/{campaignId}/summary', { params: { path: { campaignId: campaign.id! } } });
     expect(summary.data).toMatchObject({ validations: 4, validations_succeeded: 1, validations_failed: 3, redemptions: 0 });
     const counted = (await ctx.client.GET('/v1/promotions/tiers/{promotionTierId}', { params: { path: { promotionTierId: tier.id! } } })).data!;
     expect(counted.summary).toEqual({ redemptions: { total_redeemed: 0 }, orders: { total_amount: 0, total_discount_amount: 0 } });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectError } from './expect-error.js';
+import { known } from './known.js';
 import { raw, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
@@ -35,11 +36,15 @@ beforeAll(async () => {
   setup.prefix = unique('L').toUpperCase();
   setup.category = (await ctx.client.POST('/v1/categories', { body: { name: unique('ListCat'), hierarchy: 1 } })).data!;
   const campaign = async () =>
-    (
-      await ctx.client.POST('/v1/campaigns', {
-        body: { name: unique('ListCampaign'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } },
-      })
-    ).data!;
+    known(
+      (
+        await ctx.client.POST('/v1/campaigns', {
+          body: { name: unique('ListCampaign'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } },
+        })
+      ).data,
+      'id',
+      'name',
+    );
   setup.a = await campaign();
   setup.b = await campaign();
   setup.codes = {};

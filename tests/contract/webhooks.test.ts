@@ -360,7 +360,7 @@ describeInProcess('event kinds', () => {
       completed_at: expect.any(String),
     });
     expect(one(bodies, 'campaign.created').event.entity_id).toBe(campaign.id);
-    const campaignPath = { params: { path: { campaignId: campaign.id } } };
+    const campaignPath = { params: { path: { campaignId: campaign.id! } } };
     await client.PUT('/v1/campaigns/{campaignId}', { ...campaignPath, body: { description: 'Changed' } });
     bodies = await batch();
     // The campaign as GET /v1/campaigns/{campaignId} shows it after the change.
@@ -374,7 +374,7 @@ describeInProcess('event kinds', () => {
     expect(one(bodies, 'campaign.enabled').data.campaign?.active).toBe(true);
 
     const holder = unique('holder');
-    const published = await client.POST('/v1/publications', { body: { customer: { source_id: holder }, campaign: { name: campaign.name } } });
+    const published = await client.POST('/v1/publications', { body: { customer: { source_id: holder }, campaign: { name: campaign.name! } } });
     expect(published.response.status).toBe(200);
     bodies = await batch();
     expect(typesOf(bodies)).toEqual(sorted(['customer.created', 'publication.succeeded', 'voucher.published']));
@@ -382,7 +382,8 @@ describeInProcess('event kinds', () => {
     const publication = one(bodies, 'publication.succeeded');
     expect(publication.event.entity_id).toBe(published.data!.id);
     expect(publication.data.data).toEqual({
-      publication: expect.objectContaining({ id: published.data!.id, voucher_code: code }),
+      // The publication shows the voucher it published, as the request that made it answered.
+      publication: expect.objectContaining({ id: published.data!.id, voucher_code: code, voucher: expect.objectContaining({ code, holder_id: published.data!.customer_id }) }),
       voucher: expect.objectContaining({ code, holder_id: published.data!.customer_id }),
       customer: expect.objectContaining({ id: published.data!.customer_id, source_id: holder }),
       campaign: expect.objectContaining({ id: campaign.id }),
@@ -391,7 +392,7 @@ describeInProcess('event kinds', () => {
       voucher: expect.objectContaining({ code }),
       customer: expect.objectContaining({ source_id: holder }),
       campaign: expect.objectContaining({ id: campaign.id }),
-      publication: expect.objectContaining({ id: published.data!.id }),
+      publication: expect.objectContaining({ id: published.data!.id, voucher: expect.objectContaining({ code }) }),
       created_at: published.data!.created_at,
     });
     const redeem = () => client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 2000 } } });
@@ -553,12 +554,12 @@ describeInProcess('event kinds', () => {
     ).data!;
     const earningRule = (
       await client.POST('/v1/loyalties/{campaignId}/earning-rules', {
-        params: { path: { campaignId: club.id } },
+        params: { path: { campaignId: club.id! } },
         body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 25 } }],
       })
     ).data![0]!;
     const memberSource = unique('member');
-    const member = (await client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: memberSource } } }))
+    const member = (await client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id! } }, body: { customer: { source_id: memberSource } } }))
       .data!;
     await batch();
     const order = (await client.POST('/v1/orders', { body: { status: 'PAID', amount: 1000, customer: { source_id: memberSource } } })).data!;
@@ -578,7 +579,7 @@ describeInProcess('event kinds', () => {
     const mug = (await client.POST('/v1/products', { body: { name: unique('Mug') } })).data!;
     const reward = (await client.POST('/v1/rewards', { body: { name: 'Mug', type: 'MATERIAL', parameters: { product: { id: mug.id } } } })).data!;
     const offered = (
-      await client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: reward.id } }, body: { campaign: club.id, parameters: { loyalty: { points: 10 } } } })
+      await client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: reward.id } }, body: { campaign: club.id!, parameters: { loyalty: { points: 10 } } } })
     ).data!;
     const paid = await client.POST('/v1/loyalties/members/{memberId}/redemption', { params: { path: { memberId: member.code! } }, body: { reward: { id: offered.id } } });
     expect(paid.response.status).toBe(200);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { matchesConditions, matchesFilter } from '../../server/domain/filters.js';
+import { checkOperatorValues, matchesConditions, matchesFilter } from '../../server/domain/filters.js';
+import { DomainError } from '../../server/domain/errors.js';
 
 const record = {
   name: 'Espresso beans',
@@ -32,6 +33,28 @@ describe('filter conditions', () => {
     [{ $more_than: [1000], $less_than: [3000] }, 'price', true],
   ])('%j on %s is %s', (conditions, field, expected) => {
     expect(matchesConditions((record as Record<string, unknown>)[field], conditions)).toBe(expected);
+  });
+
+  test('one value standing alone is read as a list of that value', () => {
+    expect(matchesConditions('Brazil', { $in: 'Brazil' })).toBe(true);
+    expect(matchesConditions('Kenya', { $in: 'Brazil' })).toBe(false);
+    expect(matchesConditions(2000, { $not_in: 2000 })).toBe(false);
+    expect(matchesConditions(['dark', 'strong'], { $in: 'strong' })).toBe(true);
+  });
+
+  test('an operator value that is neither a list nor one text or number is refused as the caller says', () => {
+    const problem = { key: 'invalid_validation_rules', message: 'Invalid validation rules', name: 'rules.1' };
+    expect(() => checkOperatorValues({ $in: ['a'], $not_in: 'b', $is: [1] }, 'rules.1', problem)).not.toThrow();
+    for (const value of [{ store: true }, null, true]) {
+      let thrown: unknown;
+      try {
+        checkOperatorValues({ $in: value }, 'rules.1', problem);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(DomainError);
+      expect(thrown).toMatchObject({ key: 'invalid_validation_rules' });
+    }
   });
 
   test('metadata fields, arrays and numeric strings are matched by value', () => {

@@ -2,8 +2,11 @@
 import type { components } from '../../../generated/openapi.js';
 
 type Schemas = components['schemas'];
-/** A stored rule has every field the contract leaves optional for other implementations. */
-export type EarningRule = Schemas['EarningRule'] &
+/**
+ * A stored rule has every field the contract leaves optional for other implementations, and its points in
+ * the strict form a request must give them in (the contract's response form leaves `type` and `points` out).
+ */
+export type EarningRule = Omit<Schemas['EarningRule'], 'loyalty' | 'active'> & { loyalty: Schemas['EarningRuleLoyalty']; active: boolean } &
   Required<
     Pick<
       Schemas['EarningRule'],
