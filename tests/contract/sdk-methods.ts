@@ -78,8 +78,18 @@ function operations(contract: Contract): Map<string, { path: string; operationId
   return found;
 }
 
-/** Every `this.client.<verb>(<path>` of a method, with `${…}` turned into a parameter. */
-const CALL = /this\.client\.(get|post|put|delete|patch)\(\s*(?:[\w$]+\s*\?\s*)?([`'])([^`']*)\2(?:\s*:\s*([`'])([^`']*)\4)?/g;
+/**
+ * Every call a method makes to the SDK's HTTP client (`this.client.<verb>(<path>` or, from a closure,
+ * `client.<verb>(<path>`, the path possibly on the next line), with `${…}` turned into a parameter.
+ */
+const CALL = /(?:this\.)?\bclient\.(get|post|put|delete|patch)\(\s*(?:[\w$.]+\s*\?\s*)?([`'])([^`']*)\2(?:\s*:\s*([`'])([^`']*)\4)?/g;
+/** A class, a method of it (two spaces in; generators too), an object of methods a constructor sets up, and its methods. */
+const CLASS = /^(?:module\.exports = )?class (\w+)/gm;
+const MEMBER = /^ {2}(?=\S)(?:async[ \t]*)?\*?[ \t]*(\w+) ?\(.*\) \{$/gm;
+const NESTED_OBJECT = /^ {4}this\.(\w+) = \{$/gm;
+const NESTED_MEMBER = /^ {6}(?=\S)(\w+) ?\(.*\) \{$/gm;
+
+type Mark = { at: number; kind: 'class' | 'member' | 'object' | 'nested' | 'call'; match: RegExpMatchArray };
 
 function methodsOf(
   sdk: SdkName,
@@ -88,18 +98,32 @@ function methodsOf(
   base: (className: string) => string,
   known: Map<string, { path: string; operationId: string }>,
 ): SdkMethod[] {
+  const marks: Mark[] = [];
+  const mark = (pattern: RegExp, kind: Mark['kind']) => {
+    for (const match of source.matchAll(pattern)) marks.push({ at: match.index ?? 0, kind, match });
+  };
+  mark(CLASS, 'class');
+  mark(MEMBER, 'member');
+  mark(NESTED_OBJECT, 'object');
+  mark(NESTED_MEMBER, 'nested');
+  mark(CALL, 'call');
+  marks.sort((a, b) => a.at - b.at);
   const methods: SdkMethod[] = [];
   let className = '';
   let method = '';
-  for (const line of source.split('\n')) {
-    const declared = /^(?:module\.exports = )?class (\w+)/.exec(line);
-    if (declared) className = declared[1]!;
-    const member = /^ {2}(?:async )?\*?(\w+) ?\(.*\) \{$/.exec(line);
-    if (member && member[1] !== 'constructor') method = member[1]!;
-    for (const call of line.matchAll(CALL)) {
-      const verb = call[1]!.toUpperCase();
+  let nestedObject = '';
+  for (const { kind, match } of marks) {
+    if (kind === 'class') className = match[1]!;
+    else if (kind === 'member') {
+      method = match[1]!;
+      nestedObject = '';
+    } else if (kind === 'object') nestedObject = match[1]!;
+    else if (kind === 'nested' && nestedObject) method = `${nestedObject}.${match[1]!}`;
+    else if (kind === 'call') {
+      if (method === '' || method === 'constructor') continue;
+      const verb = match[1]!.toUpperCase();
       // A call with two paths (`campaignId ? a : b`) reaches two operations.
-      for (const template of [call[3], call[5]].filter((text): text is string => text !== undefined)) {
+      for (const template of [match[3], match[5]].filter((text): text is string => text !== undefined)) {
         const path = `${base(className)}${template.replace(/\$\{[^}]*\}/g, '{}')}`;
         const operation = known.get(`${verb} ${path}`);
         methods.push({

@@ -25,6 +25,10 @@ describe('the SDK method inventory', () => {
     expect(find('vouchers.get')).toEqual(['GET /v1/vouchers/{code} get-voucher']);
     expect(find('vouchers.balance.create')).toEqual(['POST /v1/vouchers/{code}/balance update-voucher-balance']);
     expect(find('promotions.tiers.listAll')).toEqual(['GET /v1/promotions/tiers list-promotion-tiers']);
+    // A path on the line after the call, a call from a closure in the constructor, an async generator.
+    expect(find('redemptions.rollback')).toEqual(['POST /v1/redemptions/{redemptionId}/rollback rollback-redemption']);
+    expect(find('distributions.publications.create')).toEqual(['POST /v1/publications create-publication']);
+    expect(find('customers.scroll')).toEqual(['GET /v1/customers list-customers']);
     expect(methods.filter((method) => method.operationId).length).toBeGreaterThan(50);
   });
 
