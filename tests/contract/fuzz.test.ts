@@ -250,8 +250,8 @@ describe.each(operations.filter((operation) => operation.query.length > 0))('$op
   });
 
   // An operation whose parameters have no value to break (free strings only) has no such case.
-  const testBroken = invalidQueryCases(operation.query) > 0 ? test : test.skip;
-  testBroken('when one query parameter breaks the contract, then a 4xx in the error shape', async () => {
+  if (invalidQueryCases(operation.query) === 0) return;
+  test('when one query parameter breaks the contract, then a 4xx in the error shape', async () => {
     await fc.assert(
       fc.asyncProperty(invalidQuery(operation.query), validBody, async (query, body) => {
         fc.pre(hasBody(body) && query !== undefined);
