@@ -1,11 +1,13 @@
 /**
  * Every operation shows what it takes and what it gives: a request example where it takes a body, and an
  * example for each success response with a JSON body. Lint (`make lint`) validates each example against its
- * schema with no undocumented field allowed; this test makes sure none is missing.
+ * schema; this test makes sure none is missing, and validates each against the strict twin as well, since lint
+ * lets undocumented fields through where a schema is built with allOf.
  */
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { BUNDLED_CONTRACT } from '../../server/paths.js';
+import { BUNDLED_CONTRACT, STRICT_CONTRACT } from '../../server/paths.js';
+import { ConformanceChecker, pointerPart } from '../contract/conformance.js';
 
 type Json = Record<string, any>;
 const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Json;
@@ -30,7 +32,39 @@ const webhooks = Object.entries((contract.webhooks ?? {}) as Json).flatMap(([nam
   METHODS.filter((method) => item[method]).map((method) => ({ label: `webhook ${name}`, operation: item[method] as Json })),
 );
 
+const strict = new ConformanceChecker(JSON.parse(readFileSync(STRICT_CONTRACT, 'utf8')));
+
+/** Every named example of an operation, with the pointer to the schema it shows. */
+function examplesOf(path: string, method: string, operation: Json): { name: string; pointer: string; value: unknown }[] {
+  const base = `#/paths/${pointerPart(path)}/${method}`;
+  const places: { at: string; media: Json }[] = [];
+  const body = operation.requestBody;
+  const bodyAt = body?.$ref ? body.$ref : `${base}/requestBody`;
+  for (const [type, media] of Object.entries((resolve(body)?.content ?? {}) as Json)) {
+    if (type === 'application/json') places.push({ at: `${bodyAt}/content/${pointerPart(type)}`, media });
+  }
+  for (const [status, response] of Object.entries(operation.responses as Json)) {
+    const responseAt = (response as Json).$ref ?? `${base}/responses/${status}`;
+    const media = resolve(response as Json)?.content?.['application/json'];
+    if (/^2/.test(status) && media) places.push({ at: `${responseAt}/content/application~1json`, media });
+  }
+  return places.flatMap(({ at, media }) =>
+    Object.entries((media.examples ?? {}) as Json).map(([name, example]) => ({ name, pointer: `${at}/schema`, value: resolve(example as Json)?.value })),
+  );
+}
+
 describe('examples in the contract', () => {
+  test('when an operation shows an example, then it validates against the strict twin: no field the contract does not name', () => {
+    const shown = Object.entries(contract.paths as Json).flatMap(([path, item]) =>
+      METHODS.filter((method) => item[method]).flatMap((method) =>
+        examplesOf(path, method, item[method] as Json).map((example) => ({ ...example, label: `${method.toUpperCase()} ${path}: ${example.name}` })),
+      ),
+    );
+    // Every operation has at least one example (checked below), so there are well over a hundred.
+    expect(shown.length).toBeGreaterThan(200);
+    expect(shown.filter(({ pointer, value }) => !strict.accepts(pointer, value)).map(({ label }) => label)).toEqual([]);
+  });
+
   test.each([...operations, ...webhooks].map(({ label, operation }) => [label, operation] as const))('%s has its request and response examples', (_, operation) => {
     const missing: string[] = [];
     const body = resolve(operation.requestBody);
