@@ -56,6 +56,8 @@ const { VoucherifyServerSide } = sdk;
 const NAMESPACES = ['customers', 'products', 'productCollections', 'metadataSchemas', 'events'];
 
 const ctx = useTarget();
+/** Product names and SKU names are unique in a project: this run's own, so the suite can run again on the same server. */
+const RUN = unique('run');
 const calls = new Set<string>();
 
 function serverSide(credentials: Credentials = ctx.target.credentials) {
@@ -273,7 +275,7 @@ describe('the SDK: products and SKUs', () => {
     // Without `id`, the path is the source ID.
     expect(await client.products.update({ source_id: sourceId, price: 5099 })).toMatchObject({ id: created.id, price: 5099, name: 'Espresso beans, dark' });
 
-    const other = await client.products.create({ name: 'Filter papers', source_id: unique('sdk-prod') });
+    const other = await client.products.create({ name: `Filter papers ${RUN}`, source_id: unique('sdk-prod') });
     const params = { page: 1, limit: 100 } satisfies Complete<ProductsListParams>;
     const listed: ProductsListResponse = await client.products.list(params);
     expect(listed).toMatchObject({ object: 'list', data_ref: 'products' });
@@ -285,15 +287,15 @@ describe('the SDK: products and SKUs', () => {
     await client.products.delete(created.id, force);
     expect(await refusal(client.products.get(created.id))).toEqual({ code: 404, key: 'not_found' });
     // Deleted for good (`force`), the product's source ID is free again.
-    expect(await client.products.create({ source_id: sourceId, name: 'Reborn' })).toMatchObject({ source_id: sourceId, name: 'Reborn' });
+    expect(await client.products.create({ source_id: sourceId, name: `Reborn ${RUN}` })).toMatchObject({ source_id: sourceId, name: `Reborn ${RUN}` });
   });
 
   test('when SKUs are created, read, updated by ID and by source ID, listed and deleted, then the product shows them', async () => {
     const client = serverSide();
-    const product = await client.products.create({ name: 'Mug', source_id: unique('sdk-mug'), attributes: ['colour', 'size'] });
+    const product = await client.products.create({ name: `Mug ${RUN}`, source_id: unique('sdk-mug'), attributes: ['colour', 'size'] });
     const skuSource = unique('sdk-sku');
     const body = {
-      sku: 'Mug, red, large',
+      sku: `Mug, red, large ${RUN}`,
       source_id: skuSource,
       attributes: { colour: 'red', size: 'L' },
       metadata: { dishwasher: true },
@@ -322,7 +324,7 @@ describe('the SDK: products and SKUs', () => {
     expect(updated).toMatchObject({ id: created.id, source_id: skuSource, sku: 'Mug, crimson, large', price: 1399, currency: 'PLN', attributes: { colour: 'crimson', size: 'L' } });
     expect(await client.products.updateSku(product.id, { source_id: skuSource, sku: 'Mug, crimson, L', price: 1499 })).toMatchObject({ id: created.id, price: 1499, currency: 'PLN' });
 
-    const second = await client.products.createSku(product.id, { sku: 'Mug, blue, small', attributes: { colour: 'blue', size: 'S' } });
+    const second = await client.products.createSku(product.id, { sku: `Mug, blue, small ${RUN}`, attributes: { colour: 'blue', size: 'S' } });
     const listed: ProductsListSkus = await client.products.listSkus(product.id);
     expect(listed).toMatchObject({ object: 'list', total: 2 });
     expect(listed.skus.map((sku) => sku.id).sort()).toEqual([created.id, second.id].sort());
@@ -333,7 +335,7 @@ describe('the SDK: products and SKUs', () => {
     expect(await refusal(client.products.getSku(created.id))).toEqual({ code: 404, key: 'not_found' });
     expect((await client.products.listSkus(product.id)).skus.map((sku) => sku.id)).toEqual([second.id]);
     // Forced, the SKU's source ID is free again.
-    expect(await client.products.createSku(product.id, { sku: 'Mug, red, again', source_id: skuSource })).toMatchObject({ source_id: skuSource });
+    expect(await client.products.createSku(product.id, { sku: `Mug, red, again ${RUN}`, source_id: skuSource })).toMatchObject({ source_id: skuSource });
   });
 });
 
@@ -341,9 +343,9 @@ describe('the SDK: product collections', () => {
   test('when a static and an automatic collection are created, read, listed and deleted, then each holds the products it names', async () => {
     const client = serverSide();
     const marker = unique('sdk-coll');
-    const tea = await client.products.create({ name: 'Tea', source_id: unique('sdk-tea'), price: 1500, metadata: { shelf: marker } });
-    const cup = await client.products.create({ name: 'Cup', source_id: unique('sdk-cup'), price: 800 });
-    const cupSku = await client.products.createSku(cup.id, { sku: 'Cup, white', price: 900 });
+    const tea = await client.products.create({ name: `Tea ${RUN}`, source_id: unique('sdk-tea'), price: 1500, metadata: { shelf: marker } });
+    const cup = await client.products.create({ name: `Cup ${RUN}`, source_id: unique('sdk-cup'), price: 800 });
+    const cupSku = await client.products.createSku(cup.id, { sku: `Cup, white ${RUN}`, price: 900 });
 
     const fixed = {
       name: unique('Static'),
@@ -373,8 +375,8 @@ describe('the SDK: product collections', () => {
     const all = await client.productCollections.listProducts(created.id);
     const sku = all.data.find((item) => item.object === 'sku');
     const product = all.data.find((item) => item.object === 'product');
-    expect(sku).toMatchObject({ id: cupSku.id, product_id: cup.id, sku: 'Cup, white', price: 900, product: { id: cup.id, name: 'Cup', price: 800, object: 'product' } });
-    expect(product).toMatchObject({ id: tea.id, name: 'Tea', price: 1500, source_id: tea.source_id });
+    expect(sku).toMatchObject({ id: cupSku.id, product_id: cup.id, sku: `Cup, white ${RUN}`, price: 900, product: { id: cup.id, name: `Cup ${RUN}`, price: 800, object: 'product' } });
+    expect(product).toMatchObject({ id: tea.id, name: `Tea ${RUN}`, price: 1500, source_id: tea.source_id });
     expect((await client.productCollections.listProducts(dynamic.id)).data.map((item) => item.id)).toEqual([tea.id]);
 
     const listQuery = { limit: 100, page: 1, order: '-created_at' } satisfies Complete<ProductCollectionsListRequestQuery>;

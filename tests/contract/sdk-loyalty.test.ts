@@ -73,6 +73,8 @@ const { VoucherifyServerSide } = sdk;
 const NAMESPACES = ['loyalties', 'rewards'];
 
 const ctx = useTarget();
+/** Product names and SKU names are unique in a project: this run's own, so the suite can run again on the same server. */
+const RUN = unique('run');
 const calls = new Set<string>();
 
 function serverSide() {
@@ -408,7 +410,7 @@ describe('the SDK: rewards', () => {
     const client = serverSide();
     const gifts = (await ctx.client.POST('/v1/campaigns', { body: { name: unique('SDK gift cards'), campaign_type: 'GIFT_VOUCHERS', voucher: { type: 'GIFT_VOUCHER', gift: { amount: 1000 } } } })).data!;
     const product = await client.products.create({ name: unique('Grinder'), source_id: unique('sdk-grinder') });
-    const sku = await client.products.createSku(product.id, { sku: 'Grinder, steel' });
+    const sku = await client.products.createSku(product.id, { sku: `Grinder, steel ${RUN}` });
 
     const attributes = { image_url: 'https://images.example.com/reward.png', description: 'For loyal members' };
     // Only a material reward keeps stock: the others give without running out.
@@ -448,14 +450,14 @@ describe('the SDK: rewards', () => {
 
     const update = {
       id: material.id,
-      name: 'Grinder, steel',
+      name: `Grinder, steel ${RUN}`,
       stock: 5,
       attributes: { image_url: 'https://images.example.com/grinder.png', description: 'Hand grinder' },
       parameters: { product: { id: product.id, sku: sku.id } },
     } satisfies Complete<RewardsUpdate>;
     const updated: RewardsCreateResponse = await client.rewards.update(update);
-    expect(updated).toMatchObject({ id: material.id, name: 'Grinder, steel', stock: 5, attributes: update.attributes });
-    expect(await client.rewards.get(material.id)).toMatchObject({ name: 'Grinder, steel', stock: 5 });
+    expect(updated).toMatchObject({ id: material.id, name: `Grinder, steel ${RUN}`, stock: 5, attributes: update.attributes });
+    expect(await client.rewards.get(material.id)).toMatchObject({ name: `Grinder, steel ${RUN}`, stock: 5 });
 
     await client.rewards.delete(coin.id);
     expect(await refusal(client.rewards.get(coin.id))).toEqual({ code: 404, key: 'not_found' });
@@ -490,7 +492,7 @@ describe('the SDK: rewards', () => {
     const sourceId = unique('sdk-redeemer');
     const card = await member(client, club.id, sourceId);
     await client.loyalties.addOrRemoveCardBalance(card.code, { points: 100 });
-    const sku = await client.products.createSku(product.id, { sku: 'Scarf, red', source_id: unique('sdk-scarf-red'), price: 2500 });
+    const sku = await client.products.createSku(product.id, { sku: `Scarf, red ${RUN}`, source_id: unique('sdk-scarf-red'), price: 2500 });
     const order = (await ctx.client.POST('/v1/orders', { body: { source_id: unique('sdk-order'), amount: 2500, customer: { source_id: sourceId } } })).data!;
     const item = {
       sku_id: sku.id,
@@ -507,7 +509,7 @@ describe('the SDK: rewards', () => {
       applied_discount_amount: 0,
       subtotal_amount: 2500,
       product: { id: product.id, source_id: product.source_id!, override: false, name: 'Scarf', metadata: { wool: true }, price: 2500 },
-      sku: { id: sku.id, source_id: sku.source_id!, override: false, sku: 'Scarf, red', price: 2500 },
+      sku: { id: sku.id, source_id: sku.source_id!, override: false, sku: `Scarf, red ${RUN}`, price: 2500 },
       object: 'order_item',
       metadata: { gift_wrap: true },
     } satisfies Complete<OrdersItem>;

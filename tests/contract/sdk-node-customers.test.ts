@@ -8,6 +8,11 @@ import { expectAllCalled, inventoryOf, refusal, useNodeSdk, type Body, type Quer
 import { managementClientFor, skip, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
+/** Product names and SKU names are unique in a project: this run's own, so the suite can run again on the same server. */
+const RUN = unique('run');
+
+/** Methods whose scenario the target could not take (it said why with `skip`). */
+const excused = new Set<string>();
 const node = useNodeSdk(ctx);
 
 type Customer = Reply<'get-customer'>;
@@ -123,7 +128,7 @@ describe('the Node.js SDK: products', () => {
     const product = {
       id: unique('prod_node'),
       source_id: productSource,
-      name: 'Espresso beans',
+      name: `Espresso beans ${RUN}`,
       price: 2000,
       attributes: ['size', 'grind'],
       metadata: { origin: 'Brazil' },
@@ -142,7 +147,7 @@ describe('the Node.js SDK: products', () => {
     const changes = {
       id: product.id,
       source_id: productSource,
-      name: 'Espresso beans, dark roast',
+      name: `Espresso beans, dark roast ${RUN}`,
       price: 2400,
       attributes: ['size', 'grind', 'roast'],
       metadata: { origin: 'Colombia' },
@@ -157,7 +162,7 @@ describe('the Node.js SDK: products', () => {
     const sku = {
       id: unique('sku_node'),
       source_id: skuSource,
-      sku: 'Espresso beans 1 kg, whole',
+      sku: `Espresso beans 1 kg, whole ${RUN}`,
       price: 6500,
       currency: 'EUR',
       attributes: { size: '1kg', grind: 'whole' },
@@ -166,7 +171,7 @@ describe('the Node.js SDK: products', () => {
     } satisfies Required<Body<'create-sku'>>;
     const createdSku: Sku = await sdk.products.createSku(product.id, sku);
     expect(createdSku).toMatchObject({ ...sku, product_id: product.id, object: 'sku' });
-    const other: Sku = await sdk.products.createSku(productSource, { source_id: unique('node-beans-250g'), sku: 'Espresso beans 250 g', attributes: { size: '250g' } });
+    const other: Sku = await sdk.products.createSku(productSource, { source_id: unique('node-beans-250g'), sku: `Espresso beans 250 g ${RUN}`, attributes: { size: '250g' } });
 
     const skus: Reply<'list-SKUs-in-product'> = await sdk.products.listSkus(product.id);
     expect(skus).toMatchObject({ object: 'list', data_ref: 'skus', total: 2 });
@@ -175,7 +180,7 @@ describe('the Node.js SDK: products', () => {
     // `updateSku` names the SKU by `id` or else `source_id`, as `update` does.
     const skuChanges = {
       id: sku.id,
-      sku: 'Espresso beans 1 kg, ground',
+      sku: `Espresso beans 1 kg, ground ${RUN}`,
       price: 6700,
       currency: 'PLN',
       attributes: { size: '1kg', grind: 'fine' },
@@ -204,8 +209,8 @@ describe('the Node.js SDK: products', () => {
 describe('the Node.js SDK: orders', () => {
   test('when an order is created and updated by ID and by source ID with every field, then get and the list show it', async () => {
     const { sdk } = node;
-    const product: Product = await sdk.products.create({ source_id: unique('node-mug'), name: 'Mug', price: 1500 });
-    const sku: Sku = await sdk.products.createSku(known(product, 'id').id, { source_id: unique('node-mug-red'), sku: 'Red mug', price: 1700 });
+    const product: Product = await sdk.products.create({ source_id: unique('node-mug'), name: `Mug ${RUN}`, price: 1500 });
+    const sku: Sku = await sdk.products.createSku(known(product, 'id').id, { source_id: unique('node-mug-red'), sku: `Red mug ${RUN}`, price: 1700 });
     const buyer = unique('node-buyer');
     const friend: Customer = await sdk.customers.create({ source_id: unique('node-friend'), name: 'Friend' });
     const sourceId = unique('node-order');
@@ -222,8 +227,8 @@ describe('the Node.js SDK: orders', () => {
       discount_amount: 0,
       initial_amount: 3400,
       price: 1700,
-      product: { id: product.id, source_id: product.source_id!, override: false, name: 'Mug', metadata: {}, price: 1500 },
-      sku: { id: sku.id, source_id: sku.source_id!, override: false, sku: 'Red mug', price: 1700, metadata: {} },
+      product: { id: product.id, source_id: product.source_id!, override: false, name: `Mug ${RUN}`, metadata: {}, price: 1500 },
+      sku: { id: sku.id, source_id: sku.source_id!, override: false, sku: `Red mug ${RUN}`, price: 1700, metadata: {} },
       metadata: { gift_wrap: true },
       object: 'order_item',
       id: 'ignored-line-id',
@@ -295,7 +300,10 @@ describe('the Node.js SDK: events', () => {
   test('when a custom event is tracked with every field, then the customer is made, the referral converts and the card earns', async () => {
     const { sdk } = node;
     const { management, projectId } = ctx.target;
-    if (!management || !projectId) return skip('the custom event needs a schema, made through the management API', ['track-custom-event']);
+    if (!management || !projectId) {
+      excused.add('events.create');
+      return skip('the custom event needs a schema, made through the management API', ['track-custom-event']);
+    }
     const event = unique('node_joined');
     const schema = await managementClientFor(ctx.target).POST('/management/v1/projects/{projectId}/custom-event-schemas', {
       params: { path: { projectId } },
@@ -351,7 +359,7 @@ describe('the Node.js SDK: events', () => {
 
 describe('the Node.js SDK: coverage', () => {
   test('every method of customers, orders, products and events that reaches the contract was called', () => {
-    expectAllCalled(node.calls, inventoryOf(['customers', 'orders', 'products', 'events']));
+    expectAllCalled(node.calls, inventoryOf(['customers', 'orders', 'products', 'events']).filter((method) => !excused.has(method)));
     // Methods the inventory misses: `scroll` is an async generator (its call counts as `list`'s), and
     // `updateSku` and `deleteSku` write their paths on the line after `this.client.<verb>(`.
     expectAllCalled(node.calls, ['customers.scroll', 'products.updateSku', 'products.deleteSku']);

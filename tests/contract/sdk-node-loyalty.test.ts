@@ -9,6 +9,8 @@ import { expectAllCalled, inventoryOf, refusal, useNodeSdk, type Body, type Quer
 import { unique, useTarget } from './target.js';
 
 const ctx = useTarget();
+/** Product names and SKU names are unique in a project: this run's own, so the suite can run again on the same server. */
+const RUN = unique('run');
 const node = useNodeSdk(ctx);
 
 type Program = Reply<'get-loyalty-program'>;
@@ -322,8 +324,8 @@ describe('the Node.js SDK: rewards', () => {
   test('when rewards of each type are created, listed, updated and deleted with every field, then they read back as sent', async () => {
     const { sdk } = node;
     const gifts = await sdk.campaigns.create({ name: unique('SDK node gift cards'), campaign_type: 'GIFT_VOUCHERS', voucher: { type: 'GIFT_VOUCHER', gift: { amount: 1000 } } });
-    const product = await sdk.products.create({ source_id: unique('node-mug'), name: 'Mug', price: 1500 });
-    const sku = await sdk.products.createSku(known(product, 'id').id, { source_id: unique('node-mug-blue'), sku: 'Blue mug' });
+    const product = await sdk.products.create({ source_id: unique('node-mug'), name: `Mug ${RUN}`, price: 1500 });
+    const sku = await sdk.products.createSku(known(product, 'id').id, { source_id: unique('node-mug-blue'), sku: `Blue mug ${RUN}` });
     // A reward gives exactly one thing: a campaign's voucher, payment with points, or a product.
     const parts = {
       campaign: { id: gifts.id, balance: 2500, type: 'GIFT_VOUCHERS' },
