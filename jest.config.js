@@ -1,4 +1,4 @@
-/** Unit tests of the domain, the contract suite over HTTP, the docs in a browser, and the contract kit. */
+/** Unit tests of the domain, the contract suite over HTTP, the docs in a browser, the contract kit, and hardening. */
 import { fileURLToPath } from 'node:url';
 
 // Installed as a dependency (the contract kit run through npx), this package sits under node_modules, which
@@ -30,6 +30,8 @@ export default {
     { ...common, displayName: 'contract', testMatch: ['<rootDir>/tests/contract/**/*.test.ts'] },
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'] },
     { ...common, displayName: 'kit', testMatch: ['<rootDir>/tests/kit/**/*.test.ts'] },
+    // Attacks on the reference server's own process: descriptors, memory, signals, a spawned server.
+    { ...common, displayName: 'hardening', testMatch: ['<rootDir>/tests/hardening/**/*.test.ts'] },
   ],
   reporters: ['default', '<rootDir>/tests/summary-reporter.cjs'],
 };
