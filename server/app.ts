@@ -45,12 +45,20 @@ export interface AppOptions {
   managementKey?: ManagementKey;
   /** Webhook delivery settings; `allowPlainHttp` lets webhooks target `http` URLs (local testing only). */
   webhooks?: Partial<DeliveryPolicy> & { allowPlainHttp?: boolean };
+  /**
+   * Where clients reach the server, for absolute URLs in responses (voucher asset URLs); never the request's
+   * `Host` header, which a caller controls. A function when it is known only once the server listens.
+   */
+  publicBaseUrl?: string | (() => string);
 }
 
 /**
  * The store the app works through: the given one, with metadata schemas enforced and committed events
  * handed to webhook delivery. Work done outside requests (timers) must use it too, or its events are not delivered.
  */
+/** Where the server is reached when nobody says: `make serve`'s address. */
+export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
+
 export function appStore(app: Express): Store {
   return app.locals.store as Store;
 }
@@ -143,6 +151,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     clock: options.clock,
     jobs,
     assets: new AssetSigner(options.assetSecret),
+    publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false },
   };
   app.locals.store = store;

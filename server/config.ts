@@ -12,6 +12,12 @@ export interface ServerConfig {
   /** Client-side keys for `/client/v1`, each with the origins it may be used from. */
   clientKeys: ClientKey[];
   webhooks: DeliveryPolicy & { allowPlainHttp: boolean };
+  /** Scheme, host and port clients reach the server at, for absolute URLs in responses; never taken from a request. */
+  publicBaseUrl: string | undefined;
+  /** On SIGINT/SIGTERM, how long requests in flight may still take before their connections are cut. */
+  shutdownGraceMs: number;
+  /** Then how long background work (webhook deliveries' last attempts) may take before the process gives up. */
+  shutdownJobsMs: number;
   /** Names of the variables that fell back to demo values. */
   defaulted: string[];
 }
@@ -29,6 +35,16 @@ function integer(name: string, value: string | undefined, fallback: number, mini
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < minimum) throw new Error(`${name} must be an integer of at least ${minimum}, got '${value}'`);
   return parsed;
+}
+
+/** An http(s) origin, optionally with a path prefix, without a trailing slash. */
+function baseUrl(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parsed = URL.canParse(value) ? new URL(value) : undefined;
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.search || parsed.hash) {
+    throw new Error(`${name} must be an http(s) URL without credentials, query or fragment, got '${value}'`);
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
 }
 
 function flag(value: string | undefined): boolean {
@@ -72,6 +88,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       backoffMs: integer('WEBHOOK_BACKOFF_MS', env.WEBHOOK_BACKOFF_MS, 1000),
       timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 1),
     },
+    publicBaseUrl: baseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
+    shutdownJobsMs: integer('SHUTDOWN_JOBS_MS', env.SHUTDOWN_JOBS_MS, 30_000, 1),
     defaulted,
   };
 }

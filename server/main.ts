@@ -1,6 +1,15 @@
-/** Process entry: read the configuration, start the server, stop gracefully on SIGINT/SIGTERM. */
+/**
+ * Process entry: read the configuration, start the server, stop gracefully on SIGINT/SIGTERM.
+ *
+ * Stopping keeps a deadline: the server stops accepting connections and closes idle ones at once, gives
+ * requests in flight `SHUTDOWN_GRACE_MS` to finish (a client that stalls mid-body is then cut off), then
+ * lets background work end (each pending webhook delivery gets its last attempt and, failing that, its
+ * FAILED mark) and exits 0. Only background work that outlives a further deadline makes it exit 1.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { appStore, createApp } from './app.js';
-import { configFromEnv } from './config.js';
+import { configFromEnv, type ServerConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { fixturesPath, loadFixtureFile } from './fixtures.js';
 import { Jobs } from './jobs.js';
@@ -8,10 +17,55 @@ import { startLoyaltyTimer } from './loyalty-timer.js';
 import { BUNDLED_CONTRACT } from './paths.js';
 import { MemoryStore } from './store/memory.js';
 
+/** Binds the port, or rejects with what went wrong (port taken, no permission…) in words a user can act on. */
+function listen(server: Server, config: ServerConfig): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => {
+      const where = `${config.host}:${config.port}`;
+      const why =
+        error.code === 'EADDRINUSE'
+          ? `port ${config.port} is already in use (another server, perhaps \`make serve\`, holds it); stop it or set PORT`
+          : error.code === 'EACCES'
+            ? `no permission to listen on port ${config.port}; choose a port above 1023 with PORT`
+            : error.code === 'EADDRNOTAVAIL'
+              ? `the address ${config.host} is not one of this machine's; set HOST`
+              : error.message;
+      reject(new Error(`Cannot listen on ${where}: ${why}`));
+    };
+    server.once('error', failed);
+    server.once('listening', () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+function printBanner(config: ServerConfig, port: number): void {
+  const base = `http://localhost:${port}`;
+  console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);
+  if (config.defaulted.length > 0) {
+    const [key] = config.apiKeys;
+    console.log(`No ${config.defaulted.join('/')} set; using demo credentials:`);
+    if (config.defaulted.some((name) => name.startsWith('APP_'))) {
+      console.log(`  project ${key?.projectId}: X-App-Id: ${key?.appId}, X-App-Token: ${key?.appToken}`);
+    }
+    if (config.defaulted.some((name) => name.startsWith('MANAGEMENT_'))) {
+      console.log(`  management: X-Management-Id: ${config.managementKey.id}, X-Management-Token: ${config.managementKey.token}`);
+    }
+    if (config.defaulted.some((name) => name.startsWith('CLIENT_'))) {
+      const [client] = config.clientKeys;
+      console.log(`  client-side: X-Client-Application-Id: ${client?.appId}, X-Client-Token: ${client?.token}, origins: ${client?.origins.join(' ')}`);
+    }
+  }
+  if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');
+  console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
+}
+
 async function main(): Promise<void> {
   const config = configFromEnv();
   const jobs = new Jobs();
   const store = new MemoryStore();
+  let boundPort = config.port;
   const app = await createApp({
     jobs,
     store,
@@ -22,41 +76,36 @@ async function main(): Promise<void> {
     managementKey: config.managementKey,
     clientKeys: config.clientKeys,
     webhooks: config.webhooks,
+    publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${boundPort}`,
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
   const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
   if (fixtureFile) console.log(`Loaded ${loaded} object(s) from ${fixtureFile}`);
-  const server = app.listen(config.port, config.host, () => {
-    const base = `http://localhost:${config.port}`;
-    console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);
-    if (config.defaulted.length > 0) {
-      const [key] = config.apiKeys;
-      console.log(`No ${config.defaulted.join('/')} set; using demo credentials:`);
-      if (config.defaulted.some((name) => name.startsWith('APP_'))) {
-        console.log(`  project ${key?.projectId}: X-App-Id: ${key?.appId}, X-App-Token: ${key?.appToken}`);
-      }
-      if (config.defaulted.some((name) => name.startsWith('MANAGEMENT_'))) {
-        console.log(`  management: X-Management-Id: ${config.managementKey.id}, X-Management-Token: ${config.managementKey.token}`);
-      }
-      if (config.defaulted.some((name) => name.startsWith('CLIENT_'))) {
-        const [client] = config.clientKeys;
-        console.log(`  client-side: X-Client-Application-Id: ${client?.appId}, X-Client-Token: ${client?.token}, origins: ${client?.origins.join(' ')}`);
-      }
-    }
-    if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');
-    console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
-  });
+  const server = app.listen(config.port, config.host);
+  await listen(server, config);
+  boundPort = (server.address() as AddressInfo).port;
+  printBanner(config, boundPort);
   const stopSettling = startLoyaltyTimer(appStore(app), systemClock, 60_000);
+
+  let stopping = false;
   const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     stopSettling();
-    console.log(`${signal}: closing; finishing ${jobs.size} background job(s)`);
+    console.log(`${signal}: closing; requests in flight have ${config.shutdownGraceMs} ms, then ${jobs.size} background job(s) finish`);
     server.close(() => {
-      void jobs.shutdown().then(() => process.exit(0));
+      void jobs.shutdown().then(() => {
+        console.log('stopped');
+        process.exit(0);
+      });
     });
+    server.closeIdleConnections();
+    // A request still in flight when the grace period ends (such as a client that stalls mid-body) is cut off.
+    setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
     setTimeout(() => {
       console.error(`gave up waiting; ${jobs.size} background job(s) unfinished`);
       process.exit(1);
-    }, 30_000).unref();
+    }, config.shutdownGraceMs + config.shutdownJobsMs).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

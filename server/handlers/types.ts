@@ -46,8 +46,6 @@ export type HandlerResult<K extends OperationId> = {
 /** Who is calling, established by authentication. */
 export interface RequestContext {
   requestId: string;
-  /** Scheme, host and port the caller used, for absolute URLs in responses. */
-  baseUrl: string;
   projectId: string;
   apiKey: { name: string; appId: string };
 }
@@ -58,6 +56,8 @@ export interface Services {
   store: Store;
   clock: Clock;
   jobs: Jobs;
+  /** Where clients reach the server, for absolute URLs in responses (configured, never the request's `Host`). */
+  publicBaseUrl: () => string;
   assets: AssetSigner;
   webhookRules: WebhookRules;
 }

@@ -26,9 +26,9 @@ type VoucherOperations =
   | 'disable-voucher'
   | 'update-voucher-balance';
 
-/** Adds the asset URLs, which depend on the address the caller used, to a view made for this response. */
+/** Adds the asset URLs, under the configured public base URL, to a view made for this response. */
 export function withAssets(services: Services, context: RequestContext, voucher: VoucherView) {
-  return Object.assign(voucher, { assets: services.assets.assets(context.projectId, voucher.code, context.baseUrl) });
+  return Object.assign(voucher, { assets: services.assets.assets(context.projectId, voucher.code, services.publicBaseUrl()) });
 }
 
 /** A body may repeat the path's code (clients that send a whole voucher do); another code is refused. */

@@ -11,7 +11,6 @@ export const requestId: RequestHandler = (req, res, next) => {
   res.locals.requestId = id;
   const context: RequestContext = {
     requestId: id,
-    baseUrl: `${req.protocol}://${req.get('host') ?? 'localhost'}`,
     projectId: '',
     apiKey: { name: '', appId: '' },
   };

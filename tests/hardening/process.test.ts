@@ -1,0 +1,118 @@
+/**
+ * The reference server's process, attacked at its edges: a port that is taken, a client that stalls mid-body
+ * while the server is asked to stop, and a forged `Host` header. Needs `make build` first (make test does it).
+ */
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { packageRoot } from '../../server/paths.js';
+
+const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
+const started: ChildProcess[] = [];
+const opened: (Server | Socket)[] = [];
+
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const thing of opened.splice(0)) (thing as Socket).destroy?.() ?? (thing as Server).close();
+});
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  port: () => Promise<number>;
+  exit: Promise<{ code: number | null; ms: number }>;
+}
+
+function run(env: Record<string, string>): Running {
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let output = '';
+  const waiting: (() => void)[] = [];
+  const read = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const wake of waiting.splice(0)) wake();
+  };
+  child.stdout!.on('data', read);
+  child.stderr!.on('data', read);
+  const exit = new Promise<{ code: number | null; ms: number }>((resolve) => {
+    let from = 0;
+    child.on('spawn', () => (from = Date.now()));
+    child.on('exit', (code) => resolve({ code, ms: Date.now() - from }));
+  });
+  const port = async () => {
+    for (;;) {
+      const found = /reference server on http:\/\/localhost:(\d+)/.exec(output);
+      if (found) return Number(found[1]);
+      if (child.exitCode !== null) throw new Error(`the server exited: ${output}`);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  return { child, output: () => output, port, exit };
+}
+
+const DEMO = { 'X-App-Id': 'demo-app-id', 'X-App-Token': 'demo-app-token', 'Content-Type': 'application/json' };
+
+describe('reference server process', () => {
+  test('when its port is taken, then it says so and exits 1 without claiming to listen', async () => {
+    const holder = createServer();
+    opened.push(holder);
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as AddressInfo).port;
+    const server = run({ PORT: String(taken) });
+    const { code } = await server.exit;
+    expect(code).toBe(1);
+    expect(server.output()).toMatch(new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${taken}: port ${taken} is already in use`));
+    expect(server.output()).not.toMatch(/reference server on/);
+  });
+
+  test('when a client stalls mid-body and the server is told to stop, then it cuts the client off after the grace period and exits 0', async () => {
+    const server = run({ SHUTDOWN_GRACE_MS: '1000' });
+    const port = await server.port();
+    const stalled = connect(port, '127.0.0.1');
+    opened.push(stalled);
+    await new Promise<void>((resolve) => stalled.once('connect', () => resolve()));
+    const cut = new Promise<void>((resolve) => stalled.once('close', () => resolve()));
+    stalled.on('error', () => undefined);
+    // Headers promise 100 bytes; 10 come, then nothing.
+    stalled.write(`POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-App-Id: demo-app-id\r\nX-App-Token: demo-app-token\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": "`);
+    // An idle keep-alive connection is closed at once, without waiting for the grace period.
+    const idle = await fetch(`http://127.0.0.1:${port}/v1/customers?limit=1`, { headers: DEMO });
+    expect(idle.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill('SIGTERM');
+    const { code } = await server.exit;
+    await cut;
+    expect(code).toBe(0);
+    expect(server.output()).toMatch(/SIGTERM: closing; requests in flight have 1000 ms/);
+    expect(server.output()).toMatch(/stopped/);
+    expect(server.output()).not.toMatch(/gave up waiting/);
+  });
+
+  test('when a request names another host, then voucher asset URLs still use the configured public base URL', async () => {
+    const server = run({ PUBLIC_BASE_URL: 'https://promo.example.test/api/' });
+    const port = await server.port();
+    const created = await fetch(`http://127.0.0.1:${port}/v1/vouchers`, {
+      method: 'POST',
+      headers: { ...DEMO, Host: 'attacker.example', 'X-Forwarded-Host': 'attacker.example' },
+      body: JSON.stringify({ type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } }),
+    });
+    expect(created.status).toBe(200);
+    const voucher = (await created.json()) as { assets: { qr: { url: string }; barcode: { url: string } } };
+    for (const { url } of [voucher.assets.qr, voucher.assets.barcode]) {
+      expect(url).toMatch(/^https:\/\/promo\.example\.test\/api\/assets\/(qr|barcode)\//);
+      expect(url).not.toMatch(/attacker/);
+    }
+    // Without the variable, the address the server listens on.
+    const plain = run({});
+    const plainPort = await plain.port();
+    const other = await fetch(`http://127.0.0.1:${plainPort}/v1/vouchers`, {
+      method: 'POST',
+      headers: { ...DEMO, Host: 'attacker.example' },
+      body: JSON.stringify({ type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } }),
+    });
+    const plainVoucher = (await other.json()) as { assets: { qr: { url: string } } };
+    expect(plainVoucher.assets.qr.url.startsWith(`http://localhost:${plainPort}/assets/qr/`)).toBe(true);
+  });
+});
