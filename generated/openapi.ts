@@ -3249,9 +3249,9 @@ export interface webhooks {
          *     stood when the event happened, in the same shape the API's own reads return (vouchers without
          *     `assets`, whose URLs depend on the address a request used).
          *
-         *     **Success and retries.** A 2xx answer completes the delivery. The server gives a receiver a bounded time
-         *     to accept the connection (5 seconds by default) and then to send its whole answer (10 seconds by
-         *     default); redirects are not followed. Any other status, no answer in time, or a failed connection is
+         *     **Success and retries.** A 2xx answer completes the delivery. A receiver has a bounded time to accept the
+         *     connection (5 seconds by default), then to answer (10 seconds by default); no attempt lasts longer than
+         *     the two together, however slowly the answer trickles in. Redirects are not followed. Any other status, no answer in time, or a failed connection is
          *     retried with exponential backoff (1 s, then 2 s, 4 s… by default) up to a bounded number of attempts
          *     (5 by default), all configurable when the server starts. Every attempt sends the same body, so receivers
          *     can ignore repeats by its `id`. Attempts and outcomes are listed by

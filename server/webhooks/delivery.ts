@@ -40,7 +40,7 @@ export interface DeliveryPolicy {
   maxAttempts: number;
   /** Wait before the first retry; each later retry waits twice as long as the one before. */
   backoffMs: number;
-  /** How long a receiver has, once connected, to send its status and headers, and then between chunks of its body. */
+  /** How long a receiver has, once connected, to answer; an attempt never outlasts this and `connectTimeoutMs` together. */
   timeoutMs: number;
   /** How long a receiver has to accept the connection (the host's lookup included). */
   connectTimeoutMs: number;

@@ -173,6 +173,31 @@ describe('failure reasons', () => {
   });
 });
 
+describe('slow answers', () => {
+  test('when a receiver answers 200 and then trickles its body forever, then the attempt still ends, bounded, as delivered', async () => {
+    const trickles: ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      trickles.push(res);
+    });
+    const drip = setInterval(() => trickles.forEach((res) => res.write('.')), 50);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      clearInterval(drip);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const h = await harness({ maxAttempts: 1, connectTimeoutMs: 300, timeoutMs: 300 });
+    await h.webhook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/in`);
+    await h.customers(1);
+    await h.jobs.idle();
+    const [delivery] = await h.list();
+    console.log(`an endless body was cut off after ${delivery!.attempts[0]!.duration_ms} ms (connect 300 ms + answer 300 ms)`);
+    expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: [{ status_code: 200, error: null }] });
+  });
+});
+
 describe('addresses at delivery', () => {
   test('when a name resolved to a public address when saved and resolves to loopback at delivery, then no connection is made', async () => {
     const receiver = await counting(0);
