@@ -1825,7 +1825,7 @@ export interface paths {
         };
         /**
          * List webhook configurations
-         * @description Returns every webhook configuration of the project, oldest first, with `total`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns every webhook configuration of the project, oldest first, with `total`, each signing secret masked. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         get: operations["list-webhooks"];
         put?: never;
@@ -1833,8 +1833,11 @@ export interface paths {
          * Create a webhook configuration
          * @description Subscribes `target_url` to the given event kinds. From the next event on, every event of those kinds is POSTed to it
          *     while it is active (see the `webhooks` section of this document for the format, signature and retries).
-         *     `target_url` must be `https`, unless the server was started with plain HTTP webhooks allowed; an `http` URL is then
-         *     accepted too. Any other URL, or an event kind not listed, answers 400. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         *     `target_url` must be `https` (the scheme in any case), unless the server was started with plain HTTP webhooks
+         *     allowed; an `http` URL is then accepted too. It must carry no user name or password, and its host must be, or
+         *     resolve to, public addresses only (see `WebhookTargetUrl`); otherwise the answer is 400 `invalid_target_url`.
+         *     An event kind not listed answers 400 too. The answer is the only one that shows the signing `secret` in full:
+         *     every later read masks it. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         post: operations["create-webhook"];
         delete?: never;
@@ -1863,13 +1866,15 @@ export interface paths {
         };
         /**
          * Get a webhook configuration
-         * @description Returns the webhook configuration. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns the webhook configuration, its signing secret masked. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         get: operations["get-webhook"];
         /**
          * Update a webhook configuration
          * @description Changes the given fields and sets `updated_at`. Events that happen afterwards follow the new settings; deliveries
-         *     already under way keep the address and secret they started with. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         *     already under way keep the address and secret they started with. A new `target_url` is checked as at creation
+         *     (400 `invalid_target_url`). The answer shows the signing secret masked, a new one included; sending back the
+         *     masked secret as read keeps the current one. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         put: operations["update-webhook"];
         post?: never;
@@ -3229,25 +3234,43 @@ export interface webhooks {
          *     follow describe each kind. A receiver taking several kinds at one address tells them apart by `type`.
          *     The server signs, times and retries every delivery as follows.
          *
-         *     **Signature.** `X-Webhook-Signature` is `sha256=` followed by the lowercase hex HMAC-SHA256 of the
-         *     exact request body bytes, keyed with the webhook configuration's `secret`. To verify, compute the same
-         *     HMAC over the raw body (before any JSON parsing) and compare in constant time, for example in Node.js:
-         *     `timingSafeEqual(Buffer.from(header), Buffer.from('sha256=' + createHmac('sha256', secret).update(rawBody).digest('hex')))`.
-         *     Reject the request when they differ.
+         *     **Signature.** `X-Webhook-Signature` is `t=<timestamp>,v1=<signature>`: the Unix time in seconds when
+         *     the attempt was sent, and the lowercase hex HMAC-SHA256, keyed with the webhook configuration's `secret`,
+         *     of the timestamp, a period and the exact request body bytes (`<timestamp>.<body>`). Every attempt is
+         *     signed afresh, so a retry carries a new timestamp over the same body. To verify: split the header at the
+         *     comma, compute the HMAC over the timestamp, `.` and the raw body (before any JSON parsing), and compare
+         *     with `v1` in constant time; then refuse the request unless the timestamp is within a tolerance of your
+         *     own clock. Five minutes (300 s) is the recommended tolerance: wide enough for clock skew and a slow
+         *     network, narrow enough that a captured delivery cannot be replayed later. Receivers should also ignore
+         *     a payload `id` they have already processed, which covers replays inside the tolerance.
          *
          *     **Outside the request.** Deliveries start after the API call that caused the event has committed and
          *     answered; a slow or failing receiver never slows or fails an API call. `data` shows the objects as they
          *     stood when the event happened, in the same shape the API's own reads return (vouchers without
          *     `assets`, whose URLs depend on the address a request used).
          *
-         *     **Success and retries.** A 2xx answer within the timeout (10 seconds by default) completes the delivery.
-         *     Any other status, no answer in time, or a failed connection is retried with exponential backoff (1 s,
-         *     then 2 s, 4 s… by default) up to a bounded number of attempts (5 by default), all configurable when the
-         *     server starts. Every attempt sends the same body, so receivers can ignore repeats by its `id`. Attempts
-         *     and outcomes are listed by `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
+         *     **Success and retries.** A 2xx answer completes the delivery. A receiver has a bounded time to accept the
+         *     connection (5 seconds by default), then to answer (10 seconds by default); no attempt lasts longer than
+         *     the two together, however slowly the answer trickles in. Redirects are not followed. Any other status, no answer in time, or a failed connection is
+         *     retried with exponential backoff (1 s, then 2 s, 4 s… by default) up to a bounded number of attempts
+         *     (5 by default), all configurable when the server starts. Every attempt sends the same body, so receivers
+         *     can ignore repeats by its `id`. Attempts and outcomes are listed by
+         *     `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
          *
-         *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once; deliveries that
-         *     still fail are marked `FAILED` and reported in the server log, never dropped silently.
+         *     **Bounds.** The server holds only a bounded number of connections to one target (origin) and in all
+         *     (4 and 64 by default), so a receiver that never accepts, never answers or refuses holds up only its own
+         *     deliveries. Deliveries waiting for an attempt are bounded per project and in all (1000 and 10000 by
+         *     default); past a bound the oldest waiting deliveries are marked `FAILED` with `failure_reason`
+         *     `dropped: queue full`, and the server logs it.
+         *
+         *     **Addresses.** A delivery resolves the target's host again and connects only when every address it
+         *     resolves to is public (see `WebhookTargetUrl`), so a name that pointed elsewhere when the webhook was
+         *     saved cannot reach a private network later.
+         *
+         *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once, within an
+         *     overall deadline (10 seconds by default); deliveries that still fail, and those it could not attempt
+         *     before the deadline, are marked `FAILED` with `failure_reason` `server stopped` and reported in the
+         *     server log, never dropped silently.
          *
          *     **Which events.** Each operation sends the kinds it causes, once per change: creating a campaign with
          *     codes sends `campaign.created` and `campaign.vouchers.generation.completed` (with the `count` of codes);
@@ -10883,13 +10906,6 @@ export interface components {
          */
         WebhookSubscriptionEvent: components["schemas"]["WebhookEventType"] | ("campaign.earning_rule.assigned" | "campaign.earning_rule.deleted" | "campaign.earning_rule.disabled" | "campaign.earning_rule.enabled" | "campaign.earning_rule.updated" | "campaign.loyalty_tier.created" | "campaign.loyalty_tier.deleted" | "campaign.loyalty_tier.updated" | "campaign.promotion_stack.created" | "campaign.promotion_stack.updated" | "campaign.promotion_tier.created" | "campaign.promotion_tier.deleted" | "campaign.promotion_tier.disabled" | "campaign.promotion_tier.enabled" | "campaign.promotion_tier.updated" | "campaign.referral_tier.created" | "campaign.referral_tier.deleted" | "campaign.referral_tier.updated" | "campaign.reward.assignment.created" | "campaign.reward.assignment.deleted" | "campaign.reward.assignment.updated" | "campaign.vouchers.aded" | "campaign.vouchers.generation.failed" | "campaign.vouchers.generation.started" | "customer.confirmed" | "voucher.gift.balance_aded" | "voucher.gift.transaction.created" | "voucher.loyalty_card.pending_points.activated" | "voucher.loyalty_card.pending_points.aded" | "voucher.loyalty_card.pending_points.canceled" | "voucher.loyalty_card.pending_points.updated" | "voucher.loyalty_card.points_aded" | "voucher.loyalty_card.points_expired" | "voucher.loyalty_card.transaction.created");
         /**
-         * WebhookSecret
-         * @description The key of the HMAC-SHA256 signature sent with every delivery in `X-Webhook-Signature`. Generated when
-         *     not given.
-         * @example whsec_7d0c1f3e5a9b2c4d6e8f0a1b
-         */
-        WebhookSecret: string;
-        /**
          * Webhook
          * @description A webhook configuration, which receives the project's events of the kinds it subscribes to.
          */
@@ -10911,7 +10927,13 @@ export interface components {
              * @example true
              */
             active: boolean;
-            secret: components["schemas"]["WebhookSecret"];
+            /**
+             * @description The signing secret. Shown in full once, in the answer to the webhook's creation; every later read
+             *     (get, list, update) shows it masked: `whsec_`, twelve `*`, then its last four characters. Keep it
+             *     when the webhook is created, or set a new one with an update.
+             * @example whsec_************0a1b
+             */
+            secret: string;
             created_at: components["schemas"]["CreatedAt"];
             updated_at: components["schemas"]["UpdatedAt"];
             /**
@@ -10936,10 +10958,35 @@ export interface components {
             total: number;
         };
         /**
+         * WebhookTargetUrl
+         * Format: uri
+         * @description The address every event is POSTed to: an absolute `https` URL, the scheme in any case (`HTTPS://` is the
+         *     same as `https://`). A server started with plain HTTP allowed for local testing also takes `http`. The URL
+         *     must not carry a user name or password. Its host must be, or resolve to, public unicast addresses only:
+         *     loopback, private, link-local (such as a cloud metadata address), carrier-grade NAT, multicast, broadcast,
+         *     unspecified, documentation and other reserved addresses are refused in every notation, IPv4 or IPv6,
+         *     including IPv4-mapped IPv6 and decimal, hexadecimal or octal IPv4, unless the server was started with
+         *     private targets allowed for local testing. A host name is resolved when the webhook is saved (a name that
+         *     does not resolve yet is taken) and again at every delivery, which connects only when every address it
+         *     resolves to then is public. A refused target answers 400 `invalid_target_url`.
+         * @example https://hooks.coffee.example.com/promotions
+         */
+        WebhookTargetUrl: string;
+        /**
+         * WebhookSecret
+         * @description The key of the HMAC-SHA256 signature sent with every delivery in `X-Webhook-Signature`. Generated when
+         *     not given. A value in the masked form reads show (`whsec_` and twelve `*`, then four characters) is not
+         *     a secret: sent back unchanged with the webhook it was read from it keeps the current secret, and any
+         *     other such value answers 400 `invalid_secret`.
+         * @example whsec_7d0c1f3e5a9b2c4d6e8f0a1b
+         */
+        WebhookSecret: string;
+        /**
          * WebhooksCreateRequestBody
-         * @description A webhook configuration. `target_url` must be an `https` URL; a server started with plain HTTP
-         *     webhooks allowed (for local testing) also accepts `http`. Any other scheme, or an event kind not in
-         *     the list, is a 400.
+         * @description A webhook configuration. `target_url` must be an `https` URL of a public address (see
+         *     `WebhookTargetUrl`); a server started with plain HTTP webhooks allowed (for local testing) also
+         *     accepts `http`. Any other scheme, credentials in the URL, a non-public address, or an event kind not
+         *     in the list, is a 400.
          * @example {
          *       "target_url": "https://hooks.coffee.example.com/promotions",
          *       "events": [
@@ -10950,7 +10997,7 @@ export interface components {
          *     }
          */
         WebhooksCreateRequestBody: {
-            target_url: components["schemas"]["WebUrl"];
+            target_url: components["schemas"]["WebhookTargetUrl"];
             /** @description The event kinds to deliver. */
             events: components["schemas"]["WebhookSubscriptionEvent"][];
             /**
@@ -10968,7 +11015,7 @@ export interface components {
          *     }
          */
         WebhooksUpdateRequestBody: {
-            target_url?: components["schemas"]["WebUrl"];
+            target_url?: components["schemas"]["WebhookTargetUrl"];
             /** @description The event kinds to deliver. */
             events?: components["schemas"]["WebhookSubscriptionEvent"][];
             /** @description Whether events are delivered. */
@@ -10978,8 +11025,9 @@ export interface components {
         /**
          * WebhookDelivery
          * @description The delivery of one event to one webhook, with every attempt made so far. `status` is `PENDING` while
-         *     attempts remain, `DELIVERED` once a receiver answered 2xx, and `FAILED` when every attempt failed or the
-         *     server stopped before the event could be delivered.
+         *     attempts remain, `DELIVERED` once a receiver answered 2xx, and `FAILED` when every attempt failed, when
+         *     the server dropped it because too many deliveries were waiting, or when the server stopped before it
+         *     could be delivered; `failure_reason` says which.
          */
         WebhookDelivery: {
             /**
@@ -11028,11 +11076,23 @@ export interface components {
                  */
                 status_code: number | null;
                 /**
-                 * @description Why the attempt failed (a non-2xx status, a timeout, a refused connection), or null when it succeeded.
+                 * @description Why the attempt failed, or null when it succeeded: `answered <status>` for a non-2xx answer; `the
+                 *     receiver could not be reached` for every failure to connect or to get an answer in time (refused,
+                 *     reset, unreachable, timed out: one text for all, so the log tells nothing of a network's ports);
+                 *     `the target resolves to an address webhooks may not reach` when the host now resolves to a
+                 *     non-public address, in which case no connection was made.
                  * @example null
                  */
                 error: string | null;
             }[];
+            /**
+             * @description Why a `FAILED` delivery failed, null otherwise: `no attempt left` (every allowed attempt failed),
+             *     `dropped: queue full` (too many deliveries of the project, or of the server, were waiting, and this
+             *     was among the oldest), or `server stopped` (the server stopped before it was delivered; it had one
+             *     last attempt if time allowed).
+             * @example null
+             */
+            failure_reason?: string | null;
             /**
              * Format: date-time
              * @description When the next retry is due, while the delivery is pending.
@@ -15601,8 +15661,11 @@ export interface components {
          */
         Origin: string;
         /**
-         * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-         * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+         * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+         *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+         *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+         *     and the tolerance to apply.
+         * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
          */
         WebhookSignatureHeader: string;
         /**
@@ -19835,7 +19898,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created webhook configuration, with its signing secret. */
+            /** @description The created webhook configuration, with its signing secret in full (shown this once). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22335,8 +22398,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22371,8 +22437,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22407,8 +22476,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22443,8 +22515,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22479,8 +22554,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22515,8 +22593,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22551,8 +22632,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22587,8 +22671,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22623,8 +22710,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22659,8 +22749,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22695,8 +22788,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22731,8 +22827,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22767,8 +22866,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22803,8 +22905,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22839,8 +22944,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22875,8 +22983,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22911,8 +23022,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22947,8 +23061,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -22983,8 +23100,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23019,8 +23139,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23055,8 +23178,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23091,8 +23217,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23127,8 +23256,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23163,8 +23295,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23199,8 +23334,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23235,8 +23373,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23271,8 +23412,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23307,8 +23451,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -23343,8 +23490,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**

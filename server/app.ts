@@ -24,7 +24,8 @@ import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, DOCS_HTML, STRICT_CONTRACT } from './paths.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
 import type { Store } from './store/store.js';
-import { DEFAULT_DELIVERY_POLICY, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
+import type { HostResolver } from './domain/management/webhook-targets.js';
+import { DEFAULT_DELIVERY_POLICY, systemResolver, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
 import { withOutbox } from './webhooks/outbox.js';
 
 export interface AppOptions {
@@ -43,8 +44,11 @@ export interface AppOptions {
   clientKeys?: readonly ClientKey[];
   /** The organization's management key for `/management/v1`; without it every management call is refused. */
   managementKey?: ManagementKey;
-  /** Webhook delivery settings; `allowPlainHttp` lets webhooks target `http` URLs (local testing only). */
-  webhooks?: Partial<DeliveryPolicy> & { allowPlainHttp?: boolean };
+  /**
+   * Webhook delivery settings; `allowPlainHttp` lets webhooks target `http` URLs and `allowPrivateTargets`
+   * loopback and other non-public addresses (local testing only); `resolve` replaces the system's resolver (tests).
+   */
+  webhooks?: Partial<DeliveryPolicy> & { allowPlainHttp?: boolean; allowPrivateTargets?: boolean; resolve?: HostResolver };
   /**
    * Where clients reach the server, for absolute URLs in responses (voucher asset URLs); never the request's
    * `Host` header, which a caller controls. A function when it is known only once the server listens.
@@ -70,7 +74,8 @@ export function loadContract(file = BUNDLED_CONTRACT): Record<string, unknown> {
 export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
   const jobs = options.jobs ?? new Jobs();
-  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks });
+  const webhookTargets = { allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? false, resolve: options.webhooks?.resolve ?? systemResolver };
+  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks }, webhookTargets);
   const checked = withOutbox(withMetadataSchemas(options.store), deliveries.committed);
   // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
   const store: Store = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
@@ -152,7 +157,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     jobs,
     assets: new AssetSigner(options.assetSecret),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
-    webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false },
+    webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false, ...webhookTargets },
   };
   app.locals.store = store;
   app.use(operationRoutes(contract as never, handlers, services));

@@ -1,6 +1,9 @@
 /** Server configuration from the environment, with demo defaults that are printed when used. */
 import type { ApiKey, ClientKey, ManagementKey } from './http/auth.js';
-import type { DeliveryPolicy } from './webhooks/delivery.js';
+import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './webhooks/delivery.js';
+
+/** Webhook delivery, and the two switches for local testing: plain `http` targets, and non-public addresses. */
+export type WebhookSettings = DeliveryPolicy & { allowPlainHttp: boolean; allowPrivateTargets: boolean };
 
 export interface ServerConfig {
   host: string;
@@ -11,7 +14,7 @@ export interface ServerConfig {
   managementKey: ManagementKey;
   /** Client-side keys for `/client/v1`, each with the origins it may be used from. */
   clientKeys: ClientKey[];
-  webhooks: DeliveryPolicy & { allowPlainHttp: boolean };
+  webhooks: WebhookSettings;
   /** Scheme, host and port clients reach the server at, for absolute URLs in responses; never taken from a request. */
   publicBaseUrl: string | undefined;
   /** On SIGINT/SIGTERM, how long requests in flight may still take before their connections are cut. */
@@ -82,15 +85,27 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
         origins: (env.CLIENT_ORIGINS || 'http://localhost:3000').split(',').map((origin) => origin.trim()).filter(Boolean),
       },
     ],
-    webhooks: {
-      allowPlainHttp: flag(env.WEBHOOKS_ALLOW_HTTP),
-      maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 5, 1),
-      backoffMs: integer('WEBHOOK_BACKOFF_MS', env.WEBHOOK_BACKOFF_MS, 1000),
-      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 1),
-    },
+    webhooks: webhookSettings(env),
     publicBaseUrl: baseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
     shutdownJobsMs: integer('SHUTDOWN_JOBS_MS', env.SHUTDOWN_JOBS_MS, 30_000, 1),
     defaulted,
+  };
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const d = DEFAULT_DELIVERY_POLICY;
+  return {
+    allowPlainHttp: flag(env.WEBHOOKS_ALLOW_HTTP),
+    allowPrivateTargets: flag(env.WEBHOOKS_ALLOW_PRIVATE),
+    maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, d.maxAttempts, 1),
+    backoffMs: integer('WEBHOOK_BACKOFF_MS', env.WEBHOOK_BACKOFF_MS, d.backoffMs),
+    timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, d.timeoutMs, 1),
+    connectTimeoutMs: integer('WEBHOOK_CONNECT_TIMEOUT_MS', env.WEBHOOK_CONNECT_TIMEOUT_MS, d.connectTimeoutMs, 1),
+    connectionsPerTarget: integer('WEBHOOK_CONNECTIONS_PER_TARGET', env.WEBHOOK_CONNECTIONS_PER_TARGET, d.connectionsPerTarget, 1),
+    connections: integer('WEBHOOK_CONNECTIONS', env.WEBHOOK_CONNECTIONS, d.connections, 1),
+    queuePerProject: integer('WEBHOOK_QUEUE_PER_PROJECT', env.WEBHOOK_QUEUE_PER_PROJECT, d.queuePerProject, 1),
+    queue: integer('WEBHOOK_QUEUE', env.WEBHOOK_QUEUE, d.queue, 1),
+    shutdownDeadlineMs: integer('WEBHOOK_SHUTDOWN_DEADLINE_MS', env.WEBHOOK_SHUTDOWN_DEADLINE_MS, d.shutdownDeadlineMs, 0),
   };
 }

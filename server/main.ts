@@ -58,6 +58,9 @@ function printBanner(config: ServerConfig, port: number): void {
     }
   }
   if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');
+  if (config.webhooks.allowPrivateTargets) {
+    console.log('Webhooks may target loopback and private addresses (WEBHOOKS_ALLOW_PRIVATE); use for local testing only');
+  }
   console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
 }
 
