@@ -14106,9 +14106,10 @@ export interface components {
         /**
          * SegmentsCreateRequestBody
          * @description A new segment: a `static` one (the default) with the `customers` it holds, or an `auto-update` or
-         *     `passive` one with the `filter` its customers match. A static segment takes no filter and a filtered one no
-         *     customers (400 `invalid_payload`), and a filtered one needs its filter. Each customer is named by ID or
-         *     `source_id` and must exist (404 otherwise, and nothing is created); one named twice is held once.
+         *     `passive` one with the `filter` its customers match (400 `invalid_payload` without one). A static segment
+         *     ignores `filter` and a filtered one ignores `customers`, as fields of the other kind of segment. Each
+         *     customer is named by ID or `source_id` and must exist (404 otherwise, and nothing is created); one named
+         *     twice is held once.
          * @example {
          *       "name": "Gold members",
          *       "type": "auto-update",
@@ -14133,8 +14134,9 @@ export interface components {
              * @enum {string}
              */
             type?: "static" | "auto-update" | "passive";
-            /** @description For a `static` segment, the customers it holds. */
+            /** @description For a `static` segment, the customers it holds; ignored for the others. */
             customers?: string[];
+            /** @description For an `auto-update` or `passive` segment, which customers it holds; ignored for a `static` one. */
             filter?: components["schemas"]["SegmentFilter"];
         };
         /**

@@ -125,15 +125,15 @@ export async function createSegment(ctx: DomainContext, input: SegmentCreate): P
   const id = newId('seg');
   let filter: FilterDefinition | null = null;
   const customers: string[] = [];
+  // The public API's body is one of two shapes, by `type`: a field of the other shape (a static segment's
+  // `filter`, a filtered one's `customers`) is no part of this one, and is ignored like any unknown field.
   if (type === 'static') {
-    if (input.filter !== undefined) throw invalid('invalid_payload', 'Invalid payload', 'A static segment holds the customers given; filter belongs to auto-update and passive segments');
     for (const ref of input.customers ?? []) {
       const customer = (await ctx.uow.customers.get(ref)) ?? (await ctx.uow.customers.getBy('source_id', ref));
       if (!customer) throw notFound('customer', ref);
       if (!customers.includes(customer.id)) customers.push(customer.id);
     }
   } else {
-    if (input.customers !== undefined) throw invalid('invalid_payload', 'Invalid payload', `An ${type} segment holds the customers its filter matches; customers belongs to static segments`);
     if (input.filter === undefined || !Object.keys(input.filter).some((key) => key !== 'junction')) {
       throw invalid('invalid_payload', 'Invalid payload', `An ${type} segment needs a filter with at least one condition`);
     }
