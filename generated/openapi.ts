@@ -3335,7 +3335,7 @@ export interface paths {
          * Create a promotion stack
          * @description Makes a stack of tiers of a `PROMOTION` campaign (ID or name; any other campaign type is a 400
          *     `invalid_campaign_params`). The tiers must all be the campaign's: an unknown tier is a 404, a tier of
-         *     another campaign or one listed twice a 400 `invalid_payload`. The stack is then a redeemable of its own
+         *     another campaign or one listed twice a 400 `invalid_promotion_stack`. The stack is then a redeemable of its own
          *     (`object: promotion_stack`) in validations and redemptions.
          */
         post: operations["create-promotion-stack"];
@@ -13644,7 +13644,7 @@ export interface components {
          *     to the order when a redemption is rolled back. Category IDs must name categories of the project (404
          *     otherwise), and one category cannot be in two lists that contradict each other (`exclusive_categories`
          *     and `joint_categories`, `initial_amount_mode_categories` and `discounted_amount_mode_categories`,
-         *     `no_effect_skip_categories` and `no_effect_redeem_anyway_categories`): 400 `invalid_payload`.
+         *     `no_effect_skip_categories` and `no_effect_redeem_anyway_categories`): 400 `invalid_stacking_rules`.
          */
         StackingRulesFields: {
             /**
@@ -13890,7 +13890,8 @@ export interface components {
         /**
          * PromotionStacksCreateRequestBody
          * @description A new stack of tiers of the campaign in the path. Every tier must belong to that campaign (an unknown one
-         *     is a 404, one of another campaign a 400 `invalid_payload`), and no tier may be listed twice.
+         *     is a 404, one of another campaign a 400 `invalid_promotion_stack`), and no tier may be listed twice (400
+         *     `invalid_promotion_stack`).
          * @example {
          *       "name": "Weekend bundle",
          *       "tiers": {
@@ -14036,7 +14037,7 @@ export interface components {
          *     `summary.redemptions.total_redeemed` and `summary.redemptions.total_succeeded`. Operators: `$is`, `$in`,
          *     `$is_not`, `$not_in`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$more_than`,
          *     `$more_than_or_equal`, `$less_than`, `$less_than_or_equal`, `$after`, `$before`, `$has_value` and
-         *     `$is_unknown`. Any other field or operator is refused with 400 `invalid_payload`, so a filter is never
+         *     `$is_unknown`. Any other field or operator is refused with 400 `invalid_segment`, so a filter is never
          *     half applied.
          * @example {
          *       "junction": "and",
@@ -14106,7 +14107,7 @@ export interface components {
         /**
          * SegmentsCreateRequestBody
          * @description A new segment: a `static` one (the default) with the `customers` it holds, or an `auto-update` or
-         *     `passive` one with the `filter` its customers match (400 `invalid_payload` without one). A static segment
+         *     `passive` one with the `filter` its customers match (400 `invalid_segment` without one). A static segment
          *     ignores `filter` and a filtered one ignores `customers`, as fields of the other kind of segment. Each
          *     customer is named by ID or `source_id` and must exist (404 otherwise, and nothing is created); one named
          *     twice is held once.

@@ -44,12 +44,12 @@ async function promotionCampaign(ctx: DomainContext, ref: string) {
 async function checkTiers(ctx: DomainContext, campaignId: string, ids: readonly string[]): Promise<string[]> {
   const seen = new Set<string>();
   for (const id of ids) {
-    if (seen.has(id)) throw invalid('invalid_payload', 'Invalid payload', `tiers.ids lists promotion tier ${id} twice`);
+    if (seen.has(id)) throw invalid('invalid_promotion_stack', 'Invalid promotion stack', `tiers.ids lists promotion tier ${id} twice`);
     seen.add(id);
     const tier = await ctx.uow.promotion_tiers.get(id);
     if (!tier) throw notFound('promotion_tier', id);
     if (tier.campaign_id !== campaignId) {
-      throw invalid('invalid_payload', 'Invalid payload', `Promotion tier ${id} belongs to campaign ${tier.campaign_id}, not to ${campaignId}`);
+      throw invalid('invalid_promotion_stack', 'Invalid promotion stack', `Promotion tier ${id} belongs to campaign ${tier.campaign_id}, not to ${campaignId}`);
     }
   }
   return [...ids];

@@ -118,7 +118,8 @@ export async function findSegment(ctx: DomainContext, id: string): Promise<Segme
   return segment;
 }
 
-const PAYLOAD = { key: 'invalid_payload', message: 'Invalid payload', name: 'filter' };
+/** Refusals of what the contract's schema lets through, under a key of their own (not a malformed body). */
+const PAYLOAD = { key: 'invalid_segment', message: 'Invalid segment', name: 'filter' };
 
 export async function createSegment(ctx: DomainContext, input: SegmentCreate): Promise<SegmentRecord> {
   const type = input.type ?? 'static';
@@ -135,7 +136,7 @@ export async function createSegment(ctx: DomainContext, input: SegmentCreate): P
     }
   } else {
     if (input.filter === undefined || !Object.keys(input.filter).some((key) => key !== 'junction')) {
-      throw invalid('invalid_payload', 'Invalid payload', `An ${type} segment needs a filter with at least one condition`);
+      throw invalid(PAYLOAD.key, PAYLOAD.message, `An ${type} segment needs a filter with at least one condition`);
     }
     const checked = checkFilter(input.filter, SEGMENT_FILTER_FIELDS, PAYLOAD);
     for (const [field, clause] of Object.entries(checked)) {

@@ -75,7 +75,7 @@ async function settingsFrom(ctx: DomainContext, base: StackingSettings, input: F
   for (const id of named) if (!(await ctx.uow.categories.get(id))) throw notFound('category', id);
   for (const [a, b] of OPPOSITES) {
     const both = merged[a].find((id) => merged[b].includes(id));
-    if (both !== undefined) throw invalid('invalid_payload', 'Invalid payload', `Category ${both} cannot be in both ${a} and ${b}`);
+    if (both !== undefined) throw invalid('invalid_stacking_rules', 'Invalid stacking rules', `Category ${both} cannot be in both ${a} and ${b}`);
   }
   return merged;
 }

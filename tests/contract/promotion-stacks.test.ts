@@ -85,9 +85,9 @@ describe('promotion stacks', () => {
     const { campaign, amount } = await promotionWithTiers();
     const other = await promotionWithTiers();
     const create = (campaignId: string, body: Record<string, unknown>) => raw(ctx.target, 'POST', `/v1/promotions/${encodeURIComponent(campaignId)}/stacks`, { body: JSON.stringify(body) });
-    expectError(await create(campaign.id!, { name: 'Mixed', tiers: { ids: [amount.id, other.amount.id] } }), 400, 'invalid_payload');
+    expectError(await create(campaign.id!, { name: 'Mixed', tiers: { ids: [amount.id, other.amount.id] } }), 400, 'invalid_promotion_stack');
     expectError(await create(campaign.id!, { name: 'Unknown', tiers: { ids: ['promo_missing'] } }), 404, 'not_found');
-    expectError(await create(campaign.id!, { name: 'Twice', tiers: { ids: [amount.id, amount.id] } }), 400, 'invalid_payload');
+    expectError(await create(campaign.id!, { name: 'Twice', tiers: { ids: [amount.id, amount.id] } }), 400, 'invalid_promotion_stack');
     expectError(await create(campaign.id!, { name: 'Empty', tiers: { ids: [] } }), 400, 'invalid_payload');
     expectError(await create(campaign.id!, { tiers: { ids: [amount.id] } }), 400, 'invalid_payload');
     expectError(await create(campaign.id!, { name: 'No category', tiers: { ids: [amount.id] }, category_id: 'cat_missing' }), 404, 'not_found');

@@ -117,10 +117,10 @@ describe('segments', () => {
     const mixedFiltered = await create({ name: 'x', type: 'auto-update', customers: [known.id], filter: { 'metadata.a': { conditions: { $is: ['b'] } } } });
     expect(mixedFiltered.body).toMatchObject({ type: 'auto-update', filter: { 'metadata.a': { conditions: { $is: ['b'] } } } });
     expect(await membersOf((mixedFiltered.body as { id: string }).id)).toEqual([]);
-    expectError(await create({ name: 'x', type: 'auto-update' }), 400, 'invalid_payload');
-    expectError(await create({ name: 'x', type: 'auto-update', filter: { junction: 'and' } }), 400, 'invalid_payload');
-    expectError(await create({ name: 'x', type: 'auto-update', filter: { shoe_size: { conditions: { $is: [42] } } } }), 400, 'invalid_payload');
-    expectError(await create({ name: 'x', type: 'auto-update', filter: { name: { conditions: { $sounds_like: ['Ann'] } } } }), 400, 'invalid_payload');
+    expectError(await create({ name: 'x', type: 'auto-update' }), 400, 'invalid_segment');
+    expectError(await create({ name: 'x', type: 'auto-update', filter: { junction: 'and' } }), 400, 'invalid_segment');
+    expectError(await create({ name: 'x', type: 'auto-update', filter: { shoe_size: { conditions: { $is: [42] } } } }), 400, 'invalid_segment');
+    expectError(await create({ name: 'x', type: 'auto-update', filter: { name: { conditions: { $sounds_like: ['Ann'] } } } }), 400, 'invalid_segment');
     expectError(await create({ name: 'x', type: 'dynamic', filter: { name: { conditions: { $is: ['Ann'] } } } }), 400, 'invalid_payload');
     expectError(await raw(ctx.target, 'GET', '/v1/customers/cust_missing/segments'), 404, 'not_found');
   });
@@ -142,7 +142,7 @@ describe('segments', () => {
     expectError(await raw(ctx.target, 'GET', '/v1/segments?filters[colour][conditions][$is]=red'), 400, 'invalid_query_params');
   });
 
-  test('when a voucher requires an auto-update segment, then it follows the customer in and out of the segment', async () => {
+  test('when a voucher or a campaign requires an auto-update segment, then it follows the customer in and out of the segment', async () => {
     const key = `club_${unique('k').slice(2)}`;
     const member = await customer({ [key]: 'in' });
     const outsider = await customer({ [key]: 'out' });
@@ -171,9 +171,27 @@ describe('segments', () => {
     const refusedRedemption = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 5000 }, customer: { id: member.id! } } });
     expectError(failed(refusedRedemption), 400, 'customer_rules_violated');
 
+    // A campaign that targets the segment through its rules follows it the same way, for every voucher in it.
+    const campaign = await ctx.client.POST('/v1/campaigns', {
+      body: {
+        name: unique('Club campaign'),
+        campaign_type: 'DISCOUNT_COUPONS',
+        voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 10 } },
+        vouchers_count: 1,
+        validation_rules: [rule.data!.id],
+      } as never,
+    });
+    expect(campaign.response.status).toBe(200);
+    const campaignCode = (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: campaign.data!.id! } } })).data!.vouchers![0]!.code!;
+    const validateCampaign = async (customerId: string) =>
+      (await ctx.client.POST('/v1/validations', { body: { redeemables: [{ object: 'voucher', id: campaignCode }], order: { amount: 5000 }, customer: { id: customerId } } })).data!.valid;
+    expect(await validateCampaign(outsider.id!)).toBe(true);
+    expect(await validateCampaign(member.id!)).toBe(false);
+
     // A rule requiring a segment that no longer exists holds for nobody.
     await ctx.client.DELETE('/v1/segments/{segmentId}', { params: { path: { segmentId: made.id! } } });
     expect((await validate(outsider.id!)).valid).toBe(false);
+    expect(await validateCampaign(outsider.id!)).toBe(false);
   });
 
   test('when a customer enters a segment a loyalty program rewards, then the member earns the points', async () => {

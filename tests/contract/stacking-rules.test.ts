@@ -133,7 +133,7 @@ describeManaged('stacking rules through the management API', () => {
     expectError(
       failed(await mgmt().POST('/management/v1/projects/{projectId}/stacking-rules', { ...path, body: { exclusive_categories: [cat], joint_categories: [cat] } })),
       400,
-      'invalid_payload',
+      'invalid_stacking_rules',
     );
     for (const body of [{ redeemables_limit: 31 }, { applicable_redeemables_limit: 0 }, { applicable_exclusive_redeemables_limit: 6 }, { applicable_redeemables_category_limits: { [cat]: 11 } }, { redeemables_sorting_rule: 'RANDOM' }]) {
       const response = await raw(ctx.target, 'POST', `/management/v1/projects/${project.id}/stacking-rules`, { body: JSON.stringify(body) });
