@@ -3215,6 +3215,269 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/projects/{projectId}/stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a project's stacking rules
+         * @description Returns the project's stacking rules as a list of one, or an empty list when the project has none (its
+         *     validations and redemptions then run under the defaults). A project ID that does not exist answers 404
+         *     `not_found` with `resource_type: project`.
+         */
+        get: operations["list-stacking-rules"];
+        put?: never;
+        /**
+         * Create a project's stacking rules
+         * @description Sets the project's stacking rules; fields left out take their defaults. From the next request on, every
+         *     validation and redemption of the project follows them and shows them in `stacking_rules`. A project has
+         *     one set of stacking rules: when it already has one, 409 `duplicate_found` (update it instead). A category
+         *     ID that does not exist answers 404 `not_found` with `resource_type: category`; a project ID that does not
+         *     exist, 404 with `resource_type: project`.
+         */
+        post: operations["create-stacking-rules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/stacking-rules/{stackingRulesId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a project's stacking rules
+         * @description Returns the project's stacking rules. An ID that is not the project's stacking rules answers 404
+         *     `not_found` with `resource_type: stacking_rules`; a project ID that does not exist, 404 with
+         *     `resource_type: project`.
+         */
+        get: operations["get-stacking-rules"];
+        /**
+         * Update a project's stacking rules
+         * @description Changes the given settings and sets `updated_at`; the others keep their values. Requests that start
+         *     afterwards follow the new rules. A category ID that does not exist answers 404 `not_found` with
+         *     `resource_type: category`.
+         */
+        put: operations["update-stacking-rules"];
+        post?: never;
+        /**
+         * Delete a project's stacking rules
+         * @description Deletes the project's stacking rules: from the next request on, its validations and redemptions run
+         *     under the defaults again.
+         */
+        delete: operations["delete-stacking-rules"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/stacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every promotion stack
+         * @description Returns the stacks of every promotion campaign of the project, a page at a time (`limit`, `page`), with
+         *     `total`. `created_at` and `updated_at` keep the stacks created or updated before and/or after the
+         *     given moments.
+         */
+        get: operations["list-all-promotion-stacks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/{campaignId}/stacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a promotion's stacks
+         * @description Returns every stack of the promotion campaign (ID or name), oldest first, with `total`.
+         */
+        get: operations["list-promotion-stacks-in-campaign"];
+        put?: never;
+        /**
+         * Create a promotion stack
+         * @description Makes a stack of tiers of a `PROMOTION` campaign (ID or name; any other campaign type is a 400
+         *     `invalid_campaign_params`). The tiers must all be the campaign's: an unknown tier is a 404, a tier of
+         *     another campaign or one listed twice a 400 `invalid_promotion_stack`. The stack is then a redeemable of its own
+         *     (`object: promotion_stack`) in validations and redemptions.
+         */
+        post: operations["create-promotion-stack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/{campaignId}/stacks/{stackId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a promotion stack
+         * @description Returns the stack. A stack that is not the campaign's answers 404 `not_found` with
+         *     `resource_type: promotion_stack`.
+         */
+        get: operations["get-promotion-stack"];
+        /**
+         * Update a promotion stack
+         * @description Changes the given fields and sets `updated_at`. New `tiers.ids` replace the old ones, under the same
+         *     rules as at creation. Validations and redemptions that start afterwards use the stack as it is now.
+         */
+        put: operations["update-promotion-stack"];
+        post?: never;
+        /**
+         * Delete a promotion stack
+         * @description Deletes the stack; its tiers stay. Redemptions already made through it keep their per-tier records, and a
+         *     request naming it afterwards finds it inapplicable (`resource_not_found`).
+         */
+        delete: operations["delete-promotion-stack"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List segments
+         * @description Returns the project's segments, oldest first (or as `order` says), up to `limit`, with `total`. `filters`
+         *     and `ids` keep the ones that match.
+         */
+        get: operations["list-segment"];
+        put?: never;
+        /**
+         * Create a segment
+         * @description Makes a segment. A `static` one holds the customers given; an `auto-update` or `passive` one holds, at
+         *     any moment, every customer its `filter` matches. Validation rules can require a segment (a
+         *     `customer.segment` rule), and the customers list takes `segment_id`.
+         */
+        post: operations["create-segment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/segments/{segmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The segment's ID.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segmentId: components["parameters"]["SegmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a segment
+         * @description Returns the segment; 404 `not_found` with `resource_type: segment` when there is none.
+         */
+        get: operations["get-segment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a segment
+         * @description Deletes the segment. Validation rules that require it then hold for nobody, and the customers list's
+         *     `segment_id` no longer finds it (404).
+         */
+        delete: operations["delete-segment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a customer's segments
+         * @description Returns every segment that holds the customer (ID or `source_id`) now: the static segments it was given
+         *     to, and the auto-update and passive segments whose filter it matches as it stands. 404 when the customer
+         *     does not exist.
+         */
+        get: operations["list-customer-segments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -4652,8 +4915,8 @@ export interface components {
             object: "category";
             /**
              * @description How redeemables of this category stack with others, where the project's stacking rules name the
-             *     category as joint or exclusive. The reference server has no per-category stacking rules yet and
-             *     leaves it out.
+             *     category as joint or exclusive. The reference server sends it in validation verdicts (`options.expand`
+             *     with `category`), and leaves it out elsewhere and for categories the rules do not name.
              * @enum {string}
              */
             stacking_rules_type?: "JOINT" | "EXCLUSIVE";
@@ -6416,8 +6679,9 @@ export interface components {
          *     holds (`customer.voucher.gift.balance_added`), loyalty points and pending points moving on such a card
          *     (`customer.voucher.loyalty_card.*`; points taken off by hand are `customer.loyalty.updated`), tier
          *     changes (`customer.loyalty.tier.*`) and rewards (`customer.rewarded`, `customer.rewarded.loyalty_points`,
-         *     `customer.reward_redemptions.created`). The other kinds belong to features it does not have (segments,
-         *     messaging integrations, consents, reward redemption workflows) or are not recorded by it (a counted
+         *     `customer.reward_redemptions.created`) and a customer entering or leaving an auto-update segment with a
+         *     change of its own (`customer.segment.entered`, `customer.segment.left`). The other kinds belong to
+         *     features it does not have (messaging integrations, consents, reward redemption workflows) or are not recorded by it (a counted
          *     referral shows in the referee's `referrals`, not as `customer.referred`).
          * @example customer.created
          * @enum {string}
@@ -7371,7 +7635,7 @@ export interface components {
          *     vouchers the customer holds, `AUDIENCE_ONLY` the promotion tiers, `ALL` both; `PRODUCTS` and
          *     `PRODUCTS_DISCOUNT` the tiers whose discount targets items (an item effect or free units), and their
          *     `_BY_CUSTOMER` forms those tiers and the customer's vouchers of that kind; `PROMOTION_STACKS` finds
-         *     nothing, as this server has no promotion stacks. A customer not seen before (a new `source_id`, or only
+         *     nothing, as this server does not offer promotion stacks in qualifications (validate a stack instead). A customer not seen before (a new `source_id`, or only
          *     details such as `name` or `email`) is created.
          * @example {
          *       "customer": {
@@ -7551,11 +7815,12 @@ export interface components {
                  * @description For a skipped redeemable: `preceding_validation_failed` (another redeemable of the request is
                  *     inapplicable, so none applies), `applicable_redeemables_limit_exceeded` (more redeemables apply
                  *     than the stacking rules' `applicable_redeemables_limit`),
-                 *     `applicable_redeemables_per_category_limit_exceeded` (more of one category than
-                 *     `applicable_redeemables_per_category_limit`); the public API also uses
-                 *     `applicable_exclusive_redeemables_limit_exceeded`,
-                 *     `applicable_exclusive_redeemables_per_category_limit_exceeded`, `exclusion_rules_not_met` and
-                 *     `no_effect`.
+                 *     `applicable_redeemables_per_category_limit_exceeded` (more of one category than its limit),
+                 *     `applicable_exclusive_redeemables_limit_exceeded` and
+                 *     `applicable_exclusive_redeemables_per_category_limit_exceeded` (more of exclusive categories than
+                 *     their limits), `exclusion_rules_not_met` (a redeemable of an exclusive category applies, and this
+                 *     one is neither exclusive nor joint) and `no_effect` (it takes nothing off the order, and the rules
+                 *     skip such redeemables).
                  * @example preceding_validation_failed
                  */
                 key?: string;
@@ -7739,7 +8004,7 @@ export interface components {
         };
         /**
          * QualificationRedeemable
-         * @description A qualifying redeemable; a promotion stack (which this server does not have) would list its tiers in `redeemables`.
+         * @description A qualifying redeemable; a promotion stack (which this server does not offer in qualifications) would list its tiers in `redeemables`.
          */
         QualificationRedeemable: components["schemas"]["QualificationRedeemableBase"] & {
             /** @description The tiers of a promotion stack. Not sent by this server. */
@@ -7747,70 +8012,71 @@ export interface components {
         };
         /**
          * StackingRules
-         * @description How redeemables of one request combine. This server has no per-project settings: every request runs
-         *     under the defaults below (the public API's defaults where it states one), and the engine applies them.
+         * @description How redeemables of one request combine: the project's stacking rules (set with the management API's
+         *     `/management/v1/projects/{projectId}/stacking-rules`), or the defaults below when the project has none.
+         *     The engine applies them; see `StackingRulesFields` for what each setting does.
          */
         StackingRules: {
             /**
-             * @description The most redeemables one request may name. Here 30.
+             * @description The most redeemables one request may name; a request with more is refused (400). 30 by default.
              * @default 30
              */
             redeemables_limit: number;
             /**
-             * @description The most redeemables that apply in one request; the ones after are skipped. Here 5.
+             * @description The most redeemables that apply in one request; the ones after are skipped. 5 by default.
              * @default 5
              */
             applicable_redeemables_limit: number;
             /**
-             * @description The most redeemables of one category that apply in one request; the ones after are skipped. Here 1. Redeemables without a category are not limited by it.
+             * @description The most redeemables of one category that apply in one request; the ones after are skipped. 1 by default; null when the project's rules set no such limit. Redeemables without a category are not limited by it.
              * @default 1
              */
-            applicable_redeemables_per_category_limit: number;
-            /** @description Limits for single categories, by category ID, overriding the one above. Here none. */
+            applicable_redeemables_per_category_limit: number | null;
+            /** @description Limits for single categories, by category ID, overriding the one above. None by default. */
             applicable_redeemables_category_limits: {
                 [key: string]: number;
             };
             /**
-             * @description The most redeemables of exclusive categories that apply in one request. Here 1; with no exclusive categories it never binds.
+             * @description The most redeemables of exclusive categories that apply in one request. 1 by default; with no exclusive categories it never binds.
              * @default 1
              */
             applicable_exclusive_redeemables_limit: number;
             /**
-             * @description The same, per exclusive category. Here 1.
+             * @description The same, per exclusive category. 1 by default; null when the project's rules set no such limit.
              * @default 1
              */
-            applicable_exclusive_redeemables_per_category_limit?: number;
-            /** @description Categories whose redeemables apply only alone. Here none. */
+            applicable_exclusive_redeemables_per_category_limit?: number | null;
+            /** @description Categories whose redeemables apply only with exclusive or joint ones. None by default. */
             exclusive_categories: string[];
-            /** @description Categories whose redeemables apply with others. Here none. */
+            /** @description Categories whose redeemables apply whatever else applies. None by default. */
             joint_categories: string[];
             /**
-             * @description `ALL`: when one redeemable is inapplicable, none applies. Here `ALL`.
+             * @description `ALL` (the default): when one redeemable is inapplicable, none applies. `PARTIAL`: the others apply.
              * @enum {string}
              */
             redeemables_application_mode: "ALL" | "PARTIAL";
             /**
-             * @description The order redeemables apply in. Here `REQUESTED_ORDER`.
+             * @description The order redeemables apply in, as requested (the default) or by category hierarchy.
              * @default REQUESTED_ORDER
              * @enum {string}
              */
             redeemables_sorting_rule: "CATEGORY_HIERARCHY" | "REQUESTED_ORDER";
             /**
-             * @description `STACK`: several redeemables may discount the same item. Here `STACK`.
+             * @description `STACK` (the default): several redeemables may discount the same item. `ONCE`: an item is discounted once.
              * @enum {string}
              */
             redeemables_products_application_mode: "STACK" | "ONCE";
             /**
-             * @description `REDEEM_ANYWAY`: a redeemable that takes nothing off the order still applies and is redeemed. Here `REDEEM_ANYWAY`.
+             * @description `REDEEM_ANYWAY` (the default): a redeemable that takes nothing off the order still applies and is redeemed. `SKIP`: it is skipped (`no_effect`).
              * @enum {string}
              */
             redeemables_no_effect_rule: "REDEEM_ANYWAY" | "SKIP";
-            /** @description Categories whose no-effect redeemables are skipped all the same. Here none. */
+            /** @description Categories whose no-effect redeemables are skipped all the same. None by default. */
             no_effect_skip_categories: string[];
-            /** @description Categories whose no-effect redeemables are redeemed all the same. Here none. */
+            /** @description Categories whose no-effect redeemables are redeemed all the same. None by default. */
             no_effect_redeem_anyway_categories: string[];
             /**
-             * @description `WITHOUT_ORDER`: rolling a redemption back gives back what it took but leaves the order as it is. Here `WITHOUT_ORDER`.
+             * @description `WITHOUT_ORDER` (the default): rolling a redemption back gives back what it took but leaves the order as it is. `WITH_ORDER`: the order is canceled too.
              * @enum {string}
              */
             redeemables_rollback_order_mode: "WITH_ORDER" | "WITHOUT_ORDER";
@@ -7907,7 +8173,7 @@ export interface components {
                  */
                 date?: string;
                 /**
-                 * @description Whether the order's own changes were undone as well; always `WITHOUT_ORDER` here (see the stacking rules).
+                 * @description Whether the order was canceled with the rollback (`WITH_ORDER`), as the project's stacking rules said when it happened.
                  * @enum {string}
                  */
                 rollback_order_mode?: "WITH_ORDER" | "WITHOUT_ORDER";
@@ -8406,7 +8672,10 @@ export interface components {
          * RedeemableRequest
          * @description A voucher (by code), promotion tier (by ID) or promotion stack (by ID) to apply; for a gift card, how much
          *     credit to use; for a loyalty card, the `COIN` reward that pays part of the order with the card's points.
-         *     This server has no promotion stacks, so a `promotion_stack` is inapplicable (`resource_not_found`).
+         *     A promotion stack applies as a unit: when every one of its tiers would apply, their discounts apply one after
+         *     another and the stack's verdict shows what they take together; otherwise the stack is inapplicable with
+         *     the first failing tier's error. An unknown stack is inapplicable (`resource_not_found`). A stack counts as
+         *     one redeemable for the stacking rules, under its own category (or its campaign's).
          */
         RedeemableRequest: {
             /**
@@ -8483,7 +8752,8 @@ export interface components {
         };
         /**
          * ValidationsValidateRequestBody
-         * @description Up to 30 redeemables, checked in the order given against one order and customer. `tracking_id` names an
+         * @description Up to 30 redeemables (fewer when the project's stacking rules' `redeemables_limit` says so: a request with
+         *     more answers 400 `invalid_payload`), checked against one order and customer. `tracking_id` names an
          *     anonymous customer: it is echoed when no known customer is given.
          * @example {
          *       "redeemables": [
@@ -8553,17 +8823,18 @@ export interface components {
         /**
          * RedemptionsRedeemResponseBody
          * @description The redemptions made, their parent, and the order with the discounts applied. Redeemables a stacking
-         *     limit left out are not redeemed and are listed in `skipped_redeemables` (left out when there are none);
-         *     `inapplicable_redeemables` is never sent here, since an inapplicable redeemable fails the whole request.
+         *     rule left out are not redeemed and are listed in `skipped_redeemables` (left out when there are none).
+         *     An inapplicable redeemable fails the whole request, unless the project's stacking rules are in `PARTIAL`
+         *     mode: the others are then redeemed and it is listed in `inapplicable_redeemables`.
          */
         RedemptionsRedeemResponseBody: {
             /** @description One redemption per redeemable applied. */
             redemptions?: components["schemas"]["Redemption"][];
             parent_redemption?: components["schemas"]["Redemption"];
             order?: components["schemas"]["OrderCalculated"];
-            /** @description Inapplicable redeemables, in the public API's partial mode. Not sent by this server. */
+            /** @description Inapplicable redeemables, in the stacking rules' `PARTIAL` mode; left out when there are none. */
             inapplicable_redeemables?: components["schemas"]["ValidationRedeemable"][];
-            /** @description Redeemables a stacking limit left out. */
+            /** @description Redeemables a stacking rule left out. */
             skipped_redeemables?: components["schemas"]["ValidationRedeemable"][];
         };
         /**
@@ -8589,16 +8860,21 @@ export interface components {
         };
         /**
          * ValidationsValidateResponseBody
-         * @description Whether every redeemable applies, each verdict, and the order with the discounts applied.
-         *     `redeemables` holds the applicable and skipped verdicts in request order; `inapplicable_redeemables` and
+         * @description Whether the redeemables apply, each verdict, and the order with the discounts applied.
+         *     `redeemables` holds the applicable and skipped verdicts in the order the redeemables apply (the request's
+         *     order, unless the project's stacking rules sort them by category hierarchy or exclusive categories come
+         *     first); `inapplicable_redeemables` and
          *     `skipped_redeemables` repeat the inapplicable and skipped ones, and are left out when there are none.
          */
         ValidationsValidateResponseBody: {
             /** @description The validation's ID, in the public API. Not sent by this server, which keeps no validations. */
             id?: string;
-            /** @description True when every redeemable applies. */
+            /**
+             * @description True when no redeemable is inapplicable; under the project's stacking rules' `PARTIAL` mode, when at
+             *     least one applies.
+             */
             valid: boolean;
-            /** @description The applicable and skipped redeemables, in request order. */
+            /** @description The applicable and skipped redeemables, in the order they apply. */
             redeemables: components["schemas"]["ValidationRedeemable"][];
             /** @description The skipped redeemables, with the reason in `result.details`. */
             skipped_redeemables?: components["schemas"]["ValidationRedeemable"][];
@@ -8800,9 +9076,10 @@ export interface components {
         ValidationRuleCondition: {
             /**
              * @description The fact the rule tests. The reference server evaluates `order.amount`, `order.items.count`,
-             *     `order.items.quantity`, `order.metadata`, `customer.metadata`, `product.id`, `sku.id`,
+             *     `order.items.quantity`, `order.metadata`, `customer.metadata`, `customer.segment` (the segment IDs
+             *     that hold the customer now, tested with `$is`, `$in`, `$is_not` or `$not_in`), `product.id`, `sku.id`,
              *     `collection.id`, `product.quantity`, `redemption.count` and `redemption.count.per_customer`. Any other
-             *     name (the public API knows many more, such as `customer.segment` or `order.items.every`) is accepted,
+             *     name (the public API knows many more, such as `order.items.every`) is accepted,
              *     stored and returned, but this server cannot evaluate it, so at validation it never holds: the rule
              *     set fails on it unless its `logic` lets another branch through (`1 or 2`). It never passes silently.
              * @example order.amount
@@ -13415,6 +13692,551 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
         };
         /**
+         * StackingCategoryIds
+         * @description Category IDs (prefix `cat_`); one listed twice counts once.
+         */
+        StackingCategoryIds: string[];
+        /**
+         * StackingRulesFields
+         * @description The settings of a project's stacking rules: how many redeemables one validation or redemption request may
+         *     carry and how many of them apply, which categories stack only alone (exclusive) or always (joint), the
+         *     order they apply in, and what happens to a redeemable with no effect, to discounts that follow others, and
+         *     to the order when a redemption is rolled back. Category IDs must name categories of the project (404
+         *     otherwise), and one category cannot be in two lists that contradict each other (`exclusive_categories`
+         *     and `joint_categories`, `initial_amount_mode_categories` and `discounted_amount_mode_categories`,
+         *     `no_effect_skip_categories` and `no_effect_redeem_anyway_categories`): 400 `invalid_stacking_rules`.
+         */
+        StackingRulesFields: {
+            /**
+             * @description Categories whose redeemables apply only with redeemables of exclusive or joint categories: once one of
+             *     them applies, every redeemable of the request outside those categories is skipped
+             *     (`exclusion_rules_not_met`). Redeemables of exclusive categories apply before the others.
+             */
+            exclusive_categories?: components["schemas"]["StackingCategoryIds"];
+            /** @description Categories whose redeemables apply whatever else applies, exclusive ones included. */
+            joint_categories?: components["schemas"]["StackingCategoryIds"];
+            /**
+             * @description The most redeemables one request may carry; a request with more is refused (400 `invalid_payload`). 30 when left out.
+             * @example 30
+             */
+            redeemables_limit?: number;
+            /**
+             * @description The most redeemables that apply in one request; the ones after are skipped (`applicable_redeemables_limit_exceeded`). 5 when left out.
+             * @example 5
+             */
+            applicable_redeemables_limit?: number;
+            /**
+             * @description The most redeemables of one category that apply in one request; the ones after are skipped
+             *     (`applicable_redeemables_per_category_limit_exceeded`). Redeemables without a category are not
+             *     limited by it. Null for no such limit; 1 when left out.
+             * @example 1
+             */
+            applicable_redeemables_per_category_limit?: number | null;
+            /**
+             * @description Limits for single categories, by category ID, in place of `applicable_redeemables_per_category_limit`. None when left out.
+             * @example {
+             *       "cat_0b688929a2476386a7": 2
+             *     }
+             */
+            applicable_redeemables_category_limits?: {
+                [key: string]: number;
+            };
+            /**
+             * @description The most redeemables of exclusive categories that apply in one request; the ones after are skipped (`applicable_exclusive_redeemables_limit_exceeded`). 1 when left out.
+             * @example 1
+             */
+            applicable_exclusive_redeemables_limit?: number;
+            /**
+             * @description The most redeemables of one exclusive category that apply in one request; the ones after are skipped
+             *     (`applicable_exclusive_redeemables_per_category_limit_exceeded`). Null for no such limit; 1 when left
+             *     out.
+             * @example 1
+             */
+            applicable_exclusive_redeemables_per_category_limit?: number | null;
+            /**
+             * @description What an order-level percentage discount is a percentage of: `DISCOUNTED_AMOUNT` (the default), what the
+             *     redeemables before it left of the order; `INITIAL_AMOUNT`, the order's amount before any of them (never
+             *     more than is left). Item-level percentages are always of the line's amount, never more than is left of
+             *     the line. The two category lists below override the mode for their categories.
+             * @example DISCOUNTED_AMOUNT
+             * @enum {string}
+             */
+            discount_calculation_mode?: "INITIAL_AMOUNT" | "DISCOUNTED_AMOUNT";
+            /** @description Categories whose discounts are computed as `INITIAL_AMOUNT` says, whatever `discount_calculation_mode` is. */
+            initial_amount_mode_categories?: components["schemas"]["StackingCategoryIds"];
+            /** @description Categories whose discounts are computed as `DISCOUNTED_AMOUNT` says, whatever `discount_calculation_mode` is. */
+            discounted_amount_mode_categories?: components["schemas"]["StackingCategoryIds"];
+            /**
+             * @description `ALL` (the default): when one redeemable is inapplicable, none applies, the others are skipped
+             *     (`preceding_validation_failed`) and a redemption is refused. `PARTIAL`: inapplicable redeemables are
+             *     left out and the others apply; the request is valid, and a redemption goes through, when at least one
+             *     applies.
+             * @example ALL
+             * @enum {string}
+             */
+            redeemables_application_mode?: "ALL" | "PARTIAL";
+            /**
+             * @description The order redeemables apply in (and are listed in): `REQUESTED_ORDER` (the default), as the request
+             *     gives them; `CATEGORY_HIERARCHY`, by their category's `hierarchy`, lowest first, redeemables without a
+             *     category last, the request's order among equals. Either way, redeemables of exclusive categories come
+             *     first.
+             * @example REQUESTED_ORDER
+             * @enum {string}
+             */
+            redeemables_sorting_rule?: "CATEGORY_HIERARCHY" | "REQUESTED_ORDER";
+            /**
+             * @description `STACK` (the default): several redeemables may discount the same order line. `ONCE`: an item-level discount leaves out the lines an earlier redeemable of the request already discounted.
+             * @example STACK
+             * @enum {string}
+             */
+            redeemables_products_application_mode?: "STACK" | "ONCE";
+            /**
+             * @description What happens to a discount that takes nothing off the order (and adds no free items): `REDEEM_ANYWAY`
+             *     (the default) applies and redeems it all the same; `SKIP` skips it (`no_effect`). The two category
+             *     lists below override the rule for their categories.
+             * @example REDEEM_ANYWAY
+             * @enum {string}
+             */
+            redeemables_no_effect_rule?: "REDEEM_ANYWAY" | "SKIP";
+            /** @description Categories whose no-effect discounts are skipped whatever `redeemables_no_effect_rule` is. */
+            no_effect_skip_categories?: components["schemas"]["StackingCategoryIds"];
+            /** @description Categories whose no-effect discounts are redeemed whatever `redeemables_no_effect_rule` is. */
+            no_effect_redeem_anyway_categories?: components["schemas"]["StackingCategoryIds"];
+            /**
+             * @description `WITHOUT_ORDER` (the default): rolling a redemption back gives back what it took and leaves its order as it is. `WITH_ORDER`: the order is canceled too (status `CANCELED`).
+             * @example WITHOUT_ORDER
+             * @enum {string}
+             */
+            redeemables_rollback_order_mode?: "WITH_ORDER" | "WITHOUT_ORDER";
+        };
+        /**
+         * ProjectStackingRules
+         * @description A project's stacking rules, as the management API stores them. Every validation and redemption of the
+         *     project runs under them, and reports them in `stacking_rules`. A project has at most one set; without one,
+         *     the defaults apply.
+         */
+        ProjectStackingRules: components["schemas"]["StackingRulesFields"] & {
+            /**
+             * @description ID of the stacking rules (prefix `stk_`), assigned by the service.
+             * @example stk_0e9bdfd48108548fd3
+             */
+            id?: string;
+            created_at?: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the stacking rules were last updated. Absent until they are.
+             * @example 2026-11-22T08:15:00.000Z
+             */
+            updated_at?: string;
+        };
+        /**
+         * StackingRulesListResponseBody
+         * @description The project's stacking rules, as a list of none or one. Not paginated.
+         */
+        StackingRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The project's stacking rules, when it has them. */
+            data: components["schemas"]["ProjectStackingRules"][];
+            /**
+             * @description 1 when the project has stacking rules, 0 otherwise.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * StackingRulesCreateRequestBody
+         * @description The project's stacking rules. Every field is optional; one left out takes the default its description
+         *     gives, which is also what a project without stacking rules runs under.
+         * @example {
+         *       "redeemables_limit": 10,
+         *       "applicable_redeemables_limit": 3,
+         *       "exclusive_categories": [
+         *         "cat_0b688929a2476386a7"
+         *       ],
+         *       "redeemables_application_mode": "PARTIAL"
+         *     }
+         */
+        StackingRulesCreateRequestBody: components["schemas"]["StackingRulesFields"];
+        /**
+         * StackingRulesUpdateRequestBody
+         * @description The settings to change; the others keep their values. A list given replaces the whole list.
+         * @example {
+         *       "applicable_redeemables_limit": 2
+         *     }
+         */
+        StackingRulesUpdateRequestBody: components["schemas"]["StackingRulesFields"];
+        /**
+         * PromotionStackTiers
+         * @description The promotion tiers a stack applies together, in the order they apply.
+         */
+        PromotionStackTiers: {
+            /** @description IDs of tiers of the stack's campaign, each once. They apply one after another in this order. */
+            ids: string[];
+            /**
+             * @description How the tiers are ordered. `MANUAL`, the only mode, the default, and what is sent back, applies them in the order of `ids`.
+             * @default MANUAL
+             * @enum {string}
+             */
+            hierarchy_mode?: "MANUAL";
+        };
+        /**
+         * PromotionStackCategory
+         * @description The stack's category. The public API's reference for the create and update answers also documents the
+         *     stack's `tiers` under each category; this server sends the category as it is, without `tiers`, in every
+         *     answer.
+         */
+        PromotionStackCategory: components["schemas"]["Category"] & {
+            tiers?: components["schemas"]["PromotionStackTiers"];
+        };
+        /**
+         * PromotionStack
+         * @description A promotion stack: a fixed set of tiers of one promotion campaign, validated and redeemed as a unit (a
+         *     redeemable of `object` `promotion_stack`). The stack applies only when every one of its tiers does; it then
+         *     takes what its tiers take, one after another, and its redemption records one redemption per tier.
+         */
+        PromotionStack: {
+            /**
+             * @description Stack ID assigned by the service (prefix `stack_`).
+             * @example stack_0f1e2d3c4b5a697887
+             */
+            id: string;
+            /**
+             * @description Name of the stack.
+             * @example Weekend bundle
+             */
+            name: string;
+            tiers: components["schemas"]["PromotionStackTiers"];
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the stack was last updated. Absent until it is.
+             * @example 2026-11-22T08:15:00.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description The promotion campaign whose tiers the stack holds.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id: string;
+            /**
+             * @description Always `promotion_stack`.
+             * @constant
+             */
+            object: "promotion_stack";
+            /**
+             * @description The stack's category, which stacking rules count it under; null for none.
+             * @example cat_0b688929a2476386a7
+             */
+            category_id: string | null;
+            /** @description The stack's category, as a list of zero or one. */
+            categories: components["schemas"]["PromotionStackCategory"][];
+        };
+        /**
+         * PromotionStacksListResponseBody
+         * @description Promotion stacks, with how many there are in all.
+         */
+        PromotionStacksListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The stacks. */
+            data: components["schemas"]["PromotionStack"][];
+            /**
+             * @description How many stacks there are in all (in the campaign, or in the project), whatever the page.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * PromotionStacksCreateRequestBody
+         * @description A new stack of tiers of the campaign in the path. Every tier must belong to that campaign (an unknown one
+         *     is a 404, one of another campaign a 400 `invalid_promotion_stack`), and no tier may be listed twice (400
+         *     `invalid_promotion_stack`).
+         * @example {
+         *       "name": "Weekend bundle",
+         *       "tiers": {
+         *         "ids": [
+         *           "promo_2a4c6e8f0a1b3c5d7e",
+         *           "promo_3b5d7f9a1c2e4f6a8b"
+         *         ],
+         *         "hierarchy_mode": "MANUAL"
+         *       }
+         *     }
+         */
+        PromotionStacksCreateRequestBody: {
+            /** @description Name of the stack. */
+            name: string;
+            tiers: components["schemas"]["PromotionStackTiers"];
+            /** @description The stack's category (404 when it does not exist); null or left out for none. */
+            category_id?: string | null;
+        };
+        /**
+         * PromotionStacksUpdateRequestBody
+         * @description The fields to change; the others keep their values. `tiers.ids` replaces the whole list, under the same rules as at creation.
+         * @example {
+         *       "name": "Weekend bundle (extended)"
+         *     }
+         */
+        PromotionStacksUpdateRequestBody: {
+            /** @description Name of the stack. */
+            name?: string;
+            /** @description The stack's tiers. */
+            tiers?: {
+                /** @description IDs of tiers of the stack's campaign, each once, in the order they apply. */
+                ids?: string[];
+                /**
+                 * @description How the tiers are ordered; `MANUAL`, the only mode.
+                 * @default MANUAL
+                 * @enum {string}
+                 */
+                hierarchy_mode?: "MANUAL";
+            };
+            /** @description The stack's category (404 when it does not exist); null for none. */
+            category_id?: string | null;
+        };
+        /**
+         * SegmentTextFilter
+         * @description Conditions on a text field of the segment.
+         */
+        SegmentTextFilter: {
+            /**
+             * @description `$is`/`$in` hold when the field equals one of the operands, `$is_not`/`$not_in` when it equals none;
+             *     `$contains`, `$not_contain`, `$starts_with` and `$ends_with` test its text; `$has_value` and
+             *     `$is_unknown` (whatever their operand) whether it is set.
+             */
+            conditions?: {
+                $in?: components["schemas"]["LocationFilterOperand"];
+                $not_in?: components["schemas"]["LocationFilterOperand"];
+                $is?: components["schemas"]["LocationFilterOperand"];
+                $is_not?: components["schemas"]["LocationFilterOperand"];
+                $has_value?: components["schemas"]["LocationFilterOperand"];
+                $is_unknown?: components["schemas"]["LocationFilterOperand"];
+                $starts_with?: components["schemas"]["LocationFilterOperand"];
+                $ends_with?: components["schemas"]["LocationFilterOperand"];
+                $contains?: components["schemas"]["LocationFilterOperand"];
+                $not_contain?: components["schemas"]["LocationFilterOperand"];
+            };
+        };
+        /**
+         * SegmentType
+         * @description `static`: the customers the segment was given, and no others. `auto-update`: every customer that matches
+         *     the segment's `filter` now; customers enter and leave as they change (each time recorded as the customer's
+         *     `customer.segment.entered` or `customer.segment.left` activity, and a loyalty program's
+         *     `customer.segment.entered` earning rules give points). `passive`: matched by its `filter` in the same way,
+         *     but with no entered or left activity recorded.
+         * @example auto-update
+         * @enum {string}
+         */
+        SegmentType: "auto-update" | "passive" | "static";
+        /**
+         * SegmentTypeOperand
+         * @description One segment type, or (in bracket form, `...[$in][]=static&...[$in][]=passive`) a list of them.
+         */
+        SegmentTypeOperand: components["schemas"]["SegmentType"] | components["schemas"]["SegmentType"][];
+        /**
+         * SegmentFilters
+         * @description Conditions on segment fields, joined by `junction` (`and`, the default, or `or`). Another field, or an
+         *     operator not listed for a field, is refused with 400 `invalid_query_params`.
+         */
+        SegmentFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["SegmentTextFilter"];
+            name?: components["schemas"]["SegmentTextFilter"];
+            /** @description Conditions on the segment's type. */
+            type?: {
+                /** @description `$is`/`$in` hold when the type is one of the operands, `$is_not`/`$not_in` when it is none; `$has_value`, `$is_unknown`, `$starts_with` and `$ends_with` as for text. */
+                conditions?: {
+                    $in?: components["schemas"]["SegmentTypeOperand"];
+                    $not_in?: components["schemas"]["SegmentTypeOperand"];
+                    $is?: components["schemas"]["SegmentTypeOperand"];
+                    $is_not?: components["schemas"]["SegmentTypeOperand"];
+                    $has_value?: components["schemas"]["LocationFilterOperand"];
+                    $is_unknown?: components["schemas"]["LocationFilterOperand"];
+                    $starts_with?: components["schemas"]["LocationFilterOperand"];
+                    $ends_with?: components["schemas"]["LocationFilterOperand"];
+                };
+            };
+            /** @description Conditions on when the segment was created. */
+            created_at?: {
+                /**
+                 * @description `$after` and `$before` compare with an ISO 8601 moment (both exclusive); `$more_than` and
+                 *     `$less_than` compare the moment as milliseconds since 1970-01-01; `$has_value` and `$is_unknown`
+                 *     (whatever their operand) whether it is set.
+                 */
+                conditions?: {
+                    /**
+                     * Format: date-time
+                     * @description After this moment.
+                     */
+                    $after?: string;
+                    /**
+                     * Format: date-time
+                     * @description Before this moment.
+                     */
+                    $before?: string;
+                    /** @description Set. */
+                    $has_value?: string;
+                    /** @description Not set. */
+                    $is_unknown?: string;
+                    /** @description Later than this many milliseconds since 1970-01-01. */
+                    $more_than?: number;
+                    /** @description Earlier than this many milliseconds since 1970-01-01. */
+                    $less_than?: number;
+                };
+            };
+        };
+        /**
+         * SegmentFilter
+         * @description Which customers an `auto-update` or `passive` segment holds: conditions on customer fields, in the form
+         *     `{"<field>": {"conditions": {"<operator>": [values]}}}`, joined by `junction` (`and`, the default, or
+         *     `or`; either case). Fields: `id`, `source_id`, `name`, `email`, `phone`, `description`, `birthdate`,
+         *     `birthday`, `created_at`, `updated_at`, `address.city`, `address.state`, `address.line_1`,
+         *     `address.line_2`, `address.country`, `address.postal_code`, `metadata.<key>`, `loyalty.points`,
+         *     `summary.orders.total_amount`, `summary.orders.total_count`, `summary.orders.average_amount`,
+         *     `summary.orders.last_order_amount`, `summary.orders.last_order_date`,
+         *     `summary.redemptions.total_redeemed` and `summary.redemptions.total_succeeded`. Operators: `$is`, `$in`,
+         *     `$is_not`, `$not_in`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$more_than`,
+         *     `$more_than_or_equal`, `$less_than`, `$less_than_or_equal`, `$after`, `$before`, `$has_value` and
+         *     `$is_unknown`. Any other field or operator is refused with 400 `invalid_segment`, so a filter is never
+         *     half applied.
+         * @example {
+         *       "junction": "and",
+         *       "metadata.tier": {
+         *         "conditions": {
+         *           "$is": [
+         *             "gold"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        SegmentFilter: {
+            junction?: components["schemas"]["Junction"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Segment
+         * @description A customer segment. Which customers it holds depends on its `type`.
+         */
+        Segment: {
+            /**
+             * @description Segment ID assigned by the service (prefix `seg_`).
+             * @example seg_1a2b3c4d5e6f7a8b9c
+             */
+            id?: string;
+            /**
+             * @description Name of the segment.
+             * @example Gold members
+             */
+            name?: string;
+            created_at?: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the segment was last changed. Segments are never changed here, so this server leaves it out.
+             */
+            updated_at?: string;
+            type?: components["schemas"]["SegmentType"];
+            /** @description The filter of an `auto-update` or `passive` segment; null for a `static` one. */
+            filter?: components["schemas"]["SegmentFilter"] | null;
+            /**
+             * @description Always `segment`.
+             * @constant
+             */
+            object?: "segment";
+        };
+        /**
+         * SegmentsListResponseBody
+         * @description The project's segments, up to `limit`, with how many match in all. The public API's reference names the
+         *     array `segments` while its `data_ref` says `data`; this server sends it as `data`, where `data_ref`
+         *     points.
+         */
+        SegmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The segments. */
+            data?: components["schemas"]["Segment"][];
+            /** @description The segments, under the name the public API's reference gives the array. Not sent by this server (see `data`). */
+            segments?: components["schemas"]["Segment"][];
+            /**
+             * @description How many segments match, whatever the limit.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * SegmentsCreateRequestBody
+         * @description A new segment: a `static` one (the default) with the `customers` it holds, or an `auto-update` or
+         *     `passive` one with the `filter` its customers match (400 `invalid_segment` without one). A static segment
+         *     ignores `filter` and a filtered one ignores `customers`, as fields of the other kind of segment. Each
+         *     customer is named by ID or `source_id` and must exist (404 otherwise, and nothing is created); one named
+         *     twice is held once.
+         * @example {
+         *       "name": "Gold members",
+         *       "type": "auto-update",
+         *       "filter": {
+         *         "junction": "and",
+         *         "metadata.tier": {
+         *           "conditions": {
+         *             "$is": [
+         *               "gold"
+         *             ]
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        SegmentsCreateRequestBody: {
+            /** @description Name of the segment. When left out, the segment is named after its ID. */
+            name?: string;
+            /**
+             * @description The kind of segment (see `Segment`).
+             * @default static
+             * @enum {string}
+             */
+            type?: "static" | "auto-update" | "passive";
+            /** @description For a `static` segment, the customers it holds; ignored for the others. */
+            customers?: string[];
+            /** @description For an `auto-update` or `passive` segment, which customers it holds; ignored for a `static` one. */
+            filter?: components["schemas"]["SegmentFilter"];
+        };
+        /**
+         * SimpleSegment
+         * @description A segment, named.
+         */
+        SimpleSegment: {
+            /**
+             * @description Segment ID.
+             * @example seg_1a2b3c4d5e6f7a8b9c
+             */
+            id: string;
+            /**
+             * @description Name of the segment.
+             * @example Gold members
+             */
+            name: string;
+            /**
+             * @description Always `segment`.
+             * @constant
+             */
+            object: "segment";
+        };
+        /**
+         * CustomerSegmentsListResponseBody
+         * @description Every segment that holds the customer now, oldest first. Not paginated.
+         */
+        CustomerSegmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The customer's segments. */
+            data: components["schemas"]["SimpleSegment"][];
+            /**
+             * @description Number of segments.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
          * WebhookSource
          * @description The webhook configuration the payload was sent for.
          */
@@ -13544,7 +14366,7 @@ export interface components {
         /**
          * WebhookPromotionStack
          * @description A promotion stack (a fixed set of promotion tiers applied together) that a redemption used, in the public
-         *     API. This server has no promotion stacks and never sends one.
+         *     API. This server records a stack's redemption as one redemption per tier and never sends this object.
          */
         WebhookPromotionStack: {
             /** @description Promotion stack ID. */
@@ -15229,8 +16051,8 @@ export interface components {
             after?: components["schemas"]["DateOrDateTime"];
         };
         /**
-         * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
-         *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+         * @description Only customers the segment holds now (see `Segment`). A segment ID that does not exist answers 404
+         *     `not_found` with `resource_type: segment`.
          * @example seg_1a2b3c4d5e6f7a8b9c
          */
         CustomerSegmentFilter: string;
@@ -15660,6 +16482,52 @@ export interface components {
          * @example https://shop.example.com
          */
         Origin: string;
+        /**
+         * @description The ID of the project's stacking rules.
+         * @example stk_0e9bdfd48108548fd3
+         */
+        StackingRulesId: string;
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Stacks never
+         *     updated come first by `updated_at` and last by `-updated_at`.
+         * @example -created_at
+         */
+        PromotionStacksOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+        /**
+         * @description The promotion stack's ID.
+         * @example stack_0f1e2d3c4b5a697887
+         */
+        StackId: string;
+        /**
+         * @description Sort order by creation; `-created_at` for newest first. Defaults to `created_at`, oldest first.
+         * @example -created_at
+         */
+        SegmentsOrder: "created_at" | "-created_at";
+        /**
+         * @description Conditions on segment fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+         *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `type` and `created_at`.
+         *     Example: `filters[type][conditions][$is]=auto-update`.
+         * @example {
+         *       "type": {
+         *         "conditions": {
+         *           "$is": "auto-update"
+         *         }
+         *       }
+         *     }
+         */
+        SegmentFilters: components["schemas"]["SegmentFilters"];
+        /**
+         * @description Only these segments, by ID (`ids=seg_a&ids=seg_b`).
+         * @example [
+         *       "seg_1a2b3c4d5e6f7a8b9c"
+         *     ]
+         */
+        SegmentIds: string[];
+        /**
+         * @description The segment's ID.
+         * @example seg_1a2b3c4d5e6f7a8b9c
+         */
+        SegmentId: string;
         /**
          * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
          *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
@@ -16454,8 +17322,8 @@ export interface operations {
                  */
                 updated_at?: components["parameters"]["UpdatedAtRange"];
                 /**
-                 * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
-                 *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+                 * @description Only customers the segment holds now (see `Segment`). A segment ID that does not exist answers 404
+                 *     `not_found` with `resource_type: segment`.
                  * @example seg_1a2b3c4d5e6f7a8b9c
                  */
                 segment_id?: components["parameters"]["CustomerSegmentFilter"];
@@ -22389,6 +23257,615 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OriginNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's stacking rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StackingRulesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StackingRulesCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The project's new stacking rules, with every default filled in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectStackingRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's stacking rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectStackingRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StackingRulesUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated stacking rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectStackingRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stacking rules are deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-all-promotion-stacks": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Stacks never
+                 *     updated come first by `updated_at` and last by `-updated_at`.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["PromotionStacksOrder"];
+                /**
+                 * @description Only objects created before and/or after the given moments, written in bracket form:
+                 *     `created_at[before]=2026-11-30` or `created_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                created_at?: components["parameters"]["CreatedAtRange"];
+                /**
+                 * @description Only objects last updated before and/or after the given moments, written in bracket form:
+                 *     `updated_at[before]=2026-11-30` or `updated_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                updated_at?: components["parameters"]["UpdatedAtRange"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of stacks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStacksListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-promotion-stacks-in-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign's stacks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStacksListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionStacksCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created stack. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStack"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stack. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStack"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionStacksUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated stack. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStack"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stack is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-segment": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Sort order by creation; `-created_at` for newest first. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["SegmentsOrder"];
+                /**
+                 * @description Conditions on segment fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `type` and `created_at`.
+                 *     Example: `filters[type][conditions][$is]=auto-update`.
+                 * @example {
+                 *       "type": {
+                 *         "conditions": {
+                 *           "$is": "auto-update"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["SegmentFilters"];
+                /**
+                 * @description Only these segments, by ID (`ids=seg_a&ids=seg_b`).
+                 * @example [
+                 *       "seg_1a2b3c4d5e6f7a8b9c"
+                 *     ]
+                 */
+                ids?: components["parameters"]["SegmentIds"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-segment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created segment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-segment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The segment's ID.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segmentId: components["parameters"]["SegmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-segment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The segment's ID.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segmentId: components["parameters"]["SegmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segment is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-customer-segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's segments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerSegmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

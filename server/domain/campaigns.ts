@@ -331,6 +331,7 @@ export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<v
     await dropAssignmentsOf(ctx, tier.id);
     await ctx.uow.promotion_tiers.delete(tier.id);
   }
+  for (const stack of await ctx.uow.promotion_stacks.findBy('campaign_id', campaign.id)) await ctx.uow.promotion_stacks.delete(stack.id);
   await dropAssignmentsOf(ctx, campaign.id);
   if (campaign.campaign_type === 'LOYALTY_PROGRAM') await dropProgramData(ctx, campaign.id);
   await ctx.uow.campaigns.delete(campaign.id);

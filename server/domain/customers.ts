@@ -3,9 +3,11 @@ import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventRecord, type EventType } from './events.js';
+import { earnOnSegmentEntered } from './loyalty/earning.js';
 import { currentTier } from './loyalty/tiers.js';
 import { newId } from './ids.js';
 import { cursorPage, pageWindow, parseOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { noteSegmentChanges, segmentSnapshot, type SegmentSnapshot } from './segments.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 
@@ -107,7 +109,16 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate):
   };
   const created = await writeUnique('customer', () => ctx.uow.customers.insert(customer));
   await recordEvent(ctx, 'customer.created', { customer_id: created.id }, { customer: { id: created.id, source_id: created.source_id } });
+  await followSegments(ctx, new Map(), created);
   return created;
+}
+
+/** Tells which auto-update segments the customer entered and left with a write, and rewards entering. */
+async function followSegments(ctx: DomainContext, before: SegmentSnapshot, after: Customer): Promise<void> {
+  for (const { segment, eventId } of await noteSegmentChanges(ctx, before, after, after.id)) {
+    const trigger = (await ctx.uow.events.get(eventId))!;
+    await earnOnSegmentEntered(ctx, after.id, segment.id, trigger);
+  }
 }
 
 export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate): Promise<Customer> {
@@ -120,19 +131,25 @@ export async function updateCustomer(ctx: DomainContext, ref: string, input: Cus
     ...(metadata !== undefined && { metadata: metadata ?? {} }),
   };
   const updated = applyChanges(customer, changes, ctx.clock.now().toISOString());
+  const before = await segmentSnapshot(ctx, customer);
   await recordEvent(ctx, 'customer.updated', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
-  return ctx.uow.customers.update(updated);
+  const stored = await ctx.uow.customers.update(updated);
+  await followSegments(ctx, before, stored);
+  return stored;
 }
 
 export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<void> {
   const customer = await findCustomer(ctx, ref);
   await ctx.uow.customers.delete(customer.id);
+  // A deleted customer leaves the static segments that held it; filters stop matching it by themselves.
+  for (const segment of (await ctx.uow.segments.query({ where: (row) => row.customers.includes(customer.id) })).rows) {
+    await ctx.uow.segments.update({ ...segment, customers: segment.customers.filter((id) => id !== customer.id) });
+  }
   await recordEvent(ctx, 'customer.deleted', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
 }
 
-export async function listCustomers(ctx: DomainContext, query: CustomerListQuery) {
-  // This server has no customer segments: every segment ID names one that does not exist.
-  if (query.segment_id !== undefined) throw notFound('segment', query.segment_id);
+/** `members`: the customers of the segment `segment_id` names, which the caller works out (see segmentMemberIds). */
+export async function listCustomers(ctx: DomainContext, query: CustomerListQuery, members?: ReadonlySet<string>) {
   // Newest first by default: the published SDKs' scroll helpers page back in time when no order is given.
   const orderName = query.order ?? '-created_at';
   const order = parseOrder<'created_at' | 'updated_at' | 'source_id'>(orderName);
@@ -145,6 +162,7 @@ export async function listCustomers(ctx: DomainContext, query: CustomerListQuery
       (query.email === undefined || customer.email === query.email) &&
       (query.name === undefined || customer.name === query.name) &&
       (query.city === undefined || customer.address?.city === query.city) &&
+      (members === undefined || members.has(customer.id)) &&
       withinRange(customer.created_at, query.created_at) &&
       withinRange(customer.updated_at, query.updated_at) &&
       pastCursor(customer.created_at),
@@ -231,6 +249,8 @@ const ACTIVITY_TYPES: Partial<Record<EventType, ActivityType>> = {
   'customer.rewarded': 'customer.rewarded',
   'customer.rewarded.loyalty_points': 'customer.rewarded.loyalty_points',
   'customer.reward_redemptions.created': 'customer.reward_redemptions.created',
+  'customer.segment.entered': 'customer.segment.entered',
+  'customer.segment.left': 'customer.segment.left',
   'validation.succeeded': 'customer.validation.succeeded',
   'validation.failed': 'customer.validation.failed',
   'redemption.succeeded': 'customer.redemption.succeeded',

@@ -52,7 +52,9 @@ export type EventType =
   | 'customer.loyalty.tier.upgraded'
   | 'customer.loyalty.tier.downgraded'
   | 'customer.loyalty.tier.left'
-  | 'customer.reward_redemptions.created';
+  | 'customer.reward_redemptions.created'
+  | 'customer.segment.entered'
+  | 'customer.segment.left';
 
 export interface EventRecord {
   id: string;

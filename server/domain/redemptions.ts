@@ -9,6 +9,7 @@ import { newId } from './ids.js';
 import { noteRedemption, orderForRedemption } from './orders.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { presentPromotionTier } from './promotion-tiers.js';
+import { effectiveStackingRules } from './stacking-rules.js';
 import { listFilter } from './publications.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
@@ -49,7 +50,7 @@ export interface RedemptionRecord extends EntryFields {
   redemption: string | null;
   session?: { key: string };
   reward?: RewardSnapshot;
-  related_redemptions?: { rollbacks: { id: string; date: string; rollback_order_mode: 'WITHOUT_ORDER' }[] };
+  related_redemptions?: { rollbacks: { id: string; date: string; rollback_order_mode: 'WITH_ORDER' | 'WITHOUT_ORDER' }[] };
 }
 
 /** A rollback as stored, in the same table, so that it is listed and found with the redemptions. */
@@ -79,7 +80,7 @@ export type RollbackView = Omit<Schemas['RedemptionRollback'], 'voucher'> & Requ
 export type EntryView = RedemptionView | RollbackView;
 
 export type RedeemOutcome =
-  | { ok: true; redemptions: RedemptionView[]; parent: RedemptionView; order: Calculated; skipped: Verdict[] }
+  | { ok: true; redemptions: RedemptionView[]; parent: RedemptionView; order: Calculated; skipped: Verdict[]; inapplicable: Verdict[] }
   | { ok: false; error: DomainError };
 
 type CustomerSummary = NonNullable<Schemas['Customer']['summary']>;
@@ -281,6 +282,8 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
     parent: await presentRedemption(ctx, parent),
     order: calculated,
     skipped: evaluation.skipped,
+    // Only in the stacking rules' PARTIAL mode does a redemption go through with inapplicable redeemables.
+    inapplicable: evaluation.inapplicable,
   };
 }
 
@@ -325,6 +328,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
   const metadata = input.metadata ?? {};
   const channel = { channel_id: channelId, channel_type: 'API' as const };
   const parentRollbackId = newId('rr');
+  const orderMode = (await effectiveStackingRules(ctx)).redeemables_rollback_order_mode;
   /** The rollback entry of one redemption; the entry is stored and the redemption marked rolled back. */
   const rollBack = async (
     target: RedemptionRecord,
@@ -363,7 +367,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
     await ctx.uow.redemptions.update({
       ...target,
       status: 'ROLLED_BACK',
-      related_redemptions: { rollbacks: [...(target.related_redemptions?.rollbacks ?? []), { id: rollbackId, date: now, rollback_order_mode: 'WITHOUT_ORDER' }] },
+      related_redemptions: { rollbacks: [...(target.related_redemptions?.rollbacks ?? []), { id: rollbackId, date: now, rollback_order_mode: orderMode }] },
     });
     return entry;
   };
@@ -435,6 +439,9 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
         rollback_stacked: isParent ? childRollbacks : [result.id],
       });
     }
+    // The project's stacking rules may say a rollback cancels the order too.
+    const order = orderMode === 'WITH_ORDER' ? await ctx.uow.orders.get(orderId) : undefined;
+    if (order && order.status !== 'CANCELED') await ctx.uow.orders.update({ ...order, status: 'CANCELED', updated_at: now });
   }
   await updateCustomerSummary(ctx, redemption.customer_id, (summary) => ({
     ...summary,

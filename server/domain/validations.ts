@@ -1,8 +1,9 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
-import { evaluate, STACKING_RULES } from './engine.js';
+import { evaluate } from './engine.js';
 import { recordEvent } from './events.js';
 import { randomHex } from './ids.js';
+import { presentStackingRules } from './stacking-rules.js';
 
 type Schemas = components['schemas'];
 
@@ -38,7 +39,7 @@ export async function validate(ctx: DomainContext, request: Schemas['Validations
     order: evaluation.order,
     tracking_id: evaluation.trackingId,
     ...(session && { session }),
-    stacking_rules: STACKING_RULES,
+    stacking_rules: presentStackingRules(evaluation.stackingRules),
     object: 'validation',
   };
 }

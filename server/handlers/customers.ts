@@ -7,6 +7,7 @@ import {
   updateCustomer,
   upsertCustomer,
 } from '../domain/customers.js';
+import { segmentMemberIds } from '../domain/segments.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 
@@ -21,7 +22,8 @@ type CustomerOperations =
 export const customerHandlers: HandlersOf<CustomerOperations> = {
   'list-customers': async ({ query, context, services }) => {
     const page = await inProject(services, context, async (ctx) => {
-      const found = await listCustomers(ctx, query);
+      const members = query.segment_id !== undefined ? await segmentMemberIds(ctx, query.segment_id) : undefined;
+      const found = await listCustomers(ctx, query, members);
       return { ...found, rows: await Promise.all(found.rows.map((row) => presentCustomer(ctx, row))) };
     });
     return { status: 200, body: { object: 'list', data_ref: 'customers', customers: page.rows, total: page.total, has_more: page.has_more } };

@@ -12,12 +12,15 @@ import { oauthHandlers } from './oauth.js';
 import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
+import { promotionStackHandlers } from './promotion-stacks.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
 import { publicationHandlers } from './publications.js';
 import { qualificationHandlers } from './qualifications.js';
 import { redemptionHandlers } from './redemptions.js';
 import { rewardHandlers } from './rewards.js';
+import { segmentHandlers } from './segments.js';
 import { skuHandlers } from './skus.js';
+import { stackingRulesHandlers } from './stacking-rules.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
 import { voucherHandlers } from './vouchers.js';
@@ -36,12 +39,15 @@ export const handlers: Handlers = {
   ...managementHandlers,
   ...metadataSchemaHandlers,
   ...productHandlers,
+  ...promotionStackHandlers,
   ...promotionTierHandlers,
   ...publicationHandlers,
   ...qualificationHandlers,
   ...redemptionHandlers,
   ...rewardHandlers,
+  ...segmentHandlers,
   ...skuHandlers,
+  ...stackingRulesHandlers,
   ...oauthHandlers,
   ...orderHandlers,
   ...productCollectionHandlers,

@@ -8,6 +8,9 @@ import type { EventRecord } from '../domain/events.js';
 import type { Location } from '../domain/locations.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
+import type { PromotionStackRecord } from '../domain/promotion-stacks.js';
+import type { SegmentRecord } from '../domain/segments.js';
+import type { StackingRulesRecord } from '../domain/stacking-rules.js';
 import type { PublicationRecord } from '../domain/publications.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
@@ -63,6 +66,10 @@ export interface Tables {
   rewards: Reward;
   reward_assignments: RewardAssignment;
   locations: Location;
+  /** A project's stacking rules (none or one), written through the management API. */
+  stacking_rules: StackingRulesRecord;
+  promotion_stacks: PromotionStackRecord;
+  segments: SegmentRecord;
 }
 
 export interface TableSpec {
@@ -117,4 +124,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   rewards: { unique: [], indexed: [] },
   reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
   locations: { unique: [], indexed: [] },
+  stacking_rules: { unique: [], indexed: [] },
+  promotion_stacks: { unique: [], indexed: ['campaign_id'], ordered: ['created_at'] },
+  segments: { unique: [], indexed: [], ordered: ['created_at'] },
 };

@@ -273,7 +273,7 @@ describe('list-customers pages, cursors and order', () => {
     expect(descending.data?.customers.map((c) => c.id)).toEqual([b.id, a.id, none.id]);
   });
 
-  test('when filtered by a segment, then 404: the reference server has no segments', async () => {
+  test('when filtered by a segment that does not exist, then 404 with resource_type segment', async () => {
     const result = await raw(ctx.target, 'GET', '/v1/customers?segment_id=seg_nowhere');
     expect(expectError(result, 404, 'not_found').resource_type).toBe('segment');
   });

@@ -43,8 +43,8 @@ const { VoucherifyServerSide, DiscountVouchersTypesEnum } = sdk;
 const ctx = useTarget();
 const calls = new Set<string>();
 
-/** The namespaces this file covers, as `voucherifySdkMethods` names them. */
-const NAMESPACES = ['distributions', 'distributions.publications', 'validations', 'redemptions', 'qualifications', 'promotions', 'promotions.tiers', 'promotions.stack', 'orders'];
+/** The namespaces this file covers, as `voucherifySdkMethods` names them (`promotions.stack` has sdk-segments-stacks.test.ts). */
+const NAMESPACES = ['distributions', 'distributions.publications', 'validations', 'redemptions', 'qualifications', 'promotions', 'promotions.tiers', 'orders'];
 
 function client() {
   const { appId, appToken } = ctx.target.credentials;

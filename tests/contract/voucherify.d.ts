@@ -191,6 +191,12 @@ declare module 'voucherify' {
     listAssignments(ruleId: string, params?: Query<'list-validation-rule-assignments'>): Promise<Reply<'list-validation-rule-assignments'>>;
   }
 
+  interface Segments {
+    create(segment: Body<'create-segment'>): Promise<Reply<'create-segment'>>;
+    get(segmentId: string): Promise<Reply<'get-segment'>>;
+    delete(segmentId: string): Done;
+  }
+
   interface VoucherifyClient {
     vouchers: Vouchers;
     campaigns: Campaigns;
@@ -203,6 +209,7 @@ declare module 'voucherify' {
     promotions: Promotions;
     redemptions: Redemptions;
     rewards: Rewards;
+    segments: Segments;
     validationRules: ValidationRules;
   }
 

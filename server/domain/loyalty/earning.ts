@@ -311,6 +311,7 @@ export function earnedExpiry(rule: EarningRule, now: Date): string | null | unde
 export async function earningDetails(ctx: DomainContext, rule: EarningRule, trigger: EventRecord, tier: LoyaltyTier | undefined, order?: Order | { id: string; source_id: string | null } | null) {
   const joined = rule.event === TIER_JOINED && rule.loyalty_tier?.id ? await ctx.uow.loyalty_tiers.get(rule.loyalty_tier.id) : undefined;
   const schema = rule.custom_event ? await ctx.uow.custom_event_schemas.get(rule.custom_event.schema_id) : undefined;
+  const segment = rule.event === SEGMENT_ENTERED && rule.segment?.id ? await ctx.uow.segments.get(rule.segment.id) : undefined;
   return {
     earning_rule: { id: rule.id, source: { banner: rule.source.banner } },
     event: { id: trigger.id, type: trigger.type },
@@ -319,6 +320,7 @@ export async function earningDetails(ctx: DomainContext, rule: EarningRule, trig
     ...(joined && { loyalty_tier: { id: joined.id, name: joined.name } }),
     ...(trigger.type === 'customer.custom_event' && { custom_event: { id: trigger.id, type: rule.event ?? '' } }),
     ...(schema && { event_schema: { id: schema.id, name: schema.name } }),
+    ...(segment && { segment: { id: segment.id, name: segment.name } }),
   };
 }
 
@@ -382,6 +384,19 @@ export async function earnOnCustomEvent(ctx: DomainContext, customerId: string, 
     for (const rule of await ctx.uow.earning_rules.findBy('campaign_id', card.campaign_id!)) {
       if (rule.event !== eventName || !ruleApplies(ctx, rule)) continue;
       await earn(ctx, (await ctx.uow.vouchers.get(card.id)) ?? card, rule, trigger, { eventMetadata: metadata ?? eventMetadataOf(trigger) });
+    }
+  }
+}
+
+/**
+ * A customer entered an auto-update segment: the segment rules of the programs whose cards the customer
+ * holds give points.
+ */
+export async function earnOnSegmentEntered(ctx: DomainContext, customerId: string, segmentId: string, trigger: EventRecord): Promise<void> {
+  for (const card of await cardsForEvent(ctx, customerId, SEGMENT_ENTERED)) {
+    for (const rule of await ctx.uow.earning_rules.findBy('campaign_id', card.campaign_id!)) {
+      if (rule.event !== SEGMENT_ENTERED || rule.segment?.id !== segmentId || !ruleApplies(ctx, rule)) continue;
+      await earn(ctx, (await ctx.uow.vouchers.get(card.id)) ?? card, rule, trigger);
     }
   }
 }
