@@ -4,6 +4,8 @@ import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
 import { eventHandlers } from './events.js';
+import { exportHandlers } from './exports.js';
+import { importHandlers } from './imports.js';
 import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
 import { managementHandlers } from './management.js';
@@ -18,6 +20,7 @@ import { qualificationHandlers } from './qualifications.js';
 import { redemptionHandlers } from './redemptions.js';
 import { rewardHandlers } from './rewards.js';
 import { skuHandlers } from './skus.js';
+import { transactionHandlers } from './transactions.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
 import { voucherHandlers } from './vouchers.js';
@@ -31,6 +34,8 @@ export const handlers: Handlers = {
   ...categoryHandlers,
   ...customerHandlers,
   ...eventHandlers,
+  ...exportHandlers,
+  ...importHandlers,
   ...locationHandlers,
   ...loyaltyHandlers,
   ...managementHandlers,
@@ -42,6 +47,7 @@ export const handlers: Handlers = {
   ...redemptionHandlers,
   ...rewardHandlers,
   ...skuHandlers,
+  ...transactionHandlers,
   ...oauthHandlers,
   ...orderHandlers,
   ...productCollectionHandlers,

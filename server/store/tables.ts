@@ -5,6 +5,7 @@ import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
+import type { ExportRecord } from '../domain/exports/exports.js';
 import type { Location } from '../domain/locations.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
@@ -63,6 +64,7 @@ export interface Tables {
   rewards: Reward;
   reward_assignments: RewardAssignment;
   locations: Location;
+  exports: ExportRecord;
 }
 
 export interface TableSpec {
@@ -109,7 +111,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   webhooks: { unique: [], indexed: [] },
   webhook_deliveries: { unique: [], indexed: ['webhook_id'] },
   loyalty_cards: { unique: [], indexed: ['campaign_id', 'next_expiration_date'] },
-  loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
+  loyalty_transactions: { unique: [], indexed: ['voucher_id', 'campaign_id'] },
   loyalty_clock: { unique: [], indexed: [] },
   earning_rules: { unique: [], indexed: ['campaign_id'] },
   pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'], sortedById: ['campaign_id', 'voucher_id'] },
@@ -117,4 +119,5 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   rewards: { unique: [], indexed: [] },
   reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
   locations: { unique: [], indexed: [] },
+  exports: { unique: [], indexed: [], ordered: ['created_at'] },
 };
