@@ -14204,7 +14204,7 @@ export interface components {
          * ExportBase
          * @description What every export has, whatever it exports, with the fields always sent.
          */
-        ExportBase: components["schemas"]["ExportFields"] & Record<string, never>;
+        ExportBase: WithRequired<components["schemas"]["ExportFields"], "id" | "object" | "created_at" | "status" | "result" | "user_id" | "exported_object">;
         /**
          * ExportFilterOperand
          * @description One value an export filter's operator compares with: a text, a number, a boolean, or (for a date) an ISO 8601 date or
@@ -14359,7 +14359,7 @@ export interface components {
             /** @description The IDs of the voucher's categories (a list). */
             category_ids?: components["schemas"]["ExportFilterClause"];
         } & {
-            [key: string]: components["schemas"]["ExportFilterClause"];
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
         };
         /**
          * ExportVoucherParameters
@@ -14457,7 +14457,7 @@ export interface components {
             /** @description `SUCCEEDED`, `FAILED` or `ROLLED_BACK`. */
             status?: components["schemas"]["ExportFilterClause"];
         } & {
-            [key: string]: components["schemas"]["ExportFilterClause"];
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
         };
         /**
          * ExportRedemptionParameters
@@ -14542,7 +14542,7 @@ export interface components {
             /** @description The voucher (ID) published to the customer. */
             "publications.related_object_id"?: components["schemas"]["ExportFilterClause"];
         } & {
-            [key: string]: components["schemas"]["ExportFilterClause"];
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
         };
         /**
          * ExportCustomerParameters
@@ -14632,7 +14632,7 @@ export interface components {
             /** @description The type of the published voucher (`DISCOUNT_VOUCHER`, `GIFT_VOUCHER`, `LOYALTY_CARD`). */
             voucher_type?: components["schemas"]["ExportFilterClause"];
         } & {
-            [key: string]: components["schemas"]["ExportFilterClause"];
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
         };
         /**
          * ExportPublicationParameters
@@ -14715,7 +14715,7 @@ export interface components {
             /** @description The discount on the items. */
             items_discount_amount?: components["schemas"]["ExportFilterClause"];
         } & {
-            [key: string]: components["schemas"]["ExportFilterClause"];
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
         };
         /**
          * ExportOrderParameters

@@ -66,7 +66,7 @@ describe('exports', () => {
           code: gift.code, voucher_type: 'GIFT_VOUCHER', value: '5000', discount_type: '', discount_amount_limit: '', gift_balance: '5000', redemption_quantity: '',
           active: 'true', additional_info: '', expiration_date: '', metadata: JSON.stringify({ batch }), id: gift.id,
         },
-      ].sort((a, b) => a.code.localeCompare(b.code)),
+      ].sort((a, b) => a.code!.localeCompare(b.code!)),
     );
   });
 
@@ -207,10 +207,10 @@ describe('exports', () => {
     const club = (await ctx.client.POST('/v1/loyalties', {
       body: { name: unique('Expiring club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0, expiration_rules: { period_type: 'MONTH', period_value: 1, rounding_type: 'END_OF_MONTH' } } } },
     })).data!;
-    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: unique('saver') } } })).data!;
+    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id! } }, body: { customer: { source_id: unique('saver') } } })).data!;
     await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: card.code! } }, body: { points: 120 } });
     const expires = (await ctx.client.GET('/v1/loyalties/members/{memberId}', { params: { path: { memberId: card.code! } } })).data!.loyalty_card!.next_expiration_date!;
-    const scheduled = await ctx.client.POST('/v1/loyalties/{campaignId}/points-expiration/export', { params: { path: { campaignId: club.id } }, body: { parameters: { order: 'expires_at' } } });
+    const scheduled = await ctx.client.POST('/v1/loyalties/{campaignId}/points-expiration/export', { params: { path: { campaignId: club.id! } }, body: { parameters: { order: 'expires_at' } } });
     expect(scheduled.data).toMatchObject({ exported_object: 'points_expiration', status: 'SCHEDULED', parameters: { filters: { campaign_id: { conditions: { $in: [club.id] } } } } });
     const rows = await fileOf(await finishedExport(ctx.client, scheduled.data!.id!), ['id', 'campaign_id', 'voucher_id', 'points', 'status', 'expires_at']);
     expect(rows).toEqual([{ id: `${card.id}-${expires}`, campaign_id: club.id, voucher_id: card.id, points: '120', status: 'ACTIVE', expires_at: expires }]);

@@ -58,7 +58,7 @@ describe('transactions', () => {
 
   test("when a loyalty card's points move, then the voucher's transactions are the ones member activity shows", async () => {
     const club = (await ctx.client.POST('/v1/loyalties', { body: { name: unique('Points club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
-    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: unique('pointer') } } })).data!;
+    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id! } }, body: { customer: { source_id: unique('pointer') } } })).data!;
     await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: card.code! } }, body: { points: 70, reason: 'Welcome' } });
     await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: card.code! } }, body: { points: -20 } });
     const voucherList = await transactionsOf(card.code!);
@@ -66,7 +66,7 @@ describe('transactions', () => {
     expect(voucherList).toEqual(memberList);
     expect(voucherList.data.map((entry) => [entry.type, entry.details?.balance?.balance])).toEqual([['POINTS_REMOVAL', 50], ['POINTS_ADDITION', 70]]);
 
-    const campaignList = (await ctx.client.GET('/v1/loyalties/{campaignId}/transactions', { params: { path: { campaignId: club.id } } })).data!;
+    const campaignList = (await ctx.client.GET('/v1/loyalties/{campaignId}/transactions', { params: { path: { campaignId: club.id! } } })).data!;
     expect(campaignList.data).toEqual(voucherList.data);
     expectError(failed(await ctx.client.GET('/v1/loyalties/{campaignId}/transactions', { params: { path: { campaignId: (await giftCards(1)).campaign.id! } } })), 404, 'not_found');
   });
@@ -103,7 +103,7 @@ describe('transactions', () => {
     const { campaign, codes } = await giftCards(2);
     for (const code of codes) await ctx.client.POST('/v1/vouchers/{code}/balance', { params: { path: { code } }, body: { amount: 300, reason: `for ${code}` } });
     const [one] = codes;
-    const fields = ['voucher_id', 'type', 'amount', 'balance', 'reason'];
+    const fields: ('voucher_id' | 'type' | 'amount' | 'balance' | 'reason')[] = ['voucher_id', 'type', 'amount', 'balance', 'reason'];
     const oneId = (await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: one! } } })).data!.id;
     const byVoucher = await ctx.client.POST('/v1/vouchers/{code}/transactions/export', { params: { path: { code: one! } }, body: { parameters: { fields } } });
     expect(byVoucher.data).toMatchObject({
@@ -122,21 +122,21 @@ describe('transactions', () => {
       params: { path: { campaignId: campaign.id! } },
       body: { parameters: { fields: ['voucher_id', 'amount'], order: 'created_at', filters: { created_at: { conditions: { $after: '2000-01-01T00:00:00Z' } } } } },
     });
-    expect(byCampaign.data!.parameters.filters).toEqual({ junction: 'and', created_at: { conditions: { $after: '2000-01-01T00:00:00Z' } }, campaign_id: { conditions: { $in: [campaign.id] } } });
+    expect(byCampaign.data!.parameters?.filters).toEqual({ junction: 'and', created_at: { conditions: { $after: '2000-01-01T00:00:00Z' } }, campaign_id: { conditions: { $in: [campaign.id] } } });
     expect((await rows(byCampaign.data!.id)).map((row) => row.amount)).toEqual(['300', '300']);
 
     const club = (await ctx.client.POST('/v1/loyalties', { body: { name: unique('Export club'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } } })).data!;
-    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id } }, body: { customer: { source_id: unique('exported') } } })).data!;
+    const card = (await ctx.client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: club.id! } }, body: { customer: { source_id: unique('exported') } } })).data!;
     await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: card.code! } }, body: { points: 40 } });
     const expected = [{ voucher_id: card.id, type: 'POINTS_ADDITION', amount: '40', balance: '40', reason: '' }];
     const member = await ctx.client.POST('/v1/loyalties/members/{memberId}/transactions/export', { params: { path: { memberId: card.code! } }, body: { parameters: { fields } } });
     expect(await rows(member.data!.id)).toEqual(expected);
     const programMember = await ctx.client.POST('/v1/loyalties/{campaignId}/members/{memberId}/transactions/export', {
-      params: { path: { campaignId: club.id, memberId: card.code! } },
+      params: { path: { campaignId: club.id!, memberId: card.code! } },
       body: { parameters: { fields } },
     });
     expect(await rows(programMember.data!.id)).toEqual(expected);
-    const program = await ctx.client.POST('/v1/loyalties/{campaignId}/transactions/export', { params: { path: { campaignId: club.id } }, body: { parameters: { fields } } });
+    const program = await ctx.client.POST('/v1/loyalties/{campaignId}/transactions/export', { params: { path: { campaignId: club.id! } }, body: { parameters: { fields } } });
     expect(await rows(program.data!.id)).toEqual(expected);
     expectError(
       failed(await ctx.client.POST('/v1/loyalties/{campaignId}/members/{memberId}/transactions/export', { params: { path: { campaignId: campaign.id!, memberId: card.code! } }, body: {} })),
