@@ -49,6 +49,7 @@ export async function runExport(deps: ExportDependencies, projectId: string, exp
     });
     if (!started) return;
     const { plan, kind, keys } = started;
+    const columns: ReadonlySet<string> = new Set(plan.fields);
     output = await files.create(projectId, exportId);
     const csv = stringify({ header: true, columns: plan.fields });
     const written = pipeline(csv, output.stream);
@@ -59,10 +60,10 @@ export async function runExport(deps: ExportDependencies, projectId: string, exp
         // A deleted export stops here.
         if (!(await uow.exports.get(exportId))) return undefined;
         const ctx = { uow, clock };
-        const cache: PageCache = new Map();
+        const rowContext = { cache: new Map() as PageCache, links, fields: columns };
         const out: string[][] = [];
         for (const key of page) {
-          const row = await kind.row(ctx, key, cache, links);
+          const row = await kind.row(ctx, key, rowContext);
           if (row) out.push(plan.fields.map((field) => cell(row[field])));
         }
         return out;

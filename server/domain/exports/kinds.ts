@@ -36,6 +36,13 @@ export interface ExportLinks {
 /** Lookups shared by the rows of one page (campaign names, customers). */
 export type PageCache = Map<string, unknown>;
 
+/** What the rows of one page share: their lookups, the links, and the columns asked for. */
+export interface RowContext {
+  cache: PageCache;
+  links: ExportLinks;
+  fields: ReadonlySet<string>;
+}
+
 export interface ExportKind {
   fields: readonly string[];
   /** The columns of an export that names none. */
@@ -48,7 +55,7 @@ export interface ExportKind {
   listFields: ReadonlySet<string>;
   metadata: boolean;
   scan(ctx: DomainContext, plan: ExportPlan): Promise<string[]>;
-  row(ctx: DomainContext, key: string, cache: PageCache, links: ExportLinks): Promise<Record<string, unknown> | undefined>;
+  row(ctx: DomainContext, key: string, page: RowContext): Promise<Record<string, unknown> | undefined>;
 }
 
 async function cached<T>(cache: PageCache, key: string, load: () => Promise<T>): Promise<T> {
@@ -151,15 +158,16 @@ const vouchers: ExportKind = {
     });
     return rows.map((voucher) => voucher.id);
   },
-  async row(ctx, key, cache, links) {
+  async row(ctx, key, { cache, links, fields }) {
     const voucher = await ctx.uow.vouchers.get(key);
     if (!voucher) return undefined;
     const discount = (voucher.discount ?? {}) as Record<string, unknown>;
     const unit = discount.type === 'UNIT';
     const { value, formula } = voucher.discount ? discountValue(voucher.discount) : { value: voucher.gift?.amount ?? voucher.loyalty_card?.points ?? null, formula: null };
-    const holder = await customerOf(ctx, cache, voucher.holder_id);
-    const assets = links.assets(voucher.code);
-    const rules = await ctx.uow.validation_rule_assignments.findBy('related_object_id', voucher.id);
+    // Only what the columns need is looked up: signing image URLs and reading assignments cost per row.
+    const holder = fields.has('customer_source_id') ? await customerOf(ctx, cache, voucher.holder_id) : undefined;
+    const assets = fields.has('qr_code') || fields.has('bar_code') ? links.assets(voucher.code) : undefined;
+    const rules = fields.has('validation_rules_id') ? await ctx.uow.validation_rule_assignments.findBy('related_object_id', voucher.id) : [];
     return {
       code: voucher.code,
       voucher_type: voucher.type,
@@ -175,8 +183,8 @@ const vouchers: ExportKind = {
       redemption_quantity: voucher.redemption.quantity,
       redemption_count: voucher.redemption.redeemed_quantity,
       active: voucher.active,
-      qr_code: assets.qr,
-      bar_code: assets.barcode,
+      qr_code: assets?.qr,
+      bar_code: assets?.barcode,
       metadata: voucher.metadata,
       id: voucher.id,
       is_referral_code: voucher.is_referral_code,
@@ -255,7 +263,7 @@ const redemptions: ExportKind = {
     });
     return rows.map((entry) => entry.id);
   },
-  async row(ctx, key, cache) {
+  async row(ctx, key, { cache }) {
     const entry = await ctx.uow.redemptions.get(key);
     if (!entry) return undefined;
     const customer = await customerOf(ctx, cache, entry.customer_id);
@@ -430,7 +438,7 @@ const publications: ExportKind = {
     });
     return rows.map((publication) => publication.id);
   },
-  async row(ctx, key, cache) {
+  async row(ctx, key, { cache }) {
     const publication = await ctx.uow.publications.get(key);
     if (!publication) return undefined;
     const customer = await customerOf(ctx, cache, publication.customer_id);
