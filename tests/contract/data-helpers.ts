@@ -60,11 +60,12 @@ export async function upload(target: Target, path: string, csv: string, fields: 
 
 /**
  * Fetches an export's file from its `result.url`, with the key's credentials. The in-process server is told no
- * public address (its URLs name the default one), so the URL's path and query are fetched from the target.
+ * public address (its URLs name the default one), so there the URL's path and query are fetched from the target;
+ * another server's URL is fetched as it is (the public API's names a download host of its own).
  */
 export async function download(target: Target, url: string, credentials = target.credentials) {
   const { pathname, search } = new URL(url);
-  const response = await recordingFetch(`${target.baseUrl}${pathname}${search}`, { headers: { 'X-App-Id': credentials.appId, 'X-App-Token': credentials.appToken } });
+  const response = await recordingFetch(target.inProcess ? `${target.baseUrl}${pathname}${search}` : url, { headers: { 'X-App-Id': credentials.appId, 'X-App-Token': credentials.appToken } });
   const text = await response.text();
   return { status: response.status, type: response.headers.get('content-type'), disposition: response.headers.get('content-disposition'), text };
 }
