@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
+import { exportMemory } from './export-memory.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -243,6 +244,7 @@ async function main(): Promise<void> {
   reference.stop();
   bare.stop();
 
+  await exportMemory();
   if (LARGE > 0) await scaling();
 }
 

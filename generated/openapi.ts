@@ -3478,6 +3478,787 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/async-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List async actions
+         * @description Returns the project's async actions, newest first, without their `result` (get one action for it). `end_date`
+         *     keeps only the actions created before that moment: pass the `created_at` of the last one to read on while
+         *     `has_more` is true.
+         */
+        get: operations["list-async-actions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List exports
+         * @description Returns the project's exports, newest first unless `order` says otherwise, a page at a time, with their status and,
+         *     once done, where to download the file.
+         */
+        get: operations["list-exports"];
+        put?: never;
+        /**
+         * Create an export
+         * @description Starts writing a CSV file of the project's vouchers, redemptions, customers, publications, orders, loyalty points
+         *     and when they expire, or balance movements (`exported_object`), with the columns asked for in `parameters.fields`
+         *     (each kind has its default columns), in `parameters.order` and narrowed by `parameters.filters`. The export is
+         *     `SCHEDULED` in the response; the file is written in the background, a page of rows at a time, so it may hold
+         *     millions of rows. Once `status` is `DONE`, `result.url` is where to download it. A filter field or operator the
+         *     kind does not take is refused (400 `invalid_payload`) before anything starts. Everything is exported as it is
+         *     when its page is written: rows made or changed meanwhile may or may not be in the file.
+         */
+        post: operations["create-export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's ID.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an export
+         * @description Returns the export with its status; once `DONE`, `result.url` is where to download the file.
+         */
+        get: operations["get-export"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an export
+         * @description Deletes the export and its file: its download address stops working. An export still being written is stopped.
+         */
+        delete: operations["delete-export"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{export_Id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the export whose file to download.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                export_Id: components["parameters"]["ExportFileId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download an export
+         * @description Returns the file of an export that is `DONE`, as CSV: a header row with the columns asked for, then one line per
+         *     object. It is streamed from storage, whatever its size. The public API serves this operation from a separate
+         *     download host, at `/v1/exports/{export_Id}` there; that path is the export's own on this host, so the file is
+         *     served below it, and `result.url` gives the whole address. The API key's credentials are needed, as for every
+         *     operation; the `token` of `result.url` must belong to the export when it is given (401 otherwise). An export not
+         *     yet `DONE`, or deleted, is 404.
+         */
+        get: operations["download-export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers
+         * @description Makes the vouchers listed, each with its own code, in the background: 202 with the async action. Each is made
+         *     exactly as `create-voucher` makes a voucher with that code, in its own unit of work. The async action's `result`
+         *     counts those made (`done_count`) and lists each one that was not (`failed`, with its position, code, field and
+         *     reason); nothing of a failed one is kept.
+         */
+        post: operations["import-vouchers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers from a CSV file
+         * @description Makes a voucher from each row of a CSV file, in the background: 202 with the async action.
+         *     Columns: `code` (required), `type` or `voucher_type` (`DISCOUNT_VOUCHER`, the default, `GIFT_VOUCHER` or
+         *     `LOYALTY_CARD`), `discount_type` (`AMOUNT`, the default, `PERCENT`, `FIXED` or `UNIT`), `value` (the amount off ×100,
+         *     the percent, the fixed amount ×100, the units, the gift's amount ×100 or the card's points), `unit_type`,
+         *     `category`, `start_date`, `expiration_date`, `redemption_limit` or `redemption_quantity`, `active` (`true`/`false`),
+         *     `additional_info`.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-vouchers-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/bulk/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update vouchers' metadata in bulk
+         * @description Sets metadata on each voucher listed, by code, in the background: 202 with the async action. The keys given are
+         *     set on the voucher's metadata and its other keys are kept; a null value removes its key. Each voucher is updated
+         *     in its own unit of work, as the update operation would, and checked against the project's metadata schema; the
+         *     async action's `result` counts those updated and lists in `errors` each one that was not.
+         */
+        post: operations["update-vouchers-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/metadata/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the same metadata on many vouchers
+         * @description Sets the same metadata on each voucher listed, by code, in the background: 202 with the async action. The keys
+         *     given are set and the others kept; a null value removes its key. The async action's `result` counts the vouchers
+         *     updated and lists in `errors` each one that was not (a code that names no voucher, a value the metadata schema
+         *     refuses).
+         */
+        post: operations["update-vouchers-metadata-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a voucher's transactions
+         * @description Returns the balance movements of a gift card or loyalty card, newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. A gift card's movements are its credits
+         *     added, removed, spent on redemptions and given back by rollbacks (`CREDITS_*`); a loyalty card's are its points
+         *     (`POINTS_*`, `PENDING_POINTS_ACTIVATION`), the same ones member activity shows.
+         *     A discount voucher has none.
+         */
+        get: operations["list-voucher-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a voucher's transactions
+         * @description Starts an export of the balance movements of a gift card or loyalty card: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the voucher (`voucher_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-voucher-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers to a campaign
+         * @description Adds the vouchers listed, each with its own code, to the campaign, in the background: 202 with the async action.
+         *     Each takes the campaign's template for what it leaves out and is made as `add-voucher-with-specific-code-to-campaign`
+         *     makes it, in its own unit of work. A campaign that cannot gain vouchers (`STATIC`, promotions) is refused with 400
+         *     `invalid_campaign_params` before anything starts; one that does not exist is 404. The async action's `result`
+         *     lists each voucher that was not made.
+         */
+        post: operations["import-vouchers-to-campaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers to a campaign from a CSV file
+         * @description Adds a voucher to the campaign for each row of a CSV file, in the background (the public API answers 200 here).
+         *     Columns: `code` (required), `category`, `start_date`, `expiration_date`, `redemption_limit` or
+         *     `redemption_quantity`, `active`, `additional_info`, and for the campaign's kind of voucher `value` (a gift card's
+         *     amount ×100, a card's points) and, for a discount, `discount_type`, `value` and `unit_type`; a column left empty
+         *     takes the campaign's template. A campaign that cannot gain vouchers is refused with 400, one that does not exist
+         *     with 404, before anything starts.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-vouchers-to-campaign-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a campaign's transactions
+         * @description Returns the balance movements of a campaign's gift cards or loyalty cards, newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. A gift card's movements are its credits
+         *     added, removed, spent on redemptions and given back by rollbacks (`CREDITS_*`); a loyalty card's are its points
+         *     (`POINTS_*`, `PENDING_POINTS_ACTIVATION`), the same ones member activity shows.
+         *     `filters` narrows them by transaction (`id`) or voucher (`voucher_id`).
+         */
+        get: operations["list-campaign-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a campaign's transactions
+         * @description Starts an export of the balance movements of a campaign's gift cards or loyalty cards: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the campaign (`campaign_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-campaign-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import customers from a CSV file
+         * @description Creates or updates a customer from each row of a CSV file, in the background: 202 with the async action. Each row
+         *     goes through `create-customer`, which upserts by `source_id`. Columns: `source_id` (required), `name`,
+         *     `description`, `email`, `phone`, `birthdate`, `birthday`, `address_line_1`, `address_line_2`, `address_city`,
+         *     `address_state`, `address_country`, `address_postal_code`.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-customers-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/bulk/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update customers in bulk
+         * @description Creates or updates each customer listed, by `source_id`, in the background: 202 with the async action. Each goes
+         *     through `create-customer` (which upserts by `source_id`) in its own unit of work; the async action's `result`
+         *     counts those saved and lists in `errors` each one that was not.
+         */
+        post: operations["update-customers-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/metadata/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the same metadata on many customers
+         * @description Sets the same metadata on each customer listed, by `source_id`, in the background: 202 with the async action. The
+         *     keys given are set and the others kept; a null value removes its key. The async action's `result` counts the
+         *     customers updated and lists in `errors` each one that was not.
+         */
+        post: operations["update-customers-metadata-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import products from a CSV file
+         * @description Creates a product from each row of a CSV file, in the background (the public API answers 200 here). Each row goes
+         *     through `create-product`. Columns: `name`, `source_id`, `price` (×100), `attributes` (names separated by commas, in
+         *     one quoted field), `image_url`.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-products-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/bulk/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update products in bulk
+         * @description Updates each product listed, by `source_id`, with the fields given, or creates it when no product has that
+         *     `source_id`, in the background: 202 with the async action. Metadata keys are set one by one (the others are kept).
+         *     Each product is saved in its own unit of work; the async action's `result` counts those saved and lists in `errors`
+         *     each one that was not.
+         */
+        post: operations["update-products-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/metadata/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the same metadata on many products
+         * @description Sets the same metadata on each product listed, by `source_id`, in the background: 202 with the async action. The
+         *     keys given are set and the others kept; a null value removes its key. The async action's `result` counts the
+         *     products updated and lists in `errors` each one that was not.
+         */
+        post: operations["update-products-metadata-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/skus/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import SKUs from a CSV file
+         * @description Creates a SKU from each row of a CSV file, in the background (the public API answers 200 here). Each row goes
+         *     through `create-sku` on the product named by `product_id` (its ID or `source_id`). Columns: `product_id`
+         *     (required), `sku`, `source_id`, `price` (×100), `currency`, `image_url`, and `attributes.<name>` for each
+         *     attribute value (the product must list the attribute).
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-SKUs-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import orders
+         * @description Makes the orders listed in the background (the public API answers 200 here). Each goes through `create-order`,
+         *     which updates the order its `id` or `source_id` names, if any, and creates the customer and referrer it names when
+         *     needed, in its own unit of work. The async action's `result` counts those made and lists each one that was not.
+         */
+        post: operations["import-orders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export orders
+         * @description Starts an export of orders: the same as `create-export` with `exported_object` `order`.
+         */
+        post: operations["create-order-export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a loyalty program's transactions
+         * @deprecated
+         * @description Deprecated: use `list-campaign-transactions` (`GET /v1/campaigns/{campaignId}/transactions`), which this operation
+         *     answers from. The campaign must be a loyalty program (404 otherwise).
+         *
+         *     Returns the balance movements of the program's cards, newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. A gift card's movements are its credits
+         *     added, removed, spent on redemptions and given back by rollbacks (`CREDITS_*`); a loyalty card's are its points
+         *     (`POINTS_*`, `PENDING_POINTS_ACTIVATION`), the same ones member activity shows.
+         */
+        get: operations["list-loyalty-campaign-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a loyalty program's transactions
+         * @deprecated
+         * @description Deprecated: use `export-campaign-transactions` (`POST /v1/campaigns/{campaignId}/transactions/export`), which this
+         *     operation answers from. The campaign must be a loyalty program (404 otherwise).
+         *
+         *     Starts an export of the balance movements of the program's cards: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the program (`campaign_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-loyalty-campaign-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a loyalty card's transactions
+         * @deprecated
+         * @description Deprecated: use `export-voucher-transactions` (`POST /v1/vouchers/{code}/transactions/export`) with the card's
+         *     code, which this operation answers from.
+         *
+         *     Starts an export of the balance movements of the loyalty card: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the card (`voucher_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-loyalty-card-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a program member's transactions
+         * @deprecated
+         * @description Deprecated: use `export-voucher-transactions` (`POST /v1/vouchers/{code}/transactions/export`) with the card's
+         *     code, which this operation answers from. The card must belong to the program (404 otherwise).
+         *
+         *     Starts an export of the balance movements of the loyalty card: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the card (`voucher_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-loyalty-card-transactions-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/points-expiration/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a program's expiring points
+         * @deprecated
+         * @description Deprecated: use `create-export` with `exported_object` `points_expiration` and a `campaign_id` filter, which this
+         *     operation answers from. Starts an export of the program's points that have an expiry date, one row per card and
+         *     day. The campaign must be a loyalty program (404 otherwise).
+         */
+        post: operations["create-points-expiration-export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -4210,8 +4991,9 @@ export interface components {
         };
         /**
          * AsyncActionType
-         * @description What the work is. The reference server starts `CAMPAIGN.VOUCHERS_GENERATE` (vouchers generated for a
-         *     campaign in the background); the other kinds belong to operations it does not run in the background.
+         * @description What the work is. The reference server starts `CAMPAIGN.VOUCHERS_GENERATE` (vouchers generated for a campaign),
+         *     the imports (`*.IMPORT`, `*.IMPORT_CSV`, `CAMPAIGN.VOUCHERS_IMPORT*`) and the bulk and metadata updates
+         *     (`*.BULK_UPDATE`, `*.METADATA_UPDATE`); the other kinds belong to operations it does not run in the background.
          * @example CAMPAIGN.VOUCHERS_GENERATE
          * @enum {string}
          */
@@ -4232,22 +5014,27 @@ export interface components {
         UpdatedAt: string | null;
         /**
          * AsyncActionFailure
-         * @description One thing background work could not do.
+         * @description One thing background work could not do: an object of an import, by its code or `source_id`, and for a CSV file
+         *     the line of the file and the column at fault. Nothing of a failed row or object is kept.
          */
         AsyncActionFailure: {
             /** @description The voucher code concerned. */
             code?: string;
             /** @description Why it failed. */
             reason?: string;
-            /** @description The row of the imported file. */
+            /** @description The line of the imported CSV file (the header is line 1), or the position of the object in a JSON import (from 1). */
             row?: number;
+            /** @description The column (CSV) or field (JSON) at fault, when one is; the reference server's addition to the public API's failure. */
+            field?: string;
             /** @description The source ID of the object concerned. */
             source_id?: string;
         };
         /**
          * AsyncActionResult
          * @description What background work did. Its shape depends on the kind of work; every field is optional. A voucher
-         *     generation reports `message` and `done_count`.
+         *     generation reports `message` and `done_count`; an import `message`, `done_count`, `failed_count` and `failed`
+         *     (one entry per row or object that was not imported); a bulk or metadata update `done_count`, `failed_count`,
+         *     `reports` (empty: this server writes no report files) and `errors` (one per object not updated).
          */
         AsyncActionResult: {
             /**
@@ -4289,8 +5076,8 @@ export interface components {
          * AsyncAction
          * @description Work the service does in the background, such as generating many vouchers. The API marks none of its
          *     fields as always present; the reference server sends `id`, `type`, `status`, `created_at`,
-         *     `updated_at`, `request_id`, `progress`, `result` and `object` always, and `operation_status` and
-         *     `processing_time` once the work has ended.
+         *     `updated_at`, `request_id`, `progress`, `result` and `object` always (the list leaves `result` out), and
+         *     `operation_status` and `processing_time` once the work has ended.
          */
         AsyncAction: {
             /**
@@ -11628,28 +12415,28 @@ export interface components {
         };
         /**
          * LoyaltyCardBalance
-         * @description The result of a change to a card's points.
+         * @description The result of a change to a card's points or a gift card's credit.
          */
         LoyaltyCardBalance: {
             /**
-             * @description The change applied, in points (negative when points were taken).
+             * @description The change applied, in points (negative when points were taken); gift cards leave it out.
              * @example 250
              */
             points?: number;
             /**
-             * @description Points ever added to the card, after the change.
+             * @description Points ever added to the card (a gift card's credit ever added, ×100), after the change.
              * @example 1250
              */
             total: number;
             /**
-             * @description Points left to spend, after the change.
+             * @description Points (a gift card's credit ×100) left to spend, after the change.
              * @example 1000
              */
             balance: number;
             /** @description For a gift card balance, the change in credits ×100; loyalty cards leave it out. */
             amount?: number;
             /**
-             * @description The kind of card; always `loyalty_card` here.
+             * @description The kind of card.
              * @enum {string}
              */
             type?: "loyalty_card" | "gift_voucher";
@@ -11659,7 +12446,7 @@ export interface components {
              */
             object: "balance";
             /**
-             * @description `MANUAL` when an API call moved the points, `AUTOMATIC` when the service did (earning, activation, expiry).
+             * @description `MANUAL` when an API call moved the balance, `AUTOMATIC` when the service did (earning, activation, expiry, a rollback).
              * @enum {string}
              */
             operation_type?: "MANUAL" | "AUTOMATIC";
@@ -12271,7 +13058,7 @@ export interface components {
         };
         /**
          * LoyaltyCardTransaction
-         * @description One movement of points on a loyalty card.
+         * @description One movement of a voucher's balance, points on a loyalty card or credit on a gift card.
          */
         LoyaltyCardTransaction: {
             /**
@@ -12281,9 +13068,9 @@ export interface components {
             id: string;
             /** @description The `source_id` given with a manual change or transfer; null otherwise. */
             source_id: string | null;
-            /** @description The card. */
+            /** @description The card (loyalty card or gift card). */
             voucher_id: string;
-            /** @description The card's program. */
+            /** @description The card's campaign (a loyalty card's program); null for a standalone gift card. */
             campaign_id: string | null;
             /** @description `API` for calls with an API key; null for what the service did by itself. */
             source: string | null;
@@ -12292,9 +13079,9 @@ export interface components {
             /**
              * @description What moved the points: a manual addition or removal, points earned by an earning rule, pending
              *     points activated (by themselves on their day, or by the activate operation), spent on a reward or an
-             *     order, given back by a rollback, moved between cards, or expired. The `CREDITS_*` kinds are the
-             *     public API's movements of gift card credit, which its webhook payloads show in the same shape; this
-             *     server keeps no gift card transactions and never sends them.
+             *     order, given back by a rollback, moved between cards, or expired. The `CREDITS_*` kinds are a gift
+             *     card's: credit added or removed through the balance operation, spent on a redemption, given back by its
+             *     rollback.
              * @enum {string}
              */
             type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "PENDING_POINTS_ACTIVATION" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION" | "CREDITS_REDEMPTION" | "CREDITS_REFUND" | "CREDITS_ADDITION" | "CREDITS_REMOVAL";
@@ -12368,14 +13155,15 @@ export interface components {
             related_transaction_id: string | null;
             created_at: components["schemas"]["CreatedAt"];
             /**
-             * @description Always `loyalty_card_transaction`. The reference server always sends it; the public API's webhook payloads may leave it out.
+             * @description Always `loyalty_card_transaction`. The reference server sends it on a loyalty card's movements and leaves it
+             *     out on a gift card's; the public API's webhook payloads may leave it out.
              * @constant
              */
             object?: "loyalty_card_transaction";
         };
         /**
          * LoyaltyCardTransactionsListResponseBody
-         * @description A page of a card's transactions, newest first, paged with a cursor.
+         * @description A page of balance transactions (of a card, a voucher or a campaign), newest first, paged with a cursor.
          */
         LoyaltyCardTransactionsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
@@ -14235,6 +15023,1005 @@ export interface components {
              * @example 1
              */
             total: number;
+        };
+        /**
+         * AsyncActionsListResponseBody
+         * @description The project's async actions, newest first (the public API marks none of the fields always sent; the reference
+         *     server always sends them all), without their `result` (read one action for it). `has_more` says
+         *     whether older ones exist beyond `limit`; to read on, pass the `created_at` of the last one as `end_date`.
+         */
+        AsyncActionsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "async_actions";
+            async_actions?: components["schemas"]["AsyncAction"][];
+            /** @description Whether older async actions follow this page. */
+            has_more?: boolean;
+        };
+        /**
+         * ExportFields
+         * @description What every export has, whatever it exports. `ExportBase` is this with the fields every operation of the public
+         *     API but one always sends.
+         */
+        ExportFields: {
+            /**
+             * @description Export ID (prefix `exp_`).
+             * @example exp_0d6b1c2e3f4a5b6c7d
+             */
+            id?: string;
+            /**
+             * @description Always `export`.
+             * @constant
+             */
+            object?: "export";
+            created_at?: components["schemas"]["CreatedAt"];
+            /**
+             * @description `SCHEDULED` when made, `IN_PROGRESS` while the file is written, `DONE` once it can be downloaded, `ERROR` when
+             *     it could not be written.
+             * @enum {string}
+             */
+            status?: "SCHEDULED" | "IN_PROGRESS" | "DONE" | "ERROR";
+            /**
+             * @description How the export was asked for; `API` for every export this server makes.
+             * @example API
+             */
+            channel?: string;
+            /** @description Null until the export is `DONE`; then where to download the file. */
+            result?: {
+                /**
+                 * @description The file's address, with a `token` that binds it to this export. Fetch it with the API key's credentials
+                 *     (see `download-export`).
+                 * @example http://localhost:3000/v1/exports/exp_0d6b1c2e3f4a5b6c7d/download?token=6f1c9e2a0b7d4c3e8a5f1b2c
+                 */
+                url: string;
+            } | null;
+            /** @description The dashboard user who asked for the export; null for an export asked for through the API. */
+            user_id?: string | null;
+            /**
+             * @description What is exported.
+             * @enum {string}
+             */
+            exported_object?: "voucher" | "redemption" | "customer" | "publication" | "order" | "points_expiration" | "voucher_transactions";
+        };
+        /**
+         * ExportBase
+         * @description What every export has, whatever it exports, with the fields always sent.
+         */
+        ExportBase: WithRequired<components["schemas"]["ExportFields"], "id" | "object" | "created_at" | "status" | "result" | "user_id" | "exported_object">;
+        /**
+         * ExportFilterOperand
+         * @description One value an export filter's operator compares with: a text, a number, a boolean, or (for a date) an ISO 8601 date or
+         *     timestamp. The public API also lists an object here without saying what it holds; the reference server
+         *     refuses one (400 `invalid_payload`), since it cannot tell what it would match.
+         * @example 2026-01-01T00:00:00Z
+         */
+        ExportFilterOperand: string | number | boolean | {
+            [key: string]: unknown;
+        };
+        /**
+         * ExportFilterOperands
+         * @description The value of one operator of an export filter, alone or as a list.
+         * @example [
+         *       "ACTIVE",
+         *       "PAID"
+         *     ]
+         */
+        ExportFilterOperands: components["schemas"]["ExportFilterOperand"] | components["schemas"]["ExportFilterOperand"][];
+        /**
+         * ExportFilterConditions
+         * @description The operators of one field of an export filter, each with one value or a list of values. Day counts (`$is_days_ago`,
+         *     `$more_than_ago`, …) are whole numbers of days, counted in UTC. An operator outside these is refused (400
+         *     `invalid_payload`), as is one the field cannot take (a count on a field that is not a list).
+         * @example {
+         *       "$in": [
+         *         "ACTIVE",
+         *         "PAID"
+         *       ]
+         *     }
+         */
+        ExportFilterConditions: {
+            /** @description Equal to one of the values. */
+            $in?: components["schemas"]["ExportFilterOperands"];
+            /** @description Equal to none of the values. */
+            $not_in?: components["schemas"]["ExportFilterOperands"];
+            /** @description Equal to the value (to one of them, when a list is given). */
+            $is?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment on the UTC day that many days before today. */
+            $is_days_ago?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment on the UTC day that many days after today. */
+            $is_days_in_future?: components["schemas"]["ExportFilterOperands"];
+            /** @description Not equal to the value (to any of them, when a list is given). */
+            $is_not?: components["schemas"]["ExportFilterOperands"];
+            /** @description Has a value; the operand is ignored. */
+            $has_value?: components["schemas"]["ExportFilterOperands"];
+            /** @description Has no value; the operand is ignored. */
+            $is_unknown?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text containing the value (every value, when a list is given). */
+            $contains?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text containing none of the values. */
+            $not_contain?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text starting with the value (one of them, when a list is given). */
+            $starts_with?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text ending with the value (one of them, when a list is given). */
+            $ends_with?: components["schemas"]["ExportFilterOperands"];
+            /** @description Greater than the value (the first one, when a list is given); numbers by value, dates by time. */
+            $more_than?: components["schemas"]["ExportFilterOperands"];
+            /** @description Less than the value. */
+            $less_than?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment more than that many days before now. */
+            $more_than_ago?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment within that many days before now. */
+            $less_than_ago?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment more than that many days after now. */
+            $more_than_future?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment within that many days after now (and not past). */
+            $less_than_future?: components["schemas"]["ExportFilterOperands"];
+            /** @description Greater than or equal to the value. */
+            $more_than_equal?: components["schemas"]["ExportFilterOperands"];
+            /** @description Less than or equal to the value. */
+            $less_than_equal?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment after the given date or timestamp. */
+            $after?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment before the given date or timestamp. */
+            $before?: components["schemas"]["ExportFilterOperands"];
+            /** @description A list field with exactly that many items. */
+            $count?: components["schemas"]["ExportFilterOperands"];
+            /** @description A list field with fewer items than that. */
+            $count_less?: components["schemas"]["ExportFilterOperands"];
+            /** @description A list field with more items than that. */
+            $count_more?: components["schemas"]["ExportFilterOperands"];
+        };
+        /**
+         * ExportFilterClause
+         * @description The conditions on one field of the exported objects.
+         * @example {
+         *       "conditions": {
+         *         "$after": "2026-01-01T00:00:00Z"
+         *       }
+         *     }
+         */
+        ExportFilterClause: {
+            conditions?: components["schemas"]["ExportFilterConditions"];
+        };
+        /**
+         * ExportVoucherFilters
+         * @description Which vouchers the export holds: conditions keyed by field, joined by `junction`. Besides the fields below,
+         *     `metadata.<key>` filters on a metadata value. `redemption_status` and `validity_timeframe` are documented by the
+         *     public API without their values; the reference server refuses them (400 `invalid_payload`), as it refuses any other
+         *     field, rather than export more than was asked for.
+         * @example {
+         *       "junction": "and",
+         *       "active": {
+         *         "conditions": {
+         *           "$is": [
+         *             true
+         *           ]
+         *         }
+         *       },
+         *       "created_at": {
+         *         "conditions": {
+         *           "$after": [
+         *             "2026-01-01T00:00:00Z"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportVoucherFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the voucher was created. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description When the voucher was last changed. */
+            updated_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The UTC day the voucher was created (`YYYY-MM-DD`). */
+            created_date?: components["schemas"]["ExportFilterClause"];
+            /** @description Whether the voucher is enabled (`true`, `false`). */
+            active?: components["schemas"]["ExportFilterClause"];
+            /** @description Not filtered by the reference server (400). */
+            redemption_status?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's start. */
+            start_date?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's end. */
+            expiration_date?: components["schemas"]["ExportFilterClause"];
+            /** @description The days of the week the voucher works on (a list: `$in` matches any of them, `$count` counts them). */
+            validity_day_of_week?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher code. */
+            code?: components["schemas"]["ExportFilterClause"];
+            /** @description The names of the voucher's categories (a list). */
+            categories?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's own ID. */
+            vouchers?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer holding the voucher. */
+            holder_id?: components["schemas"]["ExportFilterClause"];
+            /** @description Whether the voucher is a referral code. */
+            is_referral_code?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer the voucher was published to (its holder). */
+            published_for_customer_id?: components["schemas"]["ExportFilterClause"];
+            /** @description Not filtered by the reference server (400). */
+            validity_timeframe?: components["schemas"]["ExportFilterClause"];
+            /** @description The IDs of the voucher's categories (a list). */
+            category_ids?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportVoucherParameters
+         * @description What an export of vouchers holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "code",
+         *         "voucher_type",
+         *         "value",
+         *         "discount_type"
+         *       ]
+         *     }
+         */
+        ExportVoucherParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-code" | "code";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `code`, `voucher_type`, `value`, `discount_type`, `campaign`, `category`, `start_date`, `expiration_date`, `gift_balance`, `loyalty_balance`, `redemption_quantity`, `redemption_count`, `active`, `metadata`.
+             *     `value` is the discount's amount, percent, fixed amount or units, a gift card's amount or a loyalty card's points; `formula` the discount's formula; `qr_code` and `bar_code` the image URLs; `metadata` a JSON object; `validation_rules_id` the IDs of the rules assigned to the voucher, comma-separated; `customer_id` and `customer_source_id` its holder.
+             */
+            fields?: ("code" | "voucher_type" | "value" | "formula" | "discount_type" | "campaign" | "category" | "start_date" | "expiration_date" | "gift_balance" | "loyalty_balance" | "redemption_quantity" | "redemption_count" | "active" | "qr_code" | "bar_code" | "metadata" | "id" | "is_referral_code" | "created_at" | "updated_at" | "validity_timeframe_interval" | "validity_timeframe_duration" | "validity_day_of_week" | "discount_amount_limit" | "campaign_id" | "additional_info" | "customer_id" | "discount_effect" | "discount_unit_type" | "discount_unit_effect" | "validation_rules_id" | "customer_source_id")[];
+            filters?: components["schemas"]["ExportVoucherFilters"];
+            /** @description Only the vouchers of this campaign (its ID). */
+            campaign_id?: string;
+        };
+        /**
+         * ExportVoucherRequest
+         * @description An export of vouchers.
+         */
+        ExportVoucherRequest: {
+            /**
+             * @description What is exported; `voucher` here.
+             * @constant
+             */
+            exported_object: "voucher";
+            parameters?: components["schemas"]["ExportVoucherParameters"];
+        };
+        /**
+         * ExportVoucher
+         * @description An export of vouchers, with the columns and filters it was asked for.
+         */
+        ExportVoucher: components["schemas"]["ExportBase"] & components["schemas"]["ExportVoucherRequest"];
+        /**
+         * ExportRedemptionFilters
+         * @description Which redemptions and rollbacks the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>`
+         *     filters on the entry's metadata. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "result": {
+         *         "conditions": {
+         *           "$is": [
+         *             "SUCCESS"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportRedemptionFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the redemption or rollback happened. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the voucher or promotion tier. */
+            campaign?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer?: components["schemas"]["ExportFilterClause"];
+            /** @description The code of the redeemed voucher. */
+            voucher?: components["schemas"]["ExportFilterClause"];
+            /** @description What was redeemed: `voucher` or `promotion_tier` (`redemption` for a parent of a stacked request). */
+            related_object?: components["schemas"]["ExportFilterClause"];
+            /** @description The code of the redeemed voucher. */
+            voucher_code?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the redeemed voucher or promotion tier. */
+            related_object_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the voucher or promotion tier. */
+            related_object_parent_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The parent redemption of a child of a stacked request. */
+            parent_redemption_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The error key of a failed redemption. */
+            failure_code?: components["schemas"]["ExportFilterClause"];
+            /** @description `SUCCESS` or `FAILURE`. */
+            result?: components["schemas"]["ExportFilterClause"];
+            /** @description `redemption` or `redemption_rollback`. */
+            object?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The name of the campaign of the voucher or promotion tier. */
+            campaign_name?: components["schemas"]["ExportFilterClause"];
+            /** @description The dashboard user who redeemed; unknown for every entry made through the API. */
+            user_login?: components["schemas"]["ExportFilterClause"];
+            /** @description `SUCCEEDED`, `FAILED` or `ROLLED_BACK`. */
+            status?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportRedemptionParameters
+         * @description What an export of redemptions and rollbacks holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "id",
+         *         "object",
+         *         "date",
+         *         "voucher_code"
+         *       ]
+         *     }
+         */
+        ExportRedemptionParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `object`, `date`, `voucher_code`, `campaign`, `customer_id`, `tracking_id`, `order_amount`, `gift_amount`, `loyalty_points`, `result`, `failure_code`, `failure_message`, `metadata`.
+             *     `object` is `redemption` or `redemption_rollback`; `date` when it happened; `campaign` the campaign's name; `order_amount` the order's amount; `gift_amount` the credits spent, `loyalty_points` the points; `metadata` a JSON object.
+             */
+            fields?: ("id" | "object" | "date" | "voucher_code" | "campaign" | "promotion_tier_id" | "customer_id" | "customer_source_id" | "customer_name" | "tracking_id" | "order_id" | "order_amount" | "gift_amount" | "loyalty_points" | "result" | "failure_code" | "failure_message" | "metadata")[];
+            filters?: components["schemas"]["ExportRedemptionFilters"];
+        };
+        /**
+         * ExportRedemptionRequest
+         * @description An export of redemptions and rollbacks.
+         */
+        ExportRedemptionRequest: {
+            /**
+             * @description What is exported; `redemption` here.
+             * @constant
+             */
+            exported_object: "redemption";
+            parameters?: components["schemas"]["ExportRedemptionParameters"];
+        };
+        /**
+         * ExportRedemption
+         * @description An export of redemptions and rollbacks, with the columns and filters it was asked for.
+         */
+        ExportRedemption: components["schemas"]["ExportBase"] & components["schemas"]["ExportRedemptionRequest"];
+        /**
+         * ExportCustomerFilters
+         * @description Which customers the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on a
+         *     metadata value. The `publications.*` fields match a customer with at least one publication that meets the
+         *     conditions. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "email": {
+         *         "conditions": {
+         *           "$ends_with": [
+         *             "@example.com"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportCustomerFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the customer was created. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description When the customer was last changed. */
+            updated_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's email address. */
+            email?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's name. */
+            name?: components["schemas"]["ExportFilterClause"];
+            /** @description The city of the customer's address. */
+            city?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's phone number. */
+            phone?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's birthday (also read from `birthdate`). */
+            birthday?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's `source_id`. */
+            source_id?: components["schemas"]["ExportFilterClause"];
+            /** @description When a voucher was published to the customer. */
+            "publications.created_at"?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher (ID) published to the customer. */
+            "publications.related_object_id"?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportCustomerParameters
+         * @description What an export of customers holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "name",
+         *         "id",
+         *         "email",
+         *         "source_id"
+         *       ]
+         *     }
+         */
+        ExportCustomerParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-name" | "name" | "-id" | "id" | "-email" | "email" | "-source_id" | "source_id" | "-created_at" | "created_at" | "-updated_at" | "updated_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `name`, `id`, `email`, `source_id`, `created_at`, `updated_at`, `metadata`.
+             *     Address fields are the address's parts; `redemptions_*`, `orders_*` and `loyalty_*` come from the customer's summary, as the customer shows them; `metadata` a JSON object.
+             */
+            fields?: ("name" | "id" | "description" | "email" | "source_id" | "created_at" | "address_city" | "address_state" | "address_line_1" | "address_line_2" | "address_country" | "address_postal_code" | "redemptions_total_redeemed" | "redemptions_total_failed" | "redemptions_total_succeeded" | "redemptions_total_rolled_back" | "redemptions_total_rollback_failed" | "redemptions_total_rollback_succeeded" | "orders_total_amount" | "orders_total_count" | "orders_average_amount" | "orders_last_order_amount" | "orders_last_order_date" | "loyalty_points" | "loyalty_referred_customers" | "updated_at" | "phone" | "birthday" | "metadata" | "birthdate")[];
+            filters?: components["schemas"]["ExportCustomerFilters"];
+        };
+        /**
+         * ExportCustomerRequest
+         * @description An export of customers.
+         */
+        ExportCustomerRequest: {
+            /**
+             * @description What is exported; `customer` here.
+             * @constant
+             */
+            exported_object: "customer";
+            parameters?: components["schemas"]["ExportCustomerParameters"];
+        };
+        /**
+         * ExportCustomer
+         * @description An export of customers, with the columns and filters it was asked for.
+         */
+        ExportCustomer: components["schemas"]["ExportBase"] & components["schemas"]["ExportCustomerRequest"];
+        /**
+         * ExportPublicationFilters
+         * @description Which publications the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on
+         *     the publication's metadata. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "campaign_name": {
+         *         "conditions": {
+         *           "$is": [
+         *             "Welcome offer"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportPublicationFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the publication was made. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the published voucher. */
+            campaign?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer?: components["schemas"]["ExportFilterClause"];
+            /** @description The code of the published voucher. */
+            voucher?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the published voucher. */
+            related_object_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The error key of a failed publication. */
+            failure_code?: components["schemas"]["ExportFilterClause"];
+            /** @description `SUCCESS` or `FAILURE`. */
+            result?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The name of the campaign of the published voucher. */
+            campaign_name?: components["schemas"]["ExportFilterClause"];
+            /** @description The publication's `source_id`. */
+            source_id?: components["schemas"]["ExportFilterClause"];
+            /** @description Whether the published voucher is a referral code. */
+            is_referral_code?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the published voucher. */
+            parent_object_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The type of the published voucher (`DISCOUNT_VOUCHER`, `GIFT_VOUCHER`, `LOYALTY_CARD`). */
+            voucher_type?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportPublicationParameters
+         * @description What an export of publications holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "voucher_code",
+         *         "customer_id",
+         *         "customer_source_id",
+         *         "date"
+         *       ]
+         *     }
+         */
+        ExportPublicationParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at" | "-channel" | "channel";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `voucher_code`, `customer_id`, `customer_source_id`, `date`, `channel`, `campaign`, `is_winner`, `metadata`.
+             *     `date` is when the voucher was published; `campaign` the campaign's name; `is_winner` whether the publication succeeded; `metadata` a JSON object.
+             */
+            fields?: ("voucher_code" | "customer_id" | "customer_source_id" | "date" | "channel" | "campaign" | "is_winner" | "metadata")[];
+            filters?: components["schemas"]["ExportPublicationFilters"];
+        };
+        /**
+         * ExportPublicationRequest
+         * @description An export of publications.
+         */
+        ExportPublicationRequest: {
+            /**
+             * @description What is exported; `publication` here.
+             * @constant
+             */
+            exported_object: "publication";
+            parameters?: components["schemas"]["ExportPublicationParameters"];
+        };
+        /**
+         * ExportPublication
+         * @description An export of publications, with the columns and filters it was asked for.
+         */
+        ExportPublication: components["schemas"]["ExportBase"] & components["schemas"]["ExportPublicationRequest"];
+        /**
+         * ExportOrderFilters
+         * @description Which orders the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on a
+         *     metadata value. Any other field is refused (400 `invalid_payload`). Amounts are ×100.
+         * @example {
+         *       "status": {
+         *         "conditions": {
+         *           "$in": [
+         *             "PAID",
+         *             "FULFILLED"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportOrderFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the order was created. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description When the order was last changed. */
+            updated_at?: components["schemas"]["ExportFilterClause"];
+            /** @description `CREATED`, `PAID`, `CANCELED` or `FULFILLED`. */
+            status?: components["schemas"]["ExportFilterClause"];
+            /** @description The order's `source_id`. */
+            source_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The order's amount before discounts. */
+            amount?: components["schemas"]["ExportFilterClause"];
+            /** @description The amount to pay after discounts. */
+            total_amount?: components["schemas"]["ExportFilterClause"];
+            /** @description The order-level discount. */
+            discount_amount?: components["schemas"]["ExportFilterClause"];
+            /** @description Every discount together. */
+            total_discount_amount?: components["schemas"]["ExportFilterClause"];
+            /** @description The discount on the items. */
+            items_discount_amount?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportOrderParameters
+         * @description What an export of orders holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "id",
+         *         "source_id",
+         *         "created_at",
+         *         "updated_at"
+         *       ]
+         *     }
+         */
+        ExportOrderParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-status" | "status";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `source_id`, `created_at`, `updated_at`, `status`, `amount`, `discount_amount`, `total_amount`, `customer_id`, `metadata`.
+             *     Amounts are ×100; `metadata` a JSON object.
+             */
+            fields?: ("id" | "source_id" | "created_at" | "updated_at" | "status" | "amount" | "discount_amount" | "items_discount_amount" | "total_discount_amount" | "total_amount" | "customer_id" | "referrer_id" | "metadata")[];
+            filters?: components["schemas"]["ExportOrderFilters"];
+        };
+        /**
+         * ExportOrderRequest
+         * @description An export of orders.
+         */
+        ExportOrderRequest: {
+            /**
+             * @description What is exported; `order` here.
+             * @constant
+             */
+            exported_object: "order";
+            parameters?: components["schemas"]["ExportOrderParameters"];
+        };
+        /**
+         * ExportOrder
+         * @description An export of orders, with the columns and filters it was asked for.
+         */
+        ExportOrder: components["schemas"]["ExportBase"] & components["schemas"]["ExportOrderRequest"];
+        /**
+         * ExportPointsExpirationFilters
+         * @description Which points the export holds: conditions on the program and the card, joined by `junction`. Any other field is
+         *     refused (400 `invalid_payload`).
+         * @example {
+         *       "campaign_id": {
+         *         "conditions": {
+         *           "$in": [
+         *             "camp_0b2f6c1d9e8a7f6b5c"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportPointsExpirationFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description The loyalty program's ID. */
+            campaign_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The loyalty card's ID. */
+            voucher_id?: components["schemas"]["ExportFilterClause"];
+        };
+        /**
+         * ExportPointsExpirationParameters
+         * @description What an export of points waiting to expire on loyalty cards holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "expires_at",
+         *       "fields": [
+         *         "id",
+         *         "campaign_id",
+         *         "voucher_id",
+         *         "points"
+         *       ]
+         *     }
+         */
+        ExportPointsExpirationParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default expires_at
+             * @enum {string}
+             */
+            order?: "expires_at" | "-expires_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `campaign_id`, `voucher_id`, `points`, `status`, `expires_at`.
+             *     `id` names the points of one card that expire on one day; `status` is `ACTIVE` (points still spendable); `expires_at` the last day they can be spent.
+             */
+            fields?: ("id" | "campaign_id" | "voucher_id" | "points" | "status" | "expires_at")[];
+            filters?: components["schemas"]["ExportPointsExpirationFilters"];
+        };
+        /**
+         * ExportPointsExpirationRequest
+         * @description An export of loyalty points and when they expire.
+         */
+        ExportPointsExpirationRequest: {
+            /**
+             * @description What is exported; `points_expiration` here.
+             * @constant
+             */
+            exported_object: "points_expiration";
+            parameters?: components["schemas"]["ExportPointsExpirationParameters"];
+        };
+        /**
+         * ExportPointsExpiration
+         * @description An export of loyalty points and when they expire, with the columns and filters it was asked for.
+         */
+        ExportPointsExpiration: components["schemas"]["ExportBase"] & components["schemas"]["ExportPointsExpirationRequest"];
+        /**
+         * ExportVoucherTransactionsFilters
+         * @description Which balance movements the export holds: conditions on when they happened, the campaign and the voucher, joined by
+         *     `junction`. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "voucher_id": {
+         *         "conditions": {
+         *           "$in": [
+         *             "v_0c9f3a2b1d4e5f6a7b"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportVoucherTransactionsFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the movement happened. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's campaign. */
+            campaign_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher (gift card or loyalty card). */
+            voucher_id?: components["schemas"]["ExportFilterClause"];
+        };
+        /**
+         * ExportVoucherTransactionsParameters
+         * @description What an export of balance movements of gift cards and loyalty cards holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "id",
+         *         "campaign_id",
+         *         "voucher_id",
+         *         "type"
+         *       ]
+         *     }
+         */
+        ExportVoucherTransactionsParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-created_at" | "created_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `campaign_id`, `voucher_id`, `type`, `source_id`, `reason`, `source`, `balance`, `amount`, `related_transaction_id`, `created_at`, `details`.
+             *     `balance` is the balance after the movement; `amount` the change (credits ×100 or points); `details` a JSON object with what caused it.
+             */
+            fields?: ("id" | "campaign_id" | "voucher_id" | "type" | "source_id" | "reason" | "source" | "balance" | "amount" | "related_transaction_id" | "created_at" | "details")[];
+            filters?: components["schemas"]["ExportVoucherTransactionsFilters"];
+        };
+        /**
+         * ExportVoucherTransactionsRequest
+         * @description An export of balance movements of gift cards and loyalty cards.
+         */
+        ExportVoucherTransactionsRequest: {
+            /**
+             * @description What is exported; `voucher_transactions` here.
+             * @constant
+             */
+            exported_object: "voucher_transactions";
+            parameters?: components["schemas"]["ExportVoucherTransactionsParameters"];
+        };
+        /**
+         * ExportVoucherTransactions
+         * @description An export of balance movements of gift cards and loyalty cards, with the columns and filters it was asked for.
+         */
+        ExportVoucherTransactions: components["schemas"]["ExportBase"] & components["schemas"]["ExportVoucherTransactionsRequest"];
+        /**
+         * Export
+         * @description A file of objects written in the background: `status` is `SCHEDULED` when it is made, `IN_PROGRESS` while rows are
+         *     written, then `DONE` with the file's address in `result.url`, or `ERROR`.
+         */
+        Export: components["schemas"]["ExportVoucher"] | components["schemas"]["ExportRedemption"] | components["schemas"]["ExportCustomer"] | components["schemas"]["ExportPublication"] | components["schemas"]["ExportOrder"] | components["schemas"]["ExportPointsExpiration"] | components["schemas"]["ExportVoucherTransactions"];
+        /**
+         * ExportsListResponseBody
+         * @description A page of the project's exports.
+         */
+        ExportsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "exports";
+            exports: components["schemas"]["Export"][];
+            /** @description How many exports the project has. */
+            total: number;
+        };
+        /**
+         * ExportsCreateRequestBody
+         * @description What to export, named by `exported_object`, with the file's columns, the rows' order and filters in
+         *     `parameters`. Each kind of object takes its own columns, orders and filter fields.
+         */
+        ExportsCreateRequestBody: components["schemas"]["ExportVoucherRequest"] | components["schemas"]["ExportRedemptionRequest"] | components["schemas"]["ExportCustomerRequest"] | components["schemas"]["ExportPublicationRequest"] | components["schemas"]["ExportOrderRequest"] | components["schemas"]["ExportPointsExpirationRequest"] | components["schemas"]["ExportVoucherTransactionsRequest"];
+        /**
+         * VoucherImport
+         * @description One voucher to import, with its own code. It is made exactly as the create operation makes a voucher with that
+         *     code (every setting of `VoucherFields` applies; server-owned fields such as a gift's `balance` or a card's
+         *     counters are accepted and ignored). In a campaign import the vouchers join the campaign in the path, which must
+         *     be able to gain vouchers, and take its template for what they leave out; `campaign` and `campaign_id` are
+         *     ignored there.
+         * @example {
+         *       "code": "SPRING-0001",
+         *       "type": "DISCOUNT_VOUCHER",
+         *       "discount": {
+         *         "type": "PERCENT",
+         *         "percent_off": 15
+         *       },
+         *       "expiration_date": "2026-06-30T23:59:59Z",
+         *       "metadata": {
+         *         "batch": "spring"
+         *       }
+         *     }
+         */
+        VoucherImport: components["schemas"]["VoucherFields"] & {
+            code: components["schemas"]["VoucherCode"];
+        };
+        /**
+         * VouchersImportRequestBody
+         * @description The vouchers to import, each with its code. Each is made in its own unit of work: one that cannot be made (a
+         *     taken code, a missing value) is reported in the async action's `result.failed` and the others are made.
+         */
+        VouchersImportRequestBody: components["schemas"]["VoucherImport"][];
+        /**
+         * VouchersImportCsvRequestBody
+         * @description A CSV file of vouchers to import, sent as `multipart/form-data` in the part named `file`.
+         */
+        VouchersImportCsvRequestBody: {
+            /**
+             * Format: binary
+             * @description The CSV file (UTF-8, comma-separated, a header row naming the columns, fields with commas or line breaks in
+             *     double quotes). At most 10 MB (413 beyond).
+             */
+            file: string;
+            /**
+             * @description Whether each imported voucher sends its `voucher.created` webhook. Form fields are text, so `true` and
+             *     `false` are taken as text too. The reference server records the event of every voucher it makes, as the
+             *     create operation does, whatever this says.
+             * @enum {boolean|string}
+             */
+            webhooks_enable?: true | false | "true" | "false";
+        };
+        /**
+         * VouchersBulkUpdateRequestBody
+         * @description Metadata for each voucher, by code. The keys given are set on the voucher's metadata, which keeps its other keys;
+         *     a null value removes the key. A code that names no voucher is reported in the async action's `result.errors`.
+         */
+        VouchersBulkUpdateRequestBody: {
+            code: components["schemas"]["VoucherCode"];
+            metadata: components["schemas"]["Metadata"];
+        }[];
+        /**
+         * VouchersMetadataUpdateRequestBody
+         * @description The same metadata for many vouchers, by code. The keys given are set on each voucher's metadata, which keeps its
+         *     other keys; a null value removes the key. A code that names no voucher is reported in the async action's
+         *     `result.errors`.
+         */
+        VouchersMetadataUpdateRequestBody: {
+            /** @description The vouchers' codes. */
+            codes: components["schemas"]["VoucherCode"][];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * TransactionsExportRequestBody
+         * @description The columns, order and filters of an export of balance movements. The path names the voucher, campaign or loyalty
+         *     card whose movements are exported; filters narrow them further.
+         * @example {
+         *       "parameters": {
+         *         "order": "-created_at",
+         *         "fields": [
+         *           "id",
+         *           "type",
+         *           "amount",
+         *           "balance",
+         *           "created_at"
+         *         ]
+         *       }
+         *     }
+         */
+        TransactionsExportRequestBody: {
+            parameters?: components["schemas"]["ExportVoucherTransactionsParameters"];
+        };
+        /**
+         * ImportCsvRequestBody
+         * @description A CSV file to import, sent as `multipart/form-data` in the part named `file`.
+         */
+        ImportCsvRequestBody: {
+            /**
+             * Format: binary
+             * @description The CSV file (UTF-8, comma-separated, a header row naming the columns, fields with commas or line breaks in
+             *     double quotes). At most 10 MB (413 beyond).
+             */
+            file: string;
+        };
+        /**
+         * CampaignTransactionFilters
+         * @description Conditions on a campaign's transactions (`id`, `voucher_id`), joined by `junction`.
+         */
+        CampaignTransactionFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the transaction ID. */
+            id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the voucher (gift card or loyalty card) whose balance moved. */
+            voucher_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+        };
+        /**
+         * CustomersBulkUpdateRequestBody
+         * @description Customers by `source_id`, each created or updated exactly as the create operation does (it upserts by
+         *     `source_id`), in its own unit of work. One that cannot be saved is reported in the async action's
+         *     `result.errors`.
+         */
+        CustomersBulkUpdateRequestBody: (components["schemas"]["CustomerFields"] & {
+            /** @description The customer's ID in your system, which names the customer to create or update. */
+            source_id: string;
+        })[];
+        /**
+         * CustomersMetadataUpdateRequestBody
+         * @description The same metadata for many customers, by `source_id`. The keys given are set on each customer's metadata, which
+         *     keeps its other keys; a null value removes the key. A `source_id` that names no customer is reported in the async
+         *     action's `result.errors`.
+         */
+        CustomersMetadataUpdateRequestBody: {
+            /** @description The customers' `source_id`s. */
+            source_ids: string[];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * ProductsBulkUpdateRequestBody
+         * @description Products by `source_id`: an existing product is updated with the fields given (as the update operation does), and
+         *     a `source_id` that names none makes a new product (as the create operation does), each in its own unit of work.
+         *     One that cannot be saved is reported in the async action's `result.errors`.
+         */
+        ProductsBulkUpdateRequestBody: {
+            /** @description The product's ID in your system, which names the product to update or create. */
+            source_id: string;
+            /** @description Product name, unique in the project. */
+            name?: string | null;
+            price?: components["schemas"]["Price"];
+            /** @description Names of the attributes each SKU of the product may set. */
+            attributes?: components["schemas"]["ProductAttributes"] | null;
+            /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
+            image_url?: components["schemas"]["ImageUrl"] | null;
+            /** @description Custom key-value pairs, set on the product's metadata key by key. */
+            metadata?: components["schemas"]["Metadata"] | null;
+        }[];
+        /**
+         * ProductsMetadataUpdateRequestBody
+         * @description The same metadata for many products, by `source_id`. The keys given are set on each product's metadata, which
+         *     keeps its other keys; a null value removes the key. A `source_id` that names no product is reported in the async
+         *     action's `result.errors`.
+         */
+        ProductsMetadataUpdateRequestBody: {
+            /** @description The products' `source_id`s. */
+            source_ids: string[];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * OrdersImportRequestBody
+         * @description The orders to import. Each is made (or, when its `id` or `source_id` names an existing order, updated) exactly as
+         *     the create operation does, in its own unit of work: one that cannot be made is reported in the async action's
+         *     `result.failed` and the others are made.
+         */
+        OrdersImportRequestBody: components["schemas"]["OrdersCreateRequestBody"][];
+        /**
+         * OrdersExportRequestBody
+         * @description The columns, order and filters of an export of orders.
+         * @example {
+         *       "parameters": {
+         *         "order": "-created_at",
+         *         "fields": [
+         *           "id",
+         *           "source_id",
+         *           "status",
+         *           "amount",
+         *           "total_amount"
+         *         ]
+         *       }
+         *     }
+         */
+        OrdersExportRequestBody: {
+            parameters?: components["schemas"]["ExportOrderParameters"];
+        };
+        /**
+         * PointsExpirationExportRequestBody
+         * @description The columns, order and filters of an export of a loyalty program's points and when they expire.
+         * @example {
+         *       "parameters": {
+         *         "order": "expires_at",
+         *         "fields": [
+         *           "voucher_id",
+         *           "points",
+         *           "expires_at"
+         *         ]
+         *       }
+         *     }
+         */
+        PointsExpirationExportRequestBody: {
+            parameters?: components["schemas"]["ExportPointsExpirationParameters"];
+        };
+        /**
+         * PointsExpirationExportResponseBody
+         * @description An export of a loyalty program's points and when they expire, as the deprecated program operation answers it. The
+         *     public API marks none of its fields as always sent; the reference server sends the same fields as `create-export`.
+         */
+        PointsExpirationExportResponseBody: components["schemas"]["ExportFields"] & {
+            /**
+             * @description Always `points_expiration`.
+             * @constant
+             */
+            exported_object?: "points_expiration";
+            parameters?: components["schemas"]["ExportPointsExpirationParameters"];
         };
         /**
          * WebhookSource
@@ -16528,6 +18315,45 @@ export interface components {
          * @example seg_1a2b3c4d5e6f7a8b9c
          */
         SegmentId: string;
+        /**
+         * @description Only async actions created before this moment (ISO 8601); to read on, the `created_at` of the last one listed.
+         * @example 2026-11-30T23:59:59.999Z
+         */
+        AsyncActionsEndDate: string;
+        /** @description Sorts exports by creation (`created_at`, `-created_at`, the default) or by status (`status`, `-status`). */
+        ExportsOrder: "created_at" | "-created_at" | "status" | "-status";
+        /**
+         * @description The export's ID.
+         * @example exp_0d6b1c2e3f4a5b6c7d
+         */
+        ExportId: string;
+        /**
+         * @description The ID of the export whose file to download.
+         * @example exp_0d6b1c2e3f4a5b6c7d
+         */
+        ExportFileId: string;
+        /**
+         * @description The token of the export's `result.url`; when given, it must belong to the export (401 otherwise).
+         * @example 6f1c9e2a0b7d4c3e8a5f1b2c
+         */
+        DownloadToken: string;
+        /**
+         * @description Conditions on the campaign's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id` (the transaction) and `voucher_id`.
+         *     Operators: `$in` and `$not_in` (a list), `$is`, `$is_not`, `$starts_with`, `$ends_with`, `$contains`,
+         *     `$not_contain`, `$has_value`, `$is_unknown`. Another field or operator is refused (400). Example:
+         *     `filters[voucher_id][conditions][$in][]=v_0c9f3a2b1d4e5f6a7b`.
+         * @example {
+         *       "voucher_id": {
+         *         "conditions": {
+         *           "$in": [
+         *             "v_0c9f3a2b1d4e5f6a7b"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        CampaignTransactionFilters: components["schemas"]["CampaignTransactionFilters"];
         /**
          * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
          *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
@@ -23866,6 +25692,1103 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-async-actions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only async actions created before this moment (ISO 8601); to read on, the `created_at` of the last one listed.
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["AsyncActionsEndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of async actions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-exports": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Sorts exports by creation (`created_at`, `-created_at`, the default) or by status (`status`, `-status`). */
+                order?: components["parameters"]["ExportsOrder"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of exports. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's ID.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's ID.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "download-export": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The token of the export's `result.url`; when given, it must belong to the export (401 otherwise).
+                 * @example 6f1c9e2a0b7d4c3e8a5f1b2c
+                 */
+                token?: components["parameters"]["DownloadToken"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the export whose file to download.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                export_Id: components["parameters"]["ExportFileId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersImportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["VouchersImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-vouchers-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersBulkUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-vouchers-metadata-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersMetadataUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-voucher-transactions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-voucher-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers-to-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersImportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers-to-campaign-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-campaign-transactions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the campaign's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id` (the transaction) and `voucher_id`.
+                 *     Operators: `$in` and `$not_in` (a list), `$is`, `$is_not`, `$starts_with`, `$ends_with`, `$contains`,
+                 *     `$not_contain`, `$has_value`, `$is_unknown`. Another field or operator is refused (400). Example:
+                 *     `filters[voucher_id][conditions][$in][]=v_0c9f3a2b1d4e5f6a7b`.
+                 * @example {
+                 *       "voucher_id": {
+                 *         "conditions": {
+                 *           "$in": [
+                 *             "v_0c9f3a2b1d4e5f6a7b"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["CampaignTransactionFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-campaign-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-customers-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-customers-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomersBulkUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-customers-metadata-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomersMetadataUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-products-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-products-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductsBulkUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-products-metadata-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductsMetadataUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-SKUs-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrdersImportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-order-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrdersExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-campaign-transactions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the campaign's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id` (the transaction) and `voucher_id`.
+                 *     Operators: `$in` and `$not_in` (a list), `$is`, `$is_not`, `$starts_with`, `$ends_with`, `$contains`,
+                 *     `$not_contain`, `$has_value`, `$is_unknown`. Another field or operator is refused (400). Example:
+                 *     `filters[voucher_id][conditions][$in][]=v_0c9f3a2b1d4e5f6a7b`.
+                 * @example {
+                 *       "voucher_id": {
+                 *         "conditions": {
+                 *           "$in": [
+                 *             "v_0c9f3a2b1d4e5f6a7b"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["CampaignTransactionFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-loyalty-campaign-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-loyalty-card-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-loyalty-card-transactions-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-points-expiration-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PointsExpirationExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PointsExpirationExportResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -20,6 +20,8 @@ import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
 import { pruneUnknownFields } from './http/prune.js';
 import { patchValidator } from './http/validator-patches.js';
+import { attachUploads, UPLOAD_LIMITS } from './http/uploads.js';
+import { ExportFiles } from './exports/files.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, DOCS_HTML, STRICT_CONTRACT } from './paths.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
@@ -54,6 +56,8 @@ export interface AppOptions {
    * `Host` header, which a caller controls. A function when it is known only once the server listens.
    */
   publicBaseUrl?: string | (() => string);
+  /** Where export files are kept; a temporary directory of the process, removed when it exits, when not given. */
+  exportsDir?: string;
 }
 
 /**
@@ -131,8 +135,11 @@ export async function createApp(options: AppOptions): Promise<Express> {
       validateFormats: true,
       ajvFormats: { mode: 'full' },
       ignoreUndocumented: false,
+      // Multipart bodies (CSV imports) are read into memory by multer, within these limits (413 beyond).
+      fileUploader: { limits: UPLOAD_LIMITS },
     }),
   );
+  app.use(attachUploads);
   app.use(refuseNullBodyWhereOneIsTaken);
   app.use(pruneUnknownFields(contract));
   // Responses, when checked, are held to the strict twin: this server must never send a field the contract
@@ -147,6 +154,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
         validateFormats: true,
         ajvFormats: { mode: 'full' },
         ignoreUndocumented: false,
+        // The request's multipart body was read above; reading it again would wait for a stream already consumed.
+        fileUploader: false,
       }),
     );
   }
@@ -158,7 +167,10 @@ export async function createApp(options: AppOptions): Promise<Express> {
     assets: new AssetSigner(options.assetSecret),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false, ...webhookTargets },
+    exportFiles: new ExportFiles(options.exportsDir),
   };
+  // Exports still being written stop at their next page when the server stops.
+  jobs.onShutdown(() => services.exportFiles.stop());
   app.locals.store = store;
   app.use(operationRoutes(contract as never, handlers, services));
   app.use(errorMapper);

@@ -4,6 +4,7 @@ import { DomainError, invalid, notFound } from './errors.js';
 import { evaluate, simpleCustomer, type Evaluation, type RewardSnapshot, type Verdict } from './engine.js';
 import { matchesFilter } from './filters.js';
 import { movePoints } from './loyalty/cards.js';
+import { recordGiftMovement } from './gift-transactions.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { noteRedemption, orderForRedemption } from './orders.js';
@@ -236,6 +237,14 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
         },
         ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance - applied.giftCredits } }),
       });
+      if (counted.gift && applied.giftCredits > 0) {
+        await recordGiftMovement(ctx, counted, {
+          type: 'CREDITS_REDEMPTION',
+          amount: -applied.giftCredits,
+          operation: 'MANUAL',
+          details: { order: { id: stored.id, source_id: stored.source_id }, redemption: { id: child.id } },
+        });
+      }
       if (applied.points > 0) {
         await movePoints(ctx, counted, { points: -applied.points, type: 'POINTS_REDEMPTION', operation: 'MANUAL', details: { redemption: { id: child.id } } });
       }
@@ -397,6 +406,18 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
           },
           ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance + target.gift_amount } }),
         });
+        if (restored.gift && target.gift_amount > 0) {
+          await recordGiftMovement(ctx, restored, {
+            type: 'CREDITS_REFUND',
+            amount: target.gift_amount,
+            operation: 'AUTOMATIC',
+            details: {
+              ...(target.order?.id && { order: { id: target.order.id, source_id: target.order.source_id ?? null } }),
+              redemption: { id: target.id },
+              rollback: { id: entry.id },
+            },
+          });
+        }
         if (points > 0) {
           await movePoints(ctx, restored, { points, type: 'POINTS_REFUND', operation: 'AUTOMATIC', details: { redemption: { id: target.id } } });
         }

@@ -6,6 +6,7 @@ import { findCampaign, type CampaignRecord } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
+import { recordGiftMovement } from './gift-transactions.js';
 import { checkFilter, matchesFilter, type FilterDefinition, type FilterProblem } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
@@ -325,8 +326,8 @@ export async function deleteVoucher(ctx: DomainContext, code: string): Promise<v
 /**
  * Adds (or with a negative value removes) gift credit or loyalty points; a balance never goes negative.
  * A gift card takes `amount`; a loyalty card takes `points`, or `amount` as the API names it there too.
- * `reason` and `source_id` go into a loyalty card's transaction; gift cards keep no transaction list, and
- * expiry settings are not applied (points follow the program's rules), as the contract says.
+ * `reason` and `source_id` go into the card's transaction (credits or points); expiry settings are not applied
+ * (points follow the program's rules), as the contract says.
  */
 export async function changeBalance(ctx: DomainContext, code: string, change: BalanceChange) {
   const voucher = await findVoucher(ctx, code);
@@ -344,7 +345,14 @@ export async function changeBalance(ctx: DomainContext, code: string, change: Ba
       amount: voucher.gift.amount + Math.max(0, value),
       subtracted_amount: (voucher.gift.subtracted_amount ?? 0) + Math.max(0, -value),
     };
-    await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
+    const updated = await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
+    await recordGiftMovement(ctx, updated, {
+      type: value >= 0 ? 'CREDITS_ADDITION' : 'CREDITS_REMOVAL',
+      amount: value,
+      operation: 'MANUAL',
+      reason: change.reason ?? null,
+      sourceId: change.source_id ?? null,
+    });
     await recordEvent(ctx, 'voucher.gift.balance_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, amount: value });
     return {
       amount: value,

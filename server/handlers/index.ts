@@ -4,6 +4,8 @@ import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
 import { eventHandlers } from './events.js';
+import { exportHandlers } from './exports.js';
+import { importHandlers } from './imports.js';
 import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
 import { managementHandlers } from './management.js';
@@ -21,6 +23,7 @@ import { rewardHandlers } from './rewards.js';
 import { segmentHandlers } from './segments.js';
 import { skuHandlers } from './skus.js';
 import { stackingRulesHandlers } from './stacking-rules.js';
+import { transactionHandlers } from './transactions.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
 import { voucherHandlers } from './vouchers.js';
@@ -34,6 +37,8 @@ export const handlers: Handlers = {
   ...categoryHandlers,
   ...customerHandlers,
   ...eventHandlers,
+  ...exportHandlers,
+  ...importHandlers,
   ...locationHandlers,
   ...loyaltyHandlers,
   ...managementHandlers,
@@ -48,6 +53,7 @@ export const handlers: Handlers = {
   ...segmentHandlers,
   ...skuHandlers,
   ...stackingRulesHandlers,
+  ...transactionHandlers,
   ...oauthHandlers,
   ...orderHandlers,
   ...productCollectionHandlers,

@@ -5,6 +5,7 @@ import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
 import type { EventRecord } from '../domain/events.js';
+import type { ExportRecord } from '../domain/exports/exports.js';
 import type { Location } from '../domain/locations.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
@@ -70,6 +71,7 @@ export interface Tables {
   stacking_rules: StackingRulesRecord;
   promotion_stacks: PromotionStackRecord;
   segments: SegmentRecord;
+  exports: ExportRecord;
 }
 
 export interface TableSpec {
@@ -116,7 +118,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   webhooks: { unique: [], indexed: [] },
   webhook_deliveries: { unique: [], indexed: ['webhook_id'] },
   loyalty_cards: { unique: [], indexed: ['campaign_id', 'next_expiration_date'] },
-  loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
+  loyalty_transactions: { unique: [], indexed: ['voucher_id', 'campaign_id'] },
   loyalty_clock: { unique: [], indexed: [] },
   earning_rules: { unique: [], indexed: ['campaign_id'] },
   pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'], sortedById: ['campaign_id', 'voucher_id'] },
@@ -127,4 +129,5 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   stacking_rules: { unique: [], indexed: [] },
   promotion_stacks: { unique: [], indexed: ['campaign_id'], ordered: ['created_at'] },
   segments: { unique: [], indexed: [], ordered: ['created_at'] },
+  exports: { unique: [], indexed: [], ordered: ['created_at'] },
 };

@@ -35,6 +35,7 @@ import type {
   ValidationValidateStackableResponse,
 } from '@voucherify/sdk';
 import { recording } from './sdk-methods.js';
+import { dataMethods } from './sdk-data-methods.js';
 import { catalog, customer, customerRequest, orderItem, qualification, refusal, stackable, uncalled, type Every } from './sdk-requests.js';
 import { unique, useTarget } from './target.js';
 
@@ -379,6 +380,7 @@ describe('@voucherify/sdk promotions', () => {
 
 describe('@voucherify/sdk coverage', () => {
   test('every method of publications, validations, redemptions, qualifications, promotions (with tiers) and orders that reaches the contract was called', () => {
-    expect(uncalled(calls, NAMESPACES)).toEqual([]);
+    // Order imports and exports are called in sdk-data.test.ts.
+    expect(uncalled(calls, NAMESPACES, dataMethods('@voucherify/sdk'))).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
  * typed client.
  */
 import { describe, expect, test } from '@jest/globals';
+import { dataMethods } from './sdk-data-methods.js';
 import { expectAllCalled, inventoryOf, refusal, useNodeSdk, type Body, type Query, type Reply } from './sdk-node.js';
 import { known } from './known.js';
 import { expectError } from './expect-error.js';
@@ -366,7 +367,9 @@ describe('the Node.js SDK: distributions', () => {
 
 describe('the Node.js SDK: coverage', () => {
   test('every method of vouchers, redemptions and distributions that reaches the contract was called', () => {
-    expectAllCalled(node.calls, inventoryOf(['vouchers', 'redemptions', 'distributions']));
+    // Voucher imports and exports are called in sdk-node-data.test.ts.
+    const elsewhere = dataMethods('voucherify');
+    expectAllCalled(node.calls, inventoryOf(['vouchers', 'redemptions', 'distributions']).filter((name) => !elsewhere.includes(name)));
     // Methods the inventory misses (it reads one `this.client.<verb>(` line at a time): `rollback` writes its
     // path on the next line, and the publications methods call `client.<verb>(` from a closure.
     expectAllCalled(node.calls, ['redemptions.rollback', 'distributions.publications.create', 'distributions.publications.list']);

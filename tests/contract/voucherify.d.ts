@@ -55,6 +55,8 @@ declare module 'voucherify' {
     balance: {
       create(code: string, params: Body<'update-voucher-balance'>): Promise<Reply<'update-voucher-balance'>>;
     };
+    /** POST /vouchers/import with the list as the body. */
+    import(vouchers: Body<'import-vouchers'>): Promise<Reply<'import-vouchers'>>;
   }
 
   interface Campaigns {
@@ -65,6 +67,14 @@ declare module 'voucherify' {
     /** The SDK takes no query here, so `vouchers_count` cannot be sent: it always adds one voucher. */
     addVoucher(nameOrId: string, params?: Body<'add-vouchers-to-campaign'>): Promise<Reply<'add-vouchers-to-campaign'>>;
     list(params?: Query<'list-campaigns'>): Promise<Reply<'list-campaigns'>>;
+    /** POST /campaigns/{nameOrId}/import with the list as the body. */
+    importVouchers(nameOrId: string, vouchers: Body<'import-vouchers-to-campaign'>): Promise<Reply<'import-vouchers-to-campaign'>>;
+  }
+
+  interface Exports {
+    create(exportResource: Body<'create-export'>): Promise<Reply<'create-export'>>;
+    get(exportId: string): Promise<Reply<'get-export'>>;
+    delete(exportId: string): Done;
   }
 
   type Customer = Reply<'get-customer'>;
@@ -86,6 +96,8 @@ declare module 'voucherify' {
       /** The SDK takes no query here, so `join_once` cannot be sent. */
       create(params: Body<'create-publication'>): Promise<Reply<'create-publication'>>;
     };
+    /** The SDK's Exports class, which it puts here rather than on the client. */
+    exports: Exports;
   }
 
   interface Events {
