@@ -2903,8 +2903,9 @@ export interface paths {
         /**
          * Assign a reward
          * @description Offers the reward in a loyalty program at a cost in points (`parameters` is required except for
-         *     `COIN` rewards). A program that is not a loyalty program is 400; a reward already offered there is
-         *     409 `duplicate_found`.
+         *     `COIN` rewards), or in a referral program, whose referrers each get it when a referee of theirs
+         *     converts (no cost; a `COIN` reward is 400 there). Any other campaign is 400; a reward already offered
+         *     in the program is 409 `duplicate_found`.
          */
         post: operations["create-reward-assignment"];
         delete?: never;
@@ -3638,8 +3639,7 @@ export interface paths {
          * Delete a customer and their personal data
          * @description Deletes the customer (found by ID or `source_id`) for good, with the personal data the project keeps
          *     about them: every event recorded about them (so their activity is gone), their orders, and the name,
-         *     email and other contact fields copied into redemptions and validation records, which keep only the
-         *     customer's ID. Vouchers and loyalty cards they held stay, as on `DELETE /v1/customers/{customerId}`, and
+         *     email and other contact fields copied into their redemptions, which keep only the customer's ID. Vouchers and loyalty cards they held stay, as on `DELETE /v1/customers/{customerId}`, and
          *     `customer.deleted` is sent to webhooks. Answers with the deletion's record, `DONE`; an unknown customer
          *     (or one already deleted) is 404.
          */
@@ -5388,7 +5388,9 @@ export interface components {
          * CampaignRefereeReward
          * @description What a referee gets for taking part: credit on a gift card or points on a loyalty card of another
          *     campaign. Stored and returned as given, with the campaign's `name` filled in from `id` when that names
-         *     one of the project's campaigns; the reference server does not give the reward itself.
+         *     one of the project's campaigns. When a referee converts (once per program), the reference server gives
+         *     it: `amount` points on the referee's card of that loyalty program (joining it when they hold none), or a
+         *     card of that gift card campaign loaded with `amount`, or a coupon of that discount campaign.
          */
         CampaignRefereeReward: {
             /** @description The campaign whose card gets the reward. */
@@ -13505,8 +13507,9 @@ export interface components {
             /** @description The cost in points. */
             loyalty?: {
                 /**
-                 * @description Points a member spends on the reward. Needed for `CAMPAIGN` and `MATERIAL` rewards (400 without it);
-                 *     for `COIN` rewards the ratio decides and it is 0.
+                 * @description Points a member spends on the reward. Needed for `CAMPAIGN` and `MATERIAL` rewards of a loyalty
+                 *     program (400 without it); for `COIN` rewards the ratio decides and it is 0. A referral program's
+                 *     rewards cost nothing (0 when left out).
                  * @example 100
                  */
                 points?: number;
@@ -13529,7 +13532,7 @@ export interface components {
             id: string;
             /** @description The reward. */
             reward_id: string;
-            /** @description The loyalty program's campaign ID. */
+            /** @description The loyalty or referral program's campaign ID. */
             related_object_id: string;
             /**
              * @description Always `campaign`.
@@ -13645,7 +13648,9 @@ export interface components {
         };
         /**
          * RewardAssignmentsCreateRequestBody
-         * @description Offers the reward in a loyalty program at a cost in points. A reward is offered at most once per program.
+         * @description Offers the reward in a loyalty program at a cost in points, or in a referral program, where every
+         *     referrer gets it when one of their referees converts (no points: `parameters` may be left out). A reward
+         *     is offered at most once per program.
          * @example {
          *       "campaign": "Coffee club",
          *       "parameters": {
@@ -13656,7 +13661,7 @@ export interface components {
          *     }
          */
         RewardAssignmentsCreateRequestBody: {
-            /** @description The loyalty program's campaign ID or name. */
+            /** @description The loyalty or referral program's campaign ID or name. */
             campaign: string;
             parameters?: components["schemas"]["RewardAssignmentParameters"];
             /**
@@ -16212,9 +16217,10 @@ export interface components {
         /**
          * WebhookCustomerRewardedData
          * @description What `customer.rewarded` tells about: a reward a customer got. On this server that is a loyalty card
-         *     paying points for a reward; this server then always sends `customer`, `holder`, `voucher` (the card),
-         *     `campaign` (its program), `reward` and `balance`. The public API also sends this kind for referral
-         *     rewards, with `referral_tier`, `custom_event` and `customer_event`.
+         *     paying points for a reward, or a referrer rewarded when a referee converts; this server then always
+         *     sends `customer`, `holder`, `voucher` (the card that paid, or the referral code), `campaign` (its
+         *     program), `reward` and `balance` (0 points for a referral reward). The public API also sends
+         *     `referral_tier`, `custom_event` and `customer_event` for referral rewards, which this server does not.
          */
         WebhookCustomerRewardedData: {
             /** @description The customer who got the reward, as `GET /v1/customers/{customerId}` shows it. */
@@ -17303,8 +17309,8 @@ export interface components {
         /**
          * @description Sorts the entries by creation time (`created_at`; `updated_at` is the same, as entries never change), by
          *     `type`, by the voucher `code` and the `campaign` name they are about, or by `category` (`ACTION`,
-         *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties keep
-         *     creation order. Default `-created_at`.
+         *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties are in
+         *     the order the entries were recorded (reversed for a descending order). Default `-created_at`.
          */
         CustomerActivitiesOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "campaign" | "-campaign" | "category" | "-category";
         /**
@@ -24860,8 +24866,8 @@ export interface operations {
                 /**
                  * @description Sorts the entries by creation time (`created_at`; `updated_at` is the same, as entries never change), by
                  *     `type`, by the voucher `code` and the `campaign` name they are about, or by `category` (`ACTION`,
-                 *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties keep
-                 *     creation order. Default `-created_at`.
+                 *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties are in
+                 *     the order the entries were recorded (reversed for a descending order). Default `-created_at`.
                  */
                 order?: components["parameters"]["CustomerActivitiesOrder"];
                 /**

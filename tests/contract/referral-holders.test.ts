@@ -6,10 +6,12 @@ import { describe, expect, test } from '@jest/globals';
 import type { components } from '../../generated/openapi.js';
 import { expectError, failed } from './expect-error.js';
 import { known } from './known.js';
-import { managementClientFor, raw, unique, useTarget } from './target.js';
+import { clientFor, managementClientFor, raw, unique, useTarget } from './target.js';
+import { PayloadChecker, startReceiver } from './webhook-receiver.js';
 
 const ctx = useTarget();
 const withEvents = process.env.CONTRACT_BASE_URL && !(process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_PROJECT_ID) ? test.skip : test;
+const inProcess = process.env.CONTRACT_BASE_URL ? test.skip : test;
 
 type HolderPage = components['schemas']['ReferralsHoldersListResponseBody'];
 type ReferralProgram = components['schemas']['ReferralProgram'];
@@ -248,5 +250,38 @@ describe('conversions and rewards', () => {
     await ctx.client.POST('/v1/events', { body: { event, customer: { id: referee.id } } });
     expect((await read(referrer.id)).loyalty).toMatchObject({ referred_customers: 1 });
     expect(await heldIn(referee.id, club.id)).toEqual([expect.objectContaining({ loyalty_card: expect.objectContaining({ balance: 300 }) })]);
+  });
+
+  inProcess('when a referrer is rewarded, then customer.rewarded reaches a webhook with the referrer, the referral code, the program and the reward', async () => {
+    const management = managementClientFor(ctx.target);
+    const project = (await management.POST('/management/v1/projects', { body: { name: unique('Referral hooks') } })).data!;
+    const client = clientFor(ctx.target, { appId: project.server_side_key!.app_id, appToken: project.server_side_key!.app_token });
+    const sink = await startReceiver();
+    try {
+      await management.POST('/management/v1/projects/{projectId}/webhooks', { params: { path: { projectId: project.id! } }, body: { target_url: sink.url, events: ['customer.rewarded'] } });
+      const made = (await client.POST('/v1/campaigns', {
+        body: { name: 'Hooked referrals', campaign_type: 'REFERRAL_PROGRAM', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 1 },
+      })).data!;
+      const product = (await client.POST('/v1/products', { body: { name: 'Hooked mug' } })).data!;
+      const mug = (await client.POST('/v1/rewards', { body: { name: 'Mug for referrers', type: 'MATERIAL', parameters: { product: { id: product.id! } } } })).data!;
+      await client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: mug.id } }, body: { campaign: made.id! } });
+      const referrer = (await client.POST('/v1/customers', { body: { source_id: 'hooked-referrer' } })).data!;
+      const referee = (await client.POST('/v1/customers', { body: { source_id: 'hooked-referee' } })).data!;
+      const code = (await client.POST('/v1/publications', { body: { campaign: { name: made.name! }, customer: { id: referrer.id! } } })).data!.voucher!.code!;
+      await client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], customer: { id: referee.id! }, order: { amount: 1000 } } });
+      await ctx.target.jobs!.idle();
+      expect(sink.received.map((arrival) => arrival.body.type)).toEqual(['customer.rewarded']);
+      const body = sink.received[0]!.body;
+      expect(new PayloadChecker().violations(body)).toEqual([]);
+      expect(body.data).toMatchObject({
+        customer: { id: referrer.id },
+        voucher: { code, is_referral_code: true },
+        campaign: { id: made.id },
+        reward: { id: mug.id, type: 'MATERIAL' },
+        balance: { points: 0 },
+      });
+    } finally {
+      await sink.close();
+    }
   });
 });
