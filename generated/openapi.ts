@@ -3638,8 +3638,9 @@ export interface paths {
         /**
          * Delete a customer and their personal data
          * @description Deletes the customer (found by ID or `source_id`) for good, with the personal data the project keeps
-         *     about them: every event recorded about them (so their activity is gone), their orders, and the name,
-         *     email and other contact fields copied into their redemptions, which keep only the customer's ID. Vouchers and loyalty cards they held stay, as on `DELETE /v1/customers/{customerId}`, and
+         *     about them: every event recorded about them (so their activity is gone), their orders, their places as
+         *     a referee of referral codes, and the name, email and other contact fields copied into their
+         *     redemptions, which keep only the customer's ID. Vouchers and loyalty cards they held stay, as on `DELETE /v1/customers/{customerId}`, and
          *     `customer.deleted` is sent to webhooks. Answers with the deletion's record, `DONE`; an unknown customer
          *     (or one already deleted) is 404.
          */

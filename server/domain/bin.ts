@@ -9,6 +9,7 @@ import { duplicate, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { idOrderedPage, listFilter, type IdCursorQuery } from './list-filters.js';
 import type { VoucherRecord } from './vouchers.js';
+import { dropHoldersOf } from './referrals.js';
 
 export type BinResourceType = 'campaign' | 'voucher';
 
@@ -113,6 +114,9 @@ export async function listBinEntries(ctx: DomainContext, query: IdCursorQuery & 
 export async function deleteBinEntry(ctx: DomainContext, id: string): Promise<void> {
   const found = await ctx.uow.bin_entries.get(id);
   if (!found) throw notFound('bin_entry', id);
-  for (const voucher of await ctx.uow.binned_vouchers.findBy('bin_entry_id', found.id)) await ctx.uow.binned_vouchers.delete(voucher.id);
+  for (const voucher of await ctx.uow.binned_vouchers.findBy('bin_entry_id', found.id)) {
+    await dropHoldersOf(ctx, voucher.id);
+    await ctx.uow.binned_vouchers.delete(voucher.id);
+  }
   await ctx.uow.bin_entries.delete(found.id);
 }

@@ -14,6 +14,7 @@ import { dropProgramData } from './loyalty/programs.js';
 import { dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { assignmentsList, assignRules, wholeAmount, type VoucherRecord } from './vouchers.js';
 import { binCampaign, ensureCampaignNameFree } from './bin.js';
+import { dropHoldersOf } from './referrals.js';
 import { campaignFilter } from './campaign-filters.js';
 import { timeframeWithoutStart } from './validity.js';
 
@@ -330,6 +331,7 @@ export async function deleteCampaign(ctx: DomainContext, ref: string, options: {
   const vouchers: VoucherRecord[] = await ctx.uow.vouchers.findBy('campaign_id', campaign.id);
   for (const voucher of vouchers) {
     await dropAssignmentsOf(ctx, voucher.id);
+    if (options.force) await dropHoldersOf(ctx, voucher.id);
     await ctx.uow.vouchers.delete(voucher.id);
     await recordEvent(ctx, 'voucher.deleted', { campaign_id: campaign.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code } });
   }

@@ -428,6 +428,10 @@ export async function deleteCustomerPermanently(ctx: DomainContext, ref: string)
     await ctx.uow.events.delete(event.id);
   }
   for (const order of orders) await ctx.uow.orders.delete(order.id);
+  // Their part as a referee goes too; codes they hold as referrer stay theirs, as every voucher they hold does.
+  for (const holder of await ctx.uow.redeemable_holders.findBy('customer_id', customer.id)) {
+    if (holder.holder_role === 'REFEREE') await ctx.uow.redeemable_holders.delete(holder.id);
+  }
   const copies = await ctx.uow.redemptions.query({ where: (entry) => entry.customer_id === customer.id && entry.customer !== null });
   for (const entry of copies.rows) await ctx.uow.redemptions.update({ ...entry, customer: { id: customer.id, object: 'customer' } });
   await ctx.uow.customers.delete(customer.id);

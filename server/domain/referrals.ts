@@ -85,6 +85,11 @@ export async function noteReferrer(ctx: DomainContext, code: VoucherRecord): Pro
   await insertHolder(ctx, code, code.holder_id, 'REFERRER');
 }
 
+/** Removes the holder entries of a referral code that is deleted for good. */
+export async function dropHoldersOf(ctx: DomainContext, voucherId: string): Promise<void> {
+  for (const holder of await ctx.uow.redeemable_holders.findBy('redeemable_id', voucherId)) await ctx.uow.redeemable_holders.delete(holder.id);
+}
+
 const HOLDER_FILTER_FIELDS: ReadonlySet<string> = new Set(['id', 'created_at', 'holder_role', 'customer_id']);
 
 export async function listHolders(ctx: DomainContext, memberId: string, campaignRef: string | undefined, query: IdCursorQuery & { filters?: Record<string, unknown> }) {

@@ -16,6 +16,7 @@ import { dropCardData } from './loyalty/programs.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
 import { binVoucher, codeInBin, ensureCodeFree } from './bin.js';
+import { dropHoldersOf } from './referrals.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -323,6 +324,7 @@ export async function deleteVoucher(ctx: DomainContext, code: string, options: {
   await dropCardData(ctx, voucher.id);
   await ctx.uow.vouchers.delete(voucher.id);
   if (!options.force) await binVoucher(ctx, voucher);
+  else await dropHoldersOf(ctx, voucher.id);
   await recordEvent(ctx, 'voucher.deleted', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
 }
 

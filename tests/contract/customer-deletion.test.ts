@@ -43,6 +43,13 @@ describe('customer-permanently-deletion', () => {
     const gift = unique('KEPT');
     await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code: gift } }, body: { type: 'GIFT_VOUCHER', gift: { amount: 1000 } } });
     await ctx.client.POST('/v1/publications', { body: { voucher: gift, customer: { id: person.id! } } });
+    const referral = (
+      await ctx.client.POST('/v1/campaigns', {
+        body: { name: unique('Deletion referrals'), campaign_type: 'REFERRAL_PROGRAM', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 1 },
+      })
+    ).data!;
+    const referralCode = (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: referral.id } } })).data!.vouchers![0]!.code!;
+    await ctx.client.POST('/v1/referrals/members/{memberId}/holders', { params: { path: { memberId: referralCode } }, body: { holders: [{ id: person.id! }] } });
     const listed = (await allActivities(person.id!)).total;
 
     const deleted = await ctx.client.POST('/v1/customers/{customerId}/permanent-deletion', { params: { path: { customerId: person.source_id! } } });
@@ -64,6 +71,8 @@ describe('customer-permanently-deletion', () => {
     const redemption = (await ctx.client.GET('/v1/redemptions/{redemptionId}', { params: { path: { redemptionId } } })).data!;
     expect(redemption.customer).toEqual({ id: person.id, object: 'customer' });
     expect(redemption.customer_id).toBe(person.id);
+    const holders = await ctx.client.GET('/v1/referrals/members/{memberId}/holders', { params: { path: { memberId: referralCode } } });
+    expect(holders.data).toMatchObject({ data: [], total: 0 });
     // Vouchers stay, as on an ordinary deletion.
     expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code: gift } } })).data).toMatchObject({ code: gift, holder_id: person.id });
 
