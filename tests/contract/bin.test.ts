@@ -163,20 +163,23 @@ describe('deleting a voucher moves it to the bin', () => {
       await ctx.client.DELETE('/v1/vouchers/{code}', { params: { path: { code } } });
     }
     const filters = { resource_name: { conditions: { $in: codes } }, resource_type: { conditions: { $is: 'voucher' } } };
-    const seen: string[] = [];
+    const seen: { id: string; resource_name: string }[] = [];
     let after: string | undefined;
     for (let page = 0; page < 5; page++) {
       const result = await binPage({ limit: 2, filters, ...(after && { starting_after_id: after }) });
       expect(result.total).toBe(3);
-      seen.push(...result.data.map((entry) => entry.id));
+      seen.push(...result.data);
       if (!result.has_more) break;
       after = result.more_starting_after;
     }
-    expect(seen).toHaveLength(3);
-    expect(seen).toEqual([...seen].sort());
+    const ids = seen.map((entry) => entry.id);
+    expect(ids).toHaveLength(3);
+    expect(ids).toEqual([...ids].sort());
     const descending = await binPage({ order: '-id', filters });
-    expect(descending.data.map((entry) => entry.id)).toEqual([...seen].reverse());
-    const either = await binPage({ filters: { junction: 'or', id: { conditions: { $is: seen[0]! } }, resource_name: { conditions: { $is: codes[2]! } } } });
+    expect(descending.data.map((entry) => entry.id)).toEqual([...ids].reverse());
+    // One entry by its ID, or another by its name.
+    const byId = seen.find((entry) => entry.resource_name !== codes[2])!;
+    const either = await binPage({ filters: { junction: 'or', id: { conditions: { $is: byId.id } }, resource_name: { conditions: { $is: codes[2]! } } } });
     expect(either.total).toBe(2);
   });
 
