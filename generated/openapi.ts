@@ -152,10 +152,12 @@ export interface paths {
         post?: never;
         /**
          * Delete a campaign
-         * @description Deletes the campaign and every voucher in it, at once and for good (there is no bin; `force` is
-         *     accepted). Each deleted voucher counts once in `vouchers_deleted`. The public service may instead
-         *     accept the deletion and finish it in the background (202 with an async action); the reference server
-         *     always deletes at once and answers 204.
+         * @description Deletes the campaign and every voucher in it. Without `force=true` the campaign moves to the bin
+         *     (`GET /v1/trash-bin`) with its vouchers: all are gone from gets and lists, but the campaign's name and
+         *     the vouchers' codes stay taken until the bin entry is deleted. With `force=true` they are deleted for
+         *     good and the name and codes are free at once. Either way each voucher counts once in
+         *     `vouchers_deleted`. The public service may accept the deletion and finish it in the background (202
+         *     with an async action); the reference server always finishes it at once and answers 204.
          */
         delete: operations["delete-campaign"];
         options?: never;
@@ -1061,8 +1063,10 @@ export interface paths {
         post: operations["create-voucher"];
         /**
          * Delete a voucher
-         * @description Deletes the voucher at once and for good (there is no bin; `force` is accepted); its code is free
-         *     again. A campaign voucher counts in the summary's `vouchers_deleted`.
+         * @description Deletes the voucher. Without `force=true` it moves to the bin (`GET /v1/trash-bin`): it is gone from
+         *     gets and lists, but its code stays taken until the bin entry is deleted. With `force=true` it is
+         *     deleted for good and its code is free at once. A campaign voucher counts once in the summary's
+         *     `vouchers_deleted` either way.
          */
         delete: operations["delete-voucher"];
         options?: never;
@@ -2285,8 +2289,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a loyalty program
-         * @description Deletes the program with its cards, earning rules, tiers, pending points and reward assignments, at
-         *     once and for good.
+         * @description Deletes the program with its cards, earning rules, tiers, pending points and reward assignments, as
+         *     `DELETE /v1/campaigns/{campaignId}` does: without `force=true` the program moves to the bin (its name
+         *     and card codes stay taken until the bin entry is deleted); with `force=true` it is deleted for good.
          */
         delete: operations["delete-loyalty-program"];
         options?: never;
@@ -2903,8 +2908,9 @@ export interface paths {
         /**
          * Assign a reward
          * @description Offers the reward in a loyalty program at a cost in points (`parameters` is required except for
-         *     `COIN` rewards). A program that is not a loyalty program is 400; a reward already offered there is
-         *     409 `duplicate_found`.
+         *     `COIN` rewards), or in a referral program, whose referrers each get it when a referee of theirs
+         *     converts (no cost; a `COIN` reward is 400 there). Any other campaign is 400; a reward already offered
+         *     in the program is 409 `duplicate_found`.
          */
         post: operations["create-reward-assignment"];
         delete?: never;
@@ -4253,6 +4259,750 @@ export interface paths {
          *     day. The campaign must be a loyalty program (404 otherwise).
          */
         post: operations["create-points-expiration-export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trash-bin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the bin
+         * @description Returns the campaigns and vouchers deleted without `force=true`, oldest entry first unless `order` says
+         *     otherwise, paged with a cursor: pass `more_starting_after` as `starting_after_id` while `has_more` is
+         *     true. A deleted campaign is one entry (its vouchers went with it); a voucher deleted on its own is an
+         *     entry of its own. Entries stay until they are deleted (`DELETE /v1/trash-bin/{binEntryId}`); while an
+         *     entry exists, the name or code it holds cannot be used again. `total` counts the entries that match the
+         *     filters.
+         */
+        get: operations["list-bin-entries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trash-bin/{binEntryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bin entry's ID.
+                 * @example bin_4f1d2c3b4a5968778a
+                 */
+                binEntryId: components["parameters"]["BinEntryId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bin entry
+         * @description Completes the deletion of the object the entry holds: the campaign (with its vouchers) or the voucher
+         *     is removed for good, and its name or code is free again. Nothing is counted again: the vouchers were
+         *     counted in `vouchers_deleted` when they moved to the bin. An unknown entry is 404.
+         */
+        delete: operations["delete-bin-entry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaign templates
+         * @description Returns the project's campaign templates in ID order (`order`), paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. `total` is sent only when
+         *     `include_total` is true. `filters` narrows the list by `id`, `name` and `campaign_type`.
+         */
+        get: operations["list-campaign-templates"];
+        put?: never;
+        /**
+         * Create a campaign template
+         * @description Keeps the setup of a discount or gift card campaign, or of a promotion tier, as a named template: the
+         *     voucher template (a tier's discount becomes the voucher discount), the campaign's settings and a copy of
+         *     every validation rule assigned to it. Later changes to the campaign or its rules do not change the
+         *     template. Name exactly one of `campaign_id` and `promotion_tier_id` (400 otherwise); an unknown one is
+         *     404, a campaign of another type 400, and a name already used by a template 409.
+         */
+        post: operations["create-campaign-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns/{campaignTemplateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a campaign template
+         * @description Returns the template; an unknown ID is 404.
+         */
+        get: operations["get-campaign-template"];
+        /**
+         * Update a campaign template
+         * @description Renames the template or changes its description; the setup it keeps does not change. A name another
+         *     template has is 409.
+         */
+        put: operations["update-campaign-template"];
+        post?: never;
+        /**
+         * Delete a campaign template
+         * @description Deletes the template for good. Campaigns and tiers made from it, and the rules copied for them, stay.
+         */
+        delete: operations["delete-campaign-template"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns/{campaignTemplateId}/campaign-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a campaign from a template
+         * @description Makes a new campaign of the template's type from its setup, with the name given and any settings the
+         *     request changes, as `POST /v1/campaigns` would (the same events, counters and voucher generation). Each
+         *     validation rule the template keeps is created anew and assigned to the campaign; the new rules are
+         *     listed in `created_resources`. A name another campaign has (or one in the bin) is 409, and nothing is
+         *     made.
+         */
+        post: operations["create-campaign-from-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns/{campaignTemplateId}/tier-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a promotion tier from a template
+         * @description Adds a promotion tier to a `PROMOTION` campaign, with the template's discount as its action, as `POST
+         *     /v1/promotions/{campaignId}/tiers` would. Each validation rule the template keeps is created anew and
+         *     assigned to the tier (listed in `created_resources`). Only a `DISCOUNT_COUPONS` template has a discount
+         *     to give a tier; a gift card template, or a campaign that is not a promotion, is 400.
+         */
+        post: operations["add-tier-from-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/templates/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a project's campaign templates
+         * @description Returns the campaign templates of the project named in the path, as `GET /v1/templates/campaigns`
+         *     returns them to that project's keys (same order, cursor, filters and `total`). An unknown project is
+         *     404 `not_found` with `resource_type: project`.
+         */
+        get: operations["management-list-campaign-templates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/templates/campaigns/{campaignTemplateId}/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy a campaign template to another project
+         * @description Copies a template of the project named in the path into `destination_project_id` under a new name: the
+         *     copy keeps the whole setup, validation rules included, and campaigns made from it in the destination
+         *     get rules of their own. An unknown project or template is 404; a name another template of the
+         *     destination has is 409.
+         */
+        post: operations["management-copy-campaign-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/members/{memberId}/holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List referral code holders
+         * @description Returns the customers who hold the referral code, in ID order (`order`), paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. They are the code's referrer
+         *     (`REFERRER`: the customer it was published to) and its referees (`REFEREE`: added with `POST` on this
+         *     path, or referred by converting: a referee who redeems the code, or, for a program converting on a
+         *     custom event, sends that event with the code). `filters` narrows the list; `total` counts the matches.
+         *     An unknown code, or a voucher that is not a referral code, is 404.
+         */
+        get: operations["referrals-code-holders-1"];
+        put?: never;
+        /**
+         * Add referral code holders
+         * @description Adds customers to the referral code as referees, all or none (customers named by `source_id` or their
+         *     other fields are created when new). A referee converts as the referral program says: by redeeming the
+         *     code (`redemption`, the default), or by the program's custom event (`custom_event`, sent for the
+         *     referee with or without the code); at the first conversion in the program the referrer's
+         *     `referred_customers` counts it, the referee gets the program's `referee_reward` and the referrer every
+         *     reward assigned to the program. A customer who already holds the code is 409, the code's referrer 400,
+         *     an unknown code or customer ID 404.
+         */
+        post: operations["referrals-add-holders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/members/{memberId}/holders/{holderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a referral code holder
+         * @description Removes a referee from the referral code; conversions already counted stay counted. The code's
+         *     referrer cannot be removed (400). An unknown code or holder entry is 404.
+         */
+        delete: operations["referrals-remove-holder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/{campaignId}/members/{memberId}/holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a program's referral code holders
+         * @description Returns the customers who hold the referral code, in ID order (`order`), paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. They are the code's referrer
+         *     (`REFERRER`: the customer it was published to) and its referees (`REFEREE`: added with `POST` on this
+         *     path, or referred by converting: a referee who redeems the code, or, for a program converting on a
+         *     custom event, sends that event with the code). `filters` narrows the list; `total` counts the matches.
+         *     An unknown code, or a voucher that is not a referral code, is 404.
+         *
+         *     The same as `GET /v1/referrals/members/{memberId}/holders`, for a code of the referral program in
+         *     the path (404 for a code of another campaign).
+         */
+        get: operations["referrals-code-holders"];
+        put?: never;
+        /**
+         * Add holders to a program's referral code
+         * @description Adds customers to the referral code as referees, all or none (customers named by `source_id` or their
+         *     other fields are created when new). A referee converts as the referral program says: by redeeming the
+         *     code (`redemption`, the default), or by the program's custom event (`custom_event`, sent for the
+         *     referee with or without the code); at the first conversion in the program the referrer's
+         *     `referred_customers` counts it, the referee gets the program's `referee_reward` and the referrer every
+         *     reward assigned to the program. A customer who already holds the code is 409, the code's referrer 400,
+         *     an unknown code or customer ID 404.
+         *
+         *     The same as `POST /v1/referrals/members/{memberId}/holders`, for a code of the referral program in
+         *     the path (404 for a code of another campaign).
+         */
+        post: operations["referrals-add-holders-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/{campaignId}/members/{memberId}/holders/{holderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a holder of a program's referral code
+         * @description Removes a referee from the referral code; conversions already counted stay counted. The code's
+         *     referrer cannot be removed (400). An unknown code or holder entry is 404.
+         *
+         *     The same as `DELETE /v1/referrals/members/{memberId}/holders/{holderId}`, for a code of the referral
+         *     program in the path (404 for a code of another campaign).
+         */
+        delete: operations["referrals-remove-holder-1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}/permanent-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a customer and their personal data
+         * @description Deletes the customer (found by ID or `source_id`) for good, with the personal data the project keeps
+         *     about them: every event recorded about them (so their activity is gone), their orders, their places as
+         *     a referee of referral codes, and the name, email and other contact fields copied into their
+         *     redemptions, which keep only the customer's ID. Vouchers and loyalty cards they held stay, as on `DELETE /v1/customers/{customerId}`, and
+         *     `customer.deleted` is sent to webhooks. Answers with the deletion's record, `DONE`; an unknown customer
+         *     (or one already deleted) is 404.
+         */
+        post: operations["customer-permanently-deletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}/activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a customer's activities (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/customers/{customerId}/activity` (`list-customer-activity`), which lists the
+         *     same entries, filters them by `category` and `type` too, and pages with `has_more`.
+         *
+         *     Returns the same activity entries as that operation, from the same log and with the same filters
+         *     (`start_date`, `end_date`, `campaign_id`, `campaign_type`), plus `product_id`, with `total`, the number
+         *     of matching entries. Pages are read with `starting_after_id` (the last entry's ID) or `starting_after`
+         *     (a creation time), in the direction of `order`.
+         */
+        get: operations["list-customer-activities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a program's reward assignments (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments` (`list-reward-assignments`), which lists the
+         *     programs one reward is offered in.
+         *
+         *     Returns a page of the rewards the loyalty program (by ID or name) offers, as reward assignments with
+         *     their cost, from the same store as that operation; `assignment_id` keeps only that assignment. `total`
+         *     counts the matches.
+         */
+        get: operations["list-reward-assignments-2"];
+        put?: never;
+        /**
+         * Offer rewards in a program (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/rewards/{rewardId}/assignments` (`create-reward-assignment`).
+         *
+         *     Offers each reward of the list in the loyalty program in the path, as that operation does (the same rules:
+         *     a cost in points except for `COIN` rewards, at most one assignment per reward and program), all or none.
+         *     Answers with the first assignment made.
+         */
+        post: operations["create-reward-assignment-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/rewards/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments/{assignmentId}` (`get-reward-assignment`).
+         *
+         *     Returns the assignment, as that operation does; an assignment of another program is 404.
+         */
+        get: operations["get-reward-assignment-2"];
+        /**
+         * Update a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `PUT /v1/rewards/{rewardId}/assignments/{assignmentId}` (`update-reward-assignment`).
+         *
+         *     Changes the assignment's cost, as that operation does; an assignment of another program is 404.
+         */
+        put: operations["update-reward-assignment-1"];
+        post?: never;
+        /**
+         * Delete a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `DELETE /v1/rewards/{rewardId}/assignments/{assignmentId}` (`delete-reward-assignment`).
+         *
+         *     Stops offering the reward in the program, as that operation does; an assignment of another program is 404.
+         */
+        delete: operations["delete-reward-assignment-1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/reward-assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a program's reward assignments (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments` (`list-reward-assignments`).
+         *
+         *     The same list as `GET /v1/loyalties/{campaignId}/rewards`; `assignmentId` keeps only that assignment.
+         */
+        get: operations["list-reward-assignments-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/reward-assignments/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments/{assignmentId}` (`get-reward-assignment`).
+         *
+         *     The same as `GET /v1/loyalties/{campaignId}/rewards/{assignmentId}`.
+         */
+        get: operations["get-reward-assignment-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/reward-assignments/{assignmentId}/reward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the reward of a program's assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}` (`get-reward`) with the assignment's `reward_id`.
+         *
+         *     Returns the reward the assignment offers, as that operation does; an assignment of another program is 404.
+         */
+        get: operations["get-reward-details"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a member's rewards (deprecated)
+         * @deprecated
+         * @description Deprecated: read the program's rewards for the member's tier with `GET
+         *     /v1/loyalties/{campaignId}/tiers/{loyaltyTierId}/rewards` (`list-loyalty-tier-rewards`), or each reward's
+         *     assignments with `GET /v1/rewards/{rewardId}/assignments`.
+         *
+         *     Returns every reward the card's program offers, with its cost in the member's current tier (the cost a
+         *     redemption charges); with `affordable_only=true`, only those the card's balance pays for now.
+         */
+        get: operations["list-member-rewards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/points-expiration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a card's points by expiry (deprecated)
+         * @deprecated
+         * @description Deprecated: the card's next expiry is on the card itself (`loyalty_card.next_expiration_date` and
+         *     `next_expiration_points` of `GET /v1/loyalties/members/{memberId}`).
+         *
+         *     Returns the card's points that will expire, one bucket per expiry day, soonest first, from the same
+         *     buckets that card balances, spending and expiry use: points added on different days that expire on the
+         *     same day share a bucket, points spent leave the soonest bucket first, and points that never expire are not
+         *     listed. A card of another program is 404.
+         */
+        get: operations["list-points-expiration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/qualifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate the points an order earns (deprecated)
+         * @deprecated
+         * @description Deprecated: the public API names no replacement. Points are added to a member's card when the order is
+         *     paid (`POST /v1/orders` with status `PAID`), by the program's earning rules (`GET
+         *     /v1/loyalties/{campaignId}/earning-rules`).
+         *
+         *     Computes, without storing anything, the points the order would earn in the loyalty program when paid:
+         *     the sum over the program's active `order.paid` earning rules in force now, each computed as it would be
+         *     for the paid order (fixed points, or proportional to the order's amount, items or metadata, or the
+         *     customer's metadata), in the customer's tier when they hold a card of the program. A program that is not
+         *     a loyalty program is 404.
+         */
+        post: operations["estimate-points"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5712,7 +6462,9 @@ export interface components {
          * CampaignRefereeReward
          * @description What a referee gets for taking part: credit on a gift card or points on a loyalty card of another
          *     campaign. Stored and returned as given, with the campaign's `name` filled in from `id` when that names
-         *     one of the project's campaigns; the reference server does not give the reward itself.
+         *     one of the project's campaigns. When a referee converts (once per program), the reference server gives
+         *     it: `amount` points on the referee's card of that loyalty program (joining it when they hold none), or a
+         *     card of that gift card campaign loaded with `amount`, or a coupon of that discount campaign.
          */
         CampaignRefereeReward: {
             /** @description The campaign whose card gets the reward. */
@@ -13881,8 +14633,9 @@ export interface components {
             /** @description The cost in points. */
             loyalty?: {
                 /**
-                 * @description Points a member spends on the reward. Needed for `CAMPAIGN` and `MATERIAL` rewards (400 without it);
-                 *     for `COIN` rewards the ratio decides and it is 0.
+                 * @description Points a member spends on the reward. Needed for `CAMPAIGN` and `MATERIAL` rewards of a loyalty
+                 *     program (400 without it); for `COIN` rewards the ratio decides and it is 0. A referral program's
+                 *     rewards cost nothing (0 when left out).
                  * @example 100
                  */
                 points?: number;
@@ -13905,7 +14658,7 @@ export interface components {
             id: string;
             /** @description The reward. */
             reward_id: string;
-            /** @description The loyalty program's campaign ID. */
+            /** @description The loyalty or referral program's campaign ID. */
             related_object_id: string;
             /**
              * @description Always `campaign`.
@@ -14021,7 +14774,9 @@ export interface components {
         };
         /**
          * RewardAssignmentsCreateRequestBody
-         * @description Offers the reward in a loyalty program at a cost in points. A reward is offered at most once per program.
+         * @description Offers the reward in a loyalty program at a cost in points, or in a referral program, where every
+         *     referrer gets it when one of their referees converts (no points: `parameters` may be left out). A reward
+         *     is offered at most once per program.
          * @example {
          *       "campaign": "Coffee club",
          *       "parameters": {
@@ -14032,7 +14787,7 @@ export interface components {
          *     }
          */
         RewardAssignmentsCreateRequestBody: {
-            /** @description The loyalty program's campaign ID or name. */
+            /** @description The loyalty or referral program's campaign ID or name. */
             campaign: string;
             parameters?: components["schemas"]["RewardAssignmentParameters"];
             /**
@@ -16024,6 +16779,875 @@ export interface components {
             parameters?: components["schemas"]["ExportPointsExpirationParameters"];
         };
         /**
+         * ListFilterConditions
+         * @description Operators of one field of a list's `filters`, each with one value or a list of values (at most 100). An
+         *     unknown operator is 400.
+         */
+        ListFilterConditions: {
+            /** @description Equal to the value. */
+            $is?: (string | number) | (string | number)[];
+            /** @description Not equal to the value. */
+            $is_not?: (string | number) | (string | number)[];
+            /** @description Equal to one of the values. */
+            $in?: (string | number) | (string | number)[];
+            /** @description Equal to none of the values. */
+            $not_in?: (string | number) | (string | number)[];
+            /** @description Has a value (any value given). */
+            $has_value?: (string | number) | (string | number)[];
+            /** @description Has no value (any value given). */
+            $is_unknown?: (string | number) | (string | number)[];
+            /** @description Starts with the text. */
+            $starts_with?: (string | number) | (string | number)[];
+            /** @description Ends with the text. */
+            $ends_with?: (string | number) | (string | number)[];
+            /** @description Contains the text. */
+            $contains?: (string | number) | (string | number)[];
+            /** @description Does not contain the text. */
+            $not_contain?: (string | number) | (string | number)[];
+            /** @description After the moment (an ISO 8601 date-time). */
+            $after?: (string | number) | (string | number)[];
+            /** @description Before the moment (an ISO 8601 date-time). */
+            $before?: (string | number) | (string | number)[];
+            /** @description Greater than the value. */
+            $more_than?: (string | number) | (string | number)[];
+            /** @description Less than the value. */
+            $less_than?: (string | number) | (string | number)[];
+        };
+        /**
+         * ListFilterField
+         * @description The conditions on one field of a list's `filters`.
+         */
+        ListFilterField: {
+            conditions?: components["schemas"]["ListFilterConditions"];
+        };
+        /**
+         * BinFilters
+         * @description Conditions on bin entries (`id`, `resource_id`, `resource_name`, `resource_type`), joined by `junction`.
+         */
+        BinFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["ListFilterField"];
+            resource_id?: components["schemas"]["ListFilterField"];
+            resource_name?: components["schemas"]["ListFilterField"];
+            resource_type?: components["schemas"]["ListFilterField"];
+        };
+        /**
+         * BinResourceType
+         * @description The type of object a bin entry holds. The reference server bins campaigns and vouchers; it deletes products
+         *     and SKUs at once, so it never sends `product` or `sku`.
+         * @example campaign
+         * @enum {string}
+         */
+        BinResourceType: "campaign" | "product" | "sku" | "voucher";
+        /**
+         * BinEntry
+         * @description An object deleted without `force`: gone from every get and list, its code or name still taken, until the
+         *     entry is deleted (which completes the deletion).
+         */
+        BinEntry: {
+            /**
+             * @description The entry's ID (prefix `bin_`).
+             * @example bin_4f1d2c3b4a5968778a
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the object was moved to the bin.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The dashboard user who deleted the object; null when it was deleted through the API, as always on the reference server. */
+            deleted_by_user_id: string | null;
+            /**
+             * @description The deleted object's ID.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            resource_id: string;
+            resource_type: components["schemas"]["BinResourceType"];
+            /**
+             * @description The deleted object's name, which stays taken while the entry exists (a campaign's name, a voucher's code).
+             * @example Spring sale
+             */
+            resource_name: string;
+            /** @description The campaign a deleted voucher belonged to; null for a standalone voucher and for a campaign. */
+            resource_parent_id: string | null;
+            object: components["schemas"]["BinResourceType"];
+        };
+        /**
+         * TrashBinListResponseBody
+         * @description A page of the bin's entries, paged with a cursor in ID order.
+         */
+        TrashBinListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["BinEntry"][];
+            /** @description How many entries match the filters. */
+            total: number;
+            /** @description Whether more entries follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example bin_4f1d2c3b4a5968778a
+             */
+            more_starting_after?: string;
+        };
+        /**
+         * TemplateFilters
+         * @description Conditions on campaign templates (`id`, `name`, `campaign_type`), joined by `junction`.
+         */
+        TemplateFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["ListFilterField"];
+            name?: components["schemas"]["ListFilterField"];
+            campaign_type?: components["schemas"]["ListFilterField"];
+        };
+        /**
+         * CampaignTemplateType
+         * @description The type of campaign a template makes: `GIFT_VOUCHERS` for a template made from a gift card campaign,
+         *     `DISCOUNT_COUPONS` for one made from a discount campaign or a promotion tier.
+         * @example DISCOUNT_COUPONS
+         * @enum {string}
+         */
+        CampaignTemplateType: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS";
+        /**
+         * CampaignTemplate
+         * @description A campaign's setup kept under a name, to make new campaigns (or promotion tiers) like it: the voucher
+         *     template (discount or gift, code settings, redemption limit), the campaign's settings (type, joining,
+         *     validity, category, metadata) and copies of its validation rules.
+         */
+        CampaignTemplate: {
+            /**
+             * @description The template's ID (prefix `camptpl_`).
+             * @example camptpl_0f1e2d3c4b5a6978
+             */
+            id: string;
+            /**
+             * @description The template's name, unique among the project's templates.
+             * @example Spring sale template
+             */
+            name: string;
+            /**
+             * @description Free text about the template; left out when it has none.
+             * @example Ten percent off
+             * @example one use per code
+             */
+            description?: string;
+            campaign_type: components["schemas"]["CampaignTemplateType"];
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the template was last updated; left out until it is.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description Always `campaign_template`.
+             * @constant
+             */
+            object: "campaign_template";
+        };
+        /**
+         * TemplatesCampaignsListResponseBody
+         * @description A page of campaign templates, paged with a cursor in ID order.
+         */
+        TemplatesCampaignsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data?: components["schemas"]["CampaignTemplate"][];
+            /** @description How many templates match the filters; sent when `include_total` is true. */
+            total?: number;
+            /** @description Whether more templates follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example camptpl_0f1e2d3c4b5a6978
+             */
+            more_starting_after?: string;
+            /**
+             * @description Named in the public API's reference as always sent, without saying what it holds. The reference
+             *     server never sends it.
+             */
+            campaign_template?: unknown;
+        };
+        /**
+         * TemplatesCampaignsCreateRequestBody
+         * @description A new template, made from an existing campaign (`campaign_id`) or promotion tier (`promotion_tier_id`):
+         *     exactly one of the two. A template can be made from a discount or gift card campaign, or from a
+         *     promotion tier (whose discount becomes the template's voucher discount); any other campaign type is a
+         *     400 `invalid_template_params`.
+         */
+        TemplatesCampaignsCreateRequestBody: {
+            /**
+             * @description The campaign to make the template from (ID or name); null or left out with `promotion_tier_id`.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id?: string | null;
+            /**
+             * @description The promotion tier to make the template from; null or left out with `campaign_id`.
+             * @example promo_1b2c3d4e5f6a7b8c9d
+             */
+            promotion_tier_id?: string | null;
+            /**
+             * @description The template's name, unique among the project's templates (409 `duplicate_found` when taken).
+             * @example Spring sale template
+             */
+            name: string;
+            /**
+             * @description Free text about the template; null for none.
+             * @example Ten percent off
+             * @example one use per code
+             */
+            description?: string | null;
+        };
+        /**
+         * TemplatesCampaignsUpdateRequestBody
+         * @description The template's new name or description; fields left out keep their value.
+         */
+        TemplatesCampaignsUpdateRequestBody: {
+            /**
+             * @description A new name, unique among the project's templates (409 `duplicate_found` when taken).
+             * @example Spring sale template 2027
+             */
+            name?: string;
+            /**
+             * @description A new description; null removes it.
+             * @example Fifteen percent off
+             */
+            description?: string | null;
+        };
+        /**
+         * TemplatesCampaignsCampaignSetupCreateRequestBody
+         * @description The new campaign: its name, and any settings that differ from the template's. Everything left out comes
+         *     from the template.
+         * @example {
+         *       "name": "Spring sale 2027",
+         *       "vouchers_count": 50,
+         *       "start_date": "2027-03-01T00:00:00.000Z",
+         *       "voucher": {
+         *         "code_config": {
+         *           "pattern": "SPRING27-####"
+         *         }
+         *       }
+         *     }
+         */
+        TemplatesCampaignsCampaignSetupCreateRequestBody: {
+            /**
+             * @description The campaign's name, unique in the project (409 `duplicate_found` when taken).
+             * @example Spring sale 2027
+             */
+            name: string;
+            /** @description Free text about the campaign. */
+            description?: string;
+            type?: components["schemas"]["CampaignVouchersMode"];
+            /** @description Whether a customer may hold only one voucher of the campaign. */
+            join_once?: boolean;
+            /** @description Whether customers join automatically. */
+            auto_join?: boolean;
+            /** @description Whether the vouchers' metadata follows the voucher metadata schema. */
+            use_voucher_metadata_schema?: boolean;
+            /**
+             * @description How many vouchers to generate now (up to 1000 before the response, more in the background).
+             * @example 50
+             */
+            vouchers_count?: number;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive before this moment.
+             */
+            start_date?: string;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive after this moment.
+             */
+            expiration_date?: string;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /**
+             * @description How long a voucher stays usable after it is published (ISO 8601 duration); stored and returned.
+             * @example P30D
+             */
+            activity_duration_after_publishing?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+            /** @description Name of an existing category. Use this or `category_id`. */
+            category?: string;
+            metadata?: components["schemas"]["Metadata"];
+            access_settings?: components["schemas"]["CampaignAccessSettings"];
+            /** @description Changes to the template's voucher settings. */
+            voucher?: {
+                code_config?: components["schemas"]["CodeConfig"];
+                /** @description How many times each voucher can be redeemed. */
+                redemption?: {
+                    /**
+                     * @description Redemptions allowed per voucher.
+                     * @example 1
+                     */
+                    quantity?: number;
+                };
+            };
+        };
+        /**
+         * TemplateCreatedResource
+         * @description An object made while setting up from a template.
+         */
+        TemplateCreatedResource: {
+            /**
+             * @description The object's ID.
+             * @example val_2b4d6f8a0c1e3g5i
+             */
+            id?: string;
+            /**
+             * @description What the object is. The reference server copies a template's validation rules, so it sends
+             *     `validation_rules`; the other kinds are for objects the public API copies across projects.
+             * @example validation_rules
+             * @enum {string}
+             */
+            object?: "validation_rules" | "product" | "sku" | "products_collection" | "segments" | "location";
+        };
+        /**
+         * TemplateCreatedResources
+         * @description The objects made along with the campaign or tier: a copy of each validation rule the template holds,
+         *     assigned to the new campaign or tier. Empty when the template holds none.
+         */
+        TemplateCreatedResources: components["schemas"]["TemplateCreatedResource"][];
+        /**
+         * TemplatesCampaignsCampaignSetupCreateResponseBody
+         * @description The campaign made from the template, with the objects made along with it.
+         */
+        TemplatesCampaignsCampaignSetupCreateResponseBody: {
+            created_resources: components["schemas"]["TemplateCreatedResources"];
+            campaign: components["schemas"]["Campaign"];
+            /**
+             * @description Always `campaign_setup`.
+             * @constant
+             */
+            object: "campaign_setup";
+        };
+        /**
+         * TemplatesCampaignsTierSetupCreateRequestBody
+         * @description The new promotion tier: the promotion campaign it goes into, its name, and its own settings. Its discount
+         *     is the template's.
+         * @example {
+         *       "campaign_id": "camp_9e8d7c6b5a4f3e2d1c",
+         *       "name": "Spring tier",
+         *       "banner": "Ten percent off everything"
+         *     }
+         */
+        TemplatesCampaignsTierSetupCreateRequestBody: {
+            /**
+             * @description The promotion campaign (ID or name) the tier is added to; any other campaign type is 400.
+             * @example camp_9e8d7c6b5a4f3e2d1c
+             */
+            campaign_id: string;
+            /**
+             * @description The tier's name.
+             * @example Spring tier
+             */
+            name: string;
+            /**
+             * @description Text shown to customers.
+             * @example Ten percent off everything
+             */
+            banner?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Order in which the discounts of several qualifying tiers apply.
+             * @example 1
+             */
+            hierarchy?: number;
+            /** @description Whether the tier can be used (default true). */
+            active?: boolean;
+            /**
+             * Format: date-time
+             * @description The tier is inactive before this moment.
+             */
+            start_date?: string;
+            /**
+             * Format: date-time
+             * @description The tier is inactive after this moment.
+             */
+            expiration_date?: string;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category. Use this or `category_id`. */
+            category?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+        };
+        /**
+         * TemplatesCampaignsTierSetupCreateResponseBody
+         * @description The promotion tier made from the template, with the objects made along with it.
+         */
+        TemplatesCampaignsTierSetupCreateResponseBody: {
+            created_resources: components["schemas"]["TemplateCreatedResources"];
+            promotion_tier?: components["schemas"]["PromotionTier"];
+            /**
+             * @description Always `promotion_tier_setup`.
+             * @constant
+             */
+            object: "promotion_tier_setup";
+            /**
+             * @description Named in the public API's reference as always sent, without saying what it holds. The reference
+             *     server never sends it; the tier's `campaign_id` names the campaign.
+             */
+            campaign?: unknown;
+        };
+        /**
+         * ManagementTemplatesCopyRequestBody
+         * @description Where to copy the template, and under which name.
+         */
+        ManagementTemplatesCopyRequestBody: {
+            /**
+             * @description The copy's name, unique among the destination project's templates (409 `duplicate_found` when taken).
+             * @example Spring sale template
+             */
+            name: string;
+            /** @description The copy's description; left out keeps the original's, null gives none. */
+            description?: string | null;
+            /**
+             * @description The project to copy the template into (404 when there is none); it may be the same project.
+             * @example proj_8a7b6c5d4e3f2a1b
+             */
+            destination_project_id: string;
+        };
+        /**
+         * HolderFilters
+         * @description Conditions on a referral code's holders (`id`, `created_at`, `holder_role`, `customer_id`), joined by `junction`.
+         */
+        HolderFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["ListFilterField"];
+            created_at?: components["schemas"]["ListFilterField"];
+            holder_role?: components["schemas"]["ListFilterField"];
+            customer_id?: components["schemas"]["ListFilterField"];
+        };
+        /**
+         * RedeemableHolder
+         * @description A customer's part in a referral code: `REFERRER`, the customer the code was published to (who refers
+         *     others), or `REFEREE`, a customer referred with it (added by hand or by converting). A referee's
+         *     conversion counts for the referrer and gives the rewards the referral program names.
+         */
+        RedeemableHolder: {
+            /**
+             * @description The holder entry's ID (prefix `rh_`).
+             * @example rh_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the customer became a holder of the code.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The referral code's voucher ID.
+             * @example v_3c9e1a7b5d2f4e6a8c
+             */
+            redeemable_id: string;
+            /**
+             * @description What the redeemable is; always `voucher` on the reference server.
+             * @example voucher
+             */
+            redeemable_object: string;
+            /**
+             * @description The holder.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            customer_id: string;
+            /**
+             * @description The customer's part: `REFERRER` or `REFEREE` for a referral code. (`OWNER` is the public API's role
+             *     of a gift or loyalty card's holder, which this list never holds.)
+             * @example REFEREE
+             * @enum {string}
+             */
+            holder_role: "OWNER" | "REFERRER" | "REFEREE";
+            /**
+             * @description The referral program.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id: string;
+            /**
+             * @description Always `REFERRAL_PROGRAM`.
+             * @enum {string}
+             */
+            campaign_type: "REFERRAL_PROGRAM";
+            /**
+             * @description The referral code's voucher type (`DISCOUNT_VOUCHER` for a referral program's codes).
+             * @example DISCOUNT_VOUCHER
+             * @enum {string}
+             */
+            voucher_type: "GIFT_VOUCHER" | "DISCOUNT_VOUCHER" | "LOYALTY_CARD";
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Always `redeemable_holder`.
+             * @constant
+             */
+            object: "redeemable_holder";
+        };
+        /**
+         * ReferralsHoldersListResponseBody
+         * @description A page of a referral code's holders, paged with a cursor in ID order.
+         */
+        ReferralsHoldersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["RedeemableHolder"][];
+            /** @description How many holders match the filters. */
+            total: number;
+            /** @description Whether more holders follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example rh_0a1b2c3d4e5f6a7b8c
+             */
+            more_starting_after?: string;
+        };
+        /**
+         * ReferralHolderCustomer
+         * @description A customer to add as a referee: found by `id` (404 when there is none), else by `source_id`; a new
+         *     `source_id`, or a customer named only by its other fields (`name`, `email`…), creates a customer from
+         *     these fields. An existing customer is not changed.
+         */
+        ReferralHolderCustomer: components["schemas"]["CustomerFields"] & {
+            /**
+             * @description Customer ID; null or left out to find the customer otherwise.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id?: string | null;
+            /**
+             * @description Customer `source_id`; null or left out for a customer without one.
+             * @example jane-doe-1
+             */
+            source_id?: string | null;
+        };
+        /**
+         * ReferralsHoldersCreateRequestBody
+         * @description Customers to add to a referral code as referees, all or none: a customer who already holds the code
+         *     (as referee or referrer) is 409 `duplicate_found`, the code's referrer 400, and nothing is added.
+         * @example {
+         *       "holders": [
+         *         {
+         *           "source_id": "jane-doe-1",
+         *           "name": "Jane Doe",
+         *           "email": "jane@example.com"
+         *         }
+         *       ],
+         *       "metadata": {
+         *         "channel": "store"
+         *       }
+         *     }
+         */
+        ReferralsHoldersCreateRequestBody: {
+            /** @description The referees. */
+            holders: components["schemas"]["ReferralHolderCustomer"][];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * ReferralsHoldersCreateResponseBody
+         * @description The holder entries made, in the order the customers were given.
+         */
+        ReferralsHoldersCreateResponseBody: {
+            /** @description One `REFEREE` entry per customer added. */
+            holders: components["schemas"]["RedeemableHolder"][];
+        };
+        /**
+         * CustomerPermanentDeletion
+         * @description The record of a customer's permanent deletion: what was removed, by kind. The deletion is requested and
+         *     carried out in one step, so the record comes back `DONE`.
+         */
+        CustomerPermanentDeletion: {
+            /**
+             * @description The deletion's ID (prefix `del_`).
+             * @example del_5e6f7a8b9c0d1e2f3a
+             */
+            id: string;
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description The deleted customer's ID, which no object of the project refers to any more by personal data.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            related_object_id: string;
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            related_object: "customer";
+            /**
+             * @description Where the deletion stands. The public API reports `DONE` when everything is removed; the reference
+             *     server removes everything before it answers, so it always sends `DONE`.
+             * @example DONE
+             */
+            status: string;
+            /** @description How many objects of each kind were removed. */
+            data_json: {
+                /**
+                 * @description Every event recorded about the customer (behind their activity, summaries and webhooks), removed.
+                 * @example 12
+                 */
+                events: number;
+                /**
+                 * @description Of those, the ones that were entries of the customer's activity list.
+                 * @example 2
+                 */
+                customer_events: number;
+                /**
+                 * @description Daily activity aggregates, removed. The reference server keeps none, so it sends 0.
+                 * @example 0
+                 */
+                daily_events: number;
+                /**
+                 * @description Segment memberships removed. The reference server keeps none for a customer, so it sends 0.
+                 * @example 0
+                 */
+                segments: number;
+                /**
+                 * @description The customer's orders, removed.
+                 * @example 3
+                 */
+                orders: number;
+                /**
+                 * @description Of the events removed, those about the customer's orders.
+                 * @example 3
+                 */
+                order_events: number;
+                /**
+                 * @description The customer record itself (always 1).
+                 * @example 1
+                 */
+                customer: number;
+            };
+            /**
+             * @description Always `pernament_deletion` (the public API's spelling).
+             * @constant
+             */
+            object: "pernament_deletion";
+        };
+        /**
+         * CustomersActivitiesListResponseBody
+         * @description A page of a customer's activity, with the number of entries that match.
+         */
+        CustomersActivitiesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["CustomerActivity"][];
+            /** @description How many entries match the filters (before the cursor and the limit). */
+            total: number;
+        };
+        /**
+         * LoyaltiesRewardAssignmentsListResponseBody
+         * @description A page of the rewards a loyalty program offers (their assignments), with the number that match.
+         */
+        LoyaltiesRewardAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data?: components["schemas"]["RewardAssignment"][];
+            /** @description How many assignments match. */
+            total?: number;
+        };
+        /**
+         * LoyaltiesRewardsCreateAssignmentItem
+         * @description One reward to offer in the program in the path, as `POST /v1/rewards/{rewardId}/assignments` would with
+         *     this program as `campaign`: `parameters.loyalty.points` is the cost (needed except for `COIN` rewards).
+         */
+        LoyaltiesRewardsCreateAssignmentItem: {
+            /**
+             * @description The reward's ID.
+             * @example rew_1628a578e3eaea874a
+             */
+            reward: string;
+            parameters?: components["schemas"]["RewardAssignmentParameters"];
+            /**
+             * @description Validation rules (IDs) for paying with a `COIN` reward. Accepted and ignored: the reference server
+             *     does not check validation rules on reward assignments.
+             */
+            validation_rules?: string[];
+        };
+        /**
+         * LoyaltiesRewardsCreateRequestBody
+         * @description Rewards to offer in the program, all or none: a reward already offered there (or twice in the list) is 409
+         *     `duplicate_found` and nothing is assigned.
+         * @example [
+         *       {
+         *         "reward": "rew_1628a578e3eaea874a",
+         *         "parameters": {
+         *           "loyalty": {
+         *             "points": 250
+         *           }
+         *         }
+         *       }
+         *     ]
+         */
+        LoyaltiesRewardsCreateRequestBody: components["schemas"]["LoyaltiesRewardsCreateAssignmentItem"][];
+        /**
+         * LoyaltyMemberReward
+         * @description A reward a member's program offers, with its assignment (the cost in the member's tier).
+         */
+        LoyaltyMemberReward: {
+            reward?: components["schemas"]["Reward"];
+            assignment?: components["schemas"]["RewardAssignment"];
+            /**
+             * @description Always `loyalty_reward`.
+             * @constant
+             */
+            object?: "loyalty_reward";
+        };
+        /**
+         * LoyaltiesMemberRewardsListResponseBody
+         * @description The rewards a member can get in the card's program.
+         */
+        LoyaltiesMemberRewardsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["LoyaltyMemberReward"][];
+            /** @description How many rewards are listed. */
+            total: number;
+        };
+        /**
+         * LoyaltyPointsBucket
+         * @description Points of a loyalty card that expire together: added on any day, they are spent soonest-expiring first
+         *     and leave the card on `expires_at` if still unspent.
+         */
+        LoyaltyPointsBucket: {
+            /**
+             * @description The bucket's ID (prefix `lopb_`).
+             * @example lopb_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /**
+             * @description The loyalty card.
+             * @example v_3c9e1a7b5d2f4e6a8c
+             */
+            voucher_id: string;
+            /**
+             * @description The card's loyalty program.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id: string;
+            /** @description The points in the bucket. */
+            bucket: {
+                /**
+                 * @description Points still in the bucket (points spent from it are gone).
+                 * @example 120
+                 */
+                total_points: number;
+            };
+            /**
+             * @description `ACTIVE`: the points can be spent until they expire (expired buckets are no longer listed).
+             * @example ACTIVE
+             */
+            status: string;
+            /**
+             * Format: date
+             * @description The last day the points can be spent.
+             * @example 2027-12-31
+             */
+            expires_at: string;
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When points were last added to or taken from the bucket; left out until they are.
+             * @example 2026-12-01T10:00:00.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description Always `loyalty_points_bucket`.
+             * @constant
+             */
+            object: "loyalty_points_bucket";
+        };
+        /**
+         * LoyaltiesPointsExpirationListResponseBody
+         * @description A page of a card's points that will expire, soonest first.
+         */
+        LoyaltiesPointsExpirationListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["LoyaltyPointsBucket"][];
+            /** @description How many buckets there are. */
+            total: number;
+        };
+        /**
+         * LoyaltiesQualificationsOrder
+         * @description The order to estimate points for: its amount is `amount`, or the sum of its items; an order named only by
+         *     `id` or `source_id` is the stored one. The customer and referrer fields are accepted and ignored: the
+         *     estimate is for the request's own `customer`.
+         */
+        LoyaltiesQualificationsOrder: components["schemas"]["OrderRequest"] & {
+            /** @description Accepted and ignored. */
+            customer_id?: string | null;
+            /** @description Accepted and ignored. */
+            referrer_id?: string | null;
+            /** @description Accepted and ignored. */
+            customer?: {
+                /** @description Accepted and ignored. */
+                id?: string;
+                /**
+                 * @description Accepted and ignored.
+                 * @constant
+                 */
+                object?: "customer";
+            };
+            /** @description Accepted and ignored. */
+            referrer?: {
+                /** @description Accepted and ignored. */
+                id?: string;
+                /**
+                 * @description Accepted and ignored.
+                 * @constant
+                 */
+                object?: "customer";
+            };
+        };
+        /**
+         * LoyaltiesQualificationsRequestBody
+         * @description The customer and the order to estimate points for. Nothing is stored: an order or a customer that does
+         *     not exist is not created.
+         * @example {
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "order": {
+         *         "amount": 12000
+         *       }
+         *     }
+         */
+        LoyaltiesQualificationsRequestBody: {
+            customer: components["schemas"]["CustomerReference"];
+            order: components["schemas"]["LoyaltiesQualificationsOrder"];
+        };
+        /**
+         * LoyaltiesQualificationsResponseBody
+         * @description The points the order would earn in the program.
+         */
+        LoyaltiesQualificationsResponseBody: {
+            /** @description The loyalty program. */
+            campaign: {
+                /**
+                 * @description The program's campaign ID.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                id: string;
+                /**
+                 * @description The program's name.
+                 * @example Coffee club
+                 */
+                name: string;
+                /**
+                 * @description Always `campaign`.
+                 * @constant
+                 */
+                object: "campaign";
+            };
+            /**
+             * @description The points the program's order-paid earning rules in force would give for the order, in the customer's
+             *     tier when they hold a card of the program.
+             * @example 120
+             */
+            points_estimation: number;
+        };
+        /**
          * WebhookSource
          * @description The webhook configuration the payload was sent for.
          */
@@ -17263,9 +18887,10 @@ export interface components {
         /**
          * WebhookCustomerRewardedData
          * @description What `customer.rewarded` tells about: a reward a customer got. On this server that is a loyalty card
-         *     paying points for a reward; this server then always sends `customer`, `holder`, `voucher` (the card),
-         *     `campaign` (its program), `reward` and `balance`. The public API also sends this kind for referral
-         *     rewards, with `referral_tier`, `custom_event` and `customer_event`.
+         *     paying points for a reward, or a referrer rewarded when a referee converts; this server then always
+         *     sends `customer`, `holder`, `voucher` (the card that paid, or the referral code), `campaign` (its
+         *     program), `reward` and `balance` (0 points for a referral reward). The public API also sends
+         *     `referral_tier`, `custom_event` and `customer_event` for referral rewards, which this server does not.
          */
         WebhookCustomerRewardedData: {
             /** @description The customer who got the reward, as `GET /v1/customers/{customerId}` shows it. */
@@ -17744,11 +19369,12 @@ export interface components {
          */
         CampaignId: string;
         /**
-         * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-         *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+         * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+         *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+         *     code or name stays taken until its bin entry is deleted.
          * @example true
          */
-        Force: boolean;
+        BinForce: boolean;
         /**
          * @description How many vouchers to add, 1 to 100000. One is made before the response; more are made in the background.
          * @example 1
@@ -18123,6 +19749,13 @@ export interface components {
          */
         ProductId: string;
         /**
+         * @description Accepted for compatibility. The public service moves products and SKUs deleted without `force` to its bin;
+         *     the reference server bins only campaigns and vouchers, so a product or SKU is removed permanently and its
+         *     `source_id` freed either way.
+         * @example true
+         */
+        Force: boolean;
+        /**
          * @description The SKU's ID or its `source_id`.
          * @example sku_0b1621b319d248b79f
          */
@@ -18354,6 +19987,115 @@ export interface components {
          *     }
          */
         CampaignTransactionFilters: components["schemas"]["CampaignTransactionFilters"];
+        /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+        IdOrder: "id" | "-id";
+        /**
+         * @description Conditions on the bin's entries, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `resource_id`,
+         *     `resource_name`, `resource_type`. An unknown field or operator is 400. Example:
+         *     `filters[resource_type][conditions][$is]=campaign`.
+         * @example {
+         *       "resource_type": {
+         *         "conditions": {
+         *           "$is": "campaign"
+         *         }
+         *       }
+         *     }
+         */
+        BinFilters: components["schemas"]["BinFilters"];
+        /**
+         * @description The bin entry's ID.
+         * @example bin_4f1d2c3b4a5968778a
+         */
+        BinEntryId: string;
+        /**
+         * @description Whether to send `total`, the number of matching entries (default false).
+         * @example true
+         */
+        IncludeTotal: boolean;
+        /**
+         * @description Conditions on the templates, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+         *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `campaign_type`. An unknown
+         *     field or operator is 400. Example: `filters[campaign_type][conditions][$is]=GIFT_VOUCHERS`.
+         * @example {
+         *       "campaign_type": {
+         *         "conditions": {
+         *           "$is": "GIFT_VOUCHERS"
+         *         }
+         *       }
+         *     }
+         */
+        TemplateFilters: components["schemas"]["TemplateFilters"];
+        /**
+         * @description The campaign template's ID.
+         * @example camptpl_0f1e2d3c4b5a6978
+         */
+        CampaignTemplateId: string;
+        /**
+         * @description `json_template` asks the public API for the template's whole stored setup as well. Accepted and ignored:
+         *     the reference server answers with the template's fields only.
+         * @example json_template
+         */
+        TemplateExpand: "json_template";
+        /**
+         * @description The referral code (the member ID in the public API); a voucher of a referral program.
+         * @example REF-7QX2M4
+         */
+        ReferralMemberId: string;
+        /**
+         * @description Conditions on the holders, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+         *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`, `holder_role`
+         *     (`REFERRER`, `REFEREE`), `customer_id`. An unknown field or operator is 400. Example:
+         *     `filters[holder_role][conditions][$is]=REFEREE`.
+         * @example {
+         *       "holder_role": {
+         *         "conditions": {
+         *           "$is": "REFEREE"
+         *         }
+         *       }
+         *     }
+         */
+        HolderFilters: components["schemas"]["HolderFilters"];
+        /**
+         * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+         * @example rh_0a1b2c3d4e5f6a7b8c
+         */
+        HolderId: string;
+        /**
+         * @description Sorts the entries by creation time (`created_at`; `updated_at` is the same, as entries never change), by
+         *     `type`, by the voucher `code` and the `campaign` name they are about, or by `category` (`ACTION`,
+         *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties are in
+         *     the order the entries were recorded (reversed for a descending order). Default `-created_at`.
+         */
+        CustomerActivitiesOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "campaign" | "-campaign" | "category" | "-category";
+        /**
+         * @description A cursor by creation time, in the direction of `order`: with a descending order (a leading dash, as the
+         *     default) only entries created before this moment are listed; with an ascending one, only those created
+         *     after it.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CustomerActivitiesStartingAfter: string;
+        /**
+         * @description Only entries about this product: those whose data names it, or whose order (or redemption's order) has
+         *     an item of it.
+         * @example prod_0a9f9aeddb019a42db
+         */
+        CustomerActivityProductFilter: string;
+        /**
+         * @description Only this assignment (by its ID).
+         * @example rewa_daedb56c272e13d8d0
+         */
+        AssignmentIdFilter: string;
+        /**
+         * @description Only this assignment (by its ID).
+         * @example rewa_daedb56c272e13d8d0
+         */
+        LegacyAssignmentIdFilter: string;
+        /**
+         * @description Only the rewards the card's balance pays for now (default false).
+         * @example true
+         */
+        AffordableOnly: boolean;
         /**
          * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
          *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
@@ -18672,11 +20414,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+                 *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+                 *     code or name stays taken until its bin entry is deleted.
                  * @example true
                  */
-                force?: components["parameters"]["Force"];
+                force?: components["parameters"]["BinForce"];
             };
             header?: never;
             path: {
@@ -20816,11 +22559,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+                 *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+                 *     code or name stays taken until its bin entry is deleted.
                  * @example true
                  */
-                force?: components["parameters"]["Force"];
+                force?: components["parameters"]["BinForce"];
             };
             header?: never;
             path: {
@@ -21145,8 +22889,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description Accepted for compatibility. The public service moves products and SKUs deleted without `force` to its bin;
+                 *     the reference server bins only campaigns and vouchers, so a product or SKU is removed permanently and its
+                 *     `source_id` freed either way.
                  * @example true
                  */
                 force?: components["parameters"]["Force"];
@@ -21327,8 +23072,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description Accepted for compatibility. The public service moves products and SKUs deleted without `force` to its bin;
+                 *     the reference server bins only campaigns and vouchers, so a product or SKU is removed permanently and its
+                 *     `source_id` freed either way.
                  * @example true
                  */
                 force?: components["parameters"]["Force"];
@@ -23354,11 +25100,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+                 *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+                 *     code or name stays taken until its bin entry is deleted.
                  * @example true
                  */
-                force?: components["parameters"]["Force"];
+                force?: components["parameters"]["BinForce"];
             };
             header?: never;
             path: {
@@ -26781,6 +28528,1296 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PointsExpirationExportResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-bin-entries": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the bin's entries, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `resource_id`,
+                 *     `resource_name`, `resource_type`. An unknown field or operator is 400. Example:
+                 *     `filters[resource_type][conditions][$is]=campaign`.
+                 * @example {
+                 *       "resource_type": {
+                 *         "conditions": {
+                 *           "$is": "campaign"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["BinFilters"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bin entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashBinListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-bin-entry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bin entry's ID.
+                 * @example bin_4f1d2c3b4a5968778a
+                 */
+                binEntryId: components["parameters"]["BinEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object is deleted for good. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-campaign-templates": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Whether to send `total`, the number of matching entries (default false).
+                 * @example true
+                 */
+                include_total?: components["parameters"]["IncludeTotal"];
+                /**
+                 * @description Conditions on the templates, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `campaign_type`. An unknown
+                 *     field or operator is 400. Example: `filters[campaign_type][conditions][$is]=GIFT_VOUCHERS`.
+                 * @example {
+                 *       "campaign_type": {
+                 *         "conditions": {
+                 *           "$is": "GIFT_VOUCHERS"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["TemplateFilters"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-campaign-template": {
+        parameters: {
+            query?: {
+                /**
+                 * @description `json_template` asks the public API for the template's whole stored setup as well. Accepted and ignored:
+                 *     the reference server answers with the template's fields only.
+                 * @example json_template
+                 */
+                expand?: components["parameters"]["TemplateExpand"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The template as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-campaign-from-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsCampaignSetupCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The new campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsCampaignSetupCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "add-tier-from-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsTierSetupCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The new promotion tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsTierSetupCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "management-list-campaign-templates": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Whether to send `total`, the number of matching entries (default false).
+                 * @example true
+                 */
+                include_total?: components["parameters"]["IncludeTotal"];
+                /**
+                 * @description Conditions on the templates, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `campaign_type`. An unknown
+                 *     field or operator is 400. Example: `filters[campaign_type][conditions][$is]=GIFT_VOUCHERS`.
+                 * @example {
+                 *       "campaign_type": {
+                 *         "conditions": {
+                 *           "$is": "GIFT_VOUCHERS"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["TemplateFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "management-copy-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagementTemplatesCopyRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The copy, as the destination project has it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-code-holders-1": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the holders, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`, `holder_role`
+                 *     (`REFERRER`, `REFEREE`), `customer_id`. An unknown field or operator is 400. Example:
+                 *     `filters[holder_role][conditions][$is]=REFEREE`.
+                 * @example {
+                 *       "holder_role": {
+                 *         "conditions": {
+                 *           "$is": "REFEREE"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["HolderFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-add-holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferralsHoldersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The holder entries made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-remove-holder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The referee no longer holds the code. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-code-holders": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the holders, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`, `holder_role`
+                 *     (`REFERRER`, `REFEREE`), `customer_id`. An unknown field or operator is 400. Example:
+                 *     `filters[holder_role][conditions][$is]=REFEREE`.
+                 * @example {
+                 *       "holder_role": {
+                 *         "conditions": {
+                 *           "$is": "REFEREE"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["HolderFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-add-holders-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferralsHoldersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The holder entries made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-remove-holder-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The referee no longer holds the code. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "customer-permanently-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion's record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerPermanentDeletion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-customer-activities": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Sorts the entries by creation time (`created_at`; `updated_at` is the same, as entries never change), by
+                 *     `type`, by the voucher `code` and the `campaign` name they are about, or by `category` (`ACTION`,
+                 *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties are in
+                 *     the order the entries were recorded (reversed for a descending order). Default `-created_at`.
+                 */
+                order?: components["parameters"]["CustomerActivitiesOrder"];
+                /**
+                 * @description A cursor by creation time, in the direction of `order`: with a descending order (a leading dash, as the
+                 *     default) only entries created before this moment are listed; with an ascending one, only those created
+                 *     after it.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                starting_after?: components["parameters"]["CustomerActivitiesStartingAfter"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Only entries about campaigns of this type.
+                 * @example LOYALTY_PROGRAM
+                 */
+                campaign_type?: components["parameters"]["CustomerActivityCampaignTypeFilter"];
+                /**
+                 * @description Only entries about this campaign (by campaign ID).
+                 * @example camp_0a1b2c3d4e5f6a7b8c
+                 */
+                campaign_id?: components["parameters"]["CustomerActivityCampaignFilter"];
+                /**
+                 * @description Only entries about this product: those whose data names it, or whose order (or redemption's order) has
+                 *     an item of it.
+                 * @example prod_0a9f9aeddb019a42db
+                 */
+                product_id?: components["parameters"]["CustomerActivityProductFilter"];
+                /**
+                 * @description Only objects created at or after this timestamp (ISO 8601).
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only objects created at or before this timestamp (ISO 8601).
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomersActivitiesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-reward-assignments-2": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Only this assignment (by its ID).
+                 * @example rewa_daedb56c272e13d8d0
+                 */
+                assignment_id?: components["parameters"]["AssignmentIdFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assignments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesRewardAssignmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltiesRewardsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The first assignment made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward-assignment-2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewardAssignmentsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The assignment as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-reward-assignments-1": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Only this assignment (by its ID).
+                 * @example rewa_daedb56c272e13d8d0
+                 */
+                assignmentId?: components["parameters"]["LegacyAssignmentIdFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assignments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesRewardAssignmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reward. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-member-rewards": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the rewards the card's balance pays for now (default false).
+                 * @example true
+                 */
+                affordable_only?: components["parameters"]["AffordableOnly"];
+            };
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rewards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesMemberRewardsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-points-expiration": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of buckets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesPointsExpirationListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "estimate-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltiesQualificationsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesQualificationsResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -12,7 +12,9 @@ import { instant } from './time-range.js';
 import { writeUnique } from './unique.js';
 import { dropProgramData } from './loyalty/programs.js';
 import { dropAssignmentsOf, findValidationRule } from './validation-rules.js';
-import { assignmentsList, assignRules, wholeAmount } from './vouchers.js';
+import { assignmentsList, assignRules, wholeAmount, type VoucherRecord } from './vouchers.js';
+import { binCampaign, ensureCampaignNameFree } from './bin.js';
+import { dropHoldersOf } from './referrals.js';
 import { campaignFilter } from './campaign-filters.js';
 import { timeframeWithoutStart } from './validity.js';
 
@@ -211,6 +213,7 @@ export async function createCampaign(ctx: DomainContext, input: CampaignCreate):
   }
   const ruleIds = [...new Set(input.validation_rules ?? [])];
   for (const ruleId of ruleIds) await findValidationRule(ctx, ruleId);
+  await ensureCampaignNameFree(ctx, input.name);
   const category = await resolveCategoryRef(ctx, input);
   const status = count > SYNC_GENERATION_LIMIT ? 'IN_PROGRESS' : 'DONE';
   const record: CampaignRecord = {
@@ -319,11 +322,16 @@ export async function setCampaignActive(ctx: DomainContext, ref: string, active:
   return updated;
 }
 
-/** Deletes the campaign and all its vouchers; each voucher deletion is recorded once. */
-export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<void> {
+/**
+ * Deletes the campaign and all its vouchers; each voucher deletion is recorded once. Without `force` the
+ * campaign and its vouchers go to the bin, which keeps their name and codes taken.
+ */
+export async function deleteCampaign(ctx: DomainContext, ref: string, options: { force?: boolean } = {}): Promise<void> {
   const campaign = await findCampaign(ctx, ref);
-  for (const voucher of await ctx.uow.vouchers.findBy('campaign_id', campaign.id)) {
+  const vouchers: VoucherRecord[] = await ctx.uow.vouchers.findBy('campaign_id', campaign.id);
+  for (const voucher of vouchers) {
     await dropAssignmentsOf(ctx, voucher.id);
+    if (options.force) await dropHoldersOf(ctx, voucher.id);
     await ctx.uow.vouchers.delete(voucher.id);
     await recordEvent(ctx, 'voucher.deleted', { campaign_id: campaign.id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code: voucher.code } });
   }
@@ -335,6 +343,7 @@ export async function deleteCampaign(ctx: DomainContext, ref: string): Promise<v
   await dropAssignmentsOf(ctx, campaign.id);
   if (campaign.campaign_type === 'LOYALTY_PROGRAM') await dropProgramData(ctx, campaign.id);
   await ctx.uow.campaigns.delete(campaign.id);
+  if (!options.force) await binCampaign(ctx, campaign, vouchers);
   await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
 }
 

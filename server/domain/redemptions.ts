@@ -14,6 +14,7 @@ import { effectiveStackingRules } from './stacking-rules.js';
 import { listFilter } from './publications.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
+import { referralCodeRedeemed } from './referrals.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -248,6 +249,7 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
       if (applied.points > 0) {
         await movePoints(ctx, counted, { points: -applied.points, type: 'POINTS_REDEMPTION', operation: 'MANUAL', details: { redemption: { id: child.id } } });
       }
+      if (counted.is_referral_code) await referralCodeRedeemed(ctx, counted.id, evaluation.customerId, { id: child.id, type: 'redemption', date: now });
     } else if (applied.tier) {
       const tier = (await ctx.uow.promotion_tiers.get(applied.tier.id))!;
       await ctx.uow.promotion_tiers.update({

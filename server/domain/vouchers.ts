@@ -16,6 +16,8 @@ import { changeCardPoints } from './loyalty/cards.js';
 import { dropCardData } from './loyalty/programs.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
+import { binVoucher, codeInBin, ensureCodeFree } from './bin.js';
+import { dropHoldersOf } from './referrals.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -133,7 +135,7 @@ export async function freshCodes(ctx: DomainContext, config: ResolvedCodeConfig,
   const chosen = new Set<string>();
   for (let round = 0; round < 10 && chosen.size < count; round++) {
     const candidates = generateCodes(config, count - chosen.size, (code) => chosen.has(code));
-    for (const code of candidates) if (!(await ctx.uow.vouchers.getBy('code', code))) chosen.add(code);
+    for (const code of candidates) if (!(await ctx.uow.vouchers.getBy('code', code)) && !(await codeInBin(ctx, code))) chosen.add(code);
   }
   if (chosen.size < count) {
     throw invalid('invalid_code_config', 'Invalid code config', `Only ${chosen.size} of ${count} codes are still free in the code config's space`);
@@ -251,6 +253,7 @@ export async function createVoucher(ctx: DomainContext, input: VoucherInput, fix
   const [code] = input.code !== undefined && input.code !== null ? [input.code] : await freshCodes(ctx, config, 1);
   const [record] = await buildVouchers(ctx, input, [code!], campaign);
   for (const ruleId of new Set(input.validation_rules ?? [])) await findValidationRule(ctx, ruleId);
+  await ensureCodeFree(ctx, record!.code);
   const created = await writeUnique('voucher', () => ctx.uow.vouchers.insert(record!));
   await recordEvent(ctx, 'voucher.created', { campaign_id: created.campaign_id, voucher_id: created.id }, { voucher: { id: created.id, code: created.code } });
   await assignRules(ctx, input.validation_rules, { related_object_type: 'voucher', related_object_id: created.id });
@@ -315,11 +318,14 @@ export async function setVoucherActive(ctx: DomainContext, code: string, active:
   return updated;
 }
 
-export async function deleteVoucher(ctx: DomainContext, code: string): Promise<void> {
+/** Deletes the voucher; without `force` it goes to the bin, which keeps its code taken. */
+export async function deleteVoucher(ctx: DomainContext, code: string, options: { force?: boolean } = {}): Promise<void> {
   const voucher = await findVoucher(ctx, code);
   await dropAssignmentsOf(ctx, voucher.id);
   await dropCardData(ctx, voucher.id);
   await ctx.uow.vouchers.delete(voucher.id);
+  if (!options.force) await binVoucher(ctx, voucher);
+  else await dropHoldersOf(ctx, voucher.id);
   await recordEvent(ctx, 'voucher.deleted', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
 }
 

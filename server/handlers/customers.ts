@@ -1,6 +1,8 @@
 import {
+  customerActivities,
   customerActivity,
   deleteCustomer,
+  deleteCustomerPermanently,
   findCustomer,
   listCustomers,
   presentCustomer,
@@ -17,7 +19,9 @@ type CustomerOperations =
   | 'get-customer'
   | 'update-customer'
   | 'delete-customer'
-  | 'list-customer-activity';
+  | 'list-customer-activity'
+  | 'list-customer-activities'
+  | 'customer-permanently-deletion';
 
 export const customerHandlers: HandlersOf<CustomerOperations> = {
   'list-customers': async ({ query, context, services }) => {
@@ -57,4 +61,12 @@ export const customerHandlers: HandlersOf<CustomerOperations> = {
       },
     };
   },
+  'list-customer-activities': async ({ path, query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => customerActivities(ctx, path.customerId, query));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
+  },
+  'customer-permanently-deletion': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => deleteCustomerPermanently(ctx, path.customerId)),
+  }),
 };

@@ -27,6 +27,10 @@ import { transactionHandlers } from './transactions.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
 import { voucherHandlers } from './vouchers.js';
+import { binHandlers } from './bin.js';
+import { loyaltyLegacyHandlers } from './loyalty-legacy.js';
+import { referralHandlers } from './referrals.js';
+import { templateHandlers } from './templates.js';
 import type { Handlers } from './types.js';
 
 /** Every operation of the contract, by operationId. A missing one is a compile error here. */
@@ -60,4 +64,8 @@ export const handlers: Handlers = {
   ...validationRuleHandlers,
   ...validationHandlers,
   ...voucherHandlers,
+  ...binHandlers,
+  ...loyaltyLegacyHandlers,
+  ...referralHandlers,
+  ...templateHandlers,
 };

@@ -16,6 +16,9 @@ import type { PublicationRecord } from '../domain/publications.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
+import type { BinEntryRecord, BinnedVoucher } from '../domain/bin.js';
+import type { CampaignTemplateRecord } from '../domain/templates.js';
+import type { HolderRecord } from '../domain/referrals.js';
 import type { Brand } from '../domain/management/branding.js';
 import type { ApiKeyRecord, Project } from '../domain/management/projects.js';
 import type { CustomEventSchema, MetadataSchema } from '../domain/management/schemas.js';
@@ -72,6 +75,12 @@ export interface Tables {
   promotion_stacks: PromotionStackRecord;
   segments: SegmentRecord;
   exports: ExportRecord;
+  /** The bin: entries, and the vouchers they keep (whose codes stay taken). */
+  bin_entries: BinEntryRecord;
+  binned_vouchers: BinnedVoucher;
+  campaign_templates: CampaignTemplateRecord;
+  /** Referral codes' referrers and referees. */
+  redeemable_holders: HolderRecord;
 }
 
 export interface TableSpec {
@@ -130,4 +139,8 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   promotion_stacks: { unique: [], indexed: ['campaign_id'], ordered: ['created_at'] },
   segments: { unique: [], indexed: [], ordered: ['created_at'] },
   exports: { unique: [], indexed: [], ordered: ['created_at'] },
+  bin_entries: { unique: ['campaign_name'], indexed: [] },
+  binned_vouchers: { unique: ['code'], indexed: ['bin_entry_id'] },
+  campaign_templates: { unique: ['name'], indexed: [] },
+  redeemable_holders: { unique: [], indexed: ['redeemable_id', 'customer_id'] },
 };

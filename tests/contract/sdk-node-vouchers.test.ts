@@ -238,12 +238,17 @@ describe('the Node.js SDK: vouchers', () => {
     expect(await sdk.vouchers.get(card)).toMatchObject({ loyalty_card: { points: 140, balance: 140 } });
   });
 
-  test('when a voucher is deleted with and without force, then it is gone and its code is free', async () => {
+  test('when a voucher is deleted with and without force, then it is gone; binned, its code stays taken; forced, it is free', async () => {
     const { sdk } = node;
+    const binned = unique('NODE');
+    await sdk.vouchers.create({ code: binned, type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } });
+    // The SDK always sends `force` (false here): the voucher goes to the bin, which keeps its code.
+    await sdk.vouchers.delete(binned);
+    expect(await refusal(sdk.vouchers.get(binned))).toMatchObject({ code: 404, key: 'not_found' });
+    expect(await refusal(sdk.vouchers.create({ code: binned, type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 200 } }))).toMatchObject({ code: 409 });
     const code = unique('NODE');
     await sdk.vouchers.create({ code, type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } });
-    // The SDK always sends `force` (false here).
-    await sdk.vouchers.delete(code);
+    await sdk.vouchers.delete(code, { force: true });
     expect(await refusal(sdk.vouchers.get(code))).toMatchObject({ code: 404, key: 'not_found' });
     await sdk.vouchers.create({ code, type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 200 } });
     await sdk.vouchers.delete(code, { force: true });

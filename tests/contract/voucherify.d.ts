@@ -123,6 +123,11 @@ declare module 'voucherify' {
     getMember(campaignId: string, memberId: string): Promise<Reply<'get-member-1'>>;
     addPoints(campaignId: string, memberId: string, balance: Body<'update-loyalty-card-balance-1'>): Promise<Reply<'update-loyalty-card-balance-1'>>;
     redeemReward(campaignId: string, memberId: string, reward: Body<'redeem-reward-1'>): Promise<Reply<'redeem-reward-1'>>;
+    listRewardAssignments(campaignId: string, params?: Query<'list-reward-assignments-2'>): Promise<Reply<'list-reward-assignments-2'>>;
+    createRewardAssignments(campaignId: string, assignments: Body<'create-reward-assignment-1'>): Promise<Reply<'create-reward-assignment-1'>>;
+    /** PUT /loyalties/{campaignId}/rewards/{assignment.id}, with the assignment less its `id` as the body. */
+    updateRewardAssignment(campaignId: string, assignment: Body<'update-reward-assignment-1'> & { id: string }): Promise<Reply<'update-reward-assignment-1'>>;
+    deleteRewardAssignment(campaignId: string, assignmentId: string): Done;
   }
 
   interface Orders {

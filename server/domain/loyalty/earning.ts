@@ -227,6 +227,8 @@ async function itemsMeasure(ctx: DomainContext, order: Order, ratio: ItemsRatio,
 export interface EarningContext {
   order?: Order;
   customerId?: string | null;
+  /** The customer's metadata when they are not stored (an estimate for a customer not yet known). */
+  customerMetadata?: Record<string, unknown> | null;
   eventMetadata?: Record<string, unknown>;
 }
 
@@ -259,7 +261,7 @@ async function pointsFor(ctx: DomainContext, rule: EarningRule, context: Earning
       break;
     case 'CUSTOMER_METADATA': {
       const customer = context.customerId ? await ctx.uow.customers.get(context.customerId) : undefined;
-      measure = metadataNumber(customer?.metadata, ratio.property);
+      measure = metadataNumber(customer?.metadata ?? context.customerMetadata, ratio.property);
       break;
     }
     case 'CUSTOM_EVENT_METADATA':
@@ -405,4 +407,20 @@ export async function earnOnSegmentEntered(ctx: DomainContext, customerId: strin
 function eventMetadataOf(trigger: EventRecord): Record<string, unknown> | undefined {
   const event = (trigger.data as { event?: { metadata?: Record<string, unknown> } }).event;
   return event?.metadata;
+}
+
+/**
+ * The points an order would earn in a program if paid now: the program's order-paid rules in force, each
+ * computed as `earnOnOrderPaid` computes it, in the tier of the customer's card when they hold one.
+ * Nothing is stored.
+ */
+export async function estimateOrderPoints(ctx: DomainContext, programId: string, order: Order, customer: { id: string | null; metadata: Record<string, unknown> | null }): Promise<number> {
+  const card = customer.id ? (await ctx.uow.vouchers.findBy('holder_id', customer.id)).find((held) => held.campaign_id === programId && held.type === 'LOYALTY_CARD') : undefined;
+  const tier = card ? await currentTier(ctx, card.id) : undefined;
+  let total = 0;
+  for (const rule of await ctx.uow.earning_rules.findBy('campaign_id', programId)) {
+    if (rule.event !== ORDER_PAID || !ruleApplies(ctx, rule)) continue;
+    total += mapped(await pointsFor(ctx, rule, { order, customerId: customer.id, customerMetadata: customer.metadata }), tier?.earning_rules?.[rule.id]);
+  }
+  return total;
 }
