@@ -276,6 +276,7 @@ export async function presentPublication(ctx: DomainContext, record: Publication
   const customer = await ctx.uow.customers.get(record.customer_id);
   return {
     ...record,
-    ...(customer && { customer: await presentCustomer(ctx, customer) }),
+    // The API always names the customer; one deleted since (or erased for good) is left with its ID alone.
+    customer: customer ? await presentCustomer(ctx, customer) : { id: record.customer_id, object: 'customer' },
   } as Schemas['Publication'];
 }

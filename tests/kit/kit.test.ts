@@ -28,15 +28,18 @@ interface Keys {
   client: { appId: string; token: string; origin: string };
 }
 
-async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>> } & Keys> {
+async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>>; address: { baseUrl: string } } & Keys> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const other = { appId: `app-${secret()}`, appToken: secret() };
   const management = { id: `mgmt-${secret()}`, token: secret() };
   const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
   const store = new MemoryStore();
+  // Absolute URLs in answers (export downloads, asset images) name wherever the server ends up listening.
+  const address = { baseUrl: '' };
   const app = await createApp({
     store,
     clock: systemClock,
+    publicBaseUrl: () => address.baseUrl,
     apiKeys: [
       { name: 'kit', ...credentials, projectId: 'proj_kit_a' },
       { name: 'kit-other', ...other, projectId: 'proj_kit_b' },
@@ -48,7 +51,7 @@ async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createAp
   });
   // The objects the suite expects in the first project of any server it tests.
   await loadFixtureFile(store, systemClock, 'proj_kit_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
-  return { app, credentials, other, management, client };
+  return { app, address, credentials, other, management, client };
 }
 
 interface KitRun {
@@ -113,8 +116,9 @@ const blamed = (report: KitReport) =>
 describe('contract kit', () => {
   test('when run against the reference server, then every scenario passes, every operation is called, and the reports say so', async () => {
     expect(existsSync(KIT)).toBe(true);
-    const { app, ...keys } = await referenceApp();
+    const { app, address, ...keys } = await referenceApp();
     const { server, baseUrl } = await listen(app);
+    address.baseUrl = baseUrl;
     try {
       // Fuzzing already runs in this same `make test`, through the same client-side contract check, against
       // the in-process server; over HTTP again it would only double the time.
@@ -142,8 +146,9 @@ describe('contract kit', () => {
     for (const name of readdirSync(join(packageRoot(), 'node_modules'))) {
       symlinkSync(join(packageRoot(), 'node_modules', name), join(project, 'node_modules', name));
     }
-    const { app, ...keys } = await referenceApp();
+    const { app, address, ...keys } = await referenceApp();
     const { server, baseUrl } = await listen(app);
+    address.baseUrl = baseUrl;
     try {
       const run = await runKit(baseUrl, keys, ['--only', 'categories'], join(installed, 'dist', 'bin', 'contract.js'));
       expect({ code: run.code, failed: blamed(run.report) }).toEqual({ code: 0, failed: '' });
