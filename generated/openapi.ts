@@ -3527,7 +3527,8 @@ export interface paths {
          *     (each kind has its default columns), in `parameters.order` and narrowed by `parameters.filters`. The export is
          *     `SCHEDULED` in the response; the file is written in the background, a page of rows at a time, so it may hold
          *     millions of rows. Once `status` is `DONE`, `result.url` is where to download it. A filter field or operator the
-         *     kind does not take is refused (400 `invalid_payload`) before anything starts. Everything is exported as it is
+         *     kind does not take, or an operand the operator cannot use, is refused before anything starts: 400 with key
+         *     `invalid_export` (a body the schema itself refuses is `invalid_payload`, as everywhere). Everything is exported as it is
          *     when its page is written: rows made or changed meanwhile may or may not be in the file.
          */
         post: operations["create-export"];
@@ -15846,7 +15847,7 @@ export interface components {
          * ExportFilterOperand
          * @description One value an export filter's operator compares with: a text, a number, a boolean, or (for a date) an ISO 8601 date or
          *     timestamp. The public API also lists an object here without saying what it holds; the reference server
-         *     refuses one (400 `invalid_payload`), since it cannot tell what it would match.
+         *     refuses one (400 `invalid_export`), since it cannot tell what it would match.
          * @example 2026-01-01T00:00:00Z
          */
         ExportFilterOperand: string | number | boolean | {
@@ -15865,7 +15866,7 @@ export interface components {
          * ExportFilterConditions
          * @description The operators of one field of an export filter, each with one value or a list of values. Day counts (`$is_days_ago`,
          *     `$more_than_ago`, …) are whole numbers of days, counted in UTC. An operator outside these is refused (400
-         *     `invalid_payload`), as is one the field cannot take (a count on a field that is not a list).
+         *     `invalid_export`), as is one the field cannot take (a count on a field that is not a list).
          * @example {
          *       "$in": [
          *         "ACTIVE",
@@ -15941,7 +15942,7 @@ export interface components {
          * ExportVoucherFilters
          * @description Which vouchers the export holds: conditions keyed by field, joined by `junction`. Besides the fields below,
          *     `metadata.<key>` filters on a metadata value. `redemption_status` and `validity_timeframe` are documented by the
-         *     public API without their values; the reference server refuses them (400 `invalid_payload`), as it refuses any other
+         *     public API without their values; the reference server refuses them (400 `invalid_export`), as it refuses any other
          *     field, rather than export more than was asked for.
          * @example {
          *       "junction": "and",
@@ -16048,7 +16049,7 @@ export interface components {
         /**
          * ExportRedemptionFilters
          * @description Which redemptions and rollbacks the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>`
-         *     filters on the entry's metadata. Any other field is refused (400 `invalid_payload`).
+         *     filters on the entry's metadata. Any other field is refused (400 `invalid_export`).
          * @example {
          *       "result": {
          *         "conditions": {
@@ -16145,7 +16146,7 @@ export interface components {
          * ExportCustomerFilters
          * @description Which customers the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on a
          *     metadata value. The `publications.*` fields match a customer with at least one publication that meets the
-         *     conditions. Any other field is refused (400 `invalid_payload`).
+         *     conditions. Any other field is refused (400 `invalid_export`).
          * @example {
          *       "email": {
          *         "conditions": {
@@ -16229,7 +16230,7 @@ export interface components {
         /**
          * ExportPublicationFilters
          * @description Which publications the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on
-         *     the publication's metadata. Any other field is refused (400 `invalid_payload`).
+         *     the publication's metadata. Any other field is refused (400 `invalid_export`).
          * @example {
          *       "campaign_name": {
          *         "conditions": {
@@ -16319,7 +16320,7 @@ export interface components {
         /**
          * ExportOrderFilters
          * @description Which orders the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on a
-         *     metadata value. Any other field is refused (400 `invalid_payload`). Amounts are ×100.
+         *     metadata value. Any other field is refused (400 `invalid_export`). Amounts are ×100.
          * @example {
          *       "status": {
          *         "conditions": {
@@ -16402,7 +16403,7 @@ export interface components {
         /**
          * ExportPointsExpirationFilters
          * @description Which points the export holds: conditions on the program and the card, joined by `junction`. Any other field is
-         *     refused (400 `invalid_payload`).
+         *     refused (400 `invalid_export`).
          * @example {
          *       "campaign_id": {
          *         "conditions": {
@@ -16468,7 +16469,7 @@ export interface components {
         /**
          * ExportVoucherTransactionsFilters
          * @description Which balance movements the export holds: conditions on when they happened, the campaign and the voucher, joined by
-         *     `junction`. Any other field is refused (400 `invalid_payload`).
+         *     `junction`. Any other field is refused (400 `invalid_export`).
          * @example {
          *       "voucher_id": {
          *         "conditions": {

@@ -28,7 +28,9 @@ interface Keys {
   client: { appId: string; token: string; origin: string };
 }
 
-async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createApp>>; address: { baseUrl: string } } & Keys> {
+type ReferenceApp = { app: Awaited<ReturnType<typeof createApp>>; serve: (handler: Parameters<typeof listen>[0]) => ReturnType<typeof listen> } & Keys;
+
+async function referenceApp(): Promise<ReferenceApp> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const other = { appId: `app-${secret()}`, appToken: secret() };
   const management = { id: `mgmt-${secret()}`, token: secret() };
@@ -51,7 +53,13 @@ async function referenceApp(): Promise<{ app: Awaited<ReturnType<typeof createAp
   });
   // The objects the suite expects in the first project of any server it tests.
   await loadFixtureFile(store, systemClock, 'proj_kit_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
-  return { app, address, credentials, other, management, client };
+  // Listens (on the app itself or on a broken variant wrapping it) and names that address in absolute URLs.
+  const serve = async (handler: Parameters<typeof listen>[0]) => {
+    const listening = await listen(handler);
+    address.baseUrl = listening.baseUrl;
+    return listening;
+  };
+  return { app, serve, credentials, other, management, client };
 }
 
 interface KitRun {
@@ -116,9 +124,8 @@ const blamed = (report: KitReport) =>
 describe('contract kit', () => {
   test('when run against the reference server, then every scenario passes, every operation is called, and the reports say so', async () => {
     expect(existsSync(KIT)).toBe(true);
-    const { app, address, ...keys } = await referenceApp();
-    const { server, baseUrl } = await listen(app);
-    address.baseUrl = baseUrl;
+    const { app, serve, ...keys } = await referenceApp();
+    const { server, baseUrl } = await serve(app);
     try {
       // Fuzzing already runs in this same `make test`, through the same client-side contract check, against
       // the in-process server; over HTTP again it would only double the time.
@@ -146,9 +153,8 @@ describe('contract kit', () => {
     for (const name of readdirSync(join(packageRoot(), 'node_modules'))) {
       symlinkSync(join(packageRoot(), 'node_modules', name), join(project, 'node_modules', name));
     }
-    const { app, address, ...keys } = await referenceApp();
-    const { server, baseUrl } = await listen(app);
-    address.baseUrl = baseUrl;
+    const { app, serve, ...keys } = await referenceApp();
+    const { server, baseUrl } = await serve(app);
     try {
       const run = await runKit(baseUrl, keys, ['--only', 'categories'], join(installed, 'dist', 'bin', 'contract.js'));
       expect({ code: run.code, failed: blamed(run.report) }).toEqual({ code: 0, failed: '' });
@@ -171,8 +177,8 @@ describe('contract kit', () => {
   ];
 
   test('when the server adds a field the contract does not name, then the default mode passes it and --strict fails it', async () => {
-    const { app, credentials } = await referenceApp();
-    const { server, baseUrl } = await listen(brokenVariant('adds-undocumented-field', app, credentials));
+    const { app, serve, credentials } = await referenceApp();
+    const { server, baseUrl } = await serve(brokenVariant('adds-undocumented-field', app, credentials));
     try {
       // vouchers.test.ts compares whole vouchers exactly: the scenarios see only the documented part of each body.
       const published = await runKit(baseUrl, { credentials }, ['--only', 'categories,vouchers', '--max-workers', '1']);
@@ -188,8 +194,8 @@ describe('contract kit', () => {
   });
 
   test('when the server drops a field the contract requires, then both modes fail it', async () => {
-    const { app, credentials } = await referenceApp();
-    const { server, baseUrl } = await listen(brokenVariant('drops-required-field', app, credentials));
+    const { app, serve, credentials } = await referenceApp();
+    const { server, baseUrl } = await serve(brokenVariant('drops-required-field', app, credentials));
     try {
       for (const mode of [[], ['--strict']]) {
         const run = await runKit(baseUrl, { credentials }, ['--only', 'categories', '--max-workers', '1', ...mode]);
@@ -202,8 +208,8 @@ describe('contract kit', () => {
   });
 
   test.each(cases)('when the server $variant, then the kit fails and blames it', async ({ variant, only, blame }) => {
-    const { app, credentials } = await referenceApp();
-    const { server, baseUrl } = await listen(brokenVariant(variant, app, credentials));
+    const { app, serve, credentials } = await referenceApp();
+    const { server, baseUrl } = await serve(brokenVariant(variant, app, credentials));
     try {
       const run = await runKit(baseUrl, { credentials }, ['--only', only, '--max-workers', '1']);
       expect(run.code).toBe(1);

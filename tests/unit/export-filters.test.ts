@@ -19,7 +19,7 @@ function refused(filter: Record<string, unknown>): string {
     checkExportFilter(filter, FIELDS, LISTS, true);
   } catch (error) {
     expect(error).toBeInstanceOf(DomainError);
-    expect((error as DomainError).key).toBe('invalid_payload');
+    expect((error as DomainError).key).toBe('invalid_export');
     return (error as DomainError).details;
   }
   throw new Error('the filter was taken');

@@ -45,7 +45,7 @@ export interface ExportFilter {
 }
 
 function refuse(details: string) {
-  return invalid('invalid_payload', 'Invalid payload', details);
+  return invalid('invalid_export', 'Invalid export', details);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

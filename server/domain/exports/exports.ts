@@ -47,7 +47,7 @@ export interface ExportRequest {
 }
 
 function refuse(details: string) {
-  return invalid('invalid_payload', 'Invalid payload', details);
+  return invalid('invalid_export', 'Invalid export', details);
 }
 
 /**
