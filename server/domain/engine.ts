@@ -4,7 +4,8 @@
  *
  * Redeemables apply one after another, in the order requested, to what is left of the order, under the
  * stacking rules below: when one is inapplicable none applies (the others are skipped), at most five
- * apply, and at most one of each category.
+ * apply, and at most one of each category. What validation sessions hold of a voucher (sessions.ts) is
+ * unavailable to every request but those naming the session.
  */
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
@@ -17,6 +18,7 @@ import type { PromotionTierRecord } from './promotion-tiers.js';
 import { evaluateRuleSet } from './rule-logic.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
 import { coinPayment, coinRewardFor } from './loyalty/rewards.js';
+import { heldByOthers } from './sessions.js';
 import { validityAt, type ValidityVerdict } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 
@@ -525,8 +527,11 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
         reject(failure(400, key, message, `Voucher ${voucher.code}${campaign && !validityAt(voucher, now).valid ? '' : campaign ? ` (campaign ${campaign.name})` : ''}: ${validity.reason.replace(/_/g, ' ')}`));
         continue;
       }
-      if (voucher.redemption.quantity !== null && voucher.redemption.redeemed_quantity >= voucher.redemption.quantity) {
-        reject(failure(400, 'quantity_exceeded', 'Voucher redemptions limit exceeded', `Voucher ${voucher.code} was redeemed ${voucher.redemption.redeemed_quantity} of ${voucher.redemption.quantity} times`));
+      // What validation sessions other than the request's own hold of the voucher is not available to it.
+      const held = await heldByOthers(ctx, voucher.id, given.session?.key);
+      if (voucher.redemption.quantity !== null && voucher.redemption.redeemed_quantity + held.quantity >= voucher.redemption.quantity) {
+        const heldNote = held.quantity > 0 ? `, and validation sessions hold ${held.quantity} more` : '';
+        reject(failure(400, 'quantity_exceeded', 'Voucher redemptions limit exceeded', `Voucher ${voucher.code} was redeemed ${voucher.redemption.redeemed_quantity} of ${voucher.redemption.quantity} times${heldNote}`));
         continue;
       }
       const broken = await brokenRule(ctx, [voucher.id, ...(voucher.campaign_id ? [voucher.campaign_id] : [])], facts, countsFor(voucher.id, voucher.redemption.redeemed_quantity));
@@ -536,6 +541,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       }
       if (voucher.type === 'LOYALTY_CARD') {
         const balance = voucher.loyalty_card?.balance ?? 0;
+        const freePoints = Math.max(0, balance - held.points);
         const rewardRef = requested.reward?.id;
         if (!rewardRef) {
           reject(failure(400, 'missing_reward', 'Missing reward', `Loyalty card ${voucher.code} pays with points through a COIN reward: give reward.id`));
@@ -551,9 +557,10 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           continue;
         }
         const coin = reward.parameters.coin!;
-        const paid = coinPayment(coin, remaining - giftTotal, Math.min(balance, requested.reward?.points ?? balance));
+        const paid = coinPayment(coin, remaining - giftTotal, Math.min(freePoints, requested.reward?.points ?? freePoints));
         if (paid.points <= 0) {
-          reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points; ${coin.points_ratio} are needed`));
+          const heldNote = held.points > 0 ? ` (${held.points} of them held by validation sessions)` : '';
+          reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points${heldNote}; ${coin.points_ratio} are needed`));
           continue;
         }
         const assignment = await rewardAssignment(ctx, voucher, rewardRef, reward.id);
@@ -585,11 +592,13 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       }
       if (voucher.gift) {
         const wanted = requested.gift?.credits;
-        if (voucher.gift.balance === 0 || (wanted !== undefined && wanted > voucher.gift.balance)) {
-          reject(failure(400, 'gift_amount_exceeded', 'Gift amount exceeded', `Gift card ${voucher.code} has a balance of ${voucher.gift.balance}`));
+        const freeCredits = Math.max(0, voucher.gift.balance - held.credits);
+        if (freeCredits === 0 || (wanted !== undefined && wanted > freeCredits)) {
+          const heldNote = held.credits > 0 ? `, of which validation sessions hold ${held.credits}` : '';
+          reject(failure(400, 'gift_amount_exceeded', 'Gift amount exceeded', `Gift card ${voucher.code} has a balance of ${voucher.gift.balance}${heldNote}`));
           continue;
         }
-        const credits = Math.min(wanted ?? voucher.gift.balance, voucher.gift.balance, remaining - giftTotal);
+        const credits = Math.min(wanted ?? freeCredits, freeCredits, remaining - giftTotal);
         await apply({ gift: { credits, balance: voucher.gift.balance } }, { voucher, discount: 0, itemLevel: false, giftCredits: credits, points: 0 }, () => {
           giftTotal += credits;
         });

@@ -4,6 +4,7 @@ import { campaignHandlers } from './campaigns.js';
 import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
 import { eventHandlers } from './events.js';
+import { holdingHandlers } from './holdings.js';
 import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
 import { managementHandlers } from './management.js';
@@ -13,10 +14,12 @@ import { orderHandlers } from './orders.js';
 import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
+import { publicationLinkHandlers } from './publication-links.js';
 import { publicationHandlers } from './publications.js';
 import { qualificationHandlers } from './qualifications.js';
 import { redemptionHandlers } from './redemptions.js';
 import { rewardHandlers } from './rewards.js';
+import { singleObjectHandlers } from './single-object.js';
 import { skuHandlers } from './skus.js';
 import { validationRuleHandlers } from './validation-rules.js';
 import { validationHandlers } from './validations.js';
@@ -31,6 +34,7 @@ export const handlers: Handlers = {
   ...categoryHandlers,
   ...customerHandlers,
   ...eventHandlers,
+  ...holdingHandlers,
   ...locationHandlers,
   ...loyaltyHandlers,
   ...managementHandlers,
@@ -38,9 +42,11 @@ export const handlers: Handlers = {
   ...productHandlers,
   ...promotionTierHandlers,
   ...publicationHandlers,
+  ...publicationLinkHandlers,
   ...qualificationHandlers,
   ...redemptionHandlers,
   ...rewardHandlers,
+  ...singleObjectHandlers,
   ...skuHandlers,
   ...oauthHandlers,
   ...orderHandlers,

@@ -9,6 +9,7 @@ import type { Location } from '../domain/locations.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
 import type { PublicationRecord } from '../domain/publications.js';
+import type { SessionLock } from '../domain/sessions.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
@@ -63,6 +64,8 @@ export interface Tables {
   rewards: Reward;
   reward_assignments: RewardAssignment;
   locations: Location;
+  /** What validation sessions hold of vouchers (see domain/sessions.ts). */
+  session_locks: SessionLock;
 }
 
 export interface TableSpec {
@@ -117,4 +120,5 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   rewards: { unique: [], indexed: [] },
   reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
   locations: { unique: [], indexed: [] },
+  session_locks: { unique: [], indexed: ['voucher_id'] },
 };
