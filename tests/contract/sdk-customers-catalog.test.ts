@@ -48,6 +48,7 @@ import type { MetadataSchema, MetadataSchemasListResponse } from '@voucherify/sd
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { recording, voucherifySdkMethods } from './sdk-methods.js';
 import { managementClientFor, skip, unique, useTarget, type Credentials } from './target.js';
+import { legacyMethods } from './sdk-legacy-scope.js';
 
 /** Every field of a request type, however deep, made required (and never null). */
 type Complete<T> = T extends (infer Item)[] ? Complete<Item>[] : T extends object ? { [Key in keyof T]-?: Complete<NonNullable<T[Key]>> } : T;
@@ -534,6 +535,8 @@ describe('the SDK: coverage', () => {
       .filter((method) => method.operationId && NAMESPACES.includes(method.name.split('.')[0]!))
       .map((method) => method.name);
     const called = [...calls].filter((name) => NAMESPACES.includes(name.split('.')[0]!));
-    expect([...new Set(expected)].filter((name) => !called.includes(name)).sort()).toEqual([]);
+    // `customers.listRedeemables` is sdk-legacy.test.ts's.
+    const elsewhere = legacyMethods('@voucherify/sdk');
+    expect([...new Set(expected)].filter((name) => !called.includes(name) && !elsewhere.includes(name)).sort()).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { expectAllCalled, inventoryOf, refusal, useNodeSdk, type Body, type Quer
 import { known } from './known.js';
 import { expectError } from './expect-error.js';
 import { raw, unique, useTarget } from './target.js';
+import { legacyMethods } from './sdk-legacy-scope.js';
 
 const ctx = useTarget();
 const node = useNodeSdk(ctx);
@@ -366,7 +367,8 @@ describe('the Node.js SDK: distributions', () => {
 
 describe('the Node.js SDK: coverage', () => {
   test('every method of vouchers, redemptions and distributions that reaches the contract was called', () => {
-    expectAllCalled(node.calls, inventoryOf(['vouchers', 'redemptions', 'distributions']));
+    // `redemptions.redeem` (one voucher) is sdk-node-legacy.test.ts's.
+    expectAllCalled(node.calls, inventoryOf(['vouchers', 'redemptions', 'distributions']).filter((method) => !legacyMethods('voucherify').includes(method)));
     // Methods the inventory misses (it reads one `this.client.<verb>(` line at a time): `rollback` writes its
     // path on the next line, and the publications methods call `client.<verb>(` from a closure.
     expectAllCalled(node.calls, ['redemptions.rollback', 'distributions.publications.create', 'distributions.publications.list']);

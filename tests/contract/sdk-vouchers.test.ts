@@ -42,6 +42,7 @@ import type {
 import { recording } from './sdk-methods.js';
 import { refusal, uncalled, type Every } from './sdk-requests.js';
 import { managementClientFor, skip, unique, useTarget } from './target.js';
+import { legacyMethods } from './sdk-legacy-scope.js';
 
 const { VoucherifyServerSide, DiscountVouchersTypesEnum } = sdk;
 
@@ -549,6 +550,7 @@ describe('@voucherify/sdk categories', () => {
 
 describe('@voucherify/sdk coverage', () => {
   test('every method of vouchers (with balance), campaigns, categories and async actions that reaches the contract was called', () => {
-    expect(uncalled(calls, NAMESPACES)).toEqual([]);
+    // The qualification examinations and session releases of these namespaces are sdk-legacy.test.ts's.
+    expect(uncalled(calls, NAMESPACES, legacyMethods('@voucherify/sdk'))).toEqual([]);
   });
 });
