@@ -3546,7 +3546,8 @@ export interface paths {
          * @description `POST /v1/publications` with its body given in the query, for clients that can only send links:
          *     `customer[source_id]=...`, `voucher=...` or `campaign[name]=...` (and `campaign[count]`),
          *     `source_id`, `metadata[key]=value`. The same engine and answers: the voucher is given to the customer
-         *     (created when new) and the publication is counted in the campaign summary.
+         *     (created when new) and the publication is counted in the campaign summary. A query naming neither a
+         *     voucher nor a campaign's name is a 400 `invalid_publish_params`.
          */
         get: operations["create-publication-1"];
         put?: never;
@@ -3572,8 +3573,8 @@ export interface paths {
         };
         /**
          * List a customer's redeemables
-         * @description The vouchers the customer holds (published to them or made for them), each with its current state
-         *     and whether it can be redeemed now (`redeemable.status`), a page at a time by holding ID (`order`
+         * @description The vouchers the customer holds (published to them or made for them), each as it stands now and with
+         *     where it stands in its life (`redeemable.status`), a page at a time by holding ID (`order`
          *     `id` or `-id`, cursor `starting_after_id`). `filters` narrows the list. An unknown customer is a 404.
          */
         get: operations["list-customer-redeemables"];
@@ -14757,7 +14758,7 @@ export interface components {
              * @enum {string}
              */
             voucher_type: "GIFT_VOUCHER" | "DISCOUNT_VOUCHER" | "LOYALTY_CARD";
-            /** @description The voucher as it stands, and whether it can be redeemed now. */
+            /** @description The voucher as it stands, and where it stands in its life. */
             redeemable: {
                 /**
                  * @description Always `voucher` here.
@@ -14765,9 +14766,11 @@ export interface components {
                  */
                 type: string;
                 /**
-                 * @description `DISABLED` when the voucher (or its campaign) is disabled, `NOT_ACTIVE_YET` before its start date,
-                 *     `EXPIRED` after its expiration date, `USED` when its redemption limit is reached, `NO_BALANCE` for a
-                 *     gift card without credit or a loyalty card without points, else `ACTIVE`.
+                 * @description Where the voucher stands in its life: `DISABLED` when it (or its campaign) is disabled,
+                 *     `NOT_ACTIVE_YET` before its (or its campaign's) start date, `EXPIRED` after its expiration date,
+                 *     `USED` when its redemption limit is reached, `NO_BALANCE` for a gift card without credit or a loyalty
+                 *     card without points, else `ACTIVE` (also outside its validity hours, days or timeframe, which only
+                 *     make it wait for its next window).
                  * @enum {string}
                  */
                 status: "ACTIVE" | "USED" | "DISABLED" | "NOT_ACTIVE_YET" | "EXPIRED" | "NO_BALANCE";
@@ -24211,8 +24214,8 @@ export interface operations {
                 voucher?: string;
                 /** @description The campaign whose next free vouchers to publish, `campaign[name]=...` (name or ID) and `campaign[count]=2`. */
                 campaign?: {
-                    /** @description The campaign's name or ID. */
-                    name: string;
+                    /** @description The campaign's name or ID; a `campaign` without it names no campaign. */
+                    name?: string;
                     /** @description How many vouchers to publish, 1 to 50 (whole-number text in the query). */
                     count?: number | string;
                 };
@@ -24437,12 +24440,13 @@ export interface operations {
     };
     "redeem-voucher-client-side": {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The voucher's code.
+                 * @description The voucher's code. Required in practice, as the public API requires it: without it there is nothing
+                 *     to redeem, and the answer is 400 `missing_code`.
                  * @example SUMMER-7K2Q
                  */
-                code: string;
+                code?: string;
                 /**
                  * @description The tracking ID of an anonymous customer.
                  * @example track_Y3VzdF83ZjhiMmNkOGEzM2QwZjFlMmI

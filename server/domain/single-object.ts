@@ -7,9 +7,9 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { evaluate, type Evaluation, type Verdict } from './engine.js';
-import { invalid, notFound } from './errors.js';
+import { invalid } from './errors.js';
 import { matchesFilter, type FilterDefinition } from './filters.js';
-import type { PromotionTierRecord } from './promotion-tiers.js';
+import { findPromotionTier, type PromotionTierRecord } from './promotion-tiers.js';
 import { listFilter, namedCustomer } from './publications.js';
 import { redeem, type RedeemOutcome } from './redemptions.js';
 import { validation } from './validations.js';
@@ -170,18 +170,12 @@ async function tierVerdict(ctx: DomainContext, tier: PromotionTierRecord, evalua
   return { valid: true, ...fields, tracking_id: evaluation.trackingId, order: evaluation.order, discount_amount: off, applied_discount_amount: off };
 }
 
-async function findTier(ctx: DomainContext, id: string): Promise<PromotionTierRecord> {
-  const tier = await ctx.uow.promotion_tiers.get(id);
-  if (!tier) throw notFound('promotion_tier', id);
-  return tier;
-}
-
 /**
  * Validates one promotion tier as `POST /v1/validations` would with it as the only redeemable (the verdict is
  * counted), answering in the older shape. An unknown tier is a 404.
  */
 export async function validatePromotionTier(ctx: DomainContext, tierId: string, body: TierContext): Promise<TierVerdict> {
-  const tier = await findTier(ctx, tierId);
+  const tier = await findPromotionTier(ctx, tierId);
   const { evaluation } = await validation(ctx, {
     redeemables: [{ object: 'promotion_tier', id: tier.id }],
     order: engineOrder(body.order),
@@ -252,7 +246,7 @@ export async function redeemVoucher(ctx: DomainContext, code: string, body: Rede
 
 /** Redeems one promotion tier as `POST /v1/redemptions` would, as `redeemVoucher` does a voucher. */
 export async function redeemPromotionTier(ctx: DomainContext, tierId: string, body: TierContext, channelId: string) {
-  const tier = await findTier(ctx, tierId);
+  const tier = await findPromotionTier(ctx, tierId);
   return onlyRedemption(
     await redeem(ctx, { redeemables: [{ object: 'promotion_tier', id: tier.id }], order: engineOrder(body.order), customer: engineCustomer(body), metadata: body.metadata ?? null }, channelId),
   );

@@ -1,4 +1,5 @@
 import type { components } from '../../generated/openapi.js';
+import { invalid } from '../domain/errors.js';
 import type { HandlersOf } from './types.js';
 import { publicationHandlers } from './publications.js';
 
@@ -11,11 +12,12 @@ type Schemas = components['schemas'];
 export const publicationLinkHandlers: HandlersOf<'create-publication-1' | 'create-publication-client-side'> = {
   'create-publication-1': ({ query, ...rest }) => {
     const { customer, voucher, campaign, source_id, metadata } = query;
+    if (voucher === undefined && !campaign?.name) throw invalid('invalid_publish_params', 'Invalid publish params', 'Name the voucher to publish (`voucher`) or its campaign (`campaign[name]`)');
     const count = campaign?.count === undefined ? undefined : Number(campaign.count);
     const body: Schemas['PublicationsCreateRequestBody'] = {
       customer: customer as Schemas['CustomerReference'],
       ...(voucher !== undefined && { voucher }),
-      ...(campaign && { campaign: { name: campaign.name, ...(count !== undefined && { count }) } }),
+      ...(campaign?.name && { campaign: { name: campaign.name, ...(count !== undefined && { count }) } }),
       ...(source_id !== undefined && { source_id }),
       ...(metadata && { metadata }),
     } as Schemas['PublicationsCreateRequestBody'];

@@ -1,3 +1,4 @@
+import { invalid } from '../domain/errors.js';
 import { examineCampaigns, examineVouchers } from '../domain/examinations.js';
 import type { RedemptionView } from '../domain/redemptions.js';
 import {
@@ -53,7 +54,9 @@ export const singleObjectHandlers: HandlersOf<SingleObjectOperations> = {
     return { status: 200, body: withVoucherAssets(services, context, outcome.redemption) };
   },
   'redeem-voucher-client-side': async ({ query, body, context, services }) => {
-    const outcome = await inProject(services, context, (ctx) => redeemVoucher(ctx, query.code, body ?? {}, query.tracking_id, context.apiKey.appId));
+    const code = query.code;
+    if (!code) throw invalid('missing_code', 'Missing code', 'Give the voucher to redeem as `code`');
+    const outcome = await inProject(services, context, (ctx) => redeemVoucher(ctx, code, body ?? {}, query.tracking_id, context.apiKey.appId));
     if (!outcome.ok) throw outcome.error;
     return { status: 200, body: withVoucherAssets(services, context, outcome.redemption) };
   },

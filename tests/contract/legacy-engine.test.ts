@@ -193,6 +193,7 @@ describe('deprecated voucher validation and redemption', () => {
     expect(redeemed.status).toBe(200);
     expect(redeemed.body).toMatchObject({ object: 'redemption', related_object_type: 'voucher', voucher: { code }, amount: 500 });
     expectError(await raw(ctx.target, 'POST', `/client/v1/redeem?code=${code}`, { body: JSON.stringify({ order: { amount: 2500 } }) }), 400, 'quantity_exceeded');
+    expectError(await raw(ctx.target, 'POST', '/client/v1/redeem', { body: JSON.stringify({ order: { amount: 2500 } }) }), 400, 'missing_code');
   });
 });
 
@@ -388,6 +389,7 @@ describe('publications by link and from the client side', () => {
     const nobody = await get(`/v1/publications/create?campaign[name]=${coupons.id}`);
     expect(nobody.status).toBe(400);
     expect(['invalid_query_params', 'invalid_customer']).toContain((nobody.body as Body).key);
+    expectError(await get(`/v1/publications/create?customer[source_id]=${customer}&source_id=${unique('nothing')}`), 400, 'invalid_publish_params');
   });
 
   test('when the client side publishes, then the voucher goes to the customer as with the server-side operation', async () => {
