@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Clock } from './domain/clock.js';
+import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
@@ -23,6 +24,7 @@ import { patchValidator } from './http/validator-patches.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, DOCS_HTML, STRICT_CONTRACT } from './paths.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
+import { withRetention } from './store/retention.js';
 import type { Store } from './store/store.js';
 import { DEFAULT_DELIVERY_POLICY, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
 import { withOutbox } from './webhooks/outbox.js';
@@ -35,6 +37,8 @@ export interface AppOptions {
   validateResponses: boolean;
   /** Requests a minute per API key; 0 for no limit. */
   rateLimitPerMinute?: number;
+  /** How many of its most recent events each project's log keeps (DEFAULT_EVENT_RETENTION when not given). */
+  eventRetention?: number;
   /** Background work; one is made when not given. */
   jobs?: Jobs;
   /** Secret for signing asset URLs; random when not given. */
@@ -63,7 +67,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
   const jobs = options.jobs ?? new Jobs();
   const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks });
-  const checked = withOutbox(withMetadataSchemas(options.store), deliveries.committed);
+  const retained = withRetention(options.store, { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION });
+  const checked = withOutbox(withMetadataSchemas(retained), deliveries.committed);
   // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
   const store: Store = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
   await store.createProject(ORGANIZATION);

@@ -1,6 +1,7 @@
 /** Server configuration from the environment, with demo defaults that are printed when used. */
 import type { ApiKey, ClientKey, ManagementKey } from './http/auth.js';
 import type { DeliveryPolicy } from './webhooks/delivery.js';
+import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 
 export interface ServerConfig {
   host: string;
@@ -8,6 +9,8 @@ export interface ServerConfig {
   apiKeys: ApiKey[];
   validateResponses: boolean;
   rateLimitPerMinute: number;
+  /** How many of its most recent events each project's event log keeps. */
+  eventRetention: number;
   managementKey: ManagementKey;
   /** Client-side keys for `/client/v1`, each with the origins it may be used from. */
   clientKeys: ClientKey[];
@@ -56,6 +59,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     ],
     validateResponses: flag(env.VALIDATE_RESPONSES),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 0),
+    eventRetention: integer('EVENT_RETENTION', env.EVENT_RETENTION, DEFAULT_EVENT_RETENTION, 1),
     managementKey: { id: pick('MANAGEMENT_ID', DEMO_MANAGEMENT_ID), token: pick('MANAGEMENT_TOKEN', DEMO_MANAGEMENT_TOKEN) },
     clientKeys: [
       {
