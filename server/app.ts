@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_TOKENS_PER_HOUR } from './config.js';
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
@@ -15,7 +16,7 @@ import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/manage
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
 import { refuseNullBodyWhereOneIsTaken, setAsideNullBody } from './http/json-null-body.js';
-import { rateLimitPerKey } from './http/rate-limit.js';
+import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
@@ -39,6 +40,10 @@ export interface AppOptions {
   rateLimitPerMinute?: number;
   /** How many of its most recent events each project's log keeps (DEFAULT_EVENT_RETENTION when not given). */
   eventRetention?: number;
+  /** Failed authentications a minute per client address before 429 (DEFAULT_AUTH_FAILURES_PER_MINUTE); 0 for no limit. */
+  authFailuresPerMinute?: number;
+  /** OAuth tokens an hour per API key before 429 (DEFAULT_TOKENS_PER_HOUR); 0 for no limit. */
+  tokensPerHour?: number;
   /** Background work; one is made when not given. */
   jobs?: Jobs;
   /** Secret for signing asset URLs; random when not given. */
@@ -105,10 +110,14 @@ export async function createApp(options: AppOptions): Promise<Express> {
   });
 
   const tokens = new TokenRegistry(options.clock);
-  app.use('/v1', serverSideAuth(lookupKey, tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
+  const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0);
+  app.use(['/v1', '/client', '/management'], failures.gate);
+  app.use('/v1', serverSideAuth(lookupKey, tokens, failures), perKey());
+  app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR));
+  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey());
+  app.use('/management', managementAuth(options.managementKey, failures), perKey());
+  app.use('/assets', perKey());
   app.use(express.json({ limit: '1mb', strict: false }), setAsideNullBody);
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   patchValidator();
