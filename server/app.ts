@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_TOKENS_PER_HOUR } from './config.js';
+import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOKENS_PER_HOUR } from './config.js';
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
@@ -15,6 +15,7 @@ import { Jobs } from './jobs.js';
 import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
+import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken, setAsideNullBody } from './http/json-null-body.js';
 import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
@@ -44,6 +45,11 @@ export interface AppOptions {
   authFailuresPerMinute?: number;
   /** OAuth tokens an hour per API key before 429 (DEFAULT_TOKENS_PER_HOUR); 0 for no limit. */
   tokensPerHour?: number;
+  /**
+   * Milliseconds of each event-loop turn one project's requests may take before its next requests wait for a
+   * later turn (DEFAULT_PROJECT_SLICE_MS); 0 for no such limit.
+   */
+  projectSliceMs?: number;
   /** Background work; one is made when not given. */
   jobs?: Jobs;
   /** Secret for signing asset URLs; random when not given. */
@@ -113,9 +119,10 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
   const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0);
   app.use(['/v1', '/client', '/management'], failures.gate);
-  app.use('/v1', serverSideAuth(lookupKey, tokens, failures), perKey());
+  const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
+  app.use('/v1', serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare);
   app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR));
-  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey());
+  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare);
   app.use('/management', managementAuth(options.managementKey, failures), perKey());
   app.use('/assets', perKey());
   app.use(express.json({ limit: '1mb', strict: false }), setAsideNullBody);

@@ -15,6 +15,8 @@ export interface ServerConfig {
   tokensPerHour: number;
   /** How many of its most recent events each project's event log keeps. */
   eventRetention: number;
+  /** Milliseconds of an event-loop turn one project's requests may take before the rest wait; 0 for no limit. */
+  projectSliceMs: number;
   managementKey: ManagementKey;
   /** Client-side keys for `/client/v1`, each with the origins it may be used from. */
   clientKeys: ClientKey[];
@@ -35,6 +37,8 @@ export const DEMO_MANAGEMENT_TOKEN = 'demo-management-token';
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 50;
 /** With tokens living a day at most, this bounds the tokens alive at once per key. */
 export const DEFAULT_TOKENS_PER_HOUR = 1000;
+/** Many cheap requests fit in it; another project waits behind about this much of one project's work. */
+export const DEFAULT_PROJECT_SLICE_MS = 5;
 
 function integer(name: string, value: string | undefined, fallback: number, minimum = 0): number {
   if (value === undefined || value === '') return fallback;
@@ -71,6 +75,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, DEFAULT_AUTH_FAILURES_PER_MINUTE),
     tokensPerHour: integer('TOKENS_PER_HOUR', env.TOKENS_PER_HOUR, DEFAULT_TOKENS_PER_HOUR),
     eventRetention: integer('EVENT_RETENTION', env.EVENT_RETENTION, DEFAULT_EVENT_RETENTION, 1),
+    projectSliceMs: integer('PROJECT_SLICE_MS', env.PROJECT_SLICE_MS, DEFAULT_PROJECT_SLICE_MS),
     managementKey: { id: pick('MANAGEMENT_ID', DEMO_MANAGEMENT_ID), token: pick('MANAGEMENT_TOKEN', DEMO_MANAGEMENT_TOKEN) },
     clientKeys: [
       {

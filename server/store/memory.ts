@@ -323,10 +323,16 @@ class MemoryTable<T extends Row> {
     const { list, isLive } = found;
     if (!descending) list.trimFront(isLive);
     const rows: T[] = [];
-    let skipped = 0;
     const { ids, seqs, head } = list;
     const count = ids.length - head;
-    for (let step = 0; step < count && rows.length < limit; step++) {
+    // With no dead entry in the list, the page starts `offset` entries in: a deep page costs what a first one does.
+    let skipped = 0;
+    let first = 0;
+    if (list.live === count) {
+      first = offset;
+      skipped = offset;
+    }
+    for (let step = first; step < count && rows.length < limit; step++) {
       const i = descending ? ids.length - 1 - step : head + step;
       const id = ids[i]!;
       if (!isLive(id, seqs[i]!)) continue;
