@@ -293,10 +293,14 @@ export interface paths {
         };
         /**
          * Get a campaign summary
-         * @description Returns the campaign with counters of what happened in it, counted from the events the service
-         *     recorded, and only those between `start_date` and `end_date` when given. Validations, redemptions,
-         *     rollbacks and publications count from when those operations happen; vouchers created and deleted
-         *     count every voucher once.
+         * @description Returns the campaign with counters of what happened in it, and only between `start_date` and
+         *     `end_date` when given. Validations, redemptions, rollbacks and publications count from when those
+         *     operations happen; vouchers created and deleted count every voucher once.
+         *
+         *     The reference server keeps the counters as running totals per hour (UTC) while things happen, so they
+         *     stay whole when old events leave the event log. A window of whole hours (dates always are) is exact;
+         *     an hour a window cuts is counted to the millisecond while the log still holds its events, and after
+         *     that counts whole if the window holds the middle of that hour.
          */
         get: operations["get-campaign-summary"];
         put?: never;
@@ -457,6 +461,11 @@ export interface paths {
          *     holds, tier changes and rewards. The filters narrow the list by creation time (`start_date`,
          *     `end_date`, both inclusive), by the campaign an entry is about (`campaign_id`, `campaign_type`), by
          *     `category` and by `type`; a cursor must be an entry of the narrowed list.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first.
+         *     Counters and summaries are kept apart and do not change when entries are dropped. An update that
+         *     changes nothing records no entry.
          */
         get: operations["list-customer-activity"];
         put?: never;
@@ -2039,6 +2048,10 @@ export interface paths {
          *     pending points added, activated and canceled, tiers joined, upgraded and downgraded, and rewards
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity"];
         put?: never;
@@ -2502,6 +2515,10 @@ export interface paths {
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true. The card must be a loyalty
          *     card of the program named in the path (404 otherwise).
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity-1"];
         put?: never;
