@@ -295,10 +295,14 @@ export interface paths {
         };
         /**
          * Get a campaign summary
-         * @description Returns the campaign with counters of what happened in it, counted from the events the service
-         *     recorded, and only those between `start_date` and `end_date` when given. Validations, redemptions,
-         *     rollbacks and publications count from when those operations happen; vouchers created and deleted
-         *     count every voucher once.
+         * @description Returns the campaign with counters of what happened in it, and only between `start_date` and
+         *     `end_date` when given. Validations, redemptions, rollbacks and publications count from when those
+         *     operations happen; vouchers created and deleted count every voucher once.
+         *
+         *     The reference server keeps the counters as running totals per hour (UTC) while things happen, so they
+         *     stay whole when old events leave the event log. A window of whole hours (dates always are) is exact;
+         *     an hour a window cuts is counted to the millisecond while the log still holds its events, and after
+         *     that counts whole if the window holds the middle of that hour.
          */
         get: operations["get-campaign-summary"];
         put?: never;
@@ -459,6 +463,11 @@ export interface paths {
          *     holds, tier changes and rewards. The filters narrow the list by creation time (`start_date`,
          *     `end_date`, both inclusive), by the campaign an entry is about (`campaign_id`, `campaign_type`), by
          *     `category` and by `type`; a cursor must be an entry of the narrowed list.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first.
+         *     Counters and summaries are kept apart and do not change when entries are dropped. An update that
+         *     changes nothing records no entry.
          */
         get: operations["list-customer-activity"];
         put?: never;
@@ -2048,6 +2057,10 @@ export interface paths {
          *     pending points added, activated and canceled, tiers joined, upgraded and downgraded, and rewards
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity"];
         put?: never;
@@ -2512,6 +2525,10 @@ export interface paths {
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true. The card must be a loyalty
          *     card of the program named in the path (404 otherwise).
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity-1"];
         put?: never;
@@ -3014,6 +3031,13 @@ export interface paths {
          * Create an OAuth token
          * @description Issues a bearer token for the calling API key, in its project, with the scopes asked for. The body is
          *     form-encoded. An unknown scope is 400 `invalid_scope`; the token works until it expires or is revoked.
+         *
+         *     Only the API key itself (`X-App-Id` and `X-App-Token`) obtains tokens: a call with a bearer token, of any
+         *     scope, is refused with 403 `forbidden`, so no token ever derives from another, and revoking a token ends
+         *     all it could do. A token lives exactly the `expires_in` seconds asked for (60 to 86400; 900 when not
+         *     asked), never longer, and it also ends when its API key is deleted (with its project). Each API key
+         *     obtains at most 1000 tokens an hour in the reference server (429, limit `tokens`); a token that ended is
+         *     forgotten an hour later, after which introspection knows it no more.
          */
         post: operations["generate-oauth-token"];
         delete?: never;
@@ -3035,7 +3059,8 @@ export interface paths {
          * Introspect an OAuth token
          * @description Tells whether a token (form field `access_token`) is active, with its client, scopes and expiry. A
          *     token that does not exist, has expired, was revoked, or belongs to another project is not an error:
-         *     the answer is 200 with `active: false`.
+         *     the answer is 200 with `active: false`. A token that ended is still described (client, scopes, expiry)
+         *     for an hour; after that the server has forgotten it and answers as for an unknown token.
          */
         post: operations["introspect-oauth-token"];
         delete?: never;
@@ -3055,8 +3080,10 @@ export interface paths {
         put?: never;
         /**
          * Revoke an OAuth token
-         * @description Revokes a token of the project (form field `access_token`); it stops working at once. Revoking a token
-         *     that is unknown, expired or already revoked also answers 204, so the call can be repeated safely.
+         * @description Revokes a token of the project (form field `access_token`); it stops working at once, and with it
+         *     everything it could do: tokens are only ever obtained with the API key, so none derives from another.
+         *     Revoking a token that is unknown, expired or already revoked also answers 204, so the call can be
+         *     repeated safely.
          */
         post: operations["revoke-oauth-token"];
         delete?: never;
@@ -19113,9 +19140,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key sent more requests than its rate allows. */
+        /**
+         * @description A limit was met; try again after the seconds in `Retry-After`. Every 429 names the limit in `RateLimit` and
+         *     `RateLimit-Policy` (IETF draft 8):
+         *     - `requests`: requests a minute per API key (or per client address where there is no key), when the server
+         *       sets one (off by default in the reference server);
+         *     - `failed-authentication`: failed authentications (401s) a minute per client address, on by default (50 in the
+         *       reference server). Once an address is over, every request from it gets this 429 until `Retry-After` has
+         *       passed, with right credentials too, so that keys cannot be guessed; requests that authenticate never count;
+         *     - `tokens`: OAuth tokens an hour per API key, on `POST /v1/oauth/token` (1000 in the reference server).
+         *
+         *     While the `requests` limit is on, responses that are not 429 carry `RateLimit` and `RateLimit-Policy` too;
+         *     401s carry them for `failed-authentication`.
+         */
         TooManyRequests: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -19124,7 +19166,7 @@ export interface components {
                  *       "code": 429,
                  *       "key": "too_many_requests",
                  *       "message": "Too Many Requests",
-                 *       "details": "The API key exceeded its request rate; try again later",
+                 *       "details": "More than 50 failed authentications a minute from this address; retry after the seconds in Retry-After",
                  *       "request_id": "v-0a9f9aeddb019a42db1c"
                  *     }
                  */
@@ -19149,9 +19191,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Credentials are missing or wrong. */
+        /**
+         * @description Credentials are missing or wrong. Each such failure counts against the client's address (see the 429
+         *     response): `RateLimit` and `RateLimit-Policy` say how many more it may have in the current minute.
+         */
         Unauthorized: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -20116,7 +20163,29 @@ export interface components {
         WebhookAttemptHeader: number;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Whole seconds to wait before the limit that was met lets a request through again.
+         * @example 42
+         */
+        RetryAfter: number;
+        /**
+         * @description Where the caller stands against the limit this response counted against, as the IETF draft
+         *     `draft-ietf-httpapi-ratelimit-headers-08` writes it: the limit's name in quotes, `r` the requests (or
+         *     failures, or tokens) left in the current window and `t` the seconds until the window ends. The names are
+         *     `requests` (requests a minute per API key), `failed-authentication` (failed authentications a minute per
+         *     client address) and `tokens` (OAuth tokens an hour per API key).
+         * @example "failed-authentication"; r=0; t=42
+         */
+        RateLimit: string;
+        /**
+         * @description The limit this response counted against, as the IETF draft `draft-ietf-httpapi-ratelimit-headers-08`
+         *     writes it: its name in quotes, `q` how many are allowed per window, `w` the window in seconds and `pk`
+         *     an opaque digest of what is counted (the API key or the client address).
+         * @example "failed-authentication"; q=50; w=60; pk=:MGQ1ZTM4ZTc1ODFl:
+         */
+        RateLimitPolicy: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -26530,6 +26599,24 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The call came with a bearer token; only the API key obtains tokens. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "key": "forbidden",
+                     *       "message": "Forbidden",
+                     *       "details": "A bearer token cannot obtain a token; ask with the API key (X-App-Id and X-App-Token)",
+                     *       "request_id": "v-0a9f9aeddb019a42db1c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -4,6 +4,7 @@ import type { Category } from '../domain/categories.js';
 import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
+import type { CampaignCounterBucket } from '../domain/campaign-counters.js';
 import type { EventRecord } from '../domain/events.js';
 import type { ExportRecord } from '../domain/exports/exports.js';
 import type { Location } from '../domain/locations.js';
@@ -41,6 +42,8 @@ export interface Tables {
   campaigns: CampaignRecord;
   vouchers: VoucherRecord;
   events: EventRecord;
+  /** Campaign summary counters per campaign and hour. */
+  campaign_counters: CampaignCounterBucket;
   async_actions: AsyncActionRecord;
   validation_rules: ValidationRuleRecord;
   promotion_tiers: PromotionTierRecord;
@@ -100,14 +103,20 @@ export interface TableSpec {
    * search and costs the same however many rows share the value.
    */
   sortedById?: readonly string[];
+  /**
+   * Indexed fields whose null (or missing) values are left out of the index, so that rows without a value
+   * cost the index nothing; such a field is never looked up by null.
+   */
+  sparse?: readonly string[];
 }
 
 export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   categories: { unique: ['name'], indexed: [] },
-  customers: { unique: ['source_id'], indexed: [] },
+  customers: { unique: ['source_id'], indexed: [], ordered: ['created_at'] },
   campaigns: { unique: ['name'], indexed: [] },
-  vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'], ordered: ['created_at'] },
-  events: { unique: [], indexed: ['campaign_id', 'customer_id', 'voucher_id'] },
+  vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'], ordered: ['created_at'], sparse: ['campaign_id', 'holder_id', 'category_id'] },
+  events: { unique: [], indexed: ['counted_in', 'customer_id', 'voucher_id'], sparse: ['counted_in', 'customer_id', 'voucher_id'] },
+  campaign_counters: { unique: [], indexed: ['campaign_id'] },
   async_actions: { unique: [], indexed: [] },
   validation_rules: { unique: [], indexed: [] },
   promotion_tiers: { unique: [], indexed: ['campaign_id'] },
