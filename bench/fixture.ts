@@ -70,8 +70,8 @@ export async function buildFixture(store: Store, clock: Clock, projectId: string
  * through the operation handlers, so it takes exactly the path a request would.
  */
 export async function buildLoyalty(store: Store, clock: Clock, projectId: string, members: number): Promise<{ programId: string; firstMember: string }> {
-  const services = { store, clock, jobs: new Jobs(), assets: new AssetSigner() };
-  const context = { requestId: 'bench', baseUrl: 'http://localhost', projectId, apiKey: { name: 'bench', appId: 'bench' } };
+  const services = { store, clock, jobs: new Jobs(), assets: new AssetSigner(), publicBaseUrl: () => 'http://localhost' };
+  const context = { requestId: 'bench', projectId, apiKey: { name: 'bench', appId: 'bench' } };
   const call = async (operationId: string, input: { path?: Record<string, string>; body?: unknown }) => {
     const handler = handlers[operationId as keyof typeof handlers] as unknown as (input: object) => Promise<{ status: number; body: unknown }>;
     const result = await handler({ path: {}, query: {}, ...input, context, services });

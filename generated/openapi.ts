@@ -152,10 +152,12 @@ export interface paths {
         post?: never;
         /**
          * Delete a campaign
-         * @description Deletes the campaign and every voucher in it, at once and for good (there is no bin; `force` is
-         *     accepted). Each deleted voucher counts once in `vouchers_deleted`. The public service may instead
-         *     accept the deletion and finish it in the background (202 with an async action); the reference server
-         *     always deletes at once and answers 204.
+         * @description Deletes the campaign and every voucher in it. Without `force=true` the campaign moves to the bin
+         *     (`GET /v1/trash-bin`) with its vouchers: all are gone from gets and lists, but the campaign's name and
+         *     the vouchers' codes stay taken until the bin entry is deleted. With `force=true` they are deleted for
+         *     good and the name and codes are free at once. Either way each voucher counts once in
+         *     `vouchers_deleted`. The public service may accept the deletion and finish it in the background (202
+         *     with an async action); the reference server always finishes it at once and answers 204.
          */
         delete: operations["delete-campaign"];
         options?: never;
@@ -293,10 +295,14 @@ export interface paths {
         };
         /**
          * Get a campaign summary
-         * @description Returns the campaign with counters of what happened in it, counted from the events the service
-         *     recorded, and only those between `start_date` and `end_date` when given. Validations, redemptions,
-         *     rollbacks and publications count from when those operations happen; vouchers created and deleted
-         *     count every voucher once.
+         * @description Returns the campaign with counters of what happened in it, and only between `start_date` and
+         *     `end_date` when given. Validations, redemptions, rollbacks and publications count from when those
+         *     operations happen; vouchers created and deleted count every voucher once.
+         *
+         *     The reference server keeps the counters as running totals per hour (UTC) while things happen, so they
+         *     stay whole when old events leave the event log. A window of whole hours (dates always are) is exact;
+         *     an hour a window cuts is counted to the millisecond while the log still holds its events, and after
+         *     that counts whole if the window holds the middle of that hour.
          */
         get: operations["get-campaign-summary"];
         put?: never;
@@ -457,6 +463,11 @@ export interface paths {
          *     holds, tier changes and rewards. The filters narrow the list by creation time (`start_date`,
          *     `end_date`, both inclusive), by the campaign an entry is about (`campaign_id`, `campaign_type`), by
          *     `category` and by `type`; a cursor must be an entry of the narrowed list.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first.
+         *     Counters and summaries are kept apart and do not change when entries are dropped. An update that
+         *     changes nothing records no entry.
          */
         get: operations["list-customer-activity"];
         put?: never;
@@ -1061,8 +1072,10 @@ export interface paths {
         post: operations["create-voucher"];
         /**
          * Delete a voucher
-         * @description Deletes the voucher at once and for good (there is no bin; `force` is accepted); its code is free
-         *     again. A campaign voucher counts in the summary's `vouchers_deleted`.
+         * @description Deletes the voucher. Without `force=true` it moves to the bin (`GET /v1/trash-bin`): it is gone from
+         *     gets and lists, but its code stays taken until the bin entry is deleted. With `force=true` it is
+         *     deleted for good and its code is free at once. A campaign voucher counts once in the summary's
+         *     `vouchers_deleted` either way.
          */
         delete: operations["delete-voucher"];
         options?: never;
@@ -1836,7 +1849,7 @@ export interface paths {
         };
         /**
          * List webhook configurations
-         * @description Returns every webhook configuration of the project, oldest first, with `total`. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns every webhook configuration of the project, oldest first, with `total`, each signing secret masked. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         get: operations["list-webhooks"];
         put?: never;
@@ -1844,8 +1857,11 @@ export interface paths {
          * Create a webhook configuration
          * @description Subscribes `target_url` to the given event kinds. From the next event on, every event of those kinds is POSTed to it
          *     while it is active (see the `webhooks` section of this document for the format, signature and retries).
-         *     `target_url` must be `https`, unless the server was started with plain HTTP webhooks allowed; an `http` URL is then
-         *     accepted too. Any other URL, or an event kind not listed, answers 400. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         *     `target_url` must be `https` (the scheme in any case), unless the server was started with plain HTTP webhooks
+         *     allowed; an `http` URL is then accepted too. It must carry no user name or password, and its host must be, or
+         *     resolve to, public addresses only (see `WebhookTargetUrl`); otherwise the answer is 400 `invalid_target_url`.
+         *     An event kind not listed answers 400 too. The answer is the only one that shows the signing `secret` in full:
+         *     every later read masks it. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         post: operations["create-webhook"];
         delete?: never;
@@ -1874,13 +1890,15 @@ export interface paths {
         };
         /**
          * Get a webhook configuration
-         * @description Returns the webhook configuration. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         * @description Returns the webhook configuration, its signing secret masked. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         get: operations["get-webhook"];
         /**
          * Update a webhook configuration
          * @description Changes the given fields and sets `updated_at`. Events that happen afterwards follow the new settings; deliveries
-         *     already under way keep the address and secret they started with. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
+         *     already under way keep the address and secret they started with. A new `target_url` is checked as at creation
+         *     (400 `invalid_target_url`). The answer shows the signing secret masked, a new one included; sending back the
+         *     masked secret as read keeps the current one. A project ID that does not exist answers 404 `not_found` with `resource_type: project`.
          */
         put: operations["update-webhook"];
         post?: never;
@@ -2058,6 +2076,10 @@ export interface paths {
          *     pending points added, activated and canceled, tiers joined, upgraded and downgraded, and rewards
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity"];
         put?: never;
@@ -2321,8 +2343,9 @@ export interface paths {
          * Delete a loyalty program
          * @deprecated
          * @description Deprecated in the public API; use `DELETE /v1/campaigns/{campaignId}` (delete-campaign) instead.
-         *     Deletes the program with its cards, earning rules, tiers, pending points and reward assignments, at
-         *     once and for good.
+         *     Deletes the program with its cards, earning rules, tiers, pending points and reward assignments, as
+         *     `DELETE /v1/campaigns/{campaignId}` does: without `force=true` the program moves to the bin (its name
+         *     and card codes stay taken until the bin entry is deleted); with `force=true` it is deleted for good.
          */
         delete: operations["delete-loyalty-program"];
         options?: never;
@@ -2565,6 +2588,10 @@ export interface paths {
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true. The card must be a loyalty
          *     card of the program named in the path (404 otherwise).
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity-1"];
         put?: never;
@@ -2983,8 +3010,9 @@ export interface paths {
         /**
          * Assign a reward
          * @description Offers the reward in a loyalty program at a cost in points (`parameters` is required except for
-         *     `COIN` rewards). A program that is not a loyalty program is 400; a reward already offered there is
-         *     409 `duplicate_found`.
+         *     `COIN` rewards), or in a referral program, whose referrers each get it when a referee of theirs
+         *     converts (no cost; a `COIN` reward is 400 there). Any other campaign is 400; a reward already offered
+         *     in the program is 409 `duplicate_found`.
          */
         post: operations["create-reward-assignment"];
         delete?: never;
@@ -3088,6 +3116,13 @@ export interface paths {
          * Create an OAuth token
          * @description Issues a bearer token for the calling API key, in its project, with the scopes asked for. The body is
          *     form-encoded. An unknown scope is 400 `invalid_scope`; the token works until it expires or is revoked.
+         *
+         *     Only the API key itself (`X-App-Id` and `X-App-Token`) obtains tokens: a call with a bearer token, of any
+         *     scope, is refused with 403 `forbidden`, so no token ever derives from another, and revoking a token ends
+         *     all it could do. A token lives exactly the `expires_in` seconds asked for (60 to 86400; 900 when not
+         *     asked), never longer, and it also ends when its API key is deleted (with its project). Each API key
+         *     obtains at most 1000 tokens an hour in the reference server (429, limit `tokens`); a token that ended is
+         *     forgotten an hour later, after which introspection knows it no more.
          */
         post: operations["generate-oauth-token"];
         delete?: never;
@@ -3109,7 +3144,8 @@ export interface paths {
          * Introspect an OAuth token
          * @description Tells whether a token (form field `access_token`) is active, with its client, scopes and expiry. A
          *     token that does not exist, has expired, was revoked, or belongs to another project is not an error:
-         *     the answer is 200 with `active: false`.
+         *     the answer is 200 with `active: false`. A token that ended is still described (client, scopes, expiry)
+         *     for an hour; after that the server has forgotten it and answers as for an unknown token.
          */
         post: operations["introspect-oauth-token"];
         delete?: never;
@@ -3129,8 +3165,10 @@ export interface paths {
         put?: never;
         /**
          * Revoke an OAuth token
-         * @description Revokes a token of the project (form field `access_token`); it stops working at once. Revoking a token
-         *     that is unknown, expired or already revoked also answers 204, so the call can be repeated safely.
+         * @description Revokes a token of the project (form field `access_token`); it stops working at once, and with it
+         *     everything it could do: tokens are only ever obtained with the API key, so none derives from another.
+         *     Revoking a token that is unknown, expired or already revoked also answers 204, so the call can be
+         *     repeated safely.
          */
         post: operations["revoke-oauth-token"];
         delete?: never;
@@ -3655,6 +3693,1794 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/projects/{projectId}/stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a project's stacking rules
+         * @description Returns the project's stacking rules as a list of one, or an empty list when the project has none (its
+         *     validations and redemptions then run under the defaults). A project ID that does not exist answers 404
+         *     `not_found` with `resource_type: project`.
+         */
+        get: operations["list-stacking-rules"];
+        put?: never;
+        /**
+         * Create a project's stacking rules
+         * @description Sets the project's stacking rules; fields left out take their defaults. From the next request on, every
+         *     validation and redemption of the project follows them and shows them in `stacking_rules`. A project has
+         *     one set of stacking rules: when it already has one, 409 `duplicate_found` (update it instead). A category
+         *     ID that does not exist answers 404 `not_found` with `resource_type: category`; a project ID that does not
+         *     exist, 404 with `resource_type: project`.
+         */
+        post: operations["create-stacking-rules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/stacking-rules/{stackingRulesId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a project's stacking rules
+         * @description Returns the project's stacking rules. An ID that is not the project's stacking rules answers 404
+         *     `not_found` with `resource_type: stacking_rules`; a project ID that does not exist, 404 with
+         *     `resource_type: project`.
+         */
+        get: operations["get-stacking-rules"];
+        /**
+         * Update a project's stacking rules
+         * @description Changes the given settings and sets `updated_at`; the others keep their values. Requests that start
+         *     afterwards follow the new rules. A category ID that does not exist answers 404 `not_found` with
+         *     `resource_type: category`.
+         */
+        put: operations["update-stacking-rules"];
+        post?: never;
+        /**
+         * Delete a project's stacking rules
+         * @description Deletes the project's stacking rules: from the next request on, its validations and redemptions run
+         *     under the defaults again.
+         */
+        delete: operations["delete-stacking-rules"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/stacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every promotion stack
+         * @description Returns the stacks of every promotion campaign of the project, a page at a time (`limit`, `page`), with
+         *     `total`. `created_at` and `updated_at` keep the stacks created or updated before and/or after the
+         *     given moments.
+         */
+        get: operations["list-all-promotion-stacks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/{campaignId}/stacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a promotion's stacks
+         * @description Returns every stack of the promotion campaign (ID or name), oldest first, with `total`.
+         */
+        get: operations["list-promotion-stacks-in-campaign"];
+        put?: never;
+        /**
+         * Create a promotion stack
+         * @description Makes a stack of tiers of a `PROMOTION` campaign (ID or name; any other campaign type is a 400
+         *     `invalid_campaign_params`). The tiers must all be the campaign's: an unknown tier is a 404, a tier of
+         *     another campaign or one listed twice a 400 `invalid_promotion_stack`. The stack is then a redeemable of its own
+         *     (`object: promotion_stack`) in validations and redemptions.
+         */
+        post: operations["create-promotion-stack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/{campaignId}/stacks/{stackId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a promotion stack
+         * @description Returns the stack. A stack that is not the campaign's answers 404 `not_found` with
+         *     `resource_type: promotion_stack`.
+         */
+        get: operations["get-promotion-stack"];
+        /**
+         * Update a promotion stack
+         * @description Changes the given fields and sets `updated_at`. New `tiers.ids` replace the old ones, under the same
+         *     rules as at creation. Validations and redemptions that start afterwards use the stack as it is now.
+         */
+        put: operations["update-promotion-stack"];
+        post?: never;
+        /**
+         * Delete a promotion stack
+         * @description Deletes the stack; its tiers stay. Redemptions already made through it keep their per-tier records, and a
+         *     request naming it afterwards finds it inapplicable (`resource_not_found`).
+         */
+        delete: operations["delete-promotion-stack"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List segments
+         * @description Returns the project's segments, oldest first (or as `order` says), up to `limit`, with `total`. `filters`
+         *     and `ids` keep the ones that match.
+         */
+        get: operations["list-segment"];
+        put?: never;
+        /**
+         * Create a segment
+         * @description Makes a segment. A `static` one holds the customers given; an `auto-update` or `passive` one holds, at
+         *     any moment, every customer its `filter` matches. Validation rules can require a segment (a
+         *     `customer.segment` rule), and the customers list takes `segment_id`.
+         */
+        post: operations["create-segment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/segments/{segmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The segment's ID.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segmentId: components["parameters"]["SegmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a segment
+         * @description Returns the segment; 404 `not_found` with `resource_type: segment` when there is none.
+         */
+        get: operations["get-segment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a segment
+         * @description Deletes the segment. Validation rules that require it then hold for nobody, and the customers list's
+         *     `segment_id` no longer finds it (404).
+         */
+        delete: operations["delete-segment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a customer's segments
+         * @description Returns every segment that holds the customer (ID or `source_id`) now: the static segments it was given
+         *     to, and the auto-update and passive segments whose filter it matches as it stands. 404 when the customer
+         *     does not exist.
+         */
+        get: operations["list-customer-segments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/async-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List async actions
+         * @description Returns the project's async actions, newest first, without their `result` (get one action for it). `end_date`
+         *     keeps only the actions created before that moment: pass the `created_at` of the last one to read on while
+         *     `has_more` is true.
+         */
+        get: operations["list-async-actions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List exports
+         * @description Returns the project's exports, newest first unless `order` says otherwise, a page at a time, with their status and,
+         *     once done, where to download the file.
+         */
+        get: operations["list-exports"];
+        put?: never;
+        /**
+         * Create an export
+         * @description Starts writing a CSV file of the project's vouchers, redemptions, customers, publications, orders, loyalty points
+         *     and when they expire, or balance movements (`exported_object`), with the columns asked for in `parameters.fields`
+         *     (each kind has its default columns), in `parameters.order` and narrowed by `parameters.filters`. The export is
+         *     `SCHEDULED` in the response; the file is written in the background, a page of rows at a time, so it may hold
+         *     millions of rows. Once `status` is `DONE`, `result.url` is where to download it. A filter field or operator the
+         *     kind does not take is refused (400 `invalid_payload`) before anything starts. Everything is exported as it is
+         *     when its page is written: rows made or changed meanwhile may or may not be in the file.
+         */
+        post: operations["create-export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's ID.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an export
+         * @description Returns the export with its status; once `DONE`, `result.url` is where to download the file.
+         */
+        get: operations["get-export"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an export
+         * @description Deletes the export and its file: its download address stops working. An export still being written is stopped.
+         */
+        delete: operations["delete-export"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{export_Id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the export whose file to download.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                export_Id: components["parameters"]["ExportFileId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download an export
+         * @description Returns the file of an export that is `DONE`, as CSV: a header row with the columns asked for, then one line per
+         *     object. It is streamed from storage, whatever its size. The public API serves this operation from a separate
+         *     download host, at `/v1/exports/{export_Id}` there; that path is the export's own on this host, so the file is
+         *     served below it, and `result.url` gives the whole address. The API key's credentials are needed, as for every
+         *     operation; the `token` of `result.url` must belong to the export when it is given (401 otherwise). An export not
+         *     yet `DONE`, or deleted, is 404.
+         */
+        get: operations["download-export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers
+         * @description Makes the vouchers listed, each with its own code, in the background: 202 with the async action. Each is made
+         *     exactly as `create-voucher` makes a voucher with that code, in its own unit of work. The async action's `result`
+         *     counts those made (`done_count`) and lists each one that was not (`failed`, with its position, code, field and
+         *     reason); nothing of a failed one is kept.
+         */
+        post: operations["import-vouchers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers from a CSV file
+         * @description Makes a voucher from each row of a CSV file, in the background: 202 with the async action.
+         *     Columns: `code` (required), `type` or `voucher_type` (`DISCOUNT_VOUCHER`, the default, `GIFT_VOUCHER` or
+         *     `LOYALTY_CARD`), `discount_type` (`AMOUNT`, the default, `PERCENT`, `FIXED` or `UNIT`), `value` (the amount off ×100,
+         *     the percent, the fixed amount ×100, the units, the gift's amount ×100 or the card's points), `unit_type`,
+         *     `category`, `start_date`, `expiration_date`, `redemption_limit` or `redemption_quantity`, `active` (`true`/`false`),
+         *     `additional_info`.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-vouchers-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/bulk/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update vouchers' metadata in bulk
+         * @description Sets metadata on each voucher listed, by code, in the background: 202 with the async action. The keys given are
+         *     set on the voucher's metadata and its other keys are kept; a null value removes its key. Each voucher is updated
+         *     in its own unit of work, as the update operation would, and checked against the project's metadata schema; the
+         *     async action's `result` counts those updated and lists in `errors` each one that was not.
+         */
+        post: operations["update-vouchers-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/metadata/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the same metadata on many vouchers
+         * @description Sets the same metadata on each voucher listed, by code, in the background: 202 with the async action. The keys
+         *     given are set and the others kept; a null value removes its key. The async action's `result` counts the vouchers
+         *     updated and lists in `errors` each one that was not (a code that names no voucher, a value the metadata schema
+         *     refuses).
+         */
+        post: operations["update-vouchers-metadata-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a voucher's transactions
+         * @description Returns the balance movements of a gift card or loyalty card, newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. A gift card's movements are its credits
+         *     added, removed, spent on redemptions and given back by rollbacks (`CREDITS_*`); a loyalty card's are its points
+         *     (`POINTS_*`, `PENDING_POINTS_ACTIVATION`), the same ones member activity shows.
+         *     A discount voucher has none.
+         */
+        get: operations["list-voucher-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a voucher's transactions
+         * @description Starts an export of the balance movements of a gift card or loyalty card: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the voucher (`voucher_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-voucher-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers to a campaign
+         * @description Adds the vouchers listed, each with its own code, to the campaign, in the background: 202 with the async action.
+         *     Each takes the campaign's template for what it leaves out and is made as `add-voucher-with-specific-code-to-campaign`
+         *     makes it, in its own unit of work. A campaign that cannot gain vouchers (`STATIC`, promotions) is refused with 400
+         *     `invalid_campaign_params` before anything starts; one that does not exist is 404. The async action's `result`
+         *     lists each voucher that was not made.
+         */
+        post: operations["import-vouchers-to-campaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import vouchers to a campaign from a CSV file
+         * @description Adds a voucher to the campaign for each row of a CSV file, in the background (the public API answers 200 here).
+         *     Columns: `code` (required), `category`, `start_date`, `expiration_date`, `redemption_limit` or
+         *     `redemption_quantity`, `active`, `additional_info`, and for the campaign's kind of voucher `value` (a gift card's
+         *     amount ×100, a card's points) and, for a discount, `discount_type`, `value` and `unit_type`; a column left empty
+         *     takes the campaign's template. A campaign that cannot gain vouchers is refused with 400, one that does not exist
+         *     with 404, before anything starts.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-vouchers-to-campaign-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a campaign's transactions
+         * @description Returns the balance movements of a campaign's gift cards or loyalty cards, newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. A gift card's movements are its credits
+         *     added, removed, spent on redemptions and given back by rollbacks (`CREDITS_*`); a loyalty card's are its points
+         *     (`POINTS_*`, `PENDING_POINTS_ACTIVATION`), the same ones member activity shows.
+         *     `filters` narrows them by transaction (`id`) or voucher (`voucher_id`).
+         */
+        get: operations["list-campaign-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a campaign's transactions
+         * @description Starts an export of the balance movements of a campaign's gift cards or loyalty cards: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the campaign (`campaign_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-campaign-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import customers from a CSV file
+         * @description Creates or updates a customer from each row of a CSV file, in the background: 202 with the async action. Each row
+         *     goes through `create-customer`, which upserts by `source_id`. Columns: `source_id` (required), `name`,
+         *     `description`, `email`, `phone`, `birthdate`, `birthday`, `address_line_1`, `address_line_2`, `address_city`,
+         *     `address_state`, `address_country`, `address_postal_code`.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-customers-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/bulk/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update customers in bulk
+         * @description Creates or updates each customer listed, by `source_id`, in the background: 202 with the async action. Each goes
+         *     through `create-customer` (which upserts by `source_id`) in its own unit of work; the async action's `result`
+         *     counts those saved and lists in `errors` each one that was not.
+         */
+        post: operations["update-customers-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/metadata/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the same metadata on many customers
+         * @description Sets the same metadata on each customer listed, by `source_id`, in the background: 202 with the async action. The
+         *     keys given are set and the others kept; a null value removes its key. The async action's `result` counts the
+         *     customers updated and lists in `errors` each one that was not.
+         */
+        post: operations["update-customers-metadata-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import products from a CSV file
+         * @description Creates a product from each row of a CSV file, in the background (the public API answers 200 here). Each row goes
+         *     through `create-product`. Columns: `name`, `source_id`, `price` (×100), `attributes` (names separated by commas, in
+         *     one quoted field), `image_url`.
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-products-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/bulk/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update products in bulk
+         * @description Updates each product listed, by `source_id`, with the fields given, or creates it when no product has that
+         *     `source_id`, in the background: 202 with the async action. Metadata keys are set one by one (the others are kept).
+         *     Each product is saved in its own unit of work; the async action's `result` counts those saved and lists in `errors`
+         *     each one that was not.
+         */
+        post: operations["update-products-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/metadata/async": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the same metadata on many products
+         * @description Sets the same metadata on each product listed, by `source_id`, in the background: 202 with the async action. The
+         *     keys given are set and the others kept; a null value removes its key. The async action's `result` counts the
+         *     products updated and lists in `errors` each one that was not.
+         */
+        post: operations["update-products-metadata-in-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/skus/importCSV": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import SKUs from a CSV file
+         * @description Creates a SKU from each row of a CSV file, in the background (the public API answers 200 here). Each row goes
+         *     through `create-sku` on the product named by `product_id` (its ID or `source_id`). Columns: `product_id`
+         *     (required), `sku`, `source_id`, `price` (×100), `currency`, `image_url`, and `attributes.<name>` for each
+         *     attribute value (the product must list the attribute).
+         *
+         *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
+         *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
+         *     `expiration_date`). A column whose name starts with `metadata.` sets that metadata key; any other column this import
+         *     does not know is kept as a metadata key too, as the public API does. Metadata values are kept as text.
+         *     A file that cannot be read at all (no header, a header without the required column, not CSV) is refused with 400
+         *     before any work starts. Each row is made in its own unit of work through the same domain function as the single
+         *     create operation: a row that cannot be made (a bad value, a taken code) is reported in the async action's
+         *     `result.failed` with its line, the column at fault and why, nothing of it is kept, and the other rows are made.
+         */
+        post: operations["import-SKUs-using-csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import orders
+         * @description Makes the orders listed in the background (the public API answers 200 here). Each goes through `create-order`,
+         *     which updates the order its `id` or `source_id` names, if any, and creates the customer and referrer it names when
+         *     needed, in its own unit of work. The async action's `result` counts those made and lists each one that was not.
+         */
+        post: operations["import-orders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export orders
+         * @description Starts an export of orders: the same as `create-export` with `exported_object` `order`.
+         */
+        post: operations["create-order-export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a loyalty program's transactions
+         * @deprecated
+         * @description Deprecated: use `list-campaign-transactions` (`GET /v1/campaigns/{campaignId}/transactions`), which this operation
+         *     answers from. The campaign must be a loyalty program (404 otherwise).
+         *
+         *     Returns the balance movements of the program's cards, newest first unless `order` says otherwise, paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. A gift card's movements are its credits
+         *     added, removed, spent on redemptions and given back by rollbacks (`CREDITS_*`); a loyalty card's are its points
+         *     (`POINTS_*`, `PENDING_POINTS_ACTIVATION`), the same ones member activity shows.
+         */
+        get: operations["list-loyalty-campaign-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a loyalty program's transactions
+         * @deprecated
+         * @description Deprecated: use `export-campaign-transactions` (`POST /v1/campaigns/{campaignId}/transactions/export`), which this
+         *     operation answers from. The campaign must be a loyalty program (404 otherwise).
+         *
+         *     Starts an export of the balance movements of the program's cards: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the program (`campaign_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-loyalty-campaign-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a loyalty card's transactions
+         * @deprecated
+         * @description Deprecated: use `export-voucher-transactions` (`POST /v1/vouchers/{code}/transactions/export`) with the card's
+         *     code, which this operation answers from.
+         *
+         *     Starts an export of the balance movements of the loyalty card: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the card (`voucher_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-loyalty-card-transactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a program member's transactions
+         * @deprecated
+         * @description Deprecated: use `export-voucher-transactions` (`POST /v1/vouchers/{code}/transactions/export`) with the card's
+         *     code, which this operation answers from. The card must belong to the program (404 otherwise).
+         *
+         *     Starts an export of the balance movements of the loyalty card: the same as `create-export` with `exported_object`
+         *     `voucher_transactions`, its filters narrowed to the card (`voucher_id`). The response shows that filter in `parameters.filters`.
+         */
+        post: operations["export-loyalty-card-transactions-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/points-expiration/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a program's expiring points
+         * @deprecated
+         * @description Deprecated: use `create-export` with `exported_object` `points_expiration` and a `campaign_id` filter, which this
+         *     operation answers from. Starts an export of the program's points that have an expiry date, one row per card and
+         *     day. The campaign must be a loyalty program (404 otherwise).
+         */
+        post: operations["create-points-expiration-export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trash-bin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the bin
+         * @description Returns the campaigns and vouchers deleted without `force=true`, oldest entry first unless `order` says
+         *     otherwise, paged with a cursor: pass `more_starting_after` as `starting_after_id` while `has_more` is
+         *     true. A deleted campaign is one entry (its vouchers went with it); a voucher deleted on its own is an
+         *     entry of its own. Entries stay until they are deleted (`DELETE /v1/trash-bin/{binEntryId}`); while an
+         *     entry exists, the name or code it holds cannot be used again. `total` counts the entries that match the
+         *     filters.
+         */
+        get: operations["list-bin-entries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trash-bin/{binEntryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bin entry's ID.
+                 * @example bin_4f1d2c3b4a5968778a
+                 */
+                binEntryId: components["parameters"]["BinEntryId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bin entry
+         * @description Completes the deletion of the object the entry holds: the campaign (with its vouchers) or the voucher
+         *     is removed for good, and its name or code is free again. Nothing is counted again: the vouchers were
+         *     counted in `vouchers_deleted` when they moved to the bin. An unknown entry is 404.
+         */
+        delete: operations["delete-bin-entry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaign templates
+         * @description Returns the project's campaign templates in ID order (`order`), paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. `total` is sent only when
+         *     `include_total` is true. `filters` narrows the list by `id`, `name` and `campaign_type`.
+         */
+        get: operations["list-campaign-templates"];
+        put?: never;
+        /**
+         * Create a campaign template
+         * @description Keeps the setup of a discount or gift card campaign, or of a promotion tier, as a named template: the
+         *     voucher template (a tier's discount becomes the voucher discount), the campaign's settings and a copy of
+         *     every validation rule assigned to it. Later changes to the campaign or its rules do not change the
+         *     template. Name exactly one of `campaign_id` and `promotion_tier_id` (400 otherwise); an unknown one is
+         *     404, a campaign of another type 400, and a name already used by a template 409.
+         */
+        post: operations["create-campaign-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns/{campaignTemplateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a campaign template
+         * @description Returns the template; an unknown ID is 404.
+         */
+        get: operations["get-campaign-template"];
+        /**
+         * Update a campaign template
+         * @description Renames the template or changes its description; the setup it keeps does not change. A name another
+         *     template has is 409.
+         */
+        put: operations["update-campaign-template"];
+        post?: never;
+        /**
+         * Delete a campaign template
+         * @description Deletes the template for good. Campaigns and tiers made from it, and the rules copied for them, stay.
+         */
+        delete: operations["delete-campaign-template"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns/{campaignTemplateId}/campaign-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a campaign from a template
+         * @description Makes a new campaign of the template's type from its setup, with the name given and any settings the
+         *     request changes, as `POST /v1/campaigns` would (the same events, counters and voucher generation). Each
+         *     validation rule the template keeps is created anew and assigned to the campaign; the new rules are
+         *     listed in `created_resources`. A name another campaign has (or one in the bin) is 409, and nothing is
+         *     made.
+         */
+        post: operations["create-campaign-from-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/campaigns/{campaignTemplateId}/tier-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a promotion tier from a template
+         * @description Adds a promotion tier to a `PROMOTION` campaign, with the template's discount as its action, as `POST
+         *     /v1/promotions/{campaignId}/tiers` would. Each validation rule the template keeps is created anew and
+         *     assigned to the tier (listed in `created_resources`). Only a `DISCOUNT_COUPONS` template has a discount
+         *     to give a tier; a gift card template, or a campaign that is not a promotion, is 400.
+         */
+        post: operations["add-tier-from-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/templates/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a project's campaign templates
+         * @description Returns the campaign templates of the project named in the path, as `GET /v1/templates/campaigns`
+         *     returns them to that project's keys (same order, cursor, filters and `total`). An unknown project is
+         *     404 `not_found` with `resource_type: project`.
+         */
+        get: operations["management-list-campaign-templates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/templates/campaigns/{campaignTemplateId}/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy a campaign template to another project
+         * @description Copies a template of the project named in the path into `destination_project_id` under a new name: the
+         *     copy keeps the whole setup, validation rules included, and campaigns made from it in the destination
+         *     get rules of their own. An unknown project or template is 404; a name another template of the
+         *     destination has is 409.
+         */
+        post: operations["management-copy-campaign-template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/members/{memberId}/holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List referral code holders
+         * @description Returns the customers who hold the referral code, in ID order (`order`), paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. They are the code's referrer
+         *     (`REFERRER`: the customer it was published to) and its referees (`REFEREE`: added with `POST` on this
+         *     path, or referred by converting: a referee who redeems the code, or, for a program converting on a
+         *     custom event, sends that event with the code). `filters` narrows the list; `total` counts the matches.
+         *     An unknown code, or a voucher that is not a referral code, is 404.
+         */
+        get: operations["referrals-code-holders-1"];
+        put?: never;
+        /**
+         * Add referral code holders
+         * @description Adds customers to the referral code as referees, all or none (customers named by `source_id` or their
+         *     other fields are created when new). A referee converts as the referral program says: by redeeming the
+         *     code (`redemption`, the default), or by the program's custom event (`custom_event`, sent for the
+         *     referee with or without the code); at the first conversion in the program the referrer's
+         *     `referred_customers` counts it, the referee gets the program's `referee_reward` and the referrer every
+         *     reward assigned to the program. A customer who already holds the code is 409, the code's referrer 400,
+         *     an unknown code or customer ID 404.
+         */
+        post: operations["referrals-add-holders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/members/{memberId}/holders/{holderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a referral code holder
+         * @description Removes a referee from the referral code; conversions already counted stay counted. The code's
+         *     referrer cannot be removed (400). An unknown code or holder entry is 404.
+         */
+        delete: operations["referrals-remove-holder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/{campaignId}/members/{memberId}/holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a program's referral code holders
+         * @description Returns the customers who hold the referral code, in ID order (`order`), paged with a cursor: pass
+         *     `more_starting_after` as `starting_after_id` while `has_more` is true. They are the code's referrer
+         *     (`REFERRER`: the customer it was published to) and its referees (`REFEREE`: added with `POST` on this
+         *     path, or referred by converting: a referee who redeems the code, or, for a program converting on a
+         *     custom event, sends that event with the code). `filters` narrows the list; `total` counts the matches.
+         *     An unknown code, or a voucher that is not a referral code, is 404.
+         *
+         *     The same as `GET /v1/referrals/members/{memberId}/holders`, for a code of the referral program in
+         *     the path (404 for a code of another campaign).
+         */
+        get: operations["referrals-code-holders"];
+        put?: never;
+        /**
+         * Add holders to a program's referral code
+         * @description Adds customers to the referral code as referees, all or none (customers named by `source_id` or their
+         *     other fields are created when new). A referee converts as the referral program says: by redeeming the
+         *     code (`redemption`, the default), or by the program's custom event (`custom_event`, sent for the
+         *     referee with or without the code); at the first conversion in the program the referrer's
+         *     `referred_customers` counts it, the referee gets the program's `referee_reward` and the referrer every
+         *     reward assigned to the program. A customer who already holds the code is 409, the code's referrer 400,
+         *     an unknown code or customer ID 404.
+         *
+         *     The same as `POST /v1/referrals/members/{memberId}/holders`, for a code of the referral program in
+         *     the path (404 for a code of another campaign).
+         */
+        post: operations["referrals-add-holders-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/referrals/{campaignId}/members/{memberId}/holders/{holderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a holder of a program's referral code
+         * @description Removes a referee from the referral code; conversions already counted stay counted. The code's
+         *     referrer cannot be removed (400). An unknown code or holder entry is 404.
+         *
+         *     The same as `DELETE /v1/referrals/members/{memberId}/holders/{holderId}`, for a code of the referral
+         *     program in the path (404 for a code of another campaign).
+         */
+        delete: operations["referrals-remove-holder-1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}/permanent-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a customer and their personal data
+         * @description Deletes the customer (found by ID or `source_id`) for good, with the personal data the project keeps
+         *     about them: every event recorded about them (so their activity is gone), their orders, their places as
+         *     a referee of referral codes, and the name, email and other contact fields copied into their
+         *     redemptions, which keep only the customer's ID. Vouchers and loyalty cards they held stay, as on `DELETE /v1/customers/{customerId}`, and
+         *     `customer.deleted` is sent to webhooks. Answers with the deletion's record, `DONE`; an unknown customer
+         *     (or one already deleted) is 404.
+         */
+        post: operations["customer-permanently-deletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}/activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a customer's activities (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/customers/{customerId}/activity` (`list-customer-activity`), which lists the
+         *     same entries, filters them by `category` and `type` too, and pages with `has_more`.
+         *
+         *     Returns the same activity entries as that operation, from the same log and with the same filters
+         *     (`start_date`, `end_date`, `campaign_id`, `campaign_type`), plus `product_id`, with `total`, the number
+         *     of matching entries. Pages are read with `starting_after_id` (the last entry's ID) or `starting_after`
+         *     (a creation time), in the direction of `order`.
+         */
+        get: operations["list-customer-activities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a program's reward assignments (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments` (`list-reward-assignments`), which lists the
+         *     programs one reward is offered in.
+         *
+         *     Returns a page of the rewards the loyalty program (by ID or name) offers, as reward assignments with
+         *     their cost, from the same store as that operation; `assignment_id` keeps only that assignment. `total`
+         *     counts the matches.
+         */
+        get: operations["list-reward-assignments-2"];
+        put?: never;
+        /**
+         * Offer rewards in a program (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/rewards/{rewardId}/assignments` (`create-reward-assignment`).
+         *
+         *     Offers each reward of the list in the loyalty program in the path, as that operation does (the same rules:
+         *     a cost in points except for `COIN` rewards, at most one assignment per reward and program), all or none.
+         *     Answers with the first assignment made.
+         */
+        post: operations["create-reward-assignment-1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/rewards/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments/{assignmentId}` (`get-reward-assignment`).
+         *
+         *     Returns the assignment, as that operation does; an assignment of another program is 404.
+         */
+        get: operations["get-reward-assignment-2"];
+        /**
+         * Update a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `PUT /v1/rewards/{rewardId}/assignments/{assignmentId}` (`update-reward-assignment`).
+         *
+         *     Changes the assignment's cost, as that operation does; an assignment of another program is 404.
+         */
+        put: operations["update-reward-assignment-1"];
+        post?: never;
+        /**
+         * Delete a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `DELETE /v1/rewards/{rewardId}/assignments/{assignmentId}` (`delete-reward-assignment`).
+         *
+         *     Stops offering the reward in the program, as that operation does; an assignment of another program is 404.
+         */
+        delete: operations["delete-reward-assignment-1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/reward-assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a program's reward assignments (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments` (`list-reward-assignments`).
+         *
+         *     The same list as `GET /v1/loyalties/{campaignId}/rewards`; `assignmentId` keeps only that assignment.
+         */
+        get: operations["list-reward-assignments-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/reward-assignments/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a program's reward assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}/assignments/{assignmentId}` (`get-reward-assignment`).
+         *
+         *     The same as `GET /v1/loyalties/{campaignId}/rewards/{assignmentId}`.
+         */
+        get: operations["get-reward-assignment-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/reward-assignments/{assignmentId}/reward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the reward of a program's assignment (deprecated)
+         * @deprecated
+         * @description Deprecated: use `GET /v1/rewards/{rewardId}` (`get-reward`) with the assignment's `reward_id`.
+         *
+         *     Returns the reward the assignment offers, as that operation does; an assignment of another program is 404.
+         */
+        get: operations["get-reward-details"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/members/{memberId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a member's rewards (deprecated)
+         * @deprecated
+         * @description Deprecated: read the program's rewards for the member's tier with `GET
+         *     /v1/loyalties/{campaignId}/tiers/{loyaltyTierId}/rewards` (`list-loyalty-tier-rewards`), or each reward's
+         *     assignments with `GET /v1/rewards/{rewardId}/assignments`.
+         *
+         *     Returns every reward the card's program offers, with its cost in the member's current tier (the cost a
+         *     redemption charges); with `affordable_only=true`, only those the card's balance pays for now.
+         */
+        get: operations["list-member-rewards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/members/{memberId}/points-expiration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a card's points by expiry (deprecated)
+         * @deprecated
+         * @description Deprecated: the card's next expiry is on the card itself (`loyalty_card.next_expiration_date` and
+         *     `next_expiration_points` of `GET /v1/loyalties/members/{memberId}`).
+         *
+         *     Returns the card's points that will expire, one bucket per expiry day, soonest first, from the same
+         *     buckets that card balances, spending and expiry use: points added on different days that expire on the
+         *     same day share a bucket, points spent leave the soonest bucket first, and points that never expire are not
+         *     listed. A card of another program is 404.
+         */
+        get: operations["list-points-expiration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loyalties/{campaignId}/qualifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate the points an order earns (deprecated)
+         * @deprecated
+         * @description Deprecated: the public API names no replacement. Points are added to a member's card when the order is
+         *     paid (`POST /v1/orders` with status `PAID`), by the program's earning rules (`GET
+         *     /v1/loyalties/{campaignId}/earning-rules`).
+         *
+         *     Computes, without storing anything, the points the order would earn in the loyalty program when paid:
+         *     the sum over the program's active `order.paid` earning rules in force now, each computed as it would be
+         *     for the paid order (fixed points, or proportional to the order's amount, items or metadata, or the
+         *     customer's metadata), in the customer's tier when they hold a card of the program. A program that is not
+         *     a loyalty program is 404.
+         */
+        post: operations["estimate-points"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -3674,25 +5500,43 @@ export interface webhooks {
          *     follow describe each kind. A receiver taking several kinds at one address tells them apart by `type`.
          *     The server signs, times and retries every delivery as follows.
          *
-         *     **Signature.** `X-Webhook-Signature` is `sha256=` followed by the lowercase hex HMAC-SHA256 of the
-         *     exact request body bytes, keyed with the webhook configuration's `secret`. To verify, compute the same
-         *     HMAC over the raw body (before any JSON parsing) and compare in constant time, for example in Node.js:
-         *     `timingSafeEqual(Buffer.from(header), Buffer.from('sha256=' + createHmac('sha256', secret).update(rawBody).digest('hex')))`.
-         *     Reject the request when they differ.
+         *     **Signature.** `X-Webhook-Signature` is `t=<timestamp>,v1=<signature>`: the Unix time in seconds when
+         *     the attempt was sent, and the lowercase hex HMAC-SHA256, keyed with the webhook configuration's `secret`,
+         *     of the timestamp, a period and the exact request body bytes (`<timestamp>.<body>`). Every attempt is
+         *     signed afresh, so a retry carries a new timestamp over the same body. To verify: split the header at the
+         *     comma, compute the HMAC over the timestamp, `.` and the raw body (before any JSON parsing), and compare
+         *     with `v1` in constant time; then refuse the request unless the timestamp is within a tolerance of your
+         *     own clock. Five minutes (300 s) is the recommended tolerance: wide enough for clock skew and a slow
+         *     network, narrow enough that a captured delivery cannot be replayed later. Receivers should also ignore
+         *     a payload `id` they have already processed, which covers replays inside the tolerance.
          *
          *     **Outside the request.** Deliveries start after the API call that caused the event has committed and
          *     answered; a slow or failing receiver never slows or fails an API call. `data` shows the objects as they
          *     stood when the event happened, in the same shape the API's own reads return (vouchers without
          *     `assets`, whose URLs depend on the address a request used).
          *
-         *     **Success and retries.** A 2xx answer within the timeout (10 seconds by default) completes the delivery.
-         *     Any other status, no answer in time, or a failed connection is retried with exponential backoff (1 s,
-         *     then 2 s, 4 s… by default) up to a bounded number of attempts (5 by default), all configurable when the
-         *     server starts. Every attempt sends the same body, so receivers can ignore repeats by its `id`. Attempts
-         *     and outcomes are listed by `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
+         *     **Success and retries.** A 2xx answer completes the delivery. A receiver has a bounded time to accept the
+         *     connection (5 seconds by default), then to answer (10 seconds by default); no attempt lasts longer than
+         *     the two together, however slowly the answer trickles in. Redirects are not followed. Any other status, no answer in time, or a failed connection is
+         *     retried with exponential backoff (1 s, then 2 s, 4 s… by default) up to a bounded number of attempts
+         *     (5 by default), all configurable when the server starts. Every attempt sends the same body, so receivers
+         *     can ignore repeats by its `id`. Attempts and outcomes are listed by
+         *     `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
          *
-         *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once; deliveries that
-         *     still fail are marked `FAILED` and reported in the server log, never dropped silently.
+         *     **Bounds.** The server holds only a bounded number of connections to one target (origin) and in all
+         *     (4 and 64 by default), so a receiver that never accepts, never answers or refuses holds up only its own
+         *     deliveries. Deliveries waiting for an attempt are bounded per project and in all (1000 and 10000 by
+         *     default); past a bound the oldest waiting deliveries are marked `FAILED` with `failure_reason`
+         *     `dropped: queue full`, and the server logs it.
+         *
+         *     **Addresses.** A delivery resolves the target's host again and connects only when every address it
+         *     resolves to is public (see `WebhookTargetUrl`), so a name that pointed elsewhere when the webhook was
+         *     saved cannot reach a private network later.
+         *
+         *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once, within an
+         *     overall deadline (10 seconds by default); deliveries that still fail, and those it could not attempt
+         *     before the deadline, are marked `FAILED` with `failure_reason` `server stopped` and reported in the
+         *     server log, never dropped silently.
          *
          *     **Which events.** Each operation sends the kinds it causes, once per change: creating a campaign with
          *     codes sends `campaign.created` and `campaign.vouchers.generation.completed` (with the `count` of codes);
@@ -4369,8 +6213,9 @@ export interface components {
         };
         /**
          * AsyncActionType
-         * @description What the work is. The reference server starts `CAMPAIGN.VOUCHERS_GENERATE` (vouchers generated for a
-         *     campaign in the background); the other kinds belong to operations it does not run in the background.
+         * @description What the work is. The reference server starts `CAMPAIGN.VOUCHERS_GENERATE` (vouchers generated for a campaign),
+         *     the imports (`*.IMPORT`, `*.IMPORT_CSV`, `CAMPAIGN.VOUCHERS_IMPORT*`) and the bulk and metadata updates
+         *     (`*.BULK_UPDATE`, `*.METADATA_UPDATE`); the other kinds belong to operations it does not run in the background.
          * @example CAMPAIGN.VOUCHERS_GENERATE
          * @enum {string}
          */
@@ -4391,22 +6236,27 @@ export interface components {
         UpdatedAt: string | null;
         /**
          * AsyncActionFailure
-         * @description One thing background work could not do.
+         * @description One thing background work could not do: an object of an import, by its code or `source_id`, and for a CSV file
+         *     the line of the file and the column at fault. Nothing of a failed row or object is kept.
          */
         AsyncActionFailure: {
             /** @description The voucher code concerned. */
             code?: string;
             /** @description Why it failed. */
             reason?: string;
-            /** @description The row of the imported file. */
+            /** @description The line of the imported CSV file (the header is line 1), or the position of the object in a JSON import (from 1). */
             row?: number;
+            /** @description The column (CSV) or field (JSON) at fault, when one is; the reference server's addition to the public API's failure. */
+            field?: string;
             /** @description The source ID of the object concerned. */
             source_id?: string;
         };
         /**
          * AsyncActionResult
          * @description What background work did. Its shape depends on the kind of work; every field is optional. A voucher
-         *     generation reports `message` and `done_count`.
+         *     generation reports `message` and `done_count`; an import `message`, `done_count`, `failed_count` and `failed`
+         *     (one entry per row or object that was not imported); a bulk or metadata update `done_count`, `failed_count`,
+         *     `reports` (empty: this server writes no report files) and `errors` (one per object not updated).
          */
         AsyncActionResult: {
             /**
@@ -4448,8 +6298,8 @@ export interface components {
          * AsyncAction
          * @description Work the service does in the background, such as generating many vouchers. The API marks none of its
          *     fields as always present; the reference server sends `id`, `type`, `status`, `created_at`,
-         *     `updated_at`, `request_id`, `progress`, `result` and `object` always, and `operation_status` and
-         *     `processing_time` once the work has ended.
+         *     `updated_at`, `request_id`, `progress`, `result` and `object` always (the list leaves `result` out), and
+         *     `operation_status` and `processing_time` once the work has ended.
          */
         AsyncAction: {
             /**
@@ -5074,8 +6924,8 @@ export interface components {
             object: "category";
             /**
              * @description How redeemables of this category stack with others, where the project's stacking rules name the
-             *     category as joint or exclusive. The reference server has no per-category stacking rules yet and
-             *     leaves it out.
+             *     category as joint or exclusive. The reference server sends it in validation verdicts (`options.expand`
+             *     with `category`), and leaves it out elsewhere and for categories the rules do not name.
              * @enum {string}
              */
             stacking_rules_type?: "JOINT" | "EXCLUSIVE";
@@ -5084,7 +6934,9 @@ export interface components {
          * CampaignRefereeReward
          * @description What a referee gets for taking part: credit on a gift card or points on a loyalty card of another
          *     campaign. Stored and returned as given, with the campaign's `name` filled in from `id` when that names
-         *     one of the project's campaigns; the reference server does not give the reward itself.
+         *     one of the project's campaigns. When a referee converts (once per program), the reference server gives
+         *     it: `amount` points on the referee's card of that loyalty program (joining it when they hold none), or a
+         *     card of that gift card campaign loaded with `amount`, or a coupon of that discount campaign.
          */
         CampaignRefereeReward: {
             /** @description The campaign whose card gets the reward. */
@@ -6838,8 +8690,9 @@ export interface components {
          *     holds (`customer.voucher.gift.balance_added`), loyalty points and pending points moving on such a card
          *     (`customer.voucher.loyalty_card.*`; points taken off by hand are `customer.loyalty.updated`), tier
          *     changes (`customer.loyalty.tier.*`) and rewards (`customer.rewarded`, `customer.rewarded.loyalty_points`,
-         *     `customer.reward_redemptions.created`). The other kinds belong to features it does not have (segments,
-         *     messaging integrations, consents, reward redemption workflows) or are not recorded by it (a counted
+         *     `customer.reward_redemptions.created`) and a customer entering or leaving an auto-update segment with a
+         *     change of its own (`customer.segment.entered`, `customer.segment.left`). The other kinds belong to
+         *     features it does not have (messaging integrations, consents, reward redemption workflows) or are not recorded by it (a counted
          *     referral shows in the referee's `referrals`, not as `customer.referred`).
          * @example customer.created
          * @enum {string}
@@ -7793,7 +9646,7 @@ export interface components {
          *     vouchers the customer holds, `AUDIENCE_ONLY` the promotion tiers, `ALL` both; `PRODUCTS` and
          *     `PRODUCTS_DISCOUNT` the tiers whose discount targets items (an item effect or free units), and their
          *     `_BY_CUSTOMER` forms those tiers and the customer's vouchers of that kind; `PROMOTION_STACKS` finds
-         *     nothing, as this server has no promotion stacks. A customer not seen before (a new `source_id`, or only
+         *     nothing, as this server does not offer promotion stacks in qualifications (validate a stack instead). A customer not seen before (a new `source_id`, or only
          *     details such as `name` or `email`) is created.
          * @example {
          *       "customer": {
@@ -7973,11 +9826,12 @@ export interface components {
                  * @description For a skipped redeemable: `preceding_validation_failed` (another redeemable of the request is
                  *     inapplicable, so none applies), `applicable_redeemables_limit_exceeded` (more redeemables apply
                  *     than the stacking rules' `applicable_redeemables_limit`),
-                 *     `applicable_redeemables_per_category_limit_exceeded` (more of one category than
-                 *     `applicable_redeemables_per_category_limit`); the public API also uses
-                 *     `applicable_exclusive_redeemables_limit_exceeded`,
-                 *     `applicable_exclusive_redeemables_per_category_limit_exceeded`, `exclusion_rules_not_met` and
-                 *     `no_effect`.
+                 *     `applicable_redeemables_per_category_limit_exceeded` (more of one category than its limit),
+                 *     `applicable_exclusive_redeemables_limit_exceeded` and
+                 *     `applicable_exclusive_redeemables_per_category_limit_exceeded` (more of exclusive categories than
+                 *     their limits), `exclusion_rules_not_met` (a redeemable of an exclusive category applies, and this
+                 *     one is neither exclusive nor joint) and `no_effect` (it takes nothing off the order, and the rules
+                 *     skip such redeemables).
                  * @example preceding_validation_failed
                  */
                 key?: string;
@@ -8168,7 +10022,7 @@ export interface components {
         };
         /**
          * QualificationRedeemable
-         * @description A qualifying redeemable; a promotion stack (which this server does not have) would list its tiers in `redeemables`.
+         * @description A qualifying redeemable; a promotion stack (which this server does not offer in qualifications) would list its tiers in `redeemables`.
          */
         QualificationRedeemable: components["schemas"]["QualificationRedeemableBase"] & {
             /** @description The tiers of a promotion stack. Not sent by this server. */
@@ -8176,70 +10030,71 @@ export interface components {
         };
         /**
          * StackingRules
-         * @description How redeemables of one request combine. This server has no per-project settings: every request runs
-         *     under the defaults below (the public API's defaults where it states one), and the engine applies them.
+         * @description How redeemables of one request combine: the project's stacking rules (set with the management API's
+         *     `/management/v1/projects/{projectId}/stacking-rules`), or the defaults below when the project has none.
+         *     The engine applies them; see `StackingRulesFields` for what each setting does.
          */
         StackingRules: {
             /**
-             * @description The most redeemables one request may name. Here 30.
+             * @description The most redeemables one request may name; a request with more is refused (400). 30 by default.
              * @default 30
              */
             redeemables_limit: number;
             /**
-             * @description The most redeemables that apply in one request; the ones after are skipped. Here 5.
+             * @description The most redeemables that apply in one request; the ones after are skipped. 5 by default.
              * @default 5
              */
             applicable_redeemables_limit: number;
             /**
-             * @description The most redeemables of one category that apply in one request; the ones after are skipped. Here 1. Redeemables without a category are not limited by it.
+             * @description The most redeemables of one category that apply in one request; the ones after are skipped. 1 by default; null when the project's rules set no such limit. Redeemables without a category are not limited by it.
              * @default 1
              */
-            applicable_redeemables_per_category_limit: number;
-            /** @description Limits for single categories, by category ID, overriding the one above. Here none. */
+            applicable_redeemables_per_category_limit: number | null;
+            /** @description Limits for single categories, by category ID, overriding the one above. None by default. */
             applicable_redeemables_category_limits: {
                 [key: string]: number;
             };
             /**
-             * @description The most redeemables of exclusive categories that apply in one request. Here 1; with no exclusive categories it never binds.
+             * @description The most redeemables of exclusive categories that apply in one request. 1 by default; with no exclusive categories it never binds.
              * @default 1
              */
             applicable_exclusive_redeemables_limit: number;
             /**
-             * @description The same, per exclusive category. Here 1.
+             * @description The same, per exclusive category. 1 by default; null when the project's rules set no such limit.
              * @default 1
              */
-            applicable_exclusive_redeemables_per_category_limit?: number;
-            /** @description Categories whose redeemables apply only alone. Here none. */
+            applicable_exclusive_redeemables_per_category_limit?: number | null;
+            /** @description Categories whose redeemables apply only with exclusive or joint ones. None by default. */
             exclusive_categories: string[];
-            /** @description Categories whose redeemables apply with others. Here none. */
+            /** @description Categories whose redeemables apply whatever else applies. None by default. */
             joint_categories: string[];
             /**
-             * @description `ALL`: when one redeemable is inapplicable, none applies. Here `ALL`.
+             * @description `ALL` (the default): when one redeemable is inapplicable, none applies. `PARTIAL`: the others apply.
              * @enum {string}
              */
             redeemables_application_mode: "ALL" | "PARTIAL";
             /**
-             * @description The order redeemables apply in. Here `REQUESTED_ORDER`.
+             * @description The order redeemables apply in, as requested (the default) or by category hierarchy.
              * @default REQUESTED_ORDER
              * @enum {string}
              */
             redeemables_sorting_rule: "CATEGORY_HIERARCHY" | "REQUESTED_ORDER";
             /**
-             * @description `STACK`: several redeemables may discount the same item. Here `STACK`.
+             * @description `STACK` (the default): several redeemables may discount the same item. `ONCE`: an item is discounted once.
              * @enum {string}
              */
             redeemables_products_application_mode: "STACK" | "ONCE";
             /**
-             * @description `REDEEM_ANYWAY`: a redeemable that takes nothing off the order still applies and is redeemed. Here `REDEEM_ANYWAY`.
+             * @description `REDEEM_ANYWAY` (the default): a redeemable that takes nothing off the order still applies and is redeemed. `SKIP`: it is skipped (`no_effect`).
              * @enum {string}
              */
             redeemables_no_effect_rule: "REDEEM_ANYWAY" | "SKIP";
-            /** @description Categories whose no-effect redeemables are skipped all the same. Here none. */
+            /** @description Categories whose no-effect redeemables are skipped all the same. None by default. */
             no_effect_skip_categories: string[];
-            /** @description Categories whose no-effect redeemables are redeemed all the same. Here none. */
+            /** @description Categories whose no-effect redeemables are redeemed all the same. None by default. */
             no_effect_redeem_anyway_categories: string[];
             /**
-             * @description `WITHOUT_ORDER`: rolling a redemption back gives back what it took but leaves the order as it is. Here `WITHOUT_ORDER`.
+             * @description `WITHOUT_ORDER` (the default): rolling a redemption back gives back what it took but leaves the order as it is. `WITH_ORDER`: the order is canceled too.
              * @enum {string}
              */
             redeemables_rollback_order_mode: "WITH_ORDER" | "WITHOUT_ORDER";
@@ -8336,7 +10191,7 @@ export interface components {
                  */
                 date?: string;
                 /**
-                 * @description Whether the order's own changes were undone as well; always `WITHOUT_ORDER` here (see the stacking rules).
+                 * @description Whether the order was canceled with the rollback (`WITH_ORDER`), as the project's stacking rules said when it happened.
                  * @enum {string}
                  */
                 rollback_order_mode?: "WITH_ORDER" | "WITHOUT_ORDER";
@@ -8836,7 +10691,10 @@ export interface components {
          * RedeemableRequest
          * @description A voucher (by code), promotion tier (by ID) or promotion stack (by ID) to apply; for a gift card, how much
          *     credit to use; for a loyalty card, the `COIN` reward that pays part of the order with the card's points.
-         *     This server has no promotion stacks, so a `promotion_stack` is inapplicable (`resource_not_found`).
+         *     A promotion stack applies as a unit: when every one of its tiers would apply, their discounts apply one after
+         *     another and the stack's verdict shows what they take together; otherwise the stack is inapplicable with
+         *     the first failing tier's error. An unknown stack is inapplicable (`resource_not_found`). A stack counts as
+         *     one redeemable for the stacking rules, under its own category (or its campaign's).
          */
         RedeemableRequest: {
             /**
@@ -8917,7 +10775,8 @@ export interface components {
         };
         /**
          * ValidationsValidateRequestBody
-         * @description Up to 30 redeemables, checked in the order given against one order and customer. `tracking_id` names an
+         * @description Up to 30 redeemables (fewer when the project's stacking rules' `redeemables_limit` says so: a request with
+         *     more answers 400 `invalid_payload`), checked against one order and customer. `tracking_id` names an
          *     anonymous customer: it is echoed when no known customer is given.
          * @example {
          *       "redeemables": [
@@ -8987,17 +10846,18 @@ export interface components {
         /**
          * RedemptionsRedeemResponseBody
          * @description The redemptions made, their parent, and the order with the discounts applied. Redeemables a stacking
-         *     limit left out are not redeemed and are listed in `skipped_redeemables` (left out when there are none);
-         *     `inapplicable_redeemables` is never sent here, since an inapplicable redeemable fails the whole request.
+         *     rule left out are not redeemed and are listed in `skipped_redeemables` (left out when there are none).
+         *     An inapplicable redeemable fails the whole request, unless the project's stacking rules are in `PARTIAL`
+         *     mode: the others are then redeemed and it is listed in `inapplicable_redeemables`.
          */
         RedemptionsRedeemResponseBody: {
             /** @description One redemption per redeemable applied. */
             redemptions?: components["schemas"]["Redemption"][];
             parent_redemption?: components["schemas"]["Redemption"];
             order?: components["schemas"]["OrderCalculated"];
-            /** @description Inapplicable redeemables, in the public API's partial mode. Not sent by this server. */
+            /** @description Inapplicable redeemables, in the stacking rules' `PARTIAL` mode; left out when there are none. */
             inapplicable_redeemables?: components["schemas"]["ValidationRedeemable"][];
-            /** @description Redeemables a stacking limit left out. */
+            /** @description Redeemables a stacking rule left out. */
             skipped_redeemables?: components["schemas"]["ValidationRedeemable"][];
         };
         /**
@@ -9023,16 +10883,21 @@ export interface components {
         };
         /**
          * ValidationsValidateResponseBody
-         * @description Whether every redeemable applies, each verdict, and the order with the discounts applied.
-         *     `redeemables` holds the applicable and skipped verdicts in request order; `inapplicable_redeemables` and
+         * @description Whether the redeemables apply, each verdict, and the order with the discounts applied.
+         *     `redeemables` holds the applicable and skipped verdicts in the order the redeemables apply (the request's
+         *     order, unless the project's stacking rules sort them by category hierarchy or exclusive categories come
+         *     first); `inapplicable_redeemables` and
          *     `skipped_redeemables` repeat the inapplicable and skipped ones, and are left out when there are none.
          */
         ValidationsValidateResponseBody: {
             /** @description The validation's ID, in the public API. Not sent by this server, which keeps no validations. */
             id?: string;
-            /** @description True when every redeemable applies. */
+            /**
+             * @description True when no redeemable is inapplicable; under the project's stacking rules' `PARTIAL` mode, when at
+             *     least one applies.
+             */
             valid: boolean;
-            /** @description The applicable and skipped redeemables, in request order. */
+            /** @description The applicable and skipped redeemables, in the order they apply. */
             redeemables: components["schemas"]["ValidationRedeemable"][];
             /** @description The skipped redeemables, with the reason in `result.details`. */
             skipped_redeemables?: components["schemas"]["ValidationRedeemable"][];
@@ -9234,9 +11099,10 @@ export interface components {
         ValidationRuleCondition: {
             /**
              * @description The fact the rule tests. The reference server evaluates `order.amount`, `order.items.count`,
-             *     `order.items.quantity`, `order.metadata`, `customer.metadata`, `product.id`, `sku.id`,
+             *     `order.items.quantity`, `order.metadata`, `customer.metadata`, `customer.segment` (the segment IDs
+             *     that hold the customer now, tested with `$is`, `$in`, `$is_not` or `$not_in`), `product.id`, `sku.id`,
              *     `collection.id`, `product.quantity`, `redemption.count` and `redemption.count.per_customer`. Any other
-             *     name (the public API knows many more, such as `customer.segment` or `order.items.every`) is accepted,
+             *     name (the public API knows many more, such as `order.items.every`) is accepted,
              *     stored and returned, but this server cannot evaluate it, so at validation it never holds: the rule
              *     set fails on it unless its `logic` lets another branch through (`1 or 2`). It never passes silently.
              * @example order.amount
@@ -11457,13 +13323,6 @@ export interface components {
          */
         WebhookSubscriptionEvent: components["schemas"]["WebhookEventType"] | ("campaign.earning_rule.assigned" | "campaign.earning_rule.deleted" | "campaign.earning_rule.disabled" | "campaign.earning_rule.enabled" | "campaign.earning_rule.updated" | "campaign.loyalty_tier.created" | "campaign.loyalty_tier.deleted" | "campaign.loyalty_tier.updated" | "campaign.promotion_stack.created" | "campaign.promotion_stack.updated" | "campaign.promotion_tier.created" | "campaign.promotion_tier.deleted" | "campaign.promotion_tier.disabled" | "campaign.promotion_tier.enabled" | "campaign.promotion_tier.updated" | "campaign.referral_tier.created" | "campaign.referral_tier.deleted" | "campaign.referral_tier.updated" | "campaign.reward.assignment.created" | "campaign.reward.assignment.deleted" | "campaign.reward.assignment.updated" | "campaign.vouchers.aded" | "campaign.vouchers.generation.failed" | "campaign.vouchers.generation.started" | "customer.confirmed" | "voucher.gift.balance_aded" | "voucher.gift.transaction.created" | "voucher.loyalty_card.pending_points.activated" | "voucher.loyalty_card.pending_points.aded" | "voucher.loyalty_card.pending_points.canceled" | "voucher.loyalty_card.pending_points.updated" | "voucher.loyalty_card.points_aded" | "voucher.loyalty_card.points_expired" | "voucher.loyalty_card.transaction.created");
         /**
-         * WebhookSecret
-         * @description The key of the HMAC-SHA256 signature sent with every delivery in `X-Webhook-Signature`. Generated when
-         *     not given.
-         * @example whsec_7d0c1f3e5a9b2c4d6e8f0a1b
-         */
-        WebhookSecret: string;
-        /**
          * Webhook
          * @description A webhook configuration, which receives the project's events of the kinds it subscribes to.
          */
@@ -11485,7 +13344,13 @@ export interface components {
              * @example true
              */
             active: boolean;
-            secret: components["schemas"]["WebhookSecret"];
+            /**
+             * @description The signing secret. Shown in full once, in the answer to the webhook's creation; every later read
+             *     (get, list, update) shows it masked: `whsec_`, twelve `*`, then its last four characters. Keep it
+             *     when the webhook is created, or set a new one with an update.
+             * @example whsec_************0a1b
+             */
+            secret: string;
             created_at: components["schemas"]["CreatedAt"];
             updated_at: components["schemas"]["UpdatedAt"];
             /**
@@ -11510,10 +13375,35 @@ export interface components {
             total: number;
         };
         /**
+         * WebhookTargetUrl
+         * Format: uri
+         * @description The address every event is POSTed to: an absolute `https` URL, the scheme in any case (`HTTPS://` is the
+         *     same as `https://`). A server started with plain HTTP allowed for local testing also takes `http`. The URL
+         *     must not carry a user name or password. Its host must be, or resolve to, public unicast addresses only:
+         *     loopback, private, link-local (such as a cloud metadata address), carrier-grade NAT, multicast, broadcast,
+         *     unspecified, documentation and other reserved addresses are refused in every notation, IPv4 or IPv6,
+         *     including IPv4-mapped IPv6 and decimal, hexadecimal or octal IPv4, unless the server was started with
+         *     private targets allowed for local testing. A host name is resolved when the webhook is saved (a name that
+         *     does not resolve yet is taken) and again at every delivery, which connects only when every address it
+         *     resolves to then is public. A refused target answers 400 `invalid_target_url`.
+         * @example https://hooks.coffee.example.com/promotions
+         */
+        WebhookTargetUrl: string;
+        /**
+         * WebhookSecret
+         * @description The key of the HMAC-SHA256 signature sent with every delivery in `X-Webhook-Signature`. Generated when
+         *     not given. A value in the masked form reads show (`whsec_` and twelve `*`, then four characters) is not
+         *     a secret: sent back unchanged with the webhook it was read from it keeps the current secret, and any
+         *     other such value answers 400 `invalid_secret`.
+         * @example whsec_7d0c1f3e5a9b2c4d6e8f0a1b
+         */
+        WebhookSecret: string;
+        /**
          * WebhooksCreateRequestBody
-         * @description A webhook configuration. `target_url` must be an `https` URL; a server started with plain HTTP
-         *     webhooks allowed (for local testing) also accepts `http`. Any other scheme, or an event kind not in
-         *     the list, is a 400.
+         * @description A webhook configuration. `target_url` must be an `https` URL of a public address (see
+         *     `WebhookTargetUrl`); a server started with plain HTTP webhooks allowed (for local testing) also
+         *     accepts `http`. Any other scheme, credentials in the URL, a non-public address, or an event kind not
+         *     in the list, is a 400.
          * @example {
          *       "target_url": "https://hooks.coffee.example.com/promotions",
          *       "events": [
@@ -11524,7 +13414,7 @@ export interface components {
          *     }
          */
         WebhooksCreateRequestBody: {
-            target_url: components["schemas"]["WebUrl"];
+            target_url: components["schemas"]["WebhookTargetUrl"];
             /** @description The event kinds to deliver. */
             events: components["schemas"]["WebhookSubscriptionEvent"][];
             /**
@@ -11542,7 +13432,7 @@ export interface components {
          *     }
          */
         WebhooksUpdateRequestBody: {
-            target_url?: components["schemas"]["WebUrl"];
+            target_url?: components["schemas"]["WebhookTargetUrl"];
             /** @description The event kinds to deliver. */
             events?: components["schemas"]["WebhookSubscriptionEvent"][];
             /** @description Whether events are delivered. */
@@ -11552,8 +13442,9 @@ export interface components {
         /**
          * WebhookDelivery
          * @description The delivery of one event to one webhook, with every attempt made so far. `status` is `PENDING` while
-         *     attempts remain, `DELIVERED` once a receiver answered 2xx, and `FAILED` when every attempt failed or the
-         *     server stopped before the event could be delivered.
+         *     attempts remain, `DELIVERED` once a receiver answered 2xx, and `FAILED` when every attempt failed, when
+         *     the server dropped it because too many deliveries were waiting, or when the server stopped before it
+         *     could be delivered; `failure_reason` says which.
          */
         WebhookDelivery: {
             /**
@@ -11602,11 +13493,23 @@ export interface components {
                  */
                 status_code: number | null;
                 /**
-                 * @description Why the attempt failed (a non-2xx status, a timeout, a refused connection), or null when it succeeded.
+                 * @description Why the attempt failed, or null when it succeeded: `answered <status>` for a non-2xx answer; `the
+                 *     receiver could not be reached` for every failure to connect or to get an answer in time (refused,
+                 *     reset, unreachable, timed out: one text for all, so the log tells nothing of a network's ports);
+                 *     `the target resolves to an address webhooks may not reach` when the host now resolves to a
+                 *     non-public address, in which case no connection was made.
                  * @example null
                  */
                 error: string | null;
             }[];
+            /**
+             * @description Why a `FAILED` delivery failed, null otherwise: `no attempt left` (every allowed attempt failed),
+             *     `dropped: queue full` (too many deliveries of the project, or of the server, were waiting, and this
+             *     was among the oldest), or `server stopped` (the server stopped before it was delivered; it had one
+             *     last attempt if time allowed).
+             * @example null
+             */
+            failure_reason?: string | null;
             /**
              * Format: date-time
              * @description When the next retry is due, while the delivery is pending.
@@ -11865,28 +13768,28 @@ export interface components {
         };
         /**
          * LoyaltyCardBalance
-         * @description The result of a change to a card's points.
+         * @description The result of a change to a card's points or a gift card's credit.
          */
         LoyaltyCardBalance: {
             /**
-             * @description The change applied, in points (negative when points were taken).
+             * @description The change applied, in points (negative when points were taken); gift cards leave it out.
              * @example 250
              */
             points?: number;
             /**
-             * @description Points ever added to the card, after the change.
+             * @description Points ever added to the card (a gift card's credit ever added, ×100), after the change.
              * @example 1250
              */
             total: number;
             /**
-             * @description Points left to spend, after the change.
+             * @description Points (a gift card's credit ×100) left to spend, after the change.
              * @example 1000
              */
             balance: number;
             /** @description For a gift card balance, the change in credits ×100; loyalty cards leave it out. */
             amount?: number;
             /**
-             * @description The kind of card; always `loyalty_card` here.
+             * @description The kind of card.
              * @enum {string}
              */
             type?: "loyalty_card" | "gift_voucher";
@@ -11896,7 +13799,7 @@ export interface components {
              */
             object: "balance";
             /**
-             * @description `MANUAL` when an API call moved the points, `AUTOMATIC` when the service did (earning, activation, expiry).
+             * @description `MANUAL` when an API call moved the balance, `AUTOMATIC` when the service did (earning, activation, expiry, a rollback).
              * @enum {string}
              */
             operation_type?: "MANUAL" | "AUTOMATIC";
@@ -12508,7 +14411,7 @@ export interface components {
         };
         /**
          * LoyaltyCardTransaction
-         * @description One movement of points on a loyalty card.
+         * @description One movement of a voucher's balance, points on a loyalty card or credit on a gift card.
          */
         LoyaltyCardTransaction: {
             /**
@@ -12518,9 +14421,9 @@ export interface components {
             id: string;
             /** @description The `source_id` given with a manual change or transfer; null otherwise. */
             source_id: string | null;
-            /** @description The card. */
+            /** @description The card (loyalty card or gift card). */
             voucher_id: string;
-            /** @description The card's program. */
+            /** @description The card's campaign (a loyalty card's program); null for a standalone gift card. */
             campaign_id: string | null;
             /** @description `API` for calls with an API key; null for what the service did by itself. */
             source: string | null;
@@ -12529,9 +14432,9 @@ export interface components {
             /**
              * @description What moved the points: a manual addition or removal, points earned by an earning rule, pending
              *     points activated (by themselves on their day, or by the activate operation), spent on a reward or an
-             *     order, given back by a rollback, moved between cards, or expired. The `CREDITS_*` kinds are the
-             *     public API's movements of gift card credit, which its webhook payloads show in the same shape; this
-             *     server keeps no gift card transactions and never sends them.
+             *     order, given back by a rollback, moved between cards, or expired. The `CREDITS_*` kinds are a gift
+             *     card's: credit added or removed through the balance operation, spent on a redemption, given back by its
+             *     rollback.
              * @enum {string}
              */
             type: "POINTS_ADDITION" | "POINTS_REMOVAL" | "POINTS_ACCRUAL" | "PENDING_POINTS_ACTIVATION" | "POINTS_REDEMPTION" | "POINTS_REFUND" | "POINTS_TRANSFER_IN" | "POINTS_TRANSFER_OUT" | "POINTS_EXPIRATION" | "CREDITS_REDEMPTION" | "CREDITS_REFUND" | "CREDITS_ADDITION" | "CREDITS_REMOVAL";
@@ -12605,14 +14508,15 @@ export interface components {
             related_transaction_id: string | null;
             created_at: components["schemas"]["CreatedAt"];
             /**
-             * @description Always `loyalty_card_transaction`. The reference server always sends it; the public API's webhook payloads may leave it out.
+             * @description Always `loyalty_card_transaction`. The reference server sends it on a loyalty card's movements and leaves it
+             *     out on a gift card's; the public API's webhook payloads may leave it out.
              * @constant
              */
             object?: "loyalty_card_transaction";
         };
         /**
          * LoyaltyCardTransactionsListResponseBody
-         * @description A page of a card's transactions, newest first, paged with a cursor.
+         * @description A page of balance transactions (of a card, a voucher or a campaign), newest first, paged with a cursor.
          */
         LoyaltyCardTransactionsListResponseBody: components["schemas"]["ListEnvelope"] & {
             /** @constant */
@@ -13330,8 +15234,9 @@ export interface components {
             /** @description The cost in points. */
             loyalty?: {
                 /**
-                 * @description Points a member spends on the reward. Needed for `CAMPAIGN` and `MATERIAL` rewards (400 without it);
-                 *     for `COIN` rewards the ratio decides and it is 0.
+                 * @description Points a member spends on the reward. Needed for `CAMPAIGN` and `MATERIAL` rewards of a loyalty
+                 *     program (400 without it); for `COIN` rewards the ratio decides and it is 0. A referral program's
+                 *     rewards cost nothing (0 when left out).
                  * @example 100
                  */
                 points?: number;
@@ -13354,7 +15259,7 @@ export interface components {
             id: string;
             /** @description The reward. */
             reward_id: string;
-            /** @description The loyalty program's campaign ID. */
+            /** @description The loyalty or referral program's campaign ID. */
             related_object_id: string;
             /**
              * @description Always `campaign`.
@@ -13470,7 +15375,9 @@ export interface components {
         };
         /**
          * RewardAssignmentsCreateRequestBody
-         * @description Offers the reward in a loyalty program at a cost in points. A reward is offered at most once per program.
+         * @description Offers the reward in a loyalty program at a cost in points, or in a referral program, where every
+         *     referrer gets it when one of their referees converts (no points: `parameters` may be left out). A reward
+         *     is offered at most once per program.
          * @example {
          *       "campaign": "Coffee club",
          *       "parameters": {
@@ -13481,7 +15388,7 @@ export interface components {
          *     }
          */
         RewardAssignmentsCreateRequestBody: {
-            /** @description The loyalty program's campaign ID or name. */
+            /** @description The loyalty or referral program's campaign ID or name. */
             campaign: string;
             parameters?: components["schemas"]["RewardAssignmentParameters"];
             /**
@@ -14824,6 +16731,2419 @@ export interface components {
             [key: string]: components["schemas"]["ClientValidateQueryItem"];
         };
         /**
+         * StackingCategoryIds
+         * @description Category IDs (prefix `cat_`); one listed twice counts once.
+         */
+        StackingCategoryIds: string[];
+        /**
+         * StackingRulesFields
+         * @description The settings of a project's stacking rules: how many redeemables one validation or redemption request may
+         *     carry and how many of them apply, which categories stack only alone (exclusive) or always (joint), the
+         *     order they apply in, and what happens to a redeemable with no effect, to discounts that follow others, and
+         *     to the order when a redemption is rolled back. Category IDs must name categories of the project (404
+         *     otherwise), and one category cannot be in two lists that contradict each other (`exclusive_categories`
+         *     and `joint_categories`, `initial_amount_mode_categories` and `discounted_amount_mode_categories`,
+         *     `no_effect_skip_categories` and `no_effect_redeem_anyway_categories`): 400 `invalid_stacking_rules`.
+         */
+        StackingRulesFields: {
+            /**
+             * @description Categories whose redeemables apply only with redeemables of exclusive or joint categories: once one of
+             *     them applies, every redeemable of the request outside those categories is skipped
+             *     (`exclusion_rules_not_met`). Redeemables of exclusive categories apply before the others.
+             */
+            exclusive_categories?: components["schemas"]["StackingCategoryIds"];
+            /** @description Categories whose redeemables apply whatever else applies, exclusive ones included. */
+            joint_categories?: components["schemas"]["StackingCategoryIds"];
+            /**
+             * @description The most redeemables one request may carry; a request with more is refused (400 `invalid_payload`). 30 when left out.
+             * @example 30
+             */
+            redeemables_limit?: number;
+            /**
+             * @description The most redeemables that apply in one request; the ones after are skipped (`applicable_redeemables_limit_exceeded`). 5 when left out.
+             * @example 5
+             */
+            applicable_redeemables_limit?: number;
+            /**
+             * @description The most redeemables of one category that apply in one request; the ones after are skipped
+             *     (`applicable_redeemables_per_category_limit_exceeded`). Redeemables without a category are not
+             *     limited by it. Null for no such limit; 1 when left out.
+             * @example 1
+             */
+            applicable_redeemables_per_category_limit?: number | null;
+            /**
+             * @description Limits for single categories, by category ID, in place of `applicable_redeemables_per_category_limit`. None when left out.
+             * @example {
+             *       "cat_0b688929a2476386a7": 2
+             *     }
+             */
+            applicable_redeemables_category_limits?: {
+                [key: string]: number;
+            };
+            /**
+             * @description The most redeemables of exclusive categories that apply in one request; the ones after are skipped (`applicable_exclusive_redeemables_limit_exceeded`). 1 when left out.
+             * @example 1
+             */
+            applicable_exclusive_redeemables_limit?: number;
+            /**
+             * @description The most redeemables of one exclusive category that apply in one request; the ones after are skipped
+             *     (`applicable_exclusive_redeemables_per_category_limit_exceeded`). Null for no such limit; 1 when left
+             *     out.
+             * @example 1
+             */
+            applicable_exclusive_redeemables_per_category_limit?: number | null;
+            /**
+             * @description What an order-level percentage discount is a percentage of: `DISCOUNTED_AMOUNT` (the default), what the
+             *     redeemables before it left of the order; `INITIAL_AMOUNT`, the order's amount before any of them (never
+             *     more than is left). Item-level percentages are always of the line's amount, never more than is left of
+             *     the line. The two category lists below override the mode for their categories.
+             * @example DISCOUNTED_AMOUNT
+             * @enum {string}
+             */
+            discount_calculation_mode?: "INITIAL_AMOUNT" | "DISCOUNTED_AMOUNT";
+            /** @description Categories whose discounts are computed as `INITIAL_AMOUNT` says, whatever `discount_calculation_mode` is. */
+            initial_amount_mode_categories?: components["schemas"]["StackingCategoryIds"];
+            /** @description Categories whose discounts are computed as `DISCOUNTED_AMOUNT` says, whatever `discount_calculation_mode` is. */
+            discounted_amount_mode_categories?: components["schemas"]["StackingCategoryIds"];
+            /**
+             * @description `ALL` (the default): when one redeemable is inapplicable, none applies, the others are skipped
+             *     (`preceding_validation_failed`) and a redemption is refused. `PARTIAL`: inapplicable redeemables are
+             *     left out and the others apply; the request is valid, and a redemption goes through, when at least one
+             *     applies.
+             * @example ALL
+             * @enum {string}
+             */
+            redeemables_application_mode?: "ALL" | "PARTIAL";
+            /**
+             * @description The order redeemables apply in (and are listed in): `REQUESTED_ORDER` (the default), as the request
+             *     gives them; `CATEGORY_HIERARCHY`, by their category's `hierarchy`, lowest first, redeemables without a
+             *     category last, the request's order among equals. Either way, redeemables of exclusive categories come
+             *     first.
+             * @example REQUESTED_ORDER
+             * @enum {string}
+             */
+            redeemables_sorting_rule?: "CATEGORY_HIERARCHY" | "REQUESTED_ORDER";
+            /**
+             * @description `STACK` (the default): several redeemables may discount the same order line. `ONCE`: an item-level discount leaves out the lines an earlier redeemable of the request already discounted.
+             * @example STACK
+             * @enum {string}
+             */
+            redeemables_products_application_mode?: "STACK" | "ONCE";
+            /**
+             * @description What happens to a discount that takes nothing off the order (and adds no free items): `REDEEM_ANYWAY`
+             *     (the default) applies and redeems it all the same; `SKIP` skips it (`no_effect`). The two category
+             *     lists below override the rule for their categories.
+             * @example REDEEM_ANYWAY
+             * @enum {string}
+             */
+            redeemables_no_effect_rule?: "REDEEM_ANYWAY" | "SKIP";
+            /** @description Categories whose no-effect discounts are skipped whatever `redeemables_no_effect_rule` is. */
+            no_effect_skip_categories?: components["schemas"]["StackingCategoryIds"];
+            /** @description Categories whose no-effect discounts are redeemed whatever `redeemables_no_effect_rule` is. */
+            no_effect_redeem_anyway_categories?: components["schemas"]["StackingCategoryIds"];
+            /**
+             * @description `WITHOUT_ORDER` (the default): rolling a redemption back gives back what it took and leaves its order as it is. `WITH_ORDER`: the order is canceled too (status `CANCELED`).
+             * @example WITHOUT_ORDER
+             * @enum {string}
+             */
+            redeemables_rollback_order_mode?: "WITH_ORDER" | "WITHOUT_ORDER";
+        };
+        /**
+         * ProjectStackingRules
+         * @description A project's stacking rules, as the management API stores them. Every validation and redemption of the
+         *     project runs under them, and reports them in `stacking_rules`. A project has at most one set; without one,
+         *     the defaults apply.
+         */
+        ProjectStackingRules: components["schemas"]["StackingRulesFields"] & {
+            /**
+             * @description ID of the stacking rules (prefix `stk_`), assigned by the service.
+             * @example stk_0e9bdfd48108548fd3
+             */
+            id?: string;
+            created_at?: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the stacking rules were last updated. Absent until they are.
+             * @example 2026-11-22T08:15:00.000Z
+             */
+            updated_at?: string;
+        };
+        /**
+         * StackingRulesListResponseBody
+         * @description The project's stacking rules, as a list of none or one. Not paginated.
+         */
+        StackingRulesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The project's stacking rules, when it has them. */
+            data: components["schemas"]["ProjectStackingRules"][];
+            /**
+             * @description 1 when the project has stacking rules, 0 otherwise.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * StackingRulesCreateRequestBody
+         * @description The project's stacking rules. Every field is optional; one left out takes the default its description
+         *     gives, which is also what a project without stacking rules runs under.
+         * @example {
+         *       "redeemables_limit": 10,
+         *       "applicable_redeemables_limit": 3,
+         *       "exclusive_categories": [
+         *         "cat_0b688929a2476386a7"
+         *       ],
+         *       "redeemables_application_mode": "PARTIAL"
+         *     }
+         */
+        StackingRulesCreateRequestBody: components["schemas"]["StackingRulesFields"];
+        /**
+         * StackingRulesUpdateRequestBody
+         * @description The settings to change; the others keep their values. A list given replaces the whole list.
+         * @example {
+         *       "applicable_redeemables_limit": 2
+         *     }
+         */
+        StackingRulesUpdateRequestBody: components["schemas"]["StackingRulesFields"];
+        /**
+         * PromotionStackTiers
+         * @description The promotion tiers a stack applies together, in the order they apply.
+         */
+        PromotionStackTiers: {
+            /** @description IDs of tiers of the stack's campaign, each once. They apply one after another in this order. */
+            ids: string[];
+            /**
+             * @description How the tiers are ordered. `MANUAL`, the only mode, the default, and what is sent back, applies them in the order of `ids`.
+             * @default MANUAL
+             * @enum {string}
+             */
+            hierarchy_mode?: "MANUAL";
+        };
+        /**
+         * PromotionStackCategory
+         * @description The stack's category. The public API's reference for the create and update answers also documents the
+         *     stack's `tiers` under each category; this server sends the category as it is, without `tiers`, in every
+         *     answer.
+         */
+        PromotionStackCategory: components["schemas"]["Category"] & {
+            tiers?: components["schemas"]["PromotionStackTiers"];
+        };
+        /**
+         * PromotionStack
+         * @description A promotion stack: a fixed set of tiers of one promotion campaign, validated and redeemed as a unit (a
+         *     redeemable of `object` `promotion_stack`). The stack applies only when every one of its tiers does; it then
+         *     takes what its tiers take, one after another, and its redemption records one redemption per tier.
+         */
+        PromotionStack: {
+            /**
+             * @description Stack ID assigned by the service (prefix `stack_`).
+             * @example stack_0f1e2d3c4b5a697887
+             */
+            id: string;
+            /**
+             * @description Name of the stack.
+             * @example Weekend bundle
+             */
+            name: string;
+            tiers: components["schemas"]["PromotionStackTiers"];
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the stack was last updated. Absent until it is.
+             * @example 2026-11-22T08:15:00.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description The promotion campaign whose tiers the stack holds.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id: string;
+            /**
+             * @description Always `promotion_stack`.
+             * @constant
+             */
+            object: "promotion_stack";
+            /**
+             * @description The stack's category, which stacking rules count it under; null for none.
+             * @example cat_0b688929a2476386a7
+             */
+            category_id: string | null;
+            /** @description The stack's category, as a list of zero or one. */
+            categories: components["schemas"]["PromotionStackCategory"][];
+        };
+        /**
+         * PromotionStacksListResponseBody
+         * @description Promotion stacks, with how many there are in all.
+         */
+        PromotionStacksListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The stacks. */
+            data: components["schemas"]["PromotionStack"][];
+            /**
+             * @description How many stacks there are in all (in the campaign, or in the project), whatever the page.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * PromotionStacksCreateRequestBody
+         * @description A new stack of tiers of the campaign in the path. Every tier must belong to that campaign (an unknown one
+         *     is a 404, one of another campaign a 400 `invalid_promotion_stack`), and no tier may be listed twice (400
+         *     `invalid_promotion_stack`).
+         * @example {
+         *       "name": "Weekend bundle",
+         *       "tiers": {
+         *         "ids": [
+         *           "promo_2a4c6e8f0a1b3c5d7e",
+         *           "promo_3b5d7f9a1c2e4f6a8b"
+         *         ],
+         *         "hierarchy_mode": "MANUAL"
+         *       }
+         *     }
+         */
+        PromotionStacksCreateRequestBody: {
+            /** @description Name of the stack. */
+            name: string;
+            tiers: components["schemas"]["PromotionStackTiers"];
+            /** @description The stack's category (404 when it does not exist); null or left out for none. */
+            category_id?: string | null;
+        };
+        /**
+         * PromotionStacksUpdateRequestBody
+         * @description The fields to change; the others keep their values. `tiers.ids` replaces the whole list, under the same rules as at creation.
+         * @example {
+         *       "name": "Weekend bundle (extended)"
+         *     }
+         */
+        PromotionStacksUpdateRequestBody: {
+            /** @description Name of the stack. */
+            name?: string;
+            /** @description The stack's tiers. */
+            tiers?: {
+                /** @description IDs of tiers of the stack's campaign, each once, in the order they apply. */
+                ids?: string[];
+                /**
+                 * @description How the tiers are ordered; `MANUAL`, the only mode.
+                 * @default MANUAL
+                 * @enum {string}
+                 */
+                hierarchy_mode?: "MANUAL";
+            };
+            /** @description The stack's category (404 when it does not exist); null for none. */
+            category_id?: string | null;
+        };
+        /**
+         * SegmentTextFilter
+         * @description Conditions on a text field of the segment.
+         */
+        SegmentTextFilter: {
+            /**
+             * @description `$is`/`$in` hold when the field equals one of the operands, `$is_not`/`$not_in` when it equals none;
+             *     `$contains`, `$not_contain`, `$starts_with` and `$ends_with` test its text; `$has_value` and
+             *     `$is_unknown` (whatever their operand) whether it is set.
+             */
+            conditions?: {
+                $in?: components["schemas"]["LocationFilterOperand"];
+                $not_in?: components["schemas"]["LocationFilterOperand"];
+                $is?: components["schemas"]["LocationFilterOperand"];
+                $is_not?: components["schemas"]["LocationFilterOperand"];
+                $has_value?: components["schemas"]["LocationFilterOperand"];
+                $is_unknown?: components["schemas"]["LocationFilterOperand"];
+                $starts_with?: components["schemas"]["LocationFilterOperand"];
+                $ends_with?: components["schemas"]["LocationFilterOperand"];
+                $contains?: components["schemas"]["LocationFilterOperand"];
+                $not_contain?: components["schemas"]["LocationFilterOperand"];
+            };
+        };
+        /**
+         * SegmentType
+         * @description `static`: the customers the segment was given, and no others. `auto-update`: every customer that matches
+         *     the segment's `filter` now; customers enter and leave as they change (each time recorded as the customer's
+         *     `customer.segment.entered` or `customer.segment.left` activity, and a loyalty program's
+         *     `customer.segment.entered` earning rules give points). `passive`: matched by its `filter` in the same way,
+         *     but with no entered or left activity recorded.
+         * @example auto-update
+         * @enum {string}
+         */
+        SegmentType: "auto-update" | "passive" | "static";
+        /**
+         * SegmentTypeOperand
+         * @description One segment type, or (in bracket form, `...[$in][]=static&...[$in][]=passive`) a list of them.
+         */
+        SegmentTypeOperand: components["schemas"]["SegmentType"] | components["schemas"]["SegmentType"][];
+        /**
+         * SegmentFilters
+         * @description Conditions on segment fields, joined by `junction` (`and`, the default, or `or`). Another field, or an
+         *     operator not listed for a field, is refused with 400 `invalid_query_params`.
+         */
+        SegmentFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["SegmentTextFilter"];
+            name?: components["schemas"]["SegmentTextFilter"];
+            /** @description Conditions on the segment's type. */
+            type?: {
+                /** @description `$is`/`$in` hold when the type is one of the operands, `$is_not`/`$not_in` when it is none; `$has_value`, `$is_unknown`, `$starts_with` and `$ends_with` as for text. */
+                conditions?: {
+                    $in?: components["schemas"]["SegmentTypeOperand"];
+                    $not_in?: components["schemas"]["SegmentTypeOperand"];
+                    $is?: components["schemas"]["SegmentTypeOperand"];
+                    $is_not?: components["schemas"]["SegmentTypeOperand"];
+                    $has_value?: components["schemas"]["LocationFilterOperand"];
+                    $is_unknown?: components["schemas"]["LocationFilterOperand"];
+                    $starts_with?: components["schemas"]["LocationFilterOperand"];
+                    $ends_with?: components["schemas"]["LocationFilterOperand"];
+                };
+            };
+            /** @description Conditions on when the segment was created. */
+            created_at?: {
+                /**
+                 * @description `$after` and `$before` compare with an ISO 8601 moment (both exclusive); `$more_than` and
+                 *     `$less_than` compare the moment as milliseconds since 1970-01-01; `$has_value` and `$is_unknown`
+                 *     (whatever their operand) whether it is set.
+                 */
+                conditions?: {
+                    /**
+                     * Format: date-time
+                     * @description After this moment.
+                     */
+                    $after?: string;
+                    /**
+                     * Format: date-time
+                     * @description Before this moment.
+                     */
+                    $before?: string;
+                    /** @description Set. */
+                    $has_value?: string;
+                    /** @description Not set. */
+                    $is_unknown?: string;
+                    /** @description Later than this many milliseconds since 1970-01-01. */
+                    $more_than?: number;
+                    /** @description Earlier than this many milliseconds since 1970-01-01. */
+                    $less_than?: number;
+                };
+            };
+        };
+        /**
+         * SegmentFilter
+         * @description Which customers an `auto-update` or `passive` segment holds: conditions on customer fields, in the form
+         *     `{"<field>": {"conditions": {"<operator>": [values]}}}`, joined by `junction` (`and`, the default, or
+         *     `or`; either case). Fields: `id`, `source_id`, `name`, `email`, `phone`, `description`, `birthdate`,
+         *     `birthday`, `created_at`, `updated_at`, `address.city`, `address.state`, `address.line_1`,
+         *     `address.line_2`, `address.country`, `address.postal_code`, `metadata.<key>`, `loyalty.points`,
+         *     `summary.orders.total_amount`, `summary.orders.total_count`, `summary.orders.average_amount`,
+         *     `summary.orders.last_order_amount`, `summary.orders.last_order_date`,
+         *     `summary.redemptions.total_redeemed` and `summary.redemptions.total_succeeded`. Operators: `$is`, `$in`,
+         *     `$is_not`, `$not_in`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$more_than`,
+         *     `$more_than_or_equal`, `$less_than`, `$less_than_or_equal`, `$after`, `$before`, `$has_value` and
+         *     `$is_unknown`. Any other field or operator is refused with 400 `invalid_segment`, so a filter is never
+         *     half applied.
+         * @example {
+         *       "junction": "and",
+         *       "metadata.tier": {
+         *         "conditions": {
+         *           "$is": [
+         *             "gold"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        SegmentFilter: {
+            junction?: components["schemas"]["Junction"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Segment
+         * @description A customer segment. Which customers it holds depends on its `type`.
+         */
+        Segment: {
+            /**
+             * @description Segment ID assigned by the service (prefix `seg_`).
+             * @example seg_1a2b3c4d5e6f7a8b9c
+             */
+            id?: string;
+            /**
+             * @description Name of the segment.
+             * @example Gold members
+             */
+            name?: string;
+            created_at?: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the segment was last changed. Segments are never changed here, so this server leaves it out.
+             */
+            updated_at?: string;
+            type?: components["schemas"]["SegmentType"];
+            /** @description The filter of an `auto-update` or `passive` segment; null for a `static` one. */
+            filter?: components["schemas"]["SegmentFilter"] | null;
+            /**
+             * @description Always `segment`.
+             * @constant
+             */
+            object?: "segment";
+        };
+        /**
+         * SegmentsListResponseBody
+         * @description The project's segments, up to `limit`, with how many match in all. The public API's reference names the
+         *     array `segments` while its `data_ref` says `data`; this server sends it as `data`, where `data_ref`
+         *     points.
+         */
+        SegmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The segments. */
+            data?: components["schemas"]["Segment"][];
+            /** @description The segments, under the name the public API's reference gives the array. Not sent by this server (see `data`). */
+            segments?: components["schemas"]["Segment"][];
+            /**
+             * @description How many segments match, whatever the limit.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * SegmentsCreateRequestBody
+         * @description A new segment: a `static` one (the default) with the `customers` it holds, or an `auto-update` or
+         *     `passive` one with the `filter` its customers match (400 `invalid_segment` without one). A static segment
+         *     ignores `filter` and a filtered one ignores `customers`, as fields of the other kind of segment. Each
+         *     customer is named by ID or `source_id` and must exist (404 otherwise, and nothing is created); one named
+         *     twice is held once.
+         * @example {
+         *       "name": "Gold members",
+         *       "type": "auto-update",
+         *       "filter": {
+         *         "junction": "and",
+         *         "metadata.tier": {
+         *           "conditions": {
+         *             "$is": [
+         *               "gold"
+         *             ]
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        SegmentsCreateRequestBody: {
+            /** @description Name of the segment. When left out, the segment is named after its ID. */
+            name?: string;
+            /**
+             * @description The kind of segment (see `Segment`).
+             * @default static
+             * @enum {string}
+             */
+            type?: "static" | "auto-update" | "passive";
+            /** @description For a `static` segment, the customers it holds; ignored for the others. */
+            customers?: string[];
+            /** @description For an `auto-update` or `passive` segment, which customers it holds; ignored for a `static` one. */
+            filter?: components["schemas"]["SegmentFilter"];
+        };
+        /**
+         * SimpleSegment
+         * @description A segment, named.
+         */
+        SimpleSegment: {
+            /**
+             * @description Segment ID.
+             * @example seg_1a2b3c4d5e6f7a8b9c
+             */
+            id: string;
+            /**
+             * @description Name of the segment.
+             * @example Gold members
+             */
+            name: string;
+            /**
+             * @description Always `segment`.
+             * @constant
+             */
+            object: "segment";
+        };
+        /**
+         * CustomerSegmentsListResponseBody
+         * @description Every segment that holds the customer now, oldest first. Not paginated.
+         */
+        CustomerSegmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            /** @description The customer's segments. */
+            data: components["schemas"]["SimpleSegment"][];
+            /**
+             * @description Number of segments.
+             * @example 1
+             */
+            total: number;
+        };
+        /**
+         * AsyncActionsListResponseBody
+         * @description The project's async actions, newest first (the public API marks none of the fields always sent; the reference
+         *     server always sends them all), without their `result` (read one action for it). `has_more` says
+         *     whether older ones exist beyond `limit`; to read on, pass the `created_at` of the last one as `end_date`.
+         */
+        AsyncActionsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "async_actions";
+            async_actions?: components["schemas"]["AsyncAction"][];
+            /** @description Whether older async actions follow this page. */
+            has_more?: boolean;
+        };
+        /**
+         * ExportFields
+         * @description What every export has, whatever it exports. `ExportBase` is this with the fields every operation of the public
+         *     API but one always sends.
+         */
+        ExportFields: {
+            /**
+             * @description Export ID (prefix `exp_`).
+             * @example exp_0d6b1c2e3f4a5b6c7d
+             */
+            id?: string;
+            /**
+             * @description Always `export`.
+             * @constant
+             */
+            object?: "export";
+            created_at?: components["schemas"]["CreatedAt"];
+            /**
+             * @description `SCHEDULED` when made, `IN_PROGRESS` while the file is written, `DONE` once it can be downloaded, `ERROR` when
+             *     it could not be written.
+             * @enum {string}
+             */
+            status?: "SCHEDULED" | "IN_PROGRESS" | "DONE" | "ERROR";
+            /**
+             * @description How the export was asked for; `API` for every export this server makes.
+             * @example API
+             */
+            channel?: string;
+            /** @description Null until the export is `DONE`; then where to download the file. */
+            result?: {
+                /**
+                 * @description The file's address, with a `token` that binds it to this export. Fetch it with the API key's credentials
+                 *     (see `download-export`).
+                 * @example http://localhost:3000/v1/exports/exp_0d6b1c2e3f4a5b6c7d/download?token=6f1c9e2a0b7d4c3e8a5f1b2c
+                 */
+                url: string;
+            } | null;
+            /** @description The dashboard user who asked for the export; null for an export asked for through the API. */
+            user_id?: string | null;
+            /**
+             * @description What is exported.
+             * @enum {string}
+             */
+            exported_object?: "voucher" | "redemption" | "customer" | "publication" | "order" | "points_expiration" | "voucher_transactions";
+        };
+        /**
+         * ExportBase
+         * @description What every export has, whatever it exports, with the fields always sent.
+         */
+        ExportBase: WithRequired<components["schemas"]["ExportFields"], "id" | "object" | "created_at" | "status" | "result" | "user_id" | "exported_object">;
+        /**
+         * ExportFilterOperand
+         * @description One value an export filter's operator compares with: a text, a number, a boolean, or (for a date) an ISO 8601 date or
+         *     timestamp. The public API also lists an object here without saying what it holds; the reference server
+         *     refuses one (400 `invalid_payload`), since it cannot tell what it would match.
+         * @example 2026-01-01T00:00:00Z
+         */
+        ExportFilterOperand: string | number | boolean | {
+            [key: string]: unknown;
+        };
+        /**
+         * ExportFilterOperands
+         * @description The value of one operator of an export filter, alone or as a list.
+         * @example [
+         *       "ACTIVE",
+         *       "PAID"
+         *     ]
+         */
+        ExportFilterOperands: components["schemas"]["ExportFilterOperand"] | components["schemas"]["ExportFilterOperand"][];
+        /**
+         * ExportFilterConditions
+         * @description The operators of one field of an export filter, each with one value or a list of values. Day counts (`$is_days_ago`,
+         *     `$more_than_ago`, …) are whole numbers of days, counted in UTC. An operator outside these is refused (400
+         *     `invalid_payload`), as is one the field cannot take (a count on a field that is not a list).
+         * @example {
+         *       "$in": [
+         *         "ACTIVE",
+         *         "PAID"
+         *       ]
+         *     }
+         */
+        ExportFilterConditions: {
+            /** @description Equal to one of the values. */
+            $in?: components["schemas"]["ExportFilterOperands"];
+            /** @description Equal to none of the values. */
+            $not_in?: components["schemas"]["ExportFilterOperands"];
+            /** @description Equal to the value (to one of them, when a list is given). */
+            $is?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment on the UTC day that many days before today. */
+            $is_days_ago?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment on the UTC day that many days after today. */
+            $is_days_in_future?: components["schemas"]["ExportFilterOperands"];
+            /** @description Not equal to the value (to any of them, when a list is given). */
+            $is_not?: components["schemas"]["ExportFilterOperands"];
+            /** @description Has a value; the operand is ignored. */
+            $has_value?: components["schemas"]["ExportFilterOperands"];
+            /** @description Has no value; the operand is ignored. */
+            $is_unknown?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text containing the value (every value, when a list is given). */
+            $contains?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text containing none of the values. */
+            $not_contain?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text starting with the value (one of them, when a list is given). */
+            $starts_with?: components["schemas"]["ExportFilterOperands"];
+            /** @description A text ending with the value (one of them, when a list is given). */
+            $ends_with?: components["schemas"]["ExportFilterOperands"];
+            /** @description Greater than the value (the first one, when a list is given); numbers by value, dates by time. */
+            $more_than?: components["schemas"]["ExportFilterOperands"];
+            /** @description Less than the value. */
+            $less_than?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment more than that many days before now. */
+            $more_than_ago?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment within that many days before now. */
+            $less_than_ago?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment more than that many days after now. */
+            $more_than_future?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment within that many days after now (and not past). */
+            $less_than_future?: components["schemas"]["ExportFilterOperands"];
+            /** @description Greater than or equal to the value. */
+            $more_than_equal?: components["schemas"]["ExportFilterOperands"];
+            /** @description Less than or equal to the value. */
+            $less_than_equal?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment after the given date or timestamp. */
+            $after?: components["schemas"]["ExportFilterOperands"];
+            /** @description A moment before the given date or timestamp. */
+            $before?: components["schemas"]["ExportFilterOperands"];
+            /** @description A list field with exactly that many items. */
+            $count?: components["schemas"]["ExportFilterOperands"];
+            /** @description A list field with fewer items than that. */
+            $count_less?: components["schemas"]["ExportFilterOperands"];
+            /** @description A list field with more items than that. */
+            $count_more?: components["schemas"]["ExportFilterOperands"];
+        };
+        /**
+         * ExportFilterClause
+         * @description The conditions on one field of the exported objects.
+         * @example {
+         *       "conditions": {
+         *         "$after": "2026-01-01T00:00:00Z"
+         *       }
+         *     }
+         */
+        ExportFilterClause: {
+            conditions?: components["schemas"]["ExportFilterConditions"];
+        };
+        /**
+         * ExportVoucherFilters
+         * @description Which vouchers the export holds: conditions keyed by field, joined by `junction`. Besides the fields below,
+         *     `metadata.<key>` filters on a metadata value. `redemption_status` and `validity_timeframe` are documented by the
+         *     public API without their values; the reference server refuses them (400 `invalid_payload`), as it refuses any other
+         *     field, rather than export more than was asked for.
+         * @example {
+         *       "junction": "and",
+         *       "active": {
+         *         "conditions": {
+         *           "$is": [
+         *             true
+         *           ]
+         *         }
+         *       },
+         *       "created_at": {
+         *         "conditions": {
+         *           "$after": [
+         *             "2026-01-01T00:00:00Z"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportVoucherFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the voucher was created. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description When the voucher was last changed. */
+            updated_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The UTC day the voucher was created (`YYYY-MM-DD`). */
+            created_date?: components["schemas"]["ExportFilterClause"];
+            /** @description Whether the voucher is enabled (`true`, `false`). */
+            active?: components["schemas"]["ExportFilterClause"];
+            /** @description Not filtered by the reference server (400). */
+            redemption_status?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's start. */
+            start_date?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's end. */
+            expiration_date?: components["schemas"]["ExportFilterClause"];
+            /** @description The days of the week the voucher works on (a list: `$in` matches any of them, `$count` counts them). */
+            validity_day_of_week?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher code. */
+            code?: components["schemas"]["ExportFilterClause"];
+            /** @description The names of the voucher's categories (a list). */
+            categories?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's own ID. */
+            vouchers?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer holding the voucher. */
+            holder_id?: components["schemas"]["ExportFilterClause"];
+            /** @description Whether the voucher is a referral code. */
+            is_referral_code?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer the voucher was published to (its holder). */
+            published_for_customer_id?: components["schemas"]["ExportFilterClause"];
+            /** @description Not filtered by the reference server (400). */
+            validity_timeframe?: components["schemas"]["ExportFilterClause"];
+            /** @description The IDs of the voucher's categories (a list). */
+            category_ids?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportVoucherParameters
+         * @description What an export of vouchers holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "code",
+         *         "voucher_type",
+         *         "value",
+         *         "discount_type"
+         *       ]
+         *     }
+         */
+        ExportVoucherParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-code" | "code";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `code`, `voucher_type`, `value`, `discount_type`, `campaign`, `category`, `start_date`, `expiration_date`, `gift_balance`, `loyalty_balance`, `redemption_quantity`, `redemption_count`, `active`, `metadata`.
+             *     `value` is the discount's amount, percent, fixed amount or units, a gift card's amount or a loyalty card's points; `formula` the discount's formula; `qr_code` and `bar_code` the image URLs; `metadata` a JSON object; `validation_rules_id` the IDs of the rules assigned to the voucher, comma-separated; `customer_id` and `customer_source_id` its holder.
+             */
+            fields?: ("code" | "voucher_type" | "value" | "formula" | "discount_type" | "campaign" | "category" | "start_date" | "expiration_date" | "gift_balance" | "loyalty_balance" | "redemption_quantity" | "redemption_count" | "active" | "qr_code" | "bar_code" | "metadata" | "id" | "is_referral_code" | "created_at" | "updated_at" | "validity_timeframe_interval" | "validity_timeframe_duration" | "validity_day_of_week" | "discount_amount_limit" | "campaign_id" | "additional_info" | "customer_id" | "discount_effect" | "discount_unit_type" | "discount_unit_effect" | "validation_rules_id" | "customer_source_id")[];
+            filters?: components["schemas"]["ExportVoucherFilters"];
+            /** @description Only the vouchers of this campaign (its ID). */
+            campaign_id?: string;
+        };
+        /**
+         * ExportVoucherRequest
+         * @description An export of vouchers.
+         */
+        ExportVoucherRequest: {
+            /**
+             * @description What is exported; `voucher` here.
+             * @constant
+             */
+            exported_object: "voucher";
+            parameters?: components["schemas"]["ExportVoucherParameters"];
+        };
+        /**
+         * ExportVoucher
+         * @description An export of vouchers, with the columns and filters it was asked for.
+         */
+        ExportVoucher: components["schemas"]["ExportBase"] & components["schemas"]["ExportVoucherRequest"];
+        /**
+         * ExportRedemptionFilters
+         * @description Which redemptions and rollbacks the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>`
+         *     filters on the entry's metadata. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "result": {
+         *         "conditions": {
+         *           "$is": [
+         *             "SUCCESS"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportRedemptionFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the redemption or rollback happened. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the voucher or promotion tier. */
+            campaign?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer?: components["schemas"]["ExportFilterClause"];
+            /** @description The code of the redeemed voucher. */
+            voucher?: components["schemas"]["ExportFilterClause"];
+            /** @description What was redeemed: `voucher` or `promotion_tier` (`redemption` for a parent of a stacked request). */
+            related_object?: components["schemas"]["ExportFilterClause"];
+            /** @description The code of the redeemed voucher. */
+            voucher_code?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the redeemed voucher or promotion tier. */
+            related_object_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the voucher or promotion tier. */
+            related_object_parent_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The parent redemption of a child of a stacked request. */
+            parent_redemption_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The error key of a failed redemption. */
+            failure_code?: components["schemas"]["ExportFilterClause"];
+            /** @description `SUCCESS` or `FAILURE`. */
+            result?: components["schemas"]["ExportFilterClause"];
+            /** @description `redemption` or `redemption_rollback`. */
+            object?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The name of the campaign of the voucher or promotion tier. */
+            campaign_name?: components["schemas"]["ExportFilterClause"];
+            /** @description The dashboard user who redeemed; unknown for every entry made through the API. */
+            user_login?: components["schemas"]["ExportFilterClause"];
+            /** @description `SUCCEEDED`, `FAILED` or `ROLLED_BACK`. */
+            status?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportRedemptionParameters
+         * @description What an export of redemptions and rollbacks holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "id",
+         *         "object",
+         *         "date",
+         *         "voucher_code"
+         *       ]
+         *     }
+         */
+        ExportRedemptionParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `object`, `date`, `voucher_code`, `campaign`, `customer_id`, `tracking_id`, `order_amount`, `gift_amount`, `loyalty_points`, `result`, `failure_code`, `failure_message`, `metadata`.
+             *     `object` is `redemption` or `redemption_rollback`; `date` when it happened; `campaign` the campaign's name; `order_amount` the order's amount; `gift_amount` the credits spent, `loyalty_points` the points; `metadata` a JSON object.
+             */
+            fields?: ("id" | "object" | "date" | "voucher_code" | "campaign" | "promotion_tier_id" | "customer_id" | "customer_source_id" | "customer_name" | "tracking_id" | "order_id" | "order_amount" | "gift_amount" | "loyalty_points" | "result" | "failure_code" | "failure_message" | "metadata")[];
+            filters?: components["schemas"]["ExportRedemptionFilters"];
+        };
+        /**
+         * ExportRedemptionRequest
+         * @description An export of redemptions and rollbacks.
+         */
+        ExportRedemptionRequest: {
+            /**
+             * @description What is exported; `redemption` here.
+             * @constant
+             */
+            exported_object: "redemption";
+            parameters?: components["schemas"]["ExportRedemptionParameters"];
+        };
+        /**
+         * ExportRedemption
+         * @description An export of redemptions and rollbacks, with the columns and filters it was asked for.
+         */
+        ExportRedemption: components["schemas"]["ExportBase"] & components["schemas"]["ExportRedemptionRequest"];
+        /**
+         * ExportCustomerFilters
+         * @description Which customers the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on a
+         *     metadata value. The `publications.*` fields match a customer with at least one publication that meets the
+         *     conditions. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "email": {
+         *         "conditions": {
+         *           "$ends_with": [
+         *             "@example.com"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportCustomerFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the customer was created. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description When the customer was last changed. */
+            updated_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's email address. */
+            email?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's name. */
+            name?: components["schemas"]["ExportFilterClause"];
+            /** @description The city of the customer's address. */
+            city?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's phone number. */
+            phone?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's birthday (also read from `birthdate`). */
+            birthday?: components["schemas"]["ExportFilterClause"];
+            /** @description The customer's `source_id`. */
+            source_id?: components["schemas"]["ExportFilterClause"];
+            /** @description When a voucher was published to the customer. */
+            "publications.created_at"?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher (ID) published to the customer. */
+            "publications.related_object_id"?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportCustomerParameters
+         * @description What an export of customers holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "name",
+         *         "id",
+         *         "email",
+         *         "source_id"
+         *       ]
+         *     }
+         */
+        ExportCustomerParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-name" | "name" | "-id" | "id" | "-email" | "email" | "-source_id" | "source_id" | "-created_at" | "created_at" | "-updated_at" | "updated_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `name`, `id`, `email`, `source_id`, `created_at`, `updated_at`, `metadata`.
+             *     Address fields are the address's parts; `redemptions_*`, `orders_*` and `loyalty_*` come from the customer's summary, as the customer shows them; `metadata` a JSON object.
+             */
+            fields?: ("name" | "id" | "description" | "email" | "source_id" | "created_at" | "address_city" | "address_state" | "address_line_1" | "address_line_2" | "address_country" | "address_postal_code" | "redemptions_total_redeemed" | "redemptions_total_failed" | "redemptions_total_succeeded" | "redemptions_total_rolled_back" | "redemptions_total_rollback_failed" | "redemptions_total_rollback_succeeded" | "orders_total_amount" | "orders_total_count" | "orders_average_amount" | "orders_last_order_amount" | "orders_last_order_date" | "loyalty_points" | "loyalty_referred_customers" | "updated_at" | "phone" | "birthday" | "metadata" | "birthdate")[];
+            filters?: components["schemas"]["ExportCustomerFilters"];
+        };
+        /**
+         * ExportCustomerRequest
+         * @description An export of customers.
+         */
+        ExportCustomerRequest: {
+            /**
+             * @description What is exported; `customer` here.
+             * @constant
+             */
+            exported_object: "customer";
+            parameters?: components["schemas"]["ExportCustomerParameters"];
+        };
+        /**
+         * ExportCustomer
+         * @description An export of customers, with the columns and filters it was asked for.
+         */
+        ExportCustomer: components["schemas"]["ExportBase"] & components["schemas"]["ExportCustomerRequest"];
+        /**
+         * ExportPublicationFilters
+         * @description Which publications the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on
+         *     the publication's metadata. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "campaign_name": {
+         *         "conditions": {
+         *           "$is": [
+         *             "Welcome offer"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportPublicationFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the publication was made. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the published voucher. */
+            campaign?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer?: components["schemas"]["ExportFilterClause"];
+            /** @description The code of the published voucher. */
+            voucher?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the published voucher. */
+            related_object_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The error key of a failed publication. */
+            failure_code?: components["schemas"]["ExportFilterClause"];
+            /** @description `SUCCESS` or `FAILURE`. */
+            result?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the customer. */
+            customer_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The name of the campaign of the published voucher. */
+            campaign_name?: components["schemas"]["ExportFilterClause"];
+            /** @description The publication's `source_id`. */
+            source_id?: components["schemas"]["ExportFilterClause"];
+            /** @description Whether the published voucher is a referral code. */
+            is_referral_code?: components["schemas"]["ExportFilterClause"];
+            /** @description The ID of the campaign of the published voucher. */
+            parent_object_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The type of the published voucher (`DISCOUNT_VOUCHER`, `GIFT_VOUCHER`, `LOYALTY_CARD`). */
+            voucher_type?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportPublicationParameters
+         * @description What an export of publications holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "voucher_code",
+         *         "customer_id",
+         *         "customer_source_id",
+         *         "date"
+         *       ]
+         *     }
+         */
+        ExportPublicationParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at" | "-channel" | "channel";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `voucher_code`, `customer_id`, `customer_source_id`, `date`, `channel`, `campaign`, `is_winner`, `metadata`.
+             *     `date` is when the voucher was published; `campaign` the campaign's name; `is_winner` whether the publication succeeded; `metadata` a JSON object.
+             */
+            fields?: ("voucher_code" | "customer_id" | "customer_source_id" | "date" | "channel" | "campaign" | "is_winner" | "metadata")[];
+            filters?: components["schemas"]["ExportPublicationFilters"];
+        };
+        /**
+         * ExportPublicationRequest
+         * @description An export of publications.
+         */
+        ExportPublicationRequest: {
+            /**
+             * @description What is exported; `publication` here.
+             * @constant
+             */
+            exported_object: "publication";
+            parameters?: components["schemas"]["ExportPublicationParameters"];
+        };
+        /**
+         * ExportPublication
+         * @description An export of publications, with the columns and filters it was asked for.
+         */
+        ExportPublication: components["schemas"]["ExportBase"] & components["schemas"]["ExportPublicationRequest"];
+        /**
+         * ExportOrderFilters
+         * @description Which orders the export holds: conditions keyed by field, joined by `junction`; `metadata.<key>` filters on a
+         *     metadata value. Any other field is refused (400 `invalid_payload`). Amounts are ×100.
+         * @example {
+         *       "status": {
+         *         "conditions": {
+         *           "$in": [
+         *             "PAID",
+         *             "FULFILLED"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportOrderFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the order was created. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description When the order was last changed. */
+            updated_at?: components["schemas"]["ExportFilterClause"];
+            /** @description `CREATED`, `PAID`, `CANCELED` or `FULFILLED`. */
+            status?: components["schemas"]["ExportFilterClause"];
+            /** @description The order's `source_id`. */
+            source_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The order's amount before discounts. */
+            amount?: components["schemas"]["ExportFilterClause"];
+            /** @description The amount to pay after discounts. */
+            total_amount?: components["schemas"]["ExportFilterClause"];
+            /** @description The order-level discount. */
+            discount_amount?: components["schemas"]["ExportFilterClause"];
+            /** @description Every discount together. */
+            total_discount_amount?: components["schemas"]["ExportFilterClause"];
+            /** @description The discount on the items. */
+            items_discount_amount?: components["schemas"]["ExportFilterClause"];
+        } & {
+            [key: string]: components["schemas"]["ExportFilterClause"] | components["schemas"]["Junction"];
+        };
+        /**
+         * ExportOrderParameters
+         * @description What an export of orders holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "id",
+         *         "source_id",
+         *         "created_at",
+         *         "updated_at"
+         *       ]
+         *     }
+         */
+        ExportOrderParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-status" | "status";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `source_id`, `created_at`, `updated_at`, `status`, `amount`, `discount_amount`, `total_amount`, `customer_id`, `metadata`.
+             *     Amounts are ×100; `metadata` a JSON object.
+             */
+            fields?: ("id" | "source_id" | "created_at" | "updated_at" | "status" | "amount" | "discount_amount" | "items_discount_amount" | "total_discount_amount" | "total_amount" | "customer_id" | "referrer_id" | "metadata")[];
+            filters?: components["schemas"]["ExportOrderFilters"];
+        };
+        /**
+         * ExportOrderRequest
+         * @description An export of orders.
+         */
+        ExportOrderRequest: {
+            /**
+             * @description What is exported; `order` here.
+             * @constant
+             */
+            exported_object: "order";
+            parameters?: components["schemas"]["ExportOrderParameters"];
+        };
+        /**
+         * ExportOrder
+         * @description An export of orders, with the columns and filters it was asked for.
+         */
+        ExportOrder: components["schemas"]["ExportBase"] & components["schemas"]["ExportOrderRequest"];
+        /**
+         * ExportPointsExpirationFilters
+         * @description Which points the export holds: conditions on the program and the card, joined by `junction`. Any other field is
+         *     refused (400 `invalid_payload`).
+         * @example {
+         *       "campaign_id": {
+         *         "conditions": {
+         *           "$in": [
+         *             "camp_0b2f6c1d9e8a7f6b5c"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportPointsExpirationFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description The loyalty program's ID. */
+            campaign_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The loyalty card's ID. */
+            voucher_id?: components["schemas"]["ExportFilterClause"];
+        };
+        /**
+         * ExportPointsExpirationParameters
+         * @description What an export of points waiting to expire on loyalty cards holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "expires_at",
+         *       "fields": [
+         *         "id",
+         *         "campaign_id",
+         *         "voucher_id",
+         *         "points"
+         *       ]
+         *     }
+         */
+        ExportPointsExpirationParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default expires_at
+             * @enum {string}
+             */
+            order?: "expires_at" | "-expires_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `campaign_id`, `voucher_id`, `points`, `status`, `expires_at`.
+             *     `id` names the points of one card that expire on one day; `status` is `ACTIVE` (points still spendable); `expires_at` the last day they can be spent.
+             */
+            fields?: ("id" | "campaign_id" | "voucher_id" | "points" | "status" | "expires_at")[];
+            filters?: components["schemas"]["ExportPointsExpirationFilters"];
+        };
+        /**
+         * ExportPointsExpirationRequest
+         * @description An export of loyalty points and when they expire.
+         */
+        ExportPointsExpirationRequest: {
+            /**
+             * @description What is exported; `points_expiration` here.
+             * @constant
+             */
+            exported_object: "points_expiration";
+            parameters?: components["schemas"]["ExportPointsExpirationParameters"];
+        };
+        /**
+         * ExportPointsExpiration
+         * @description An export of loyalty points and when they expire, with the columns and filters it was asked for.
+         */
+        ExportPointsExpiration: components["schemas"]["ExportBase"] & components["schemas"]["ExportPointsExpirationRequest"];
+        /**
+         * ExportVoucherTransactionsFilters
+         * @description Which balance movements the export holds: conditions on when they happened, the campaign and the voucher, joined by
+         *     `junction`. Any other field is refused (400 `invalid_payload`).
+         * @example {
+         *       "voucher_id": {
+         *         "conditions": {
+         *           "$in": [
+         *             "v_0c9f3a2b1d4e5f6a7b"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        ExportVoucherTransactionsFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description When the movement happened. */
+            created_at?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher's campaign. */
+            campaign_id?: components["schemas"]["ExportFilterClause"];
+            /** @description The voucher (gift card or loyalty card). */
+            voucher_id?: components["schemas"]["ExportFilterClause"];
+        };
+        /**
+         * ExportVoucherTransactionsParameters
+         * @description What an export of balance movements of gift cards and loyalty cards holds: its columns (`fields`, in that order), the rows' order and which rows
+         *     (`filters`). The reference server echoes the columns it wrote, so `fields` is always there in a response.
+         * @example {
+         *       "order": "-created_at",
+         *       "fields": [
+         *         "id",
+         *         "campaign_id",
+         *         "voucher_id",
+         *         "type"
+         *       ]
+         *     }
+         */
+        ExportVoucherTransactionsParameters: {
+            /**
+             * @description The order of the rows (a leading `-` for descending).
+             * @default -created_at
+             * @enum {string}
+             */
+            order?: "-created_at" | "created_at";
+            /**
+             * @description The columns of the file, in this order, each named by its header. When left out: `id`, `campaign_id`, `voucher_id`, `type`, `source_id`, `reason`, `source`, `balance`, `amount`, `related_transaction_id`, `created_at`, `details`.
+             *     `balance` is the balance after the movement; `amount` the change (credits ×100 or points); `details` a JSON object with what caused it.
+             */
+            fields?: ("id" | "campaign_id" | "voucher_id" | "type" | "source_id" | "reason" | "source" | "balance" | "amount" | "related_transaction_id" | "created_at" | "details")[];
+            filters?: components["schemas"]["ExportVoucherTransactionsFilters"];
+        };
+        /**
+         * ExportVoucherTransactionsRequest
+         * @description An export of balance movements of gift cards and loyalty cards.
+         */
+        ExportVoucherTransactionsRequest: {
+            /**
+             * @description What is exported; `voucher_transactions` here.
+             * @constant
+             */
+            exported_object: "voucher_transactions";
+            parameters?: components["schemas"]["ExportVoucherTransactionsParameters"];
+        };
+        /**
+         * ExportVoucherTransactions
+         * @description An export of balance movements of gift cards and loyalty cards, with the columns and filters it was asked for.
+         */
+        ExportVoucherTransactions: components["schemas"]["ExportBase"] & components["schemas"]["ExportVoucherTransactionsRequest"];
+        /**
+         * Export
+         * @description A file of objects written in the background: `status` is `SCHEDULED` when it is made, `IN_PROGRESS` while rows are
+         *     written, then `DONE` with the file's address in `result.url`, or `ERROR`.
+         */
+        Export: components["schemas"]["ExportVoucher"] | components["schemas"]["ExportRedemption"] | components["schemas"]["ExportCustomer"] | components["schemas"]["ExportPublication"] | components["schemas"]["ExportOrder"] | components["schemas"]["ExportPointsExpiration"] | components["schemas"]["ExportVoucherTransactions"];
+        /**
+         * ExportsListResponseBody
+         * @description A page of the project's exports.
+         */
+        ExportsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "exports";
+            exports: components["schemas"]["Export"][];
+            /** @description How many exports the project has. */
+            total: number;
+        };
+        /**
+         * ExportsCreateRequestBody
+         * @description What to export, named by `exported_object`, with the file's columns, the rows' order and filters in
+         *     `parameters`. Each kind of object takes its own columns, orders and filter fields.
+         */
+        ExportsCreateRequestBody: components["schemas"]["ExportVoucherRequest"] | components["schemas"]["ExportRedemptionRequest"] | components["schemas"]["ExportCustomerRequest"] | components["schemas"]["ExportPublicationRequest"] | components["schemas"]["ExportOrderRequest"] | components["schemas"]["ExportPointsExpirationRequest"] | components["schemas"]["ExportVoucherTransactionsRequest"];
+        /**
+         * VoucherImport
+         * @description One voucher to import, with its own code. It is made exactly as the create operation makes a voucher with that
+         *     code (every setting of `VoucherFields` applies; server-owned fields such as a gift's `balance` or a card's
+         *     counters are accepted and ignored). In a campaign import the vouchers join the campaign in the path, which must
+         *     be able to gain vouchers, and take its template for what they leave out; `campaign` and `campaign_id` are
+         *     ignored there.
+         * @example {
+         *       "code": "SPRING-0001",
+         *       "type": "DISCOUNT_VOUCHER",
+         *       "discount": {
+         *         "type": "PERCENT",
+         *         "percent_off": 15
+         *       },
+         *       "expiration_date": "2026-06-30T23:59:59Z",
+         *       "metadata": {
+         *         "batch": "spring"
+         *       }
+         *     }
+         */
+        VoucherImport: components["schemas"]["VoucherFields"] & {
+            code: components["schemas"]["VoucherCode"];
+        };
+        /**
+         * VouchersImportRequestBody
+         * @description The vouchers to import, each with its code. Each is made in its own unit of work: one that cannot be made (a
+         *     taken code, a missing value) is reported in the async action's `result.failed` and the others are made.
+         */
+        VouchersImportRequestBody: components["schemas"]["VoucherImport"][];
+        /**
+         * VouchersImportCsvRequestBody
+         * @description A CSV file of vouchers to import, sent as `multipart/form-data` in the part named `file`.
+         */
+        VouchersImportCsvRequestBody: {
+            /**
+             * Format: binary
+             * @description The CSV file (UTF-8, comma-separated, a header row naming the columns, fields with commas or line breaks in
+             *     double quotes). At most 10 MB (413 beyond).
+             */
+            file: string;
+            /**
+             * @description Whether each imported voucher sends its `voucher.created` webhook. Form fields are text, so `true` and
+             *     `false` are taken as text too. The reference server records the event of every voucher it makes, as the
+             *     create operation does, whatever this says.
+             * @enum {boolean|string}
+             */
+            webhooks_enable?: true | false | "true" | "false";
+        };
+        /**
+         * VouchersBulkUpdateRequestBody
+         * @description Metadata for each voucher, by code. The keys given are set on the voucher's metadata, which keeps its other keys;
+         *     a null value removes the key. A code that names no voucher is reported in the async action's `result.errors`.
+         */
+        VouchersBulkUpdateRequestBody: {
+            code: components["schemas"]["VoucherCode"];
+            metadata: components["schemas"]["Metadata"];
+        }[];
+        /**
+         * VouchersMetadataUpdateRequestBody
+         * @description The same metadata for many vouchers, by code. The keys given are set on each voucher's metadata, which keeps its
+         *     other keys; a null value removes the key. A code that names no voucher is reported in the async action's
+         *     `result.errors`.
+         */
+        VouchersMetadataUpdateRequestBody: {
+            /** @description The vouchers' codes. */
+            codes: components["schemas"]["VoucherCode"][];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * TransactionsExportRequestBody
+         * @description The columns, order and filters of an export of balance movements. The path names the voucher, campaign or loyalty
+         *     card whose movements are exported; filters narrow them further.
+         * @example {
+         *       "parameters": {
+         *         "order": "-created_at",
+         *         "fields": [
+         *           "id",
+         *           "type",
+         *           "amount",
+         *           "balance",
+         *           "created_at"
+         *         ]
+         *       }
+         *     }
+         */
+        TransactionsExportRequestBody: {
+            parameters?: components["schemas"]["ExportVoucherTransactionsParameters"];
+        };
+        /**
+         * ImportCsvRequestBody
+         * @description A CSV file to import, sent as `multipart/form-data` in the part named `file`.
+         */
+        ImportCsvRequestBody: {
+            /**
+             * Format: binary
+             * @description The CSV file (UTF-8, comma-separated, a header row naming the columns, fields with commas or line breaks in
+             *     double quotes). At most 10 MB (413 beyond).
+             */
+            file: string;
+        };
+        /**
+         * CampaignTransactionFilters
+         * @description Conditions on a campaign's transactions (`id`, `voucher_id`), joined by `junction`.
+         */
+        CampaignTransactionFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the transaction ID. */
+            id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the voucher (gift card or loyalty card) whose balance moved. */
+            voucher_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+        };
+        /**
+         * CustomersBulkUpdateRequestBody
+         * @description Customers by `source_id`, each created or updated exactly as the create operation does (it upserts by
+         *     `source_id`), in its own unit of work. One that cannot be saved is reported in the async action's
+         *     `result.errors`.
+         */
+        CustomersBulkUpdateRequestBody: (components["schemas"]["CustomerFields"] & {
+            /** @description The customer's ID in your system, which names the customer to create or update. */
+            source_id: string;
+        })[];
+        /**
+         * CustomersMetadataUpdateRequestBody
+         * @description The same metadata for many customers, by `source_id`. The keys given are set on each customer's metadata, which
+         *     keeps its other keys; a null value removes the key. A `source_id` that names no customer is reported in the async
+         *     action's `result.errors`.
+         */
+        CustomersMetadataUpdateRequestBody: {
+            /** @description The customers' `source_id`s. */
+            source_ids: string[];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * ProductsBulkUpdateRequestBody
+         * @description Products by `source_id`: an existing product is updated with the fields given (as the update operation does), and
+         *     a `source_id` that names none makes a new product (as the create operation does), each in its own unit of work.
+         *     One that cannot be saved is reported in the async action's `result.errors`.
+         */
+        ProductsBulkUpdateRequestBody: {
+            /** @description The product's ID in your system, which names the product to update or create. */
+            source_id: string;
+            /** @description Product name, unique in the project. */
+            name?: string | null;
+            price?: components["schemas"]["Price"];
+            /** @description Names of the attributes each SKU of the product may set. */
+            attributes?: components["schemas"]["ProductAttributes"] | null;
+            /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
+            image_url?: components["schemas"]["ImageUrl"] | null;
+            /** @description Custom key-value pairs, set on the product's metadata key by key. */
+            metadata?: components["schemas"]["Metadata"] | null;
+        }[];
+        /**
+         * ProductsMetadataUpdateRequestBody
+         * @description The same metadata for many products, by `source_id`. The keys given are set on each product's metadata, which
+         *     keeps its other keys; a null value removes the key. A `source_id` that names no product is reported in the async
+         *     action's `result.errors`.
+         */
+        ProductsMetadataUpdateRequestBody: {
+            /** @description The products' `source_id`s. */
+            source_ids: string[];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * OrdersImportRequestBody
+         * @description The orders to import. Each is made (or, when its `id` or `source_id` names an existing order, updated) exactly as
+         *     the create operation does, in its own unit of work: one that cannot be made is reported in the async action's
+         *     `result.failed` and the others are made.
+         */
+        OrdersImportRequestBody: components["schemas"]["OrdersCreateRequestBody"][];
+        /**
+         * OrdersExportRequestBody
+         * @description The columns, order and filters of an export of orders.
+         * @example {
+         *       "parameters": {
+         *         "order": "-created_at",
+         *         "fields": [
+         *           "id",
+         *           "source_id",
+         *           "status",
+         *           "amount",
+         *           "total_amount"
+         *         ]
+         *       }
+         *     }
+         */
+        OrdersExportRequestBody: {
+            parameters?: components["schemas"]["ExportOrderParameters"];
+        };
+        /**
+         * PointsExpirationExportRequestBody
+         * @description The columns, order and filters of an export of a loyalty program's points and when they expire.
+         * @example {
+         *       "parameters": {
+         *         "order": "expires_at",
+         *         "fields": [
+         *           "voucher_id",
+         *           "points",
+         *           "expires_at"
+         *         ]
+         *       }
+         *     }
+         */
+        PointsExpirationExportRequestBody: {
+            parameters?: components["schemas"]["ExportPointsExpirationParameters"];
+        };
+        /**
+         * PointsExpirationExportResponseBody
+         * @description An export of a loyalty program's points and when they expire, as the deprecated program operation answers it. The
+         *     public API marks none of its fields as always sent; the reference server sends the same fields as `create-export`.
+         */
+        PointsExpirationExportResponseBody: components["schemas"]["ExportFields"] & {
+            /**
+             * @description Always `points_expiration`.
+             * @constant
+             */
+            exported_object?: "points_expiration";
+            parameters?: components["schemas"]["ExportPointsExpirationParameters"];
+        };
+        /**
+         * ListFilterConditions
+         * @description Operators of one field of a list's `filters`, each with one value or a list of values (at most 100). An
+         *     unknown operator is 400.
+         */
+        ListFilterConditions: {
+            /** @description Equal to the value. */
+            $is?: (string | number) | (string | number)[];
+            /** @description Not equal to the value. */
+            $is_not?: (string | number) | (string | number)[];
+            /** @description Equal to one of the values. */
+            $in?: (string | number) | (string | number)[];
+            /** @description Equal to none of the values. */
+            $not_in?: (string | number) | (string | number)[];
+            /** @description Has a value (any value given). */
+            $has_value?: (string | number) | (string | number)[];
+            /** @description Has no value (any value given). */
+            $is_unknown?: (string | number) | (string | number)[];
+            /** @description Starts with the text. */
+            $starts_with?: (string | number) | (string | number)[];
+            /** @description Ends with the text. */
+            $ends_with?: (string | number) | (string | number)[];
+            /** @description Contains the text. */
+            $contains?: (string | number) | (string | number)[];
+            /** @description Does not contain the text. */
+            $not_contain?: (string | number) | (string | number)[];
+            /** @description After the moment (an ISO 8601 date-time). */
+            $after?: (string | number) | (string | number)[];
+            /** @description Before the moment (an ISO 8601 date-time). */
+            $before?: (string | number) | (string | number)[];
+            /** @description Greater than the value. */
+            $more_than?: (string | number) | (string | number)[];
+            /** @description Less than the value. */
+            $less_than?: (string | number) | (string | number)[];
+        };
+        /**
+         * ListFilterField
+         * @description The conditions on one field of a list's `filters`.
+         */
+        ListFilterField: {
+            conditions?: components["schemas"]["ListFilterConditions"];
+        };
+        /**
+         * BinFilters
+         * @description Conditions on bin entries (`id`, `resource_id`, `resource_name`, `resource_type`), joined by `junction`.
+         */
+        BinFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["ListFilterField"];
+            resource_id?: components["schemas"]["ListFilterField"];
+            resource_name?: components["schemas"]["ListFilterField"];
+            resource_type?: components["schemas"]["ListFilterField"];
+        };
+        /**
+         * BinResourceType
+         * @description The type of object a bin entry holds. The reference server bins campaigns and vouchers; it deletes products
+         *     and SKUs at once, so it never sends `product` or `sku`.
+         * @example campaign
+         * @enum {string}
+         */
+        BinResourceType: "campaign" | "product" | "sku" | "voucher";
+        /**
+         * BinEntry
+         * @description An object deleted without `force`: gone from every get and list, its code or name still taken, until the
+         *     entry is deleted (which completes the deletion).
+         */
+        BinEntry: {
+            /**
+             * @description The entry's ID (prefix `bin_`).
+             * @example bin_4f1d2c3b4a5968778a
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the object was moved to the bin.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The dashboard user who deleted the object; null when it was deleted through the API, as always on the reference server. */
+            deleted_by_user_id: string | null;
+            /**
+             * @description The deleted object's ID.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            resource_id: string;
+            resource_type: components["schemas"]["BinResourceType"];
+            /**
+             * @description The deleted object's name, which stays taken while the entry exists (a campaign's name, a voucher's code).
+             * @example Spring sale
+             */
+            resource_name: string;
+            /** @description The campaign a deleted voucher belonged to; null for a standalone voucher and for a campaign. */
+            resource_parent_id: string | null;
+            object: components["schemas"]["BinResourceType"];
+        };
+        /**
+         * TrashBinListResponseBody
+         * @description A page of the bin's entries, paged with a cursor in ID order.
+         */
+        TrashBinListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["BinEntry"][];
+            /** @description How many entries match the filters. */
+            total: number;
+            /** @description Whether more entries follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example bin_4f1d2c3b4a5968778a
+             */
+            more_starting_after?: string;
+        };
+        /**
+         * TemplateFilters
+         * @description Conditions on campaign templates (`id`, `name`, `campaign_type`), joined by `junction`.
+         */
+        TemplateFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["ListFilterField"];
+            name?: components["schemas"]["ListFilterField"];
+            campaign_type?: components["schemas"]["ListFilterField"];
+        };
+        /**
+         * CampaignTemplateType
+         * @description The type of campaign a template makes: `GIFT_VOUCHERS` for a template made from a gift card campaign,
+         *     `DISCOUNT_COUPONS` for one made from a discount campaign or a promotion tier.
+         * @example DISCOUNT_COUPONS
+         * @enum {string}
+         */
+        CampaignTemplateType: "DISCOUNT_COUPONS" | "GIFT_VOUCHERS";
+        /**
+         * CampaignTemplate
+         * @description A campaign's setup kept under a name, to make new campaigns (or promotion tiers) like it: the voucher
+         *     template (discount or gift, code settings, redemption limit), the campaign's settings (type, joining,
+         *     validity, category, metadata) and copies of its validation rules.
+         */
+        CampaignTemplate: {
+            /**
+             * @description The template's ID (prefix `camptpl_`).
+             * @example camptpl_0f1e2d3c4b5a6978
+             */
+            id: string;
+            /**
+             * @description The template's name, unique among the project's templates.
+             * @example Spring sale template
+             */
+            name: string;
+            /**
+             * @description Free text about the template; left out when it has none.
+             * @example Ten percent off
+             * @example one use per code
+             */
+            description?: string;
+            campaign_type: components["schemas"]["CampaignTemplateType"];
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When the template was last updated; left out until it is.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description Always `campaign_template`.
+             * @constant
+             */
+            object: "campaign_template";
+        };
+        /**
+         * TemplatesCampaignsListResponseBody
+         * @description A page of campaign templates, paged with a cursor in ID order.
+         */
+        TemplatesCampaignsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data?: components["schemas"]["CampaignTemplate"][];
+            /** @description How many templates match the filters; sent when `include_total` is true. */
+            total?: number;
+            /** @description Whether more templates follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example camptpl_0f1e2d3c4b5a6978
+             */
+            more_starting_after?: string;
+            /**
+             * @description Named in the public API's reference as always sent, without saying what it holds. The reference
+             *     server never sends it.
+             */
+            campaign_template?: unknown;
+        };
+        /**
+         * TemplatesCampaignsCreateRequestBody
+         * @description A new template, made from an existing campaign (`campaign_id`) or promotion tier (`promotion_tier_id`):
+         *     exactly one of the two. A template can be made from a discount or gift card campaign, or from a
+         *     promotion tier (whose discount becomes the template's voucher discount); any other campaign type is a
+         *     400 `invalid_template_params`.
+         */
+        TemplatesCampaignsCreateRequestBody: {
+            /**
+             * @description The campaign to make the template from (ID or name); null or left out with `promotion_tier_id`.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id?: string | null;
+            /**
+             * @description The promotion tier to make the template from; null or left out with `campaign_id`.
+             * @example promo_1b2c3d4e5f6a7b8c9d
+             */
+            promotion_tier_id?: string | null;
+            /**
+             * @description The template's name, unique among the project's templates (409 `duplicate_found` when taken).
+             * @example Spring sale template
+             */
+            name: string;
+            /**
+             * @description Free text about the template; null for none.
+             * @example Ten percent off
+             * @example one use per code
+             */
+            description?: string | null;
+        };
+        /**
+         * TemplatesCampaignsUpdateRequestBody
+         * @description The template's new name or description; fields left out keep their value.
+         */
+        TemplatesCampaignsUpdateRequestBody: {
+            /**
+             * @description A new name, unique among the project's templates (409 `duplicate_found` when taken).
+             * @example Spring sale template 2027
+             */
+            name?: string;
+            /**
+             * @description A new description; null removes it.
+             * @example Fifteen percent off
+             */
+            description?: string | null;
+        };
+        /**
+         * TemplatesCampaignsCampaignSetupCreateRequestBody
+         * @description The new campaign: its name, and any settings that differ from the template's. Everything left out comes
+         *     from the template.
+         * @example {
+         *       "name": "Spring sale 2027",
+         *       "vouchers_count": 50,
+         *       "start_date": "2027-03-01T00:00:00.000Z",
+         *       "voucher": {
+         *         "code_config": {
+         *           "pattern": "SPRING27-####"
+         *         }
+         *       }
+         *     }
+         */
+        TemplatesCampaignsCampaignSetupCreateRequestBody: {
+            /**
+             * @description The campaign's name, unique in the project (409 `duplicate_found` when taken).
+             * @example Spring sale 2027
+             */
+            name: string;
+            /** @description Free text about the campaign. */
+            description?: string;
+            type?: components["schemas"]["CampaignVouchersMode"];
+            /** @description Whether a customer may hold only one voucher of the campaign. */
+            join_once?: boolean;
+            /** @description Whether customers join automatically. */
+            auto_join?: boolean;
+            /** @description Whether the vouchers' metadata follows the voucher metadata schema. */
+            use_voucher_metadata_schema?: boolean;
+            /**
+             * @description How many vouchers to generate now (up to 1000 before the response, more in the background).
+             * @example 50
+             */
+            vouchers_count?: number;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive before this moment.
+             */
+            start_date?: string;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive after this moment.
+             */
+            expiration_date?: string;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /**
+             * @description How long a voucher stays usable after it is published (ISO 8601 duration); stored and returned.
+             * @example P30D
+             */
+            activity_duration_after_publishing?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+            /** @description Name of an existing category. Use this or `category_id`. */
+            category?: string;
+            metadata?: components["schemas"]["Metadata"];
+            access_settings?: components["schemas"]["CampaignAccessSettings"];
+            /** @description Changes to the template's voucher settings. */
+            voucher?: {
+                code_config?: components["schemas"]["CodeConfig"];
+                /** @description How many times each voucher can be redeemed. */
+                redemption?: {
+                    /**
+                     * @description Redemptions allowed per voucher.
+                     * @example 1
+                     */
+                    quantity?: number;
+                };
+            };
+        };
+        /**
+         * TemplateCreatedResource
+         * @description An object made while setting up from a template.
+         */
+        TemplateCreatedResource: {
+            /**
+             * @description The object's ID.
+             * @example val_2b4d6f8a0c1e3g5i
+             */
+            id?: string;
+            /**
+             * @description What the object is. The reference server copies a template's validation rules, so it sends
+             *     `validation_rules`; the other kinds are for objects the public API copies across projects.
+             * @example validation_rules
+             * @enum {string}
+             */
+            object?: "validation_rules" | "product" | "sku" | "products_collection" | "segments" | "location";
+        };
+        /**
+         * TemplateCreatedResources
+         * @description The objects made along with the campaign or tier: a copy of each validation rule the template holds,
+         *     assigned to the new campaign or tier. Empty when the template holds none.
+         */
+        TemplateCreatedResources: components["schemas"]["TemplateCreatedResource"][];
+        /**
+         * TemplatesCampaignsCampaignSetupCreateResponseBody
+         * @description The campaign made from the template, with the objects made along with it.
+         */
+        TemplatesCampaignsCampaignSetupCreateResponseBody: {
+            created_resources: components["schemas"]["TemplateCreatedResources"];
+            campaign: components["schemas"]["Campaign"];
+            /**
+             * @description Always `campaign_setup`.
+             * @constant
+             */
+            object: "campaign_setup";
+        };
+        /**
+         * TemplatesCampaignsTierSetupCreateRequestBody
+         * @description The new promotion tier: the promotion campaign it goes into, its name, and its own settings. Its discount
+         *     is the template's.
+         * @example {
+         *       "campaign_id": "camp_9e8d7c6b5a4f3e2d1c",
+         *       "name": "Spring tier",
+         *       "banner": "Ten percent off everything"
+         *     }
+         */
+        TemplatesCampaignsTierSetupCreateRequestBody: {
+            /**
+             * @description The promotion campaign (ID or name) the tier is added to; any other campaign type is 400.
+             * @example camp_9e8d7c6b5a4f3e2d1c
+             */
+            campaign_id: string;
+            /**
+             * @description The tier's name.
+             * @example Spring tier
+             */
+            name: string;
+            /**
+             * @description Text shown to customers.
+             * @example Ten percent off everything
+             */
+            banner?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Order in which the discounts of several qualifying tiers apply.
+             * @example 1
+             */
+            hierarchy?: number;
+            /** @description Whether the tier can be used (default true). */
+            active?: boolean;
+            /**
+             * Format: date-time
+             * @description The tier is inactive before this moment.
+             */
+            start_date?: string;
+            /**
+             * Format: date-time
+             * @description The tier is inactive after this moment.
+             */
+            expiration_date?: string;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description Name of an existing category. Use this or `category_id`. */
+            category?: string;
+            /** @description ID of an existing category. */
+            category_id?: string;
+        };
+        /**
+         * TemplatesCampaignsTierSetupCreateResponseBody
+         * @description The promotion tier made from the template, with the objects made along with it.
+         */
+        TemplatesCampaignsTierSetupCreateResponseBody: {
+            created_resources: components["schemas"]["TemplateCreatedResources"];
+            promotion_tier?: components["schemas"]["PromotionTier"];
+            /**
+             * @description Always `promotion_tier_setup`.
+             * @constant
+             */
+            object: "promotion_tier_setup";
+            /**
+             * @description Named in the public API's reference as always sent, without saying what it holds. The reference
+             *     server never sends it; the tier's `campaign_id` names the campaign.
+             */
+            campaign?: unknown;
+        };
+        /**
+         * ManagementTemplatesCopyRequestBody
+         * @description Where to copy the template, and under which name.
+         */
+        ManagementTemplatesCopyRequestBody: {
+            /**
+             * @description The copy's name, unique among the destination project's templates (409 `duplicate_found` when taken).
+             * @example Spring sale template
+             */
+            name: string;
+            /** @description The copy's description; left out keeps the original's, null gives none. */
+            description?: string | null;
+            /**
+             * @description The project to copy the template into (404 when there is none); it may be the same project.
+             * @example proj_8a7b6c5d4e3f2a1b
+             */
+            destination_project_id: string;
+        };
+        /**
+         * HolderFilters
+         * @description Conditions on a referral code's holders (`id`, `created_at`, `holder_role`, `customer_id`), joined by `junction`.
+         */
+        HolderFilters: {
+            junction?: components["schemas"]["Junction"];
+            id?: components["schemas"]["ListFilterField"];
+            created_at?: components["schemas"]["ListFilterField"];
+            holder_role?: components["schemas"]["ListFilterField"];
+            customer_id?: components["schemas"]["ListFilterField"];
+        };
+        /**
+         * RedeemableHolder
+         * @description A customer's part in a referral code: `REFERRER`, the customer the code was published to (who refers
+         *     others), or `REFEREE`, a customer referred with it (added by hand or by converting). A referee's
+         *     conversion counts for the referrer and gives the rewards the referral program names.
+         */
+        RedeemableHolder: {
+            /**
+             * @description The holder entry's ID (prefix `rh_`).
+             * @example rh_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the customer became a holder of the code.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The referral code's voucher ID.
+             * @example v_3c9e1a7b5d2f4e6a8c
+             */
+            redeemable_id: string;
+            /**
+             * @description What the redeemable is; always `voucher` on the reference server.
+             * @example voucher
+             */
+            redeemable_object: string;
+            /**
+             * @description The holder.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            customer_id: string;
+            /**
+             * @description The customer's part: `REFERRER` or `REFEREE` for a referral code. (`OWNER` is the public API's role
+             *     of a gift or loyalty card's holder, which this list never holds.)
+             * @example REFEREE
+             * @enum {string}
+             */
+            holder_role: "OWNER" | "REFERRER" | "REFEREE";
+            /**
+             * @description The referral program.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id: string;
+            /**
+             * @description Always `REFERRAL_PROGRAM`.
+             * @enum {string}
+             */
+            campaign_type: "REFERRAL_PROGRAM";
+            /**
+             * @description The referral code's voucher type (`DISCOUNT_VOUCHER` for a referral program's codes).
+             * @example DISCOUNT_VOUCHER
+             * @enum {string}
+             */
+            voucher_type: "GIFT_VOUCHER" | "DISCOUNT_VOUCHER" | "LOYALTY_CARD";
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Always `redeemable_holder`.
+             * @constant
+             */
+            object: "redeemable_holder";
+        };
+        /**
+         * ReferralsHoldersListResponseBody
+         * @description A page of a referral code's holders, paged with a cursor in ID order.
+         */
+        ReferralsHoldersListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["RedeemableHolder"][];
+            /** @description How many holders match the filters. */
+            total: number;
+            /** @description Whether more holders follow this page. */
+            has_more: boolean;
+            /**
+             * @description Present when `has_more` is true; pass it as `starting_after_id` for the next page.
+             * @example rh_0a1b2c3d4e5f6a7b8c
+             */
+            more_starting_after?: string;
+        };
+        /**
+         * ReferralHolderCustomer
+         * @description A customer to add as a referee: found by `id` (404 when there is none), else by `source_id`; a new
+         *     `source_id`, or a customer named only by its other fields (`name`, `email`…), creates a customer from
+         *     these fields. An existing customer is not changed.
+         */
+        ReferralHolderCustomer: components["schemas"]["CustomerFields"] & {
+            /**
+             * @description Customer ID; null or left out to find the customer otherwise.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            id?: string | null;
+            /**
+             * @description Customer `source_id`; null or left out for a customer without one.
+             * @example jane-doe-1
+             */
+            source_id?: string | null;
+        };
+        /**
+         * ReferralsHoldersCreateRequestBody
+         * @description Customers to add to a referral code as referees, all or none: a customer who already holds the code
+         *     (as referee or referrer) is 409 `duplicate_found`, the code's referrer 400, and nothing is added.
+         * @example {
+         *       "holders": [
+         *         {
+         *           "source_id": "jane-doe-1",
+         *           "name": "Jane Doe",
+         *           "email": "jane@example.com"
+         *         }
+         *       ],
+         *       "metadata": {
+         *         "channel": "store"
+         *       }
+         *     }
+         */
+        ReferralsHoldersCreateRequestBody: {
+            /** @description The referees. */
+            holders: components["schemas"]["ReferralHolderCustomer"][];
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * ReferralsHoldersCreateResponseBody
+         * @description The holder entries made, in the order the customers were given.
+         */
+        ReferralsHoldersCreateResponseBody: {
+            /** @description One `REFEREE` entry per customer added. */
+            holders: components["schemas"]["RedeemableHolder"][];
+        };
+        /**
+         * CustomerPermanentDeletion
+         * @description The record of a customer's permanent deletion: what was removed, by kind. The deletion is requested and
+         *     carried out in one step, so the record comes back `DONE`.
+         */
+        CustomerPermanentDeletion: {
+            /**
+             * @description The deletion's ID (prefix `del_`).
+             * @example del_5e6f7a8b9c0d1e2f3a
+             */
+            id: string;
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * @description The deleted customer's ID, which no object of the project refers to any more by personal data.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            related_object_id: string;
+            /**
+             * @description Always `customer`.
+             * @constant
+             */
+            related_object: "customer";
+            /**
+             * @description Where the deletion stands. The public API reports `DONE` when everything is removed; the reference
+             *     server removes everything before it answers, so it always sends `DONE`.
+             * @example DONE
+             */
+            status: string;
+            /** @description How many objects of each kind were removed. */
+            data_json: {
+                /**
+                 * @description Every event recorded about the customer (behind their activity, summaries and webhooks), removed.
+                 * @example 12
+                 */
+                events: number;
+                /**
+                 * @description Of those, the ones that were entries of the customer's activity list.
+                 * @example 2
+                 */
+                customer_events: number;
+                /**
+                 * @description Daily activity aggregates, removed. The reference server keeps none, so it sends 0.
+                 * @example 0
+                 */
+                daily_events: number;
+                /**
+                 * @description Segment memberships removed. The reference server keeps none for a customer, so it sends 0.
+                 * @example 0
+                 */
+                segments: number;
+                /**
+                 * @description The customer's orders, removed.
+                 * @example 3
+                 */
+                orders: number;
+                /**
+                 * @description Of the events removed, those about the customer's orders.
+                 * @example 3
+                 */
+                order_events: number;
+                /**
+                 * @description The customer record itself (always 1).
+                 * @example 1
+                 */
+                customer: number;
+            };
+            /**
+             * @description Always `pernament_deletion` (the public API's spelling).
+             * @constant
+             */
+            object: "pernament_deletion";
+        };
+        /**
+         * CustomersActivitiesListResponseBody
+         * @description A page of a customer's activity, with the number of entries that match.
+         */
+        CustomersActivitiesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["CustomerActivity"][];
+            /** @description How many entries match the filters (before the cursor and the limit). */
+            total: number;
+        };
+        /**
+         * LoyaltiesRewardAssignmentsListResponseBody
+         * @description A page of the rewards a loyalty program offers (their assignments), with the number that match.
+         */
+        LoyaltiesRewardAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            data?: components["schemas"]["RewardAssignment"][];
+            /** @description How many assignments match. */
+            total?: number;
+        };
+        /**
+         * LoyaltiesRewardsCreateAssignmentItem
+         * @description One reward to offer in the program in the path, as `POST /v1/rewards/{rewardId}/assignments` would with
+         *     this program as `campaign`: `parameters.loyalty.points` is the cost (needed except for `COIN` rewards).
+         */
+        LoyaltiesRewardsCreateAssignmentItem: {
+            /**
+             * @description The reward's ID.
+             * @example rew_1628a578e3eaea874a
+             */
+            reward: string;
+            parameters?: components["schemas"]["RewardAssignmentParameters"];
+            /**
+             * @description Validation rules (IDs) for paying with a `COIN` reward. Accepted and ignored: the reference server
+             *     does not check validation rules on reward assignments.
+             */
+            validation_rules?: string[];
+        };
+        /**
+         * LoyaltiesRewardsCreateRequestBody
+         * @description Rewards to offer in the program, all or none: a reward already offered there (or twice in the list) is 409
+         *     `duplicate_found` and nothing is assigned.
+         * @example [
+         *       {
+         *         "reward": "rew_1628a578e3eaea874a",
+         *         "parameters": {
+         *           "loyalty": {
+         *             "points": 250
+         *           }
+         *         }
+         *       }
+         *     ]
+         */
+        LoyaltiesRewardsCreateRequestBody: components["schemas"]["LoyaltiesRewardsCreateAssignmentItem"][];
+        /**
+         * LoyaltyMemberReward
+         * @description A reward a member's program offers, with its assignment (the cost in the member's tier).
+         */
+        LoyaltyMemberReward: {
+            reward?: components["schemas"]["Reward"];
+            assignment?: components["schemas"]["RewardAssignment"];
+            /**
+             * @description Always `loyalty_reward`.
+             * @constant
+             */
+            object?: "loyalty_reward";
+        };
+        /**
+         * LoyaltiesMemberRewardsListResponseBody
+         * @description The rewards a member can get in the card's program.
+         */
+        LoyaltiesMemberRewardsListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["LoyaltyMemberReward"][];
+            /** @description How many rewards are listed. */
+            total: number;
+        };
+        /**
+         * LoyaltyPointsBucket
+         * @description Points of a loyalty card that expire together: added on any day, they are spent soonest-expiring first
+         *     and leave the card on `expires_at` if still unspent.
+         */
+        LoyaltyPointsBucket: {
+            /**
+             * @description The bucket's ID (prefix `lopb_`).
+             * @example lopb_0a1b2c3d4e5f6a7b8c
+             */
+            id: string;
+            /**
+             * @description The loyalty card.
+             * @example v_3c9e1a7b5d2f4e6a8c
+             */
+            voucher_id: string;
+            /**
+             * @description The card's loyalty program.
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            campaign_id: string;
+            /** @description The points in the bucket. */
+            bucket: {
+                /**
+                 * @description Points still in the bucket (points spent from it are gone).
+                 * @example 120
+                 */
+                total_points: number;
+            };
+            /**
+             * @description `ACTIVE`: the points can be spent until they expire (expired buckets are no longer listed).
+             * @example ACTIVE
+             */
+            status: string;
+            /**
+             * Format: date
+             * @description The last day the points can be spent.
+             * @example 2027-12-31
+             */
+            expires_at: string;
+            created_at: components["schemas"]["CreatedAt"];
+            /**
+             * Format: date-time
+             * @description When points were last added to or taken from the bucket; left out until they are.
+             * @example 2026-12-01T10:00:00.000Z
+             */
+            updated_at?: string;
+            /**
+             * @description Always `loyalty_points_bucket`.
+             * @constant
+             */
+            object: "loyalty_points_bucket";
+        };
+        /**
+         * LoyaltiesPointsExpirationListResponseBody
+         * @description A page of a card's points that will expire, soonest first.
+         */
+        LoyaltiesPointsExpirationListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["LoyaltyPointsBucket"][];
+            /** @description How many buckets there are. */
+            total: number;
+        };
+        /**
+         * LoyaltiesQualificationsOrder
+         * @description The order to estimate points for: its amount is `amount`, or the sum of its items; an order named only by
+         *     `id` or `source_id` is the stored one. The customer and referrer fields are accepted and ignored: the
+         *     estimate is for the request's own `customer`.
+         */
+        LoyaltiesQualificationsOrder: components["schemas"]["OrderRequest"] & {
+            /** @description Accepted and ignored. */
+            customer_id?: string | null;
+            /** @description Accepted and ignored. */
+            referrer_id?: string | null;
+            /** @description Accepted and ignored. */
+            customer?: {
+                /** @description Accepted and ignored. */
+                id?: string;
+                /**
+                 * @description Accepted and ignored.
+                 * @constant
+                 */
+                object?: "customer";
+            };
+            /** @description Accepted and ignored. */
+            referrer?: {
+                /** @description Accepted and ignored. */
+                id?: string;
+                /**
+                 * @description Accepted and ignored.
+                 * @constant
+                 */
+                object?: "customer";
+            };
+        };
+        /**
+         * LoyaltiesQualificationsRequestBody
+         * @description The customer and the order to estimate points for. Nothing is stored: an order or a customer that does
+         *     not exist is not created.
+         * @example {
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "order": {
+         *         "amount": 12000
+         *       }
+         *     }
+         */
+        LoyaltiesQualificationsRequestBody: {
+            customer: components["schemas"]["CustomerReference"];
+            order: components["schemas"]["LoyaltiesQualificationsOrder"];
+        };
+        /**
+         * LoyaltiesQualificationsResponseBody
+         * @description The points the order would earn in the program.
+         */
+        LoyaltiesQualificationsResponseBody: {
+            /** @description The loyalty program. */
+            campaign: {
+                /**
+                 * @description The program's campaign ID.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                id: string;
+                /**
+                 * @description The program's name.
+                 * @example Coffee club
+                 */
+                name: string;
+                /**
+                 * @description Always `campaign`.
+                 * @constant
+                 */
+                object: "campaign";
+            };
+            /**
+             * @description The points the program's order-paid earning rules in force would give for the order, in the customer's
+             *     tier when they hold a card of the program.
+             * @example 120
+             */
+            points_estimation: number;
+        };
+        /**
          * WebhookSource
          * @description The webhook configuration the payload was sent for.
          */
@@ -14953,7 +19273,7 @@ export interface components {
         /**
          * WebhookPromotionStack
          * @description A promotion stack (a fixed set of promotion tiers applied together) that a redemption used, in the public
-         *     API. This server has no promotion stacks and never sends one.
+         *     API. This server records a stack's redemption as one redemption per tier and never sends this object.
          */
         WebhookPromotionStack: {
             /** @description Promotion stack ID. */
@@ -16063,9 +20383,10 @@ export interface components {
         /**
          * WebhookCustomerRewardedData
          * @description What `customer.rewarded` tells about: a reward a customer got. On this server that is a loyalty card
-         *     paying points for a reward; this server then always sends `customer`, `holder`, `voucher` (the card),
-         *     `campaign` (its program), `reward` and `balance`. The public API also sends this kind for referral
-         *     rewards, with `referral_tier`, `custom_event` and `customer_event`.
+         *     paying points for a reward, or a referrer rewarded when a referee converts; this server then always
+         *     sends `customer`, `holder`, `voucher` (the card that paid, or the referral code), `campaign` (its
+         *     program), `reward` and `balance` (0 points for a referral reward). The public API also sends
+         *     `referral_tier`, `custom_event` and `customer_event` for referral rewards, which this server does not.
          */
         WebhookCustomerRewardedData: {
             /** @description The customer who got the reward, as `GET /v1/customers/{customerId}` shows it. */
@@ -16288,9 +20609,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key sent more requests than its rate allows. */
+        /**
+         * @description A limit was met; try again after the seconds in `Retry-After`. Every 429 names the limit in `RateLimit` and
+         *     `RateLimit-Policy` (IETF draft 8):
+         *     - `requests`: requests a minute per API key (or per client address where there is no key), when the server
+         *       sets one (off by default in the reference server);
+         *     - `failed-authentication`: failed authentications (401s) a minute per client address, on by default (50 in the
+         *       reference server). Once an address is over, every request from it gets this 429 until `Retry-After` has
+         *       passed, with right credentials too, so that keys cannot be guessed; requests that authenticate never count;
+         *     - `tokens`: OAuth tokens an hour per API key, on `POST /v1/oauth/token` (1000 in the reference server).
+         *
+         *     While the `requests` limit is on, responses that are not 429 carry `RateLimit` and `RateLimit-Policy` too;
+         *     401s carry them for `failed-authentication`.
+         */
         TooManyRequests: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -16299,7 +20635,7 @@ export interface components {
                  *       "code": 429,
                  *       "key": "too_many_requests",
                  *       "message": "Too Many Requests",
-                 *       "details": "The API key exceeded its request rate; try again later",
+                 *       "details": "More than 50 failed authentications a minute from this address; retry after the seconds in Retry-After",
                  *       "request_id": "v-0a9f9aeddb019a42db1c"
                  *     }
                  */
@@ -16324,9 +20660,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Credentials are missing or wrong. */
+        /**
+         * @description Credentials are missing or wrong. Each such failure counts against the client's address (see the 429
+         *     response): `RateLimit` and `RateLimit-Policy` say how many more it may have in the current minute.
+         */
         Unauthorized: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -16544,11 +20885,12 @@ export interface components {
          */
         CampaignId: string;
         /**
-         * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-         *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+         * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+         *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+         *     code or name stays taken until its bin entry is deleted.
          * @example true
          */
-        Force: boolean;
+        BinForce: boolean;
         /**
          * @description How many vouchers to add, 1 to 100000. One is made before the response; more are made in the background.
          * @example 1
@@ -16638,8 +20980,8 @@ export interface components {
             after?: components["schemas"]["DateOrDateTime"];
         };
         /**
-         * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
-         *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+         * @description Only customers the segment holds now (see `Segment`). A segment ID that does not exist answers 404
+         *     `not_found` with `resource_type: segment`.
          * @example seg_1a2b3c4d5e6f7a8b9c
          */
         CustomerSegmentFilter: string;
@@ -16923,6 +21265,13 @@ export interface components {
          */
         ProductId: string;
         /**
+         * @description Accepted for compatibility. The public service moves products and SKUs deleted without `force` to its bin;
+         *     the reference server bins only campaigns and vouchers, so a product or SKU is removed permanently and its
+         *     `source_id` freed either way.
+         * @example true
+         */
+        Force: boolean;
+        /**
          * @description The SKU's ID or its `source_id`.
          * @example sku_0b1621b319d248b79f
          */
@@ -17081,8 +21430,205 @@ export interface components {
          */
         QualificationLimit: number;
         /**
-         * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-         * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+         * @description The ID of the project's stacking rules.
+         * @example stk_0e9bdfd48108548fd3
+         */
+        StackingRulesId: string;
+        /**
+         * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Stacks never
+         *     updated come first by `updated_at` and last by `-updated_at`.
+         * @example -created_at
+         */
+        PromotionStacksOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+        /**
+         * @description The promotion stack's ID.
+         * @example stack_0f1e2d3c4b5a697887
+         */
+        StackId: string;
+        /**
+         * @description Sort order by creation; `-created_at` for newest first. Defaults to `created_at`, oldest first.
+         * @example -created_at
+         */
+        SegmentsOrder: "created_at" | "-created_at";
+        /**
+         * @description Conditions on segment fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+         *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `type` and `created_at`.
+         *     Example: `filters[type][conditions][$is]=auto-update`.
+         * @example {
+         *       "type": {
+         *         "conditions": {
+         *           "$is": "auto-update"
+         *         }
+         *       }
+         *     }
+         */
+        SegmentFilters: components["schemas"]["SegmentFilters"];
+        /**
+         * @description Only these segments, by ID (`ids=seg_a&ids=seg_b`).
+         * @example [
+         *       "seg_1a2b3c4d5e6f7a8b9c"
+         *     ]
+         */
+        SegmentIds: string[];
+        /**
+         * @description The segment's ID.
+         * @example seg_1a2b3c4d5e6f7a8b9c
+         */
+        SegmentId: string;
+        /**
+         * @description Only async actions created before this moment (ISO 8601); to read on, the `created_at` of the last one listed.
+         * @example 2026-11-30T23:59:59.999Z
+         */
+        AsyncActionsEndDate: string;
+        /** @description Sorts exports by creation (`created_at`, `-created_at`, the default) or by status (`status`, `-status`). */
+        ExportsOrder: "created_at" | "-created_at" | "status" | "-status";
+        /**
+         * @description The export's ID.
+         * @example exp_0d6b1c2e3f4a5b6c7d
+         */
+        ExportId: string;
+        /**
+         * @description The ID of the export whose file to download.
+         * @example exp_0d6b1c2e3f4a5b6c7d
+         */
+        ExportFileId: string;
+        /**
+         * @description The token of the export's `result.url`; when given, it must belong to the export (401 otherwise).
+         * @example 6f1c9e2a0b7d4c3e8a5f1b2c
+         */
+        DownloadToken: string;
+        /**
+         * @description Conditions on the campaign's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id` (the transaction) and `voucher_id`.
+         *     Operators: `$in` and `$not_in` (a list), `$is`, `$is_not`, `$starts_with`, `$ends_with`, `$contains`,
+         *     `$not_contain`, `$has_value`, `$is_unknown`. Another field or operator is refused (400). Example:
+         *     `filters[voucher_id][conditions][$in][]=v_0c9f3a2b1d4e5f6a7b`.
+         * @example {
+         *       "voucher_id": {
+         *         "conditions": {
+         *           "$in": [
+         *             "v_0c9f3a2b1d4e5f6a7b"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        CampaignTransactionFilters: components["schemas"]["CampaignTransactionFilters"];
+        /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+        IdOrder: "id" | "-id";
+        /**
+         * @description Conditions on the bin's entries, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+         *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `resource_id`,
+         *     `resource_name`, `resource_type`. An unknown field or operator is 400. Example:
+         *     `filters[resource_type][conditions][$is]=campaign`.
+         * @example {
+         *       "resource_type": {
+         *         "conditions": {
+         *           "$is": "campaign"
+         *         }
+         *       }
+         *     }
+         */
+        BinFilters: components["schemas"]["BinFilters"];
+        /**
+         * @description The bin entry's ID.
+         * @example bin_4f1d2c3b4a5968778a
+         */
+        BinEntryId: string;
+        /**
+         * @description Whether to send `total`, the number of matching entries (default false).
+         * @example true
+         */
+        IncludeTotal: boolean;
+        /**
+         * @description Conditions on the templates, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+         *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `campaign_type`. An unknown
+         *     field or operator is 400. Example: `filters[campaign_type][conditions][$is]=GIFT_VOUCHERS`.
+         * @example {
+         *       "campaign_type": {
+         *         "conditions": {
+         *           "$is": "GIFT_VOUCHERS"
+         *         }
+         *       }
+         *     }
+         */
+        TemplateFilters: components["schemas"]["TemplateFilters"];
+        /**
+         * @description The campaign template's ID.
+         * @example camptpl_0f1e2d3c4b5a6978
+         */
+        CampaignTemplateId: string;
+        /**
+         * @description `json_template` asks the public API for the template's whole stored setup as well. Accepted and ignored:
+         *     the reference server answers with the template's fields only.
+         * @example json_template
+         */
+        TemplateExpand: "json_template";
+        /**
+         * @description The referral code (the member ID in the public API); a voucher of a referral program.
+         * @example REF-7QX2M4
+         */
+        ReferralMemberId: string;
+        /**
+         * @description Conditions on the holders, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+         *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`, `holder_role`
+         *     (`REFERRER`, `REFEREE`), `customer_id`. An unknown field or operator is 400. Example:
+         *     `filters[holder_role][conditions][$is]=REFEREE`.
+         * @example {
+         *       "holder_role": {
+         *         "conditions": {
+         *           "$is": "REFEREE"
+         *         }
+         *       }
+         *     }
+         */
+        HolderFilters: components["schemas"]["HolderFilters"];
+        /**
+         * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+         * @example rh_0a1b2c3d4e5f6a7b8c
+         */
+        HolderId: string;
+        /**
+         * @description Sorts the entries by creation time (`created_at`; `updated_at` is the same, as entries never change), by
+         *     `type`, by the voucher `code` and the `campaign` name they are about, or by `category` (`ACTION`,
+         *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties are in
+         *     the order the entries were recorded (reversed for a descending order). Default `-created_at`.
+         */
+        CustomerActivitiesOrder: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "campaign" | "-campaign" | "category" | "-category";
+        /**
+         * @description A cursor by creation time, in the direction of `order`: with a descending order (a leading dash, as the
+         *     default) only entries created before this moment are listed; with an ascending one, only those created
+         *     after it.
+         * @example 2026-11-21T09:30:00.000Z
+         */
+        CustomerActivitiesStartingAfter: string;
+        /**
+         * @description Only entries about this product: those whose data names it, or whose order (or redemption's order) has
+         *     an item of it.
+         * @example prod_0a9f9aeddb019a42db
+         */
+        CustomerActivityProductFilter: string;
+        /**
+         * @description Only this assignment (by its ID).
+         * @example rewa_daedb56c272e13d8d0
+         */
+        AssignmentIdFilter: string;
+        /**
+         * @description Only this assignment (by its ID).
+         * @example rewa_daedb56c272e13d8d0
+         */
+        LegacyAssignmentIdFilter: string;
+        /**
+         * @description Only the rewards the card's balance pays for now (default false).
+         * @example true
+         */
+        AffordableOnly: boolean;
+        /**
+         * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+         *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+         *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+         *     and the tolerance to apply.
+         * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
          */
         WebhookSignatureHeader: string;
         /**
@@ -17097,7 +21643,29 @@ export interface components {
         WebhookAttemptHeader: number;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Whole seconds to wait before the limit that was met lets a request through again.
+         * @example 42
+         */
+        RetryAfter: number;
+        /**
+         * @description Where the caller stands against the limit this response counted against, as the IETF draft
+         *     `draft-ietf-httpapi-ratelimit-headers-08` writes it: the limit's name in quotes, `r` the requests (or
+         *     failures, or tokens) left in the current window and `t` the seconds until the window ends. The names are
+         *     `requests` (requests a minute per API key), `failed-authentication` (failed authentications a minute per
+         *     client address) and `tokens` (OAuth tokens an hour per API key).
+         * @example "failed-authentication"; r=0; t=42
+         */
+        RateLimit: string;
+        /**
+         * @description The limit this response counted against, as the IETF draft `draft-ietf-httpapi-ratelimit-headers-08`
+         *     writes it: its name in quotes, `q` how many are allowed per window, `w` the window in seconds and `pk`
+         *     an opaque digest of what is counted (the API key or the client address).
+         * @example "failed-authentication"; q=50; w=60; pk=:MGQ1ZTM4ZTc1ODFl:
+         */
+        RateLimitPolicy: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -17395,11 +21963,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+                 *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+                 *     code or name stays taken until its bin entry is deleted.
                  * @example true
                  */
-                force?: components["parameters"]["Force"];
+                force?: components["parameters"]["BinForce"];
             };
             header?: never;
             path: {
@@ -17871,8 +22440,8 @@ export interface operations {
                  */
                 updated_at?: components["parameters"]["UpdatedAtRange"];
                 /**
-                 * @description Only customers in this customer segment. The reference server has no segments, so every segment ID names
-                 *     one that does not exist: 404 `not_found` with `resource_type: segment`.
+                 * @description Only customers the segment holds now (see `Segment`). A segment ID that does not exist answers 404
+                 *     `not_found` with `resource_type: segment`.
                  * @example seg_1a2b3c4d5e6f7a8b9c
                  */
                 segment_id?: components["parameters"]["CustomerSegmentFilter"];
@@ -19539,11 +24108,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+                 *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+                 *     code or name stays taken until its bin entry is deleted.
                  * @example true
                  */
-                force?: components["parameters"]["Force"];
+                force?: components["parameters"]["BinForce"];
             };
             header?: never;
             path: {
@@ -19912,8 +24482,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description Accepted for compatibility. The public service moves products and SKUs deleted without `force` to its bin;
+                 *     the reference server bins only campaigns and vouchers, so a product or SKU is removed permanently and its
+                 *     `source_id` freed either way.
                  * @example true
                  */
                 force?: components["parameters"]["Force"];
@@ -20094,8 +24665,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description Accepted for compatibility. The public service moves products and SKUs deleted without `force` to its bin;
+                 *     the reference server bins only campaigns and vouchers, so a product or SKU is removed permanently and its
+                 *     `source_id` freed either way.
                  * @example true
                  */
                 force?: components["parameters"]["Force"];
@@ -21359,7 +25931,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created webhook configuration, with its signing secret. */
+            /** @description The created webhook configuration, with its signing secret in full (shown this once). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22121,11 +26693,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accepted for compatibility. The public service moves objects deleted without `force` to a bin; this
-                 *     interface has no bin, so the object is removed permanently and its `source_id` freed either way.
+                 * @description `true` deletes the object for good, and its code or name is free again at once. Without it (or with
+                 *     `false`) the object moves to the bin (`GET /v1/trash-bin`): it is gone from every get and list, but its
+                 *     code or name stays taken until its bin entry is deleted.
                  * @example true
                  */
-                force?: components["parameters"]["Force"];
+                force?: components["parameters"]["BinForce"];
             };
             header?: never;
             path: {
@@ -23550,6 +28123,24 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The call came with a bearer token; only the API key obtains tokens. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "key": "forbidden",
+                     *       "message": "Forbidden",
+                     *       "details": "A bearer token cannot obtain a token; ask with the API key (X-App-Id and X-App-Token)",
+                     *       "request_id": "v-0a9f9aeddb019a42db1c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -24535,13 +29126,3012 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    "list-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's stacking rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StackingRulesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StackingRulesCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The project's new stacking rules, with every default filled in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectStackingRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's stacking rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectStackingRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StackingRulesUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated stacking rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectStackingRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-stacking-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The ID of the project's stacking rules.
+                 * @example stk_0e9bdfd48108548fd3
+                 */
+                stackingRulesId: components["parameters"]["StackingRulesId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stacking rules are deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-all-promotion-stacks": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Sort order; a leading dash sorts in descending order. Defaults to `created_at`, oldest first. Stacks never
+                 *     updated come first by `updated_at` and last by `-updated_at`.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["PromotionStacksOrder"];
+                /**
+                 * @description Only objects created before and/or after the given moments, written in bracket form:
+                 *     `created_at[before]=2026-11-30` or `created_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                created_at?: components["parameters"]["CreatedAtRange"];
+                /**
+                 * @description Only objects last updated before and/or after the given moments, written in bracket form:
+                 *     `updated_at[before]=2026-11-30` or `updated_at[after]=2026-11-01T08:00:00Z`. Values are ISO 8601 dates
+                 *     (meaning midnight UTC) or date-times; both bounds are exclusive.
+                 * @example {
+                 *       "after": "2026-11-01"
+                 *     }
+                 */
+                updated_at?: components["parameters"]["UpdatedAtRange"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of stacks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStacksListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-promotion-stacks-in-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign's stacks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStacksListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionStacksCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created stack. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStack"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stack. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStack"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionStacksUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The updated stack. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionStack"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-promotion-stack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The promotion stack's ID.
+                 * @example stack_0f1e2d3c4b5a697887
+                 */
+                stackId: components["parameters"]["StackId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stack is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-segment": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Sort order by creation; `-created_at` for newest first. Defaults to `created_at`, oldest first.
+                 * @example -created_at
+                 */
+                order?: components["parameters"]["SegmentsOrder"];
+                /**
+                 * @description Conditions on segment fields, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `type` and `created_at`.
+                 *     Example: `filters[type][conditions][$is]=auto-update`.
+                 * @example {
+                 *       "type": {
+                 *         "conditions": {
+                 *           "$is": "auto-update"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["SegmentFilters"];
+                /**
+                 * @description Only these segments, by ID (`ids=seg_a&ids=seg_b`).
+                 * @example [
+                 *       "seg_1a2b3c4d5e6f7a8b9c"
+                 *     ]
+                 */
+                ids?: components["parameters"]["SegmentIds"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-segment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The created segment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-segment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The segment's ID.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segmentId: components["parameters"]["SegmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-segment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The segment's ID.
+                 * @example seg_1a2b3c4d5e6f7a8b9c
+                 */
+                segmentId: components["parameters"]["SegmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segment is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-customer-segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's segments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerSegmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-async-actions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only async actions created before this moment (ISO 8601); to read on, the `created_at` of the last one listed.
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["AsyncActionsEndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of async actions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-exports": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Sorts exports by creation (`created_at`, `-created_at`, the default) or by status (`status`, `-status`). */
+                order?: components["parameters"]["ExportsOrder"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of exports. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's ID.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's ID.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "download-export": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The token of the export's `result.url`; when given, it must belong to the export (401 otherwise).
+                 * @example 6f1c9e2a0b7d4c3e8a5f1b2c
+                 */
+                token?: components["parameters"]["DownloadToken"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the export whose file to download.
+                 * @example exp_0d6b1c2e3f4a5b6c7d
+                 */
+                export_Id: components["parameters"]["ExportFileId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersImportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["VouchersImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-vouchers-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersBulkUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-vouchers-metadata-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersMetadataUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-voucher-transactions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-voucher-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers-to-campaign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VouchersImportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-vouchers-to-campaign-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-campaign-transactions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the campaign's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id` (the transaction) and `voucher_id`.
+                 *     Operators: `$in` and `$not_in` (a list), `$is`, `$is_not`, `$starts_with`, `$ends_with`, `$contains`,
+                 *     `$not_contain`, `$has_value`, `$is_unknown`. Another field or operator is refused (400). Example:
+                 *     `filters[voucher_id][conditions][$in][]=v_0c9f3a2b1d4e5f6a7b`.
+                 * @example {
+                 *       "voucher_id": {
+                 *         "conditions": {
+                 *           "$in": [
+                 *             "v_0c9f3a2b1d4e5f6a7b"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["CampaignTransactionFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-campaign-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-customers-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-customers-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomersBulkUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-customers-metadata-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomersMetadataUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-products-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-products-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductsBulkUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-products-metadata-in-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductsMetadataUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-SKUs-using-csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCsvRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "import-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrdersImportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The async action doing the work; follow it with `GET /v1/async-actions/{asyncActionId}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncActionReference"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-order-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrdersExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-loyalty-campaign-transactions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts transactions by ID, newest first (`-id`, the default) or oldest first (`id`). */
+                order?: components["parameters"]["LoyaltyTransactionsOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the campaign's transactions, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id` (the transaction) and `voucher_id`.
+                 *     Operators: `$in` and `$not_in` (a list), `$is`, `$is_not`, `$starts_with`, `$ends_with`, `$contains`,
+                 *     `$not_contain`, `$has_value`, `$is_unknown`. Another field or operator is refused (400). Example:
+                 *     `filters[voucher_id][conditions][$in][]=v_0c9f3a2b1d4e5f6a7b`.
+                 * @example {
+                 *       "voucher_id": {
+                 *         "conditions": {
+                 *           "$in": [
+                 *             "v_0c9f3a2b1d4e5f6a7b"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["CampaignTransactionFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyCardTransactionsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-loyalty-campaign-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-loyalty-card-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "export-loyalty-card-transactions-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-points-expiration-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PointsExpirationExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The export, scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PointsExpirationExportResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-bin-entries": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the bin's entries, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `resource_id`,
+                 *     `resource_name`, `resource_type`. An unknown field or operator is 400. Example:
+                 *     `filters[resource_type][conditions][$is]=campaign`.
+                 * @example {
+                 *       "resource_type": {
+                 *         "conditions": {
+                 *           "$is": "campaign"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["BinFilters"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bin entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashBinListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-bin-entry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bin entry's ID.
+                 * @example bin_4f1d2c3b4a5968778a
+                 */
+                binEntryId: components["parameters"]["BinEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object is deleted for good. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-campaign-templates": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Whether to send `total`, the number of matching entries (default false).
+                 * @example true
+                 */
+                include_total?: components["parameters"]["IncludeTotal"];
+                /**
+                 * @description Conditions on the templates, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `campaign_type`. An unknown
+                 *     field or operator is 400. Example: `filters[campaign_type][conditions][$is]=GIFT_VOUCHERS`.
+                 * @example {
+                 *       "campaign_type": {
+                 *         "conditions": {
+                 *           "$is": "GIFT_VOUCHERS"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["TemplateFilters"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-campaign-template": {
+        parameters: {
+            query?: {
+                /**
+                 * @description `json_template` asks the public API for the template's whole stored setup as well. Accepted and ignored:
+                 *     the reference server answers with the template's fields only.
+                 * @example json_template
+                 */
+                expand?: components["parameters"]["TemplateExpand"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The template as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-campaign-from-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsCampaignSetupCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The new campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsCampaignSetupCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "add-tier-from-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatesCampaignsTierSetupCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The new promotion tier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsTierSetupCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "management-list-campaign-templates": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Whether to send `total`, the number of matching entries (default false).
+                 * @example true
+                 */
+                include_total?: components["parameters"]["IncludeTotal"];
+                /**
+                 * @description Conditions on the templates, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `name`, `campaign_type`. An unknown
+                 *     field or operator is 400. Example: `filters[campaign_type][conditions][$is]=GIFT_VOUCHERS`.
+                 * @example {
+                 *       "campaign_type": {
+                 *         "conditions": {
+                 *           "$is": "GIFT_VOUCHERS"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["TemplateFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatesCampaignsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "management-copy-campaign-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's ID.
+                 * @example proj_0c9a1e5bd2a6f41e3b
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The campaign template's ID.
+                 * @example camptpl_0f1e2d3c4b5a6978
+                 */
+                campaignTemplateId: components["parameters"]["CampaignTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagementTemplatesCopyRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The copy, as the destination project has it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-code-holders-1": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the holders, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`, `holder_role`
+                 *     (`REFERRER`, `REFEREE`), `customer_id`. An unknown field or operator is 400. Example:
+                 *     `filters[holder_role][conditions][$is]=REFEREE`.
+                 * @example {
+                 *       "holder_role": {
+                 *         "conditions": {
+                 *           "$is": "REFEREE"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["HolderFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-add-holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferralsHoldersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The holder entries made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-remove-holder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The referee no longer holds the code. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-code-holders": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
+                order?: components["parameters"]["IdOrder"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the holders, in bracket form: `filters[<field>][conditions][<operator>]=<value>`, joined
+                 *     by `filters[junction]` (`and`, the default, or `or`). Fields: `id`, `created_at`, `holder_role`
+                 *     (`REFERRER`, `REFEREE`), `customer_id`. An unknown field or operator is 400. Example:
+                 *     `filters[holder_role][conditions][$is]=REFEREE`.
+                 * @example {
+                 *       "holder_role": {
+                 *         "conditions": {
+                 *           "$is": "REFEREE"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                filters?: components["parameters"]["HolderFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-add-holders-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferralsHoldersCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The holder entries made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferralsHoldersCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "referrals-remove-holder-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /**
+                 * @description The referral code (the member ID in the public API); a voucher of a referral program.
+                 * @example REF-7QX2M4
+                 */
+                memberId: components["parameters"]["ReferralMemberId"];
+                /**
+                 * @description The holder entry's ID (a `redeemable_holder`'s `id`).
+                 * @example rh_0a1b2c3d4e5f6a7b8c
+                 */
+                holderId: components["parameters"]["HolderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The referee no longer holds the code. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "customer-permanently-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion's record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerPermanentDeletion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-customer-activities": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Sorts the entries by creation time (`created_at`; `updated_at` is the same, as entries never change), by
+                 *     `type`, by the voucher `code` and the `campaign` name they are about, or by `category` (`ACTION`,
+                 *     `EFFECT`); a leading dash sorts descending. Entries about no voucher or campaign sort first. Ties are in
+                 *     the order the entries were recorded (reversed for a descending order). Default `-created_at`.
+                 */
+                order?: components["parameters"]["CustomerActivitiesOrder"];
+                /**
+                 * @description A cursor by creation time, in the direction of `order`: with a descending order (a leading dash, as the
+                 *     default) only entries created before this moment are listed; with an ascending one, only those created
+                 *     after it.
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                starting_after?: components["parameters"]["CustomerActivitiesStartingAfter"];
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Only entries about campaigns of this type.
+                 * @example LOYALTY_PROGRAM
+                 */
+                campaign_type?: components["parameters"]["CustomerActivityCampaignTypeFilter"];
+                /**
+                 * @description Only entries about this campaign (by campaign ID).
+                 * @example camp_0a1b2c3d4e5f6a7b8c
+                 */
+                campaign_id?: components["parameters"]["CustomerActivityCampaignFilter"];
+                /**
+                 * @description Only entries about this product: those whose data names it, or whose order (or redemption's order) has
+                 *     an item of it.
+                 * @example prod_0a9f9aeddb019a42db
+                 */
+                product_id?: components["parameters"]["CustomerActivityProductFilter"];
+                /**
+                 * @description Only objects created at or after this timestamp (ISO 8601).
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only objects created at or before this timestamp (ISO 8601).
+                 * @example 2026-11-30T23:59:59.999Z
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomersActivitiesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-reward-assignments-2": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Only this assignment (by its ID).
+                 * @example rewa_daedb56c272e13d8d0
+                 */
+                assignment_id?: components["parameters"]["AssignmentIdFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assignments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesRewardAssignmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltiesRewardsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The first assignment made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward-assignment-2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "update-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewardAssignmentsUpdateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The assignment as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "delete-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-reward-assignments-1": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Only this assignment (by its ID).
+                 * @example rewa_daedb56c272e13d8d0
+                 */
+                assignmentId?: components["parameters"]["LegacyAssignmentIdFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assignments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesRewardAssignmentsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward-assignment-1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewardAssignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-reward-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The reward assignment's ID. */
+                assignmentId: components["parameters"]["RewardAssignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reward. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-member-rewards": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the rewards the card's balance pays for now (default false).
+                 * @example true
+                 */
+                affordable_only?: components["parameters"]["AffordableOnly"];
+            };
+            header?: never;
+            path: {
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rewards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesMemberRewardsListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-points-expiration": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Which page of results to return, starting at 1. A page past the last returns an empty array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+                /** @description The loyalty card's code (the member ID in the public API). */
+                memberId: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of buckets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesPointsExpirationListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "estimate-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The campaign's ID or its name.
+                 * @example camp_5a1e9f6ce3b24c1d88
+                 */
+                campaignId: components["parameters"]["CampaignId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltiesQualificationsRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltiesQualificationsResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     "receive-event": {
         parameters: {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24576,8 +32166,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24612,8 +32205,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24648,8 +32244,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24684,8 +32283,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24720,8 +32322,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24756,8 +32361,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24792,8 +32400,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24828,8 +32439,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24864,8 +32478,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24900,8 +32517,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24936,8 +32556,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -24972,8 +32595,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25008,8 +32634,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25044,8 +32673,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25080,8 +32712,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25116,8 +32751,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25152,8 +32790,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25188,8 +32829,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25224,8 +32868,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25260,8 +32907,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25296,8 +32946,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25332,8 +32985,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25368,8 +33024,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25404,8 +33063,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25440,8 +33102,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25476,8 +33141,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25512,8 +33180,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**
@@ -25548,8 +33219,11 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `sha256=` and the lowercase hex HMAC-SHA256 of the raw request body, keyed with the webhook configuration's `secret`.
-                 * @example sha256=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
                 /**

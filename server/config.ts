@@ -1,6 +1,10 @@
 /** Server configuration from the environment, with demo defaults that are printed when used. */
 import type { ApiKey, ClientKey, ManagementKey } from './http/auth.js';
-import type { DeliveryPolicy } from './webhooks/delivery.js';
+import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './webhooks/delivery.js';
+
+/** Webhook delivery, and the two switches for local testing: plain `http` targets, and non-public addresses. */
+export type WebhookSettings = DeliveryPolicy & { allowPlainHttp: boolean; allowPrivateTargets: boolean };
+import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 
 export interface ServerConfig {
   host: string;
@@ -8,10 +12,18 @@ export interface ServerConfig {
   apiKeys: ApiKey[];
   validateResponses: boolean;
   rateLimitPerMinute: number;
+  /** Failed authentications a minute per client address before 429; 0 for no limit. */
+  authFailuresPerMinute: number;
+  /** OAuth tokens an hour per API key before 429; 0 for no limit. */
+  tokensPerHour: number;
+  /** How many of its most recent events each project's event log keeps. */
+  eventRetention: number;
+  /** Milliseconds of an event-loop turn one project's requests may take before the rest wait; 0 for no limit. */
+  projectSliceMs: number;
   managementKey: ManagementKey;
   /** Client-side keys for `/client/v1`, each with the origins it may be used from. */
   clientKeys: ClientKey[];
-  webhooks: DeliveryPolicy & { allowPlainHttp: boolean };
+  webhooks: WebhookSettings;
   /** Scheme, host and port clients reach the server at, for absolute URLs in responses; never taken from a request. */
   publicBaseUrl: string | undefined;
   /** On SIGINT/SIGTERM, how long requests in flight may still take before their connections are cut. */
@@ -29,6 +41,13 @@ export const DEMO_MANAGEMENT_ID = 'demo-management-id';
 export const DEMO_CLIENT_APP_ID = 'demo-client-app-id';
 export const DEMO_CLIENT_TOKEN = 'demo-client-token';
 export const DEMO_MANAGEMENT_TOKEN = 'demo-management-token';
+
+/** Generous for any client that holds its keys, and too few to guess a key. */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 50;
+/** With tokens living a day at most, this bounds the tokens alive at once per key. */
+export const DEFAULT_TOKENS_PER_HOUR = 1000;
+/** Many cheap requests fit in it; another project waits behind about this much of one project's work. */
+export const DEFAULT_PROJECT_SLICE_MS = 5;
 
 function integer(name: string, value: string | undefined, fallback: number, minimum = 0): number {
   if (value === undefined || value === '') return fallback;
@@ -72,6 +91,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     ],
     validateResponses: flag(env.VALIDATE_RESPONSES),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 0),
+    authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, DEFAULT_AUTH_FAILURES_PER_MINUTE),
+    tokensPerHour: integer('TOKENS_PER_HOUR', env.TOKENS_PER_HOUR, DEFAULT_TOKENS_PER_HOUR),
+    eventRetention: integer('EVENT_RETENTION', env.EVENT_RETENTION, DEFAULT_EVENT_RETENTION, 1),
+    projectSliceMs: integer('PROJECT_SLICE_MS', env.PROJECT_SLICE_MS, DEFAULT_PROJECT_SLICE_MS),
     managementKey: { id: pick('MANAGEMENT_ID', DEMO_MANAGEMENT_ID), token: pick('MANAGEMENT_TOKEN', DEMO_MANAGEMENT_TOKEN) },
     clientKeys: [
       {
@@ -82,15 +105,27 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
         origins: (env.CLIENT_ORIGINS || 'http://localhost:3000').split(',').map((origin) => origin.trim()).filter(Boolean),
       },
     ],
-    webhooks: {
-      allowPlainHttp: flag(env.WEBHOOKS_ALLOW_HTTP),
-      maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 5, 1),
-      backoffMs: integer('WEBHOOK_BACKOFF_MS', env.WEBHOOK_BACKOFF_MS, 1000),
-      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 1),
-    },
+    webhooks: webhookSettings(env),
     publicBaseUrl: baseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
     shutdownJobsMs: integer('SHUTDOWN_JOBS_MS', env.SHUTDOWN_JOBS_MS, 30_000, 1),
     defaulted,
+  };
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const d = DEFAULT_DELIVERY_POLICY;
+  return {
+    allowPlainHttp: flag(env.WEBHOOKS_ALLOW_HTTP),
+    allowPrivateTargets: flag(env.WEBHOOKS_ALLOW_PRIVATE),
+    maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, d.maxAttempts, 1),
+    backoffMs: integer('WEBHOOK_BACKOFF_MS', env.WEBHOOK_BACKOFF_MS, d.backoffMs),
+    timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, d.timeoutMs, 1),
+    connectTimeoutMs: integer('WEBHOOK_CONNECT_TIMEOUT_MS', env.WEBHOOK_CONNECT_TIMEOUT_MS, d.connectTimeoutMs, 1),
+    connectionsPerTarget: integer('WEBHOOK_CONNECTIONS_PER_TARGET', env.WEBHOOK_CONNECTIONS_PER_TARGET, d.connectionsPerTarget, 1),
+    connections: integer('WEBHOOK_CONNECTIONS', env.WEBHOOK_CONNECTIONS, d.connections, 1),
+    queuePerProject: integer('WEBHOOK_QUEUE_PER_PROJECT', env.WEBHOOK_QUEUE_PER_PROJECT, d.queuePerProject, 1),
+    queue: integer('WEBHOOK_QUEUE', env.WEBHOOK_QUEUE, d.queue, 1),
+    shutdownDeadlineMs: integer('WEBHOOK_SHUTDOWN_DEADLINE_MS', env.WEBHOOK_SHUTDOWN_DEADLINE_MS, d.shutdownDeadlineMs, 0),
   };
 }

@@ -58,6 +58,9 @@ function printBanner(config: ServerConfig, port: number): void {
     }
   }
   if (config.webhooks.allowPlainHttp) console.log('Webhooks may target plain http URLs (WEBHOOKS_ALLOW_HTTP); use for local testing only');
+  if (config.webhooks.allowPrivateTargets) {
+    console.log('Webhooks may target loopback and private addresses (WEBHOOKS_ALLOW_PRIVATE); use for local testing only');
+  }
   console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
 }
 
@@ -76,6 +79,10 @@ async function main(): Promise<void> {
     managementKey: config.managementKey,
     clientKeys: config.clientKeys,
     webhooks: config.webhooks,
+    authFailuresPerMinute: config.authFailuresPerMinute,
+    tokensPerHour: config.tokensPerHour,
+    eventRetention: config.eventRetention,
+    projectSliceMs: config.projectSliceMs,
     publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${boundPort}`,
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);

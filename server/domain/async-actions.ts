@@ -45,12 +45,7 @@ export async function reportProgress(ctx: DomainContext, id: string, done: numbe
   if (progress !== action.progress) await ctx.uow.async_actions.update({ ...action, progress, updated_at: ctx.clock.now().toISOString() });
 }
 
-export async function finishAsyncAction(
-  ctx: DomainContext,
-  id: string,
-  status: 'DONE' | 'FAILED',
-  result: { message: string; done_count: number },
-): Promise<void> {
+export async function finishAsyncAction(ctx: DomainContext, id: string, status: 'DONE' | 'FAILED', result: AsyncActionResult): Promise<void> {
   const action = await ctx.uow.async_actions.get(id);
   if (!action) return;
   const now = ctx.clock.now();
@@ -69,4 +64,22 @@ export async function getAsyncAction(ctx: DomainContext, id: string): Promise<As
   const action = await ctx.uow.async_actions.get(id);
   if (!action) throw notFound('async_action', id);
   return action;
+}
+
+/**
+ * The project's async actions, newest first, without their results: `limit` of them created before `end_date`
+ * (when given), and whether older ones follow.
+ */
+export async function listAsyncActions(ctx: DomainContext, query: { limit?: number; end_date?: string }) {
+  const limit = query.limit ?? 10;
+  const before = query.end_date === undefined ? undefined : Date.parse(query.end_date);
+  const page = await ctx.uow.async_actions.query({
+    ...(before !== undefined && { where: (action) => Date.parse(action.created_at) < before }),
+    orderBy: { field: 'created_at', direction: 'desc' },
+    limit: limit + 1,
+  });
+  return {
+    rows: page.rows.slice(0, limit).map(({ result: _result, ...action }) => action),
+    has_more: page.rows.length > limit,
+  };
 }

@@ -9,6 +9,7 @@ import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventRecord } from './events.js';
 import { earnOnCustomEvent } from './loyalty/earning.js';
 import { checkMetadata } from './management/metadata-rules.js';
+import { convertHeldReferrals, convertReferral, convertsOnEvent } from './referrals.js';
 
 type Schemas = components['schemas'];
 type EventCreate = Schemas['EventsCreateRequestBody'];
@@ -50,39 +51,16 @@ async function customerOf(ctx: DomainContext, input: EventCreate['customer']): P
   throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id or a source_id');
 }
 
-/**
- * Counts a referral when the code's program converts on this event: once per referee and program, never
- * for the referrer themselves.
- */
-async function convertReferral(ctx: DomainContext, referral: NonNullable<EventCreate['referral']>, referee: Customer, trigger: EventRecord, name: string) {
+/** Counts a referral when the code's program converts on this event (see referrals.ts). */
+async function convertNamedReferral(ctx: DomainContext, referral: NonNullable<EventCreate['referral']>, referee: Customer, trigger: EventRecord, name: string) {
   const code = await ctx.uow.vouchers.getBy('code', referral.code);
   if (!code) throw notFound('voucher', referral.code);
-  const program = code.campaign_id ? await ctx.uow.campaigns.get(code.campaign_id) : undefined;
-  const converts = program?.referral_program?.conversion_event_type === 'custom_event' && program.referral_program.custom_event?.name === name;
-  if (!program || !converts) return;
-  const referrerId = code.holder_id ?? referral.referrer_id;
-  const referrer = referrerId ? ((await ctx.uow.customers.get(referrerId)) ?? (await ctx.uow.customers.getBy('source_id', referrerId))) : undefined;
-  if (!referrer || referrer.id === referee.id) return;
-  if (referee.referrals.campaigns.some((entry) => entry.campaign_id === program.id)) return;
-  await ctx.uow.customers.update({
-    ...referee,
-    referrals: {
-      total: referee.referrals.total + 1,
-      campaigns: [
-        ...referee.referrals.campaigns,
-        { campaign_id: program.id, referrer_id: referrer.id, related_object_id: trigger.id, related_object_type: 'customer_event', date: trigger.created_at },
-      ],
-    },
-  });
-  const entry = referrer.loyalty.campaigns[program.name] ?? { points: 0, referred_customers: 0 };
-  await ctx.uow.customers.update({
-    ...referrer,
-    loyalty: {
-      ...referrer.loyalty,
-      referred_customers: referrer.loyalty.referred_customers + 1,
-      campaigns: { ...referrer.loyalty.campaigns, [program.name]: { ...entry, referred_customers: (entry.referred_customers ?? 0) + 1 } },
-    },
-  });
+  const program = await convertsOnEvent(ctx, code, name);
+  if (program) await convertReferral(ctx, code, program, referee, conversionBy(trigger), referral.referrer_id);
+}
+
+function conversionBy(trigger: EventRecord) {
+  return { id: trigger.id, type: 'customer_event' as const, date: trigger.created_at };
 }
 
 export async function trackCustomEvent(ctx: DomainContext, input: EventCreate): Promise<EventResponse> {
@@ -93,7 +71,8 @@ export async function trackCustomEvent(ctx: DomainContext, input: EventCreate): 
     event: { name: input.event, metadata: input.metadata ?? {} },
     customer: { id: customer.id, source_id: customer.source_id },
   });
-  if (input.referral) await convertReferral(ctx, input.referral, customer, trigger, input.event);
+  if (input.referral) await convertNamedReferral(ctx, input.referral, customer, trigger, input.event);
+  else await convertHeldReferrals(ctx, customer, conversionBy(trigger), input.event);
   await earnOnCustomEvent(ctx, customer.id, trigger, input.event, input.loyalty?.code);
   return {
     object: 'event',

@@ -1,11 +1,13 @@
 import type { components } from '../../generated/openapi.js';
-import { applyChanges } from './changes.js';
+import { applyChanges, changesNothing } from './changes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventRecord, type EventType } from './events.js';
+import { earnOnSegmentEntered } from './loyalty/earning.js';
 import { currentTier } from './loyalty/tiers.js';
 import { newId } from './ids.js';
 import { cursorPage, pageWindow, parseOrder, type PageRequest, type SortOrder } from './pagination.js';
+import { noteSegmentChanges, segmentSnapshot, type SegmentSnapshot } from './segments.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 
@@ -107,7 +109,16 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate):
   };
   const created = await writeUnique('customer', () => ctx.uow.customers.insert(customer));
   await recordEvent(ctx, 'customer.created', { customer_id: created.id }, { customer: { id: created.id, source_id: created.source_id } });
+  await followSegments(ctx, new Map(), created);
   return created;
+}
+
+/** Tells which auto-update segments the customer entered and left with a write, and rewards entering. */
+async function followSegments(ctx: DomainContext, before: SegmentSnapshot, after: Customer): Promise<void> {
+  for (const { segment, eventId } of await noteSegmentChanges(ctx, before, after, after.id)) {
+    const trigger = (await ctx.uow.events.get(eventId))!;
+    await earnOnSegmentEntered(ctx, after.id, segment.id, trigger);
+  }
 }
 
 export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate): Promise<Customer> {
@@ -119,35 +130,46 @@ export async function updateCustomer(ctx: DomainContext, ref: string, input: Cus
     // `metadata: null` means none: the customer keeps an empty map, as a new one has.
     ...(metadata !== undefined && { metadata: metadata ?? {} }),
   };
+  if (changesNothing(customer, changes)) return customer;
   const updated = applyChanges(customer, changes, ctx.clock.now().toISOString());
+  const before = await segmentSnapshot(ctx, customer);
   await recordEvent(ctx, 'customer.updated', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
-  return ctx.uow.customers.update(updated);
+  const stored = await ctx.uow.customers.update(updated);
+  await followSegments(ctx, before, stored);
+  return stored;
 }
 
 export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<void> {
   const customer = await findCustomer(ctx, ref);
   await ctx.uow.customers.delete(customer.id);
+  // A deleted customer leaves the static segments that held it; filters stop matching it by themselves.
+  for (const segment of (await ctx.uow.segments.query({ where: (row) => row.customers.includes(customer.id) })).rows) {
+    await ctx.uow.segments.update({ ...segment, customers: segment.customers.filter((id) => id !== customer.id) });
+  }
   await recordEvent(ctx, 'customer.deleted', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
 }
 
-export async function listCustomers(ctx: DomainContext, query: CustomerListQuery) {
-  // This server has no customer segments: every segment ID names one that does not exist.
-  if (query.segment_id !== undefined) throw notFound('segment', query.segment_id);
+/** `members`: the customers of the segment `segment_id` names, which the caller works out (see segmentMemberIds). */
+export async function listCustomers(ctx: DomainContext, query: CustomerListQuery, members?: ReadonlySet<string>) {
   // Newest first by default: the published SDKs' scroll helpers page back in time when no order is given.
   const orderName = query.order ?? '-created_at';
   const order = parseOrder<'created_at' | 'updated_at' | 'source_id'>(orderName);
   const cursor = query.starting_after === undefined ? undefined : Date.parse(query.starting_after);
   const backwards = orderName.startsWith('-');
-  const pastCursor = (createdAt: string) => cursor === undefined || (backwards ? Date.parse(createdAt) < cursor : Date.parse(createdAt) > cursor);
+  const conditions: ((customer: Customer) => boolean)[] = [];
+  if (query.email !== undefined) conditions.push((customer) => customer.email === query.email);
+  if (query.name !== undefined) conditions.push((customer) => customer.name === query.name);
+  if (query.city !== undefined) conditions.push((customer) => customer.address?.city === query.city);
+  if (members !== undefined) conditions.push((customer) => members.has(customer.id));
+  // (The validator fills in the deepObject ranges as `{}` when they are not given.)
+  if (query.created_at && Object.keys(query.created_at).length > 0) conditions.push((customer) => withinRange(customer.created_at, query.created_at));
+  if (query.updated_at && Object.keys(query.updated_at).length > 0) conditions.push((customer) => withinRange(customer.updated_at, query.updated_at));
+  if (cursor !== undefined) conditions.push((customer) => (backwards ? Date.parse(customer.created_at) < cursor : Date.parse(customer.created_at) > cursor));
   const window = pageWindow(query);
+  // Without a condition, the store reads the page straight off insertion order (customers are kept in
+  // creation order), so a page costs the same however many customers the project has.
   const page = await ctx.uow.customers.query({
-    where: (customer) =>
-      (query.email === undefined || customer.email === query.email) &&
-      (query.name === undefined || customer.name === query.name) &&
-      (query.city === undefined || customer.address?.city === query.city) &&
-      withinRange(customer.created_at, query.created_at) &&
-      withinRange(customer.updated_at, query.updated_at) &&
-      pastCursor(customer.created_at),
+    ...(conditions.length > 0 && { where: (customer: Customer) => conditions.every((condition) => condition(customer)) }),
     orderBy: order,
     ...window,
   });
@@ -231,6 +253,8 @@ const ACTIVITY_TYPES: Partial<Record<EventType, ActivityType>> = {
   'customer.rewarded': 'customer.rewarded',
   'customer.rewarded.loyalty_points': 'customer.rewarded.loyalty_points',
   'customer.reward_redemptions.created': 'customer.reward_redemptions.created',
+  'customer.segment.entered': 'customer.segment.entered',
+  'customer.segment.left': 'customer.segment.left',
   'validation.succeeded': 'customer.validation.succeeded',
   'validation.failed': 'customer.validation.failed',
   'redemption.succeeded': 'customer.redemption.succeeded',
@@ -276,8 +300,41 @@ export function activityCategory(type: ActivityType): 'ACTION' | 'EFFECT' {
   return ACTION_TYPES.has(type) ? 'ACTION' : 'EFFECT';
 }
 
-export async function customerActivity(ctx: DomainContext, ref: string, query: ActivityQuery) {
-  const customer = await findCustomer(ctx, ref);
+/** The entry filters both activity lists take. */
+interface ActivityFilters {
+  start_date?: string;
+  end_date?: string;
+  campaign_id?: string;
+  campaign_type?: CampaignType;
+  category?: 'ACTION' | 'EFFECT';
+  type?: ActivityType;
+  product_id?: string;
+}
+
+interface ListedEntry {
+  event: EventRecord;
+  type: ActivityType;
+  /** Where the event stands in the log, which breaks ties between entries of the same instant. */
+  position: number;
+}
+
+/** Whether an event is about a product: its data names it, or an item of the order (or the redemption's order) it is about does. */
+async function aboutProduct(ctx: DomainContext, event: EventRecord, productId: string): Promise<boolean> {
+  if (JSON.stringify(event.data).includes(JSON.stringify(productId))) return true;
+  const ref = (value: unknown) => (value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : undefined);
+  const orderId = ref(event.data.order);
+  const order = orderId ? await ctx.uow.orders.get(orderId) : undefined;
+  if (order?.items.some((item) => item.product_id === productId)) return true;
+  const redemptionId = ref(event.data.redemption);
+  const redemption = redemptionId ? await ctx.uow.redemptions.get(redemptionId) : undefined;
+  return redemption?.order?.items?.some((item) => item.product_id === productId) ?? false;
+}
+
+/**
+ * The customer's activity entries that pass the filters, in the order they were recorded. Both activity
+ * lists read this one log, so they always agree.
+ */
+async function activityEntries(ctx: DomainContext, customer: Customer, query: ActivityFilters): Promise<ListedEntry[]> {
   const from = query.start_date === undefined ? -Infinity : Date.parse(query.start_date);
   const to = query.end_date === undefined ? Infinity : Date.parse(query.end_date);
   const campaignTypes = new Map<string, CampaignType | undefined>();
@@ -285,7 +342,7 @@ export async function customerActivity(ctx: DomainContext, ref: string, query: A
     if (!campaignTypes.has(campaignId)) campaignTypes.set(campaignId, (await ctx.uow.campaigns.get(campaignId))?.campaign_type);
     return campaignTypes.get(campaignId);
   };
-  const listed: { event: EventRecord; type: ActivityType; position: number }[] = [];
+  const listed: ListedEntry[] = [];
   for (const [position, event] of (await ctx.uow.events.findBy('customer_id', customer.id)).entries()) {
     const type = ACTIVITY_TYPES[event.type];
     if (type === undefined) continue;
@@ -295,23 +352,122 @@ export async function customerActivity(ctx: DomainContext, ref: string, query: A
     if (query.category !== undefined && activityCategory(type) !== query.category) continue;
     if (query.campaign_id !== undefined && event.campaign_id !== query.campaign_id) continue;
     if (query.campaign_type !== undefined && (!event.campaign_id || (await campaignTypeOf(event.campaign_id)) !== query.campaign_type)) continue;
+    if (query.product_id !== undefined && !(await aboutProduct(ctx, event, query.product_id))) continue;
     listed.push({ event, type, position });
   }
+  return listed;
+}
+
+function presentEntry({ event, type }: ListedEntry) {
+  return {
+    id: event.id,
+    type,
+    data: { data: event.data, event_source: event.event_source },
+    created_at: event.created_at,
+    group_id: event.group_id,
+  };
+}
+
+function unknownCursor(id: string | undefined) {
+  return invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${id} is not an entry of this list`);
+}
+
+export async function customerActivity(ctx: DomainContext, ref: string, query: ActivityQuery) {
+  const customer = await findCustomer(ctx, ref);
+  const listed = await activityEntries(ctx, customer, query);
   listed.sort((a, b) => a.event.created_at.localeCompare(b.event.created_at) || a.position - b.position);
   if ((query.order ?? '-created_at') === '-created_at') listed.reverse();
   const page = cursorPage(
     listed.map((entry) => ({ ...entry, id: entry.event.id })),
     query,
   );
-  if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
+  if (!page) throw unknownCursor(query.starting_after_id);
+  return { ...page, rows: page.rows.map(presentEntry) };
+}
+
+export type ActivitiesOrder = 'created_at' | 'updated_at' | 'type' | 'code' | 'campaign' | 'category';
+
+export interface ActivitiesQuery extends ActivityFilters {
+  limit?: number;
+  order?: ActivitiesOrder | `-${ActivitiesOrder}`;
+  starting_after?: string;
+  starting_after_id?: string;
+}
+
+/**
+ * The deprecated list of a customer's activities: the same entries as `customerActivity`, sorted by more
+ * keys, read after a time or an entry, with the number that match.
+ */
+export async function customerActivities(ctx: DomainContext, ref: string, query: ActivitiesQuery) {
+  const customer = await findCustomer(ctx, ref);
+  const listed = await activityEntries(ctx, customer, query);
+  const { field, direction } = parseOrder<ActivitiesOrder>(query.order ?? '-created_at');
+  const keys = new Map<string, string>();
+  for (const entry of listed) {
+    const { event, type } = entry;
+    let key: string;
+    if (field === 'created_at' || field === 'updated_at') key = event.created_at;
+    else if (field === 'type') key = type;
+    else if (field === 'category') key = activityCategory(type);
+    else if (field === 'campaign') key = (event.campaign_id ? (await ctx.uow.campaigns.get(event.campaign_id))?.name : undefined) ?? '';
+    else {
+      const voucher = event.voucher_id ? await ctx.uow.vouchers.get(event.voucher_id) : undefined;
+      key = voucher?.code ?? ((event.data.voucher as { code?: string } | undefined)?.code ?? '');
+    }
+    keys.set(event.id, key);
+  }
+  listed.sort((a, b) => keys.get(a.event.id)!.localeCompare(keys.get(b.event.id)!) || a.position - b.position);
+  if (direction === 'desc') listed.reverse();
+  const after = query.starting_after === undefined ? undefined : Date.parse(query.starting_after);
+  const matching = after === undefined ? listed : listed.filter((entry) => (direction === 'desc' ? Date.parse(entry.event.created_at) < after : Date.parse(entry.event.created_at) > after));
+  let start = 0;
+  if (query.starting_after_id !== undefined) {
+    const index = matching.findIndex((entry) => entry.event.id === query.starting_after_id);
+    if (index < 0) throw unknownCursor(query.starting_after_id);
+    start = index + 1;
+  }
+  return { rows: matching.slice(start, start + (query.limit ?? 10)).map(presentEntry), total: matching.length };
+}
+
+/** Events about a customer's orders: order events, and redemptions on those orders. */
+function aboutOrders(event: EventRecord, orderIds: ReadonlySet<string>): boolean {
+  const order = event.data.order as { id?: string } | undefined;
+  return event.type.startsWith('customer.order.') || (order?.id !== undefined && orderIds.has(order.id));
+}
+
+/**
+ * Deletes the customer and the personal data kept about them, for good: the events recorded about them (their
+ * activity), their orders, and the contact details copied into their redemptions. Vouchers they held stay, as
+ * on an ordinary deletion.
+ */
+export async function deleteCustomerPermanently(ctx: DomainContext, ref: string) {
+  const customer = await findCustomer(ctx, ref);
+  const orders = await ctx.uow.orders.findBy('customer_id', customer.id);
+  const orderIds = new Set(orders.map((order) => order.id));
+  const counts = { events: 0, customer_events: 0, daily_events: 0, segments: 0, orders: orders.length, order_events: 0, customer: 1 };
+  for (const event of await ctx.uow.events.findBy('customer_id', customer.id)) {
+    counts.events += 1;
+    if (ACTIVITY_TYPES[event.type] !== undefined) counts.customer_events += 1;
+    if (aboutOrders(event, orderIds)) counts.order_events += 1;
+    await ctx.uow.events.delete(event.id);
+  }
+  for (const order of orders) await ctx.uow.orders.delete(order.id);
+  // Their part as a referee goes too; codes they hold as referrer stay theirs, as every voucher they hold does.
+  for (const holder of await ctx.uow.redeemable_holders.findBy('customer_id', customer.id)) {
+    if (holder.holder_role === 'REFEREE') await ctx.uow.redeemable_holders.delete(holder.id);
+  }
+  const copies = await ctx.uow.redemptions.query({ where: (entry) => entry.customer_id === customer.id && entry.customer !== null });
+  for (const entry of copies.rows) await ctx.uow.redemptions.update({ ...entry, customer: { id: customer.id, object: 'customer' } });
+  await ctx.uow.customers.delete(customer.id);
+  // Told to webhooks, but kept out of any customer's activity: nothing about the customer stays listed.
+  await recordEvent(ctx, 'customer.deleted', {}, { customer: { id: customer.id } });
   return {
-    ...page,
-    rows: page.rows.map(({ event, type }) => ({
-      id: event.id,
-      type,
-      data: { data: event.data, event_source: event.event_source },
-      created_at: event.created_at,
-      group_id: event.group_id,
-    })),
+    id: newId('del'),
+    created_at: ctx.clock.now().toISOString(),
+    related_object_id: customer.id,
+    related_object: 'customer' as const,
+    status: 'DONE',
+    data_json: counts,
+    object: 'pernament_deletion' as const,
   };
 }

@@ -201,9 +201,17 @@ function unitEffect(discount: UnitDiscount, remaining: number, given: DiscountLi
 
 /**
  * What the discount does to an order with `remaining` left to pay and these lines. `catalog` finds the
- * products and SKUs a unit discount may add when the order has no line of them.
+ * products and SKUs a unit discount may add when the order has no line of them. `percentBase` is what an
+ * order-level percentage is a percentage of (what is left, unless the stacking rules say the order's initial
+ * amount); it never takes more than is left.
  */
-export function applyDiscount(discount: Discount, remaining: number, lines: readonly DiscountLine[], catalog: (id: string) => CatalogUnit | undefined = () => undefined): DiscountEffect {
+export function applyDiscount(
+  discount: Discount,
+  remaining: number,
+  lines: readonly DiscountLine[],
+  catalog: (id: string) => CatalogUnit | undefined = () => undefined,
+  percentBase: number = remaining,
+): DiscountEffect {
   const current = [...lines];
   switch (discount.type) {
     case 'AMOUNT':
@@ -214,7 +222,7 @@ export function applyDiscount(discount: Discount, remaining: number, lines: read
         const shares = current.map((line) => Math.min(percentOf(line.amount, discount.percent_off), lineLeft(line)));
         return itemLevel(capShares(shares, cap(Infinity)), current, remaining);
       }
-      return orderLevel(cap(percentOf(remaining, discount.percent_off)), current);
+      return orderLevel(cap(percentOf(percentBase, discount.percent_off)), current);
     }
     case 'FIXED':
       if (discount.effect === 'APPLY_TO_ITEMS' && current.length > 0) {

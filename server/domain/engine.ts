@@ -2,23 +2,28 @@
  * The promotion engine: decides, for an order and a customer, which redeemables apply and what each
  * gives. Validation reports the verdicts; redemption applies them. Both call `evaluate`.
  *
- * Redeemables apply one after another, in the order requested, to what is left of the order, under the
- * stacking rules below: when one is inapplicable none applies (the others are skipped), at most five
- * apply, and at most one of each category. What validation sessions hold of a voucher (sessions.ts) is
- * unavailable to every request but those naming the session.
+ * Redeemables apply one after another to what is left of the order, under the project's stacking rules
+ * (see stacking-rules.ts; the defaults when it has none): how many may apply, in all and per category,
+ * exclusive and joint categories, the order they apply in, what a redeemable without effect does, and
+ * whether one inapplicable redeemable stops the others (`ALL`) or not (`PARTIAL`). What validation sessions
+ * hold of a voucher (sessions.ts) is unavailable to every request but those naming the session.
  */
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { categoryFields } from './categories.js';
 import type { DomainContext } from './context.js';
+import { invalid } from './errors.js';
 import type { Customer } from './customers.js';
 import { applyDiscount, unitIds, type CatalogUnit, type Discount, type DiscountLine, type PricedItem } from './discounts.js';
 import { conditionValues, matchesConditions, matchesFilter, type Conditions, type FilterDefinition } from './filters.js';
+import type { PromotionStackRecord } from './promotion-stacks.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { evaluateRuleSet } from './rule-logic.js';
+import { segmentsOf } from './segments.js';
+import { heldByOthers } from './sessions.js';
+import { effectiveStackingRules, type StackingSettings } from './stacking-rules.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
 import { coinPayment, coinRewardFor } from './loyalty/rewards.js';
-import { heldByOthers } from './sessions.js';
 import { validityAt, type ValidityVerdict } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 
@@ -29,25 +34,6 @@ type ItemRequest = Schemas['OrderItemRequest'];
 export type Verdict = Schemas['ValidationRedeemable'];
 type RedeemableError = Schemas['RedeemableError'];
 type Detail = NonNullable<Schemas['OrderItemCalculated']['application_details']>[number];
-
-/** The stacking rules every request runs under: the public API's defaults, as this engine applies them. */
-export const STACKING_RULES: Schemas['StackingRules'] = {
-  redeemables_limit: 30,
-  applicable_redeemables_limit: 5,
-  applicable_redeemables_per_category_limit: 1,
-  applicable_redeemables_category_limits: {},
-  applicable_exclusive_redeemables_limit: 1,
-  applicable_exclusive_redeemables_per_category_limit: 1,
-  exclusive_categories: [],
-  joint_categories: [],
-  redeemables_application_mode: 'ALL',
-  redeemables_sorting_rule: 'REQUESTED_ORDER',
-  redeemables_products_application_mode: 'STACK',
-  redeemables_no_effect_rule: 'REDEEM_ANYWAY',
-  no_effect_skip_categories: [],
-  no_effect_redeem_anyway_categories: [],
-  redeemables_rollback_order_mode: 'WITHOUT_ORDER',
-};
 
 /** A line of the order being evaluated: what the client sent, and what the redeemables did to it. */
 export interface Line extends DiscountLine {
@@ -108,6 +94,8 @@ export interface Evaluation {
   customerId: string | null;
   customer: Customer | undefined;
   trackingId: string;
+  /** The stacking rules the request ran under. */
+  stackingRules: StackingSettings;
 }
 
 interface Facts {
@@ -115,6 +103,8 @@ interface Facts {
   items: PricedItem[];
   orderMetadata: Record<string, unknown>;
   customerMetadata: Record<string, unknown>;
+  /** The segments that hold the customer. */
+  segmentIds: () => Promise<string[]>;
 }
 
 function failure(code: number, key: string, message: string, details: string, custom?: string): RedeemableError {
@@ -220,6 +210,8 @@ async function ruleHolds(ctx: DomainContext, rule: RuleCondition, facts: Facts, 
       return matchesConditions(facts.orderMetadata[rule.property ?? ''], rule.conditions);
     case 'customer.metadata':
       return matchesConditions(facts.customerMetadata[rule.property ?? ''], rule.conditions);
+    case 'customer.segment':
+      return matchesConditions(await facts.segmentIds(), rule.conditions);
     case 'product.id':
       return matchesConditions(facts.items.map((item) => item.product_id).filter(Boolean), rule.conditions);
     case 'sku.id':
@@ -383,8 +375,12 @@ function presentLine(line: Line): Schemas['OrderItemCalculated'] {
 
 const SKIP_MESSAGES: Record<string, string> = {
   preceding_validation_failed: 'Another redeemable of the request is inapplicable, so none applies',
-  applicable_redeemables_limit_exceeded: `More than ${STACKING_RULES.applicable_redeemables_limit} redeemables apply`,
-  applicable_redeemables_per_category_limit_exceeded: `More than ${STACKING_RULES.applicable_redeemables_per_category_limit} redeemable of the category applies`,
+  applicable_redeemables_limit_exceeded: 'Applicable redeemables limit exceeded',
+  applicable_redeemables_per_category_limit_exceeded: 'Applicable redeemables limit per category exceeded',
+  applicable_exclusive_redeemables_limit_exceeded: 'Applicable exclusive redeemables limit exceeded',
+  applicable_exclusive_redeemables_per_category_limit_exceeded: 'Applicable exclusive redeemables limit per category exceeded',
+  exclusion_rules_not_met: 'A redeemable of an exclusive category applies, and this one is neither exclusive nor joint',
+  no_effect: 'The redeemable takes nothing off the order, and the stacking rules skip such redeemables',
 };
 
 function skippedVerdict(verdict: Verdict, key: string): Verdict {
@@ -392,7 +388,106 @@ function skippedVerdict(verdict: Verdict, key: string): Verdict {
   return { ...rest, status: 'SKIPPED', result: { details: { key, message: SKIP_MESSAGES[key]! } } };
 }
 
+/** A redeemable of the request with what it names, and the category stacking rules count it under. */
+interface Subject {
+  requested: Request['redeemables'][number];
+  /** Position in the request, which breaks ties when sorting. */
+  position: number;
+  voucher?: VoucherRecord;
+  tier?: PromotionTierRecord;
+  stack?: PromotionStackRecord;
+  /** A stack's tiers, in the order they apply; undefined where a tier no longer exists. */
+  stackTiers?: (PromotionTierRecord | undefined)[];
+  category: { id: string; hierarchy: number } | null;
+  exclusive: boolean;
+  joint: boolean;
+}
+
+/**
+ * The order redeemables apply in: those of exclusive categories first, then as the rules' sorting says
+ * (the request's order, or category hierarchy with uncategorized ones last), the request's order among equals.
+ */
+function applicationOrder(subjects: Subject[], rules: StackingSettings): Subject[] {
+  const rank = (subject: Subject) => (rules.redeemables_sorting_rule === 'CATEGORY_HIERARCHY' ? (subject.category?.hierarchy ?? Infinity) : 0);
+  return [...subjects].sort((a, b) => Number(b.exclusive) - Number(a.exclusive) || rank(a) - rank(b) || a.position - b.position);
+}
+
+/** Tally of what has applied so far, for the stacking limits. */
+interface Tally {
+  applied: number;
+  exclusive: number;
+  byCategory: Map<string, number>;
+  exclusiveByCategory: Map<string, number>;
+}
+
+/** The stacking limit a redeemable that would apply runs into, if any (the key of its skip). */
+function limitReached(subject: Subject, rules: StackingSettings, tally: Tally): string | undefined {
+  if (tally.exclusive > 0 && !subject.exclusive && !subject.joint) return 'exclusion_rules_not_met';
+  if (tally.applied >= rules.applicable_redeemables_limit) return 'applicable_redeemables_limit_exceeded';
+  const category = subject.category?.id;
+  if (subject.exclusive) {
+    if (tally.exclusive >= rules.applicable_exclusive_redeemables_limit) return 'applicable_exclusive_redeemables_limit_exceeded';
+    const perCategory = rules.applicable_exclusive_redeemables_per_category_limit;
+    if (category && perCategory !== null && (tally.exclusiveByCategory.get(category) ?? 0) >= perCategory) {
+      return 'applicable_exclusive_redeemables_per_category_limit_exceeded';
+    }
+  }
+  if (category) {
+    const limit = rules.applicable_redeemables_category_limits[category] ?? rules.applicable_redeemables_per_category_limit ?? Infinity;
+    if ((tally.byCategory.get(category) ?? 0) >= limit) return 'applicable_redeemables_per_category_limit_exceeded';
+  }
+  return undefined;
+}
+
+function count(subject: Subject, tally: Tally): void {
+  tally.applied += 1;
+  const category = subject.category?.id;
+  if (category) tally.byCategory.set(category, (tally.byCategory.get(category) ?? 0) + 1);
+  if (subject.exclusive) {
+    tally.exclusive += 1;
+    if (category) tally.exclusiveByCategory.set(category, (tally.exclusiveByCategory.get(category) ?? 0) + 1);
+  }
+}
+
+/** Whether a redeemable that takes nothing off the order is skipped: its category's rule, else the project's. */
+function skipsNoEffect(subject: Subject, rules: StackingSettings): boolean {
+  const category = subject.category?.id;
+  if (category && rules.no_effect_skip_categories.includes(category)) return true;
+  if (category && rules.no_effect_redeem_anyway_categories.includes(category)) return false;
+  return rules.redeemables_no_effect_rule === 'SKIP';
+}
+
+/** Whether an order-level percentage is of the order's initial amount rather than of what is left of it. */
+function ofInitialAmount(subject: Subject, rules: StackingSettings): boolean {
+  const category = subject.category?.id;
+  if (category && rules.initial_amount_mode_categories.includes(category)) return true;
+  if (category && rules.discounted_amount_mode_categories.includes(category)) return false;
+  return rules.discount_calculation_mode === 'INITIAL_AMOUNT';
+}
+
+/** The categories a verdict lists, each marked joint or exclusive where the stacking rules name it so. */
+async function verdictCategories(ctx: DomainContext, categoryId: string | null | undefined, rules: StackingSettings): Promise<Schemas['Category'][]> {
+  const { categories } = await categoryFields(ctx, categoryId ?? null);
+  return categories.map((category) => ({
+    ...category,
+    ...(rules.exclusive_categories.includes(category.id) && { stacking_rules_type: 'EXCLUSIVE' as const }),
+    ...(rules.joint_categories.includes(category.id) && { stacking_rules_type: 'JOINT' as const }),
+  }));
+}
+
+/**
+ * Evaluates the request's redeemables under the project's stacking rules. More redeemables than the rules'
+ * `redeemables_limit` is a refused request (400), not a verdict.
+ */
 export async function evaluate(ctx: DomainContext, given: Request): Promise<Evaluation> {
+  const rules = await effectiveStackingRules(ctx);
+  if (given.redeemables.length > rules.redeemables_limit) {
+    throw invalid(
+      'invalid_payload',
+      'Invalid payload',
+      `redeemables: the project's stacking rules allow at most ${rules.redeemables_limit} redeemables in one request, and this one has ${given.redeemables.length}`,
+    );
+  }
   const { order: requestOrder, storedId } = await effectiveOrder(ctx, given.order);
   const expand = new Set(given.options?.expand ?? []);
   const now = ctx.clock.now();
@@ -404,11 +499,18 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       : undefined;
   let lines = await readLines(ctx, requestOrder?.items);
   const initialAmount = requestOrder?.amount ?? lines.reduce((sum, line) => sum + line.amount, 0);
+  let segments: string[] | undefined;
   const facts: Facts = {
     amount: initialAmount,
     items: lines.map(({ product_id, sku_id, quantity, price, amount }) => ({ product_id, sku_id, quantity, price, amount })),
     orderMetadata: requestOrder?.metadata ?? {},
     customerMetadata: { ...(customer?.metadata ?? {}), ...(customerRef?.metadata ?? {}) },
+    // The stored customer's segments, with the metadata the request gives it; worked out once, when a rule asks.
+    segmentIds: async () => {
+      if (!customer) return [];
+      segments ??= (await segmentsOf(ctx, customer, customerRef?.metadata ? facts.customerMetadata : undefined)).map((segment) => segment.id);
+      return segments;
+    },
   };
   const countsFor = (objectId: string, total: number): Counts => ({
     total,
@@ -419,68 +521,80 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
     },
   });
 
-  // Collected first, so the catalog lookups of unit discounts happen once.
-  const subjects: { requested: Request['redeemables'][number]; voucher?: VoucherRecord; tier?: PromotionTierRecord }[] = [];
-  for (const requested of given.redeemables) {
-    if (requested.object === 'voucher') subjects.push({ requested, voucher: await ctx.uow.vouchers.getBy('code', requested.id) });
-    else if (requested.object === 'promotion_tier') subjects.push({ requested, tier: await ctx.uow.promotion_tiers.get(requested.id) });
-    else subjects.push({ requested });
+  // Collected first, so the catalog lookups of unit discounts happen once and the order of application is known.
+  const subjects: Subject[] = [];
+  for (const [position, requested] of given.redeemables.entries()) {
+    const subject: Subject = { requested, position, category: null, exclusive: false, joint: false };
+    if (requested.object === 'voucher') {
+      const voucher = await ctx.uow.vouchers.getBy('code', requested.id);
+      if (voucher) subject.voucher = voucher;
+    } else if (requested.object === 'promotion_tier') {
+      const tier = await ctx.uow.promotion_tiers.get(requested.id);
+      if (tier) subject.tier = tier;
+    } else {
+      const stack = await ctx.uow.promotion_stacks.get(requested.id);
+      if (stack) {
+        subject.stack = stack;
+        subject.stackTiers = await Promise.all(stack.tiers.ids.map((id) => ctx.uow.promotion_tiers.get(id)));
+      }
+    }
+    const subjectCampaign = subject.voucher?.campaign_id ?? subject.tier?.campaign_id ?? subject.stack?.campaign_id ?? null;
+    const categoryId = await categoryOf(ctx, (subject.voucher ?? subject.tier ?? subject.stack)?.category_id, subjectCampaign);
+    const category = categoryId ? await ctx.uow.categories.get(categoryId) : undefined;
+    if (category) {
+      subject.category = { id: category.id, hierarchy: category.hierarchy };
+      subject.exclusive = rules.exclusive_categories.includes(category.id);
+      subject.joint = rules.joint_categories.includes(category.id);
+    }
+    subjects.push(subject);
   }
-  const catalog = await unitCatalog(ctx, subjects.flatMap(({ voucher, tier }) => [voucher?.discount, tier?.action?.discount].filter((d): d is Discount => !!d)));
+  const discounts = subjects.flatMap(({ voucher, tier, stackTiers }) => [voucher?.discount, tier?.action?.discount, ...(stackTiers ?? []).map((t) => t?.action?.discount)]);
+  const catalog = await unitCatalog(ctx, discounts.filter((d): d is Discount => !!d));
 
   let amount = initialAmount;
   let remaining = initialAmount;
   let giftTotal = 0;
-  const appliedCategories = new Map<string, number>();
-  let appliedCount = 0;
-  const verdicts: { verdict: Verdict; applied?: Applied; voucher?: VoucherRecord; tier?: PromotionTierRecord }[] = [];
+  const tally: Tally = { applied: 0, exclusive: 0, byCategory: new Map(), exclusiveByCategory: new Map() };
+  const verdicts: { verdict: Verdict; applied: Applied[]; voucher?: VoucherRecord; tier?: PromotionTierRecord }[] = [];
 
-  for (const { requested, voucher, tier } of subjects) {
+  for (const subject of applicationOrder(subjects, rules)) {
+    const { requested, voucher, tier, stack } = subject;
     const base = { id: requested.id, object: requested.object };
-    const campaignId = voucher?.campaign_id ?? tier?.campaign_id ?? null;
+    const campaignId = voucher?.campaign_id ?? tier?.campaign_id ?? stack?.campaign_id ?? null;
     const campaign = campaignId ? await ctx.uow.campaigns.get(campaignId) : undefined;
-    const reject = (error: RedeemableError) =>
+    const reject = (error: RedeemableError, failing?: PromotionTierRecord) =>
       verdicts.push({
         verdict: { ...base, status: 'INAPPLICABLE', result: { error: { ...error, resource_id: requested.id, resource_type: requested.object } }, campaign_id: campaignId },
+        applied: [],
         ...(voucher && { voucher }),
-        ...(tier && { tier }),
+        ...((failing ?? tier) && { tier: failing ?? tier }),
       });
     // What a verdict says of its redeemable beyond the result, as `options.expand` asks.
     const described = async (): Promise<Partial<Verdict>> => ({
       ...(expand.has('redeemable') && {
-        name: tier?.name ?? voucher?.code ?? requested.id,
+        name: stack?.name ?? tier?.name ?? voucher?.code ?? requested.id,
         ...(campaign && { campaign_name: campaign.name }),
         metadata: (voucher ?? tier)?.metadata ?? {},
       }),
-      ...(expand.has('category') && { categories: (await categoryFields(ctx, (voucher ?? tier)?.category_id ?? null)).categories }),
+      ...(expand.has('category') && { categories: await verdictCategories(ctx, (voucher ?? tier ?? stack)?.category_id, rules) }),
     });
-    /** The stacking limit a redeemable that would apply runs into, if any, and the category it counts under. */
-    const stackingLimit = async (): Promise<{ exceeded?: string; category: string | null }> => {
-      const category = await categoryOf(ctx, (voucher ?? tier)?.category_id, campaignId);
-      if (appliedCount >= STACKING_RULES.applicable_redeemables_limit) return { exceeded: 'applicable_redeemables_limit_exceeded', category };
-      const limit = category ? (STACKING_RULES.applicable_redeemables_category_limits[category] ?? STACKING_RULES.applicable_redeemables_per_category_limit) : Infinity;
-      if (category && (appliedCategories.get(category) ?? 0) >= limit) return { exceeded: 'applicable_redeemables_per_category_limit_exceeded', category };
-      return { category };
-    };
-    /** Applies a redeemable that would apply, unless a stacking limit skips it. */
-    const apply = async (result: Verdict['result'], applied: Omit<Applied, 'request' | 'campaignId'>, onApply: () => void) => {
-      const { exceeded, category } = await stackingLimit();
-      const verdict: Verdict = { ...base, status: 'APPLICABLE', result, campaign_id: campaignId, ...(await described()) };
-      if (exceeded) {
-        verdicts.push({ verdict: skippedVerdict(verdict, exceeded), ...(voucher && { voucher }), ...(tier && { tier }) });
-        return;
-      }
-      onApply();
-      appliedCount += 1;
-      if (category) appliedCategories.set(category, (appliedCategories.get(category) ?? 0) + 1);
-      verdicts.push({ verdict, applied: { request: requested, campaignId, ...applied }, ...(voucher && { voucher }), ...(tier && { tier }) });
+    const skip = async (key: string) => {
+      const verdict: Verdict = { ...base, status: 'APPLICABLE', result: {}, campaign_id: campaignId, ...(await described()) };
+      verdicts.push({ verdict: skippedVerdict(verdict, key), applied: [], ...(voucher && { voucher }), ...(tier && { tier }) });
     };
     /** Applies a discount to the order as it stands, and says what it gives. */
     const discounting = (discount: Discount | undefined) => {
-      if (!discount) return { off: 0, itemLevel: false, commit: () => {} };
-      const effect = applyDiscount(discount, remaining - giftTotal, lines, catalog);
+      if (!discount) return { off: 0, added: 0, itemLevel: false, commit: () => {} };
+      // Under `ONCE`, a line an earlier redeemable discounted has nothing left for item-level discounts.
+      const open =
+        rules.redeemables_products_application_mode === 'ONCE'
+          ? lines.map((line) => (line.discount_amount > 0 || line.discount_quantity > 0 ? { ...line, discount_amount: line.amount } : line))
+          : lines;
+      const left = remaining - giftTotal;
+      const effect = applyDiscount(discount, left, open, catalog, ofInitialAmount(subject, rules) ? initialAmount : left);
       return {
         off: effect.total,
+        added: effect.addedAmount,
         itemLevel: effect.itemLevel,
         commit: () => {
           lines = effect.lines.map((line, index) => {
@@ -511,9 +625,78 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
         },
       };
     };
+    /**
+     * Applies discounts one after another (one for a voucher or tier, one per tier for a stack) and keeps
+     * them, unless they take nothing and the rules skip such redeemables: then the order is as it was.
+     */
+    const applyDiscounts = async (parts: { discount: Discount | undefined; tier?: PromotionTierRecord }[], result: (off: number) => Verdict['result']) => {
+      const saved = { lines, amount, remaining };
+      const applied: Applied[] = [];
+      let total = 0;
+      let added = 0;
+      for (const part of parts) {
+        const effect = discounting(part.discount);
+        effect.commit();
+        total += effect.off;
+        added += effect.added;
+        applied.push({
+          request: requested,
+          campaignId,
+          ...(voucher && { voucher }),
+          ...(part.tier && { tier: part.tier }),
+          discount: effect.off,
+          itemLevel: effect.itemLevel,
+          giftCredits: 0,
+          points: 0,
+        });
+      }
+      if (total === 0 && added === 0 && skipsNoEffect(subject, rules)) {
+        ({ lines, amount, remaining } = saved);
+        await skip('no_effect');
+        return;
+      }
+      count(subject, tally);
+      const verdict: Verdict = { ...base, status: 'APPLICABLE', result: result(total), campaign_id: campaignId, ...(await described()) };
+      verdicts.push({ verdict, applied, ...(voucher && { voucher }), ...(tier && { tier }) });
+    };
+    /** Applies a gift card or a loyalty card payment, which never counts as having no effect. */
+    const applyPayment = async (result: Verdict['result'], applied: Omit<Applied, 'request' | 'campaignId'>, onApply: () => void) => {
+      onApply();
+      count(subject, tally);
+      const verdict: Verdict = { ...base, status: 'APPLICABLE', result, campaign_id: campaignId, ...(await described()) };
+      verdicts.push({ verdict, applied: [{ request: requested, campaignId, ...applied }], ...(voucher && { voucher }), ...(tier && { tier }) });
+    };
 
     if (requested.object === 'promotion_stack') {
-      reject(failure(404, 'resource_not_found', 'Resource not found', `Cannot find promotion stack ${requested.id}: this service has no promotion stacks`));
+      if (!stack) {
+        reject(failure(404, 'resource_not_found', 'Resource not found', `Cannot find promotion stack ${requested.id}`));
+        continue;
+      }
+      // The stack is a unit: it applies only when each of its tiers would apply on its own.
+      let refused = false;
+      for (const [index, member] of (subject.stackTiers ?? []).entries()) {
+        if (!member) {
+          reject(failure(404, 'resource_not_found', 'Resource not found', `Promotion stack ${stack.id}: cannot find promotion tier ${stack.tiers.ids[index]}`));
+          refused = true;
+          break;
+        }
+        const error = await tierError(ctx, member, now, facts, countsFor);
+        if (error) {
+          reject({ ...error, details: `Promotion stack ${stack.id}: ${error.details ?? error.message}` }, member);
+          refused = true;
+          break;
+        }
+      }
+      if (refused) continue;
+      const limit = limitReached(subject, rules, tally);
+      if (limit) {
+        await skip(limit);
+        continue;
+      }
+      await applyDiscounts(
+        (subject.stackTiers as PromotionTierRecord[]).map((member) => ({ discount: member.action?.discount, tier: member })),
+        (off) => ({ discount_amount: off }),
+      );
       continue;
     }
     if (requested.object === 'voucher') {
@@ -563,6 +746,11 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points${heldNote}; ${coin.points_ratio} are needed`));
           continue;
         }
+        const limit = limitReached(subject, rules, tally);
+        if (limit) {
+          await skip(limit);
+          continue;
+        }
         const assignment = await rewardAssignment(ctx, voucher, rewardRef, reward.id);
         const holder = voucher.holder_id ? await ctx.uow.customers.get(voucher.holder_id) : undefined;
         const snapshot: RewardSnapshot = {
@@ -581,7 +769,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           sku: null,
           loyalty_tier_id: null,
         };
-        await apply(
+        await applyPayment(
           { discount_amount: paid.amount, loyalty_card: { points: paid.points, balance } },
           { voucher, discount: paid.amount, itemLevel: false, giftCredits: 0, points: paid.points, reward: snapshot },
           () => {
@@ -598,39 +786,49 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           reject(failure(400, 'gift_amount_exceeded', 'Gift amount exceeded', `Gift card ${voucher.code} has a balance of ${voucher.gift.balance}${heldNote}`));
           continue;
         }
+        const limit = limitReached(subject, rules, tally);
+        if (limit) {
+          await skip(limit);
+          continue;
+        }
         const credits = Math.min(wanted ?? freeCredits, freeCredits, remaining - giftTotal);
-        await apply({ gift: { credits, balance: voucher.gift.balance } }, { voucher, discount: 0, itemLevel: false, giftCredits: credits, points: 0 }, () => {
+        await applyPayment({ gift: { credits, balance: voucher.gift.balance } }, { voucher, discount: 0, itemLevel: false, giftCredits: credits, points: 0 }, () => {
           giftTotal += credits;
         });
         continue;
       }
+      const limit = limitReached(subject, rules, tally);
+      if (limit) {
+        await skip(limit);
+        continue;
+      }
       const discount = voucher.discount!;
-      const effect = discounting(discount);
-      await apply({ discount, discount_amount: effect.off }, { voucher, discount: effect.off, itemLevel: effect.itemLevel, giftCredits: 0, points: 0 }, effect.commit);
+      await applyDiscounts([{ discount }], (off) => ({ discount, discount_amount: off }));
       continue;
     }
     if (!tier) {
       reject(failure(404, 'resource_not_found', 'Resource not found', `Cannot find promotion tier ${requested.id}`));
       continue;
     }
-    const validity = [campaign ? validityAt(campaign, now) : ({ valid: false, reason: 'disabled' } as const), validityAt(tier, now)].find((v) => !v.valid);
-    if (validity && !validity.valid) {
-      const [key, message] = TIER_VALIDITY[validity.reason];
-      reject(failure(400, key, message, `Promotion tier ${tier.id}: ${validity.reason.replace(/_/g, ' ')}`));
+    const error = await tierError(ctx, tier, now, facts, countsFor);
+    if (error) {
+      reject(error);
       continue;
     }
-    const broken = await brokenRule(ctx, [tier.id, tier.campaign_id], facts, countsFor(tier.id, tier.summary.redemptions.total_redeemed));
-    if (broken) {
-      reject(broken);
+    const limit = limitReached(subject, rules, tally);
+    if (limit) {
+      await skip(limit);
       continue;
     }
     const discount = tier.action?.discount;
-    const effect = discounting(discount);
-    await apply({ ...(discount && { discount }), discount_amount: effect.off }, { tier, discount: effect.off, itemLevel: effect.itemLevel, giftCredits: 0, points: 0 }, effect.commit);
+    await applyDiscounts([{ discount, tier }], (off) => ({ ...(discount && { discount }), discount_amount: off }));
   }
 
-  const valid = verdicts.every(({ verdict }) => verdict.status !== 'INAPPLICABLE');
-  const applied = valid ? verdicts.flatMap(({ applied }) => (applied ? [applied] : [])) : [];
+  const partial = rules.redeemables_application_mode === 'PARTIAL';
+  const valid = partial
+    ? verdicts.some(({ verdict }) => verdict.status === 'APPLICABLE')
+    : verdicts.every(({ verdict }) => verdict.status !== 'INAPPLICABLE');
+  const applied = valid ? verdicts.flatMap((entry) => entry.applied) : [];
   if (!valid) {
     // Nothing applies: the order is priced as it came, and every redeemable that would have applied is skipped.
     lines = await readLines(ctx, requestOrder?.items);
@@ -679,5 +877,23 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
     customerId,
     customer,
     trackingId: customer ? trackingIdOf(customer.id) : (given.tracking_id ?? `track_${randomBytes(9).toString('base64url')}`),
+    stackingRules: rules,
   };
+}
+
+/** Why a promotion tier does not apply now (its or its campaign's validity, its rules); undefined when it does. */
+async function tierError(
+  ctx: DomainContext,
+  tier: PromotionTierRecord,
+  now: Date,
+  facts: Facts,
+  countsFor: (objectId: string, total: number) => Counts,
+): Promise<RedeemableError | undefined> {
+  const campaign = await ctx.uow.campaigns.get(tier.campaign_id);
+  const validity = [campaign ? validityAt(campaign, now) : ({ valid: false, reason: 'disabled' } as const), validityAt(tier, now)].find((v) => !v.valid);
+  if (validity && !validity.valid) {
+    const [key, message] = TIER_VALIDITY[validity.reason];
+    return failure(400, key, message, `Promotion tier ${tier.id}: ${validity.reason.replace(/_/g, ' ')}`);
+  }
+  return brokenRule(ctx, [tier.id, tier.campaign_id], facts, countsFor(tier.id, tier.summary.redemptions.total_redeemed));
 }

@@ -6,6 +6,7 @@ import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
+import { forgetTierInStacks } from './promotion-stacks.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart, validityAt } from './validity.js';
 
@@ -112,6 +113,7 @@ export async function setPromotionTierActive(ctx: DomainContext, id: string, act
 export async function deletePromotionTier(ctx: DomainContext, id: string): Promise<void> {
   const tier = await findPromotionTier(ctx, id);
   await dropAssignmentsOf(ctx, tier.id);
+  await forgetTierInStacks(ctx, tier.id, tier.campaign_id);
   await ctx.uow.promotion_tiers.delete(tier.id);
 }
 

@@ -9,6 +9,7 @@ import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { validityAt } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
+import { noteReferrer } from './referrals.js';
 
 type Schemas = components['schemas'];
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
@@ -155,7 +156,9 @@ export async function publish(ctx: DomainContext, input: PublicationCreate, opti
   const now = ctx.clock.now().toISOString();
   const held: VoucherRecord[] = [];
   for (const voucher of chosen) {
-    held.push(await ctx.uow.vouchers.update({ ...voucher, holder_id: customer.id, publish_count: voucher.publish_count + 1, updated_at: now }));
+    const given = await ctx.uow.vouchers.update({ ...voucher, holder_id: customer.id, publish_count: voucher.publish_count + 1, updated_at: now });
+    await noteReferrer(ctx, given);
+    held.push(given);
   }
   const first = held[0]!;
   const publication = await ctx.uow.publications.insert({

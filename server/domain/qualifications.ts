@@ -1,9 +1,10 @@
 import type { components } from '../../generated/openapi.js';
 import { categoryFields } from './categories.js';
 import type { DomainContext } from './context.js';
-import { evaluate, STACKING_RULES } from './engine.js';
+import { evaluate } from './engine.js';
 import { checkFilter, matchesFilter, type FilterDefinition } from './filters.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
+import { presentStackingRules } from './stacking-rules.js';
 import { namedCustomer, withoutEmptyClauses } from './publications.js';
 import type { VoucherRecord } from './vouchers.js';
 
@@ -130,7 +131,7 @@ export async function checkEligibility(ctx: DomainContext, request: Request): Pr
     },
     tracking_id: base.trackingId,
     order: base.order,
-    stacking_rules: STACKING_RULES,
+    stacking_rules: presentStackingRules(base.stackingRules),
     object: 'qualification',
   };
 }

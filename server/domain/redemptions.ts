@@ -4,15 +4,18 @@ import { DomainError, invalid, notFound } from './errors.js';
 import { evaluate, simpleCustomer, type Evaluation, type RewardSnapshot, type Verdict } from './engine.js';
 import { matchesFilter } from './filters.js';
 import { movePoints } from './loyalty/cards.js';
+import { recordGiftMovement } from './gift-transactions.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { noteRedemption, orderForRedemption } from './orders.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { presentPromotionTier } from './promotion-tiers.js';
 import { useHolds } from './sessions.js';
+import { effectiveStackingRules } from './stacking-rules.js';
 import { listFilter } from './publications.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
+import { referralCodeRedeemed } from './referrals.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -50,7 +53,7 @@ export interface RedemptionRecord extends EntryFields {
   redemption: string | null;
   session?: { key: string };
   reward?: RewardSnapshot;
-  related_redemptions?: { rollbacks: { id: string; date: string; rollback_order_mode: 'WITHOUT_ORDER' }[] };
+  related_redemptions?: { rollbacks: { id: string; date: string; rollback_order_mode: 'WITH_ORDER' | 'WITHOUT_ORDER' }[] };
 }
 
 /** A rollback as stored, in the same table, so that it is listed and found with the redemptions. */
@@ -80,7 +83,7 @@ export type RollbackView = Omit<Schemas['RedemptionRollback'], 'voucher'> & Requ
 export type EntryView = RedemptionView | RollbackView;
 
 export type RedeemOutcome =
-  | { ok: true; redemptions: RedemptionView[]; parent: RedemptionView; order: Calculated; skipped: Verdict[] }
+  | { ok: true; redemptions: RedemptionView[]; parent: RedemptionView; order: Calculated; skipped: Verdict[]; inapplicable: Verdict[] }
   | { ok: false; error: DomainError };
 
 type CustomerSummary = NonNullable<Schemas['Customer']['summary']>;
@@ -236,9 +239,18 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
         },
         ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance - applied.giftCredits } }),
       });
+      if (counted.gift && applied.giftCredits > 0) {
+        await recordGiftMovement(ctx, counted, {
+          type: 'CREDITS_REDEMPTION',
+          amount: -applied.giftCredits,
+          operation: 'MANUAL',
+          details: { order: { id: stored.id, source_id: stored.source_id }, redemption: { id: child.id } },
+        });
+      }
       if (applied.points > 0) {
         await movePoints(ctx, counted, { points: -applied.points, type: 'POINTS_REDEMPTION', operation: 'MANUAL', details: { redemption: { id: child.id } } });
       }
+      if (counted.is_referral_code) await referralCodeRedeemed(ctx, counted.id, evaluation.customerId, { id: child.id, type: 'redemption', date: now });
     } else if (applied.tier) {
       const tier = (await ctx.uow.promotion_tiers.get(applied.tier.id))!;
       await ctx.uow.promotion_tiers.update({
@@ -286,6 +298,8 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
     parent: await presentRedemption(ctx, parent),
     order: calculated,
     skipped: evaluation.skipped,
+    // Only in the stacking rules' PARTIAL mode does a redemption go through with inapplicable redeemables.
+    inapplicable: evaluation.inapplicable,
   };
 }
 
@@ -330,6 +344,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
   const metadata = input.metadata ?? {};
   const channel = { channel_id: channelId, channel_type: 'API' as const };
   const parentRollbackId = newId('rr');
+  const orderMode = (await effectiveStackingRules(ctx)).redeemables_rollback_order_mode;
   /** The rollback entry of one redemption; the entry is stored and the redemption marked rolled back. */
   const rollBack = async (
     target: RedemptionRecord,
@@ -368,7 +383,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
     await ctx.uow.redemptions.update({
       ...target,
       status: 'ROLLED_BACK',
-      related_redemptions: { rollbacks: [...(target.related_redemptions?.rollbacks ?? []), { id: rollbackId, date: now, rollback_order_mode: 'WITHOUT_ORDER' }] },
+      related_redemptions: { rollbacks: [...(target.related_redemptions?.rollbacks ?? []), { id: rollbackId, date: now, rollback_order_mode: orderMode }] },
     });
     return entry;
   };
@@ -400,6 +415,18 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
           },
           ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance + target.gift_amount } }),
         });
+        if (restored.gift && target.gift_amount > 0) {
+          await recordGiftMovement(ctx, restored, {
+            type: 'CREDITS_REFUND',
+            amount: target.gift_amount,
+            operation: 'AUTOMATIC',
+            details: {
+              ...(target.order?.id && { order: { id: target.order.id, source_id: target.order.source_id ?? null } }),
+              redemption: { id: target.id },
+              rollback: { id: entry.id },
+            },
+          });
+        }
         if (points > 0) {
           await movePoints(ctx, restored, { points, type: 'POINTS_REFUND', operation: 'AUTOMATIC', details: { redemption: { id: target.id } } });
         }
@@ -442,6 +469,9 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
         rollback_stacked: isParent ? childRollbacks : [result.id],
       });
     }
+    // The project's stacking rules may say a rollback cancels the order too.
+    const order = orderMode === 'WITH_ORDER' ? await ctx.uow.orders.get(orderId) : undefined;
+    if (order && order.status !== 'CANCELED') await ctx.uow.orders.update({ ...order, status: 'CANCELED', updated_at: now });
   }
   await updateCustomerSummary(ctx, redemption.customer_id, (summary) => ({
     ...summary,

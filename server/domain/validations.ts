@@ -1,8 +1,9 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
-import { evaluate, STACKING_RULES, type Evaluation } from './engine.js';
+import { evaluate, type Evaluation } from './engine.js';
 import { recordEvent } from './events.js';
 import { holdApplied, sessionOf } from './sessions.js';
+import { presentStackingRules } from './stacking-rules.js';
 
 type Schemas = components['schemas'];
 
@@ -52,7 +53,7 @@ export async function validation(
     order: evaluation.order,
     tracking_id: evaluation.trackingId,
     ...(session && { session }),
-    stacking_rules: STACKING_RULES,
+    stacking_rules: presentStackingRules(evaluation.stackingRules),
     object: 'validation',
   };
   return { response, evaluation };

@@ -6,6 +6,7 @@ import { findCampaign, type CampaignRecord } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
+import { recordGiftMovement } from './gift-transactions.js';
 import { checkFilter, matchesFilter, type FilterDefinition, type FilterProblem } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
@@ -15,6 +16,8 @@ import { changeCardPoints } from './loyalty/cards.js';
 import { dropCardData } from './loyalty/programs.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
+import { binVoucher, codeInBin, ensureCodeFree } from './bin.js';
+import { dropHoldersOf } from './referrals.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -132,7 +135,7 @@ export async function freshCodes(ctx: DomainContext, config: ResolvedCodeConfig,
   const chosen = new Set<string>();
   for (let round = 0; round < 10 && chosen.size < count; round++) {
     const candidates = generateCodes(config, count - chosen.size, (code) => chosen.has(code));
-    for (const code of candidates) if (!(await ctx.uow.vouchers.getBy('code', code))) chosen.add(code);
+    for (const code of candidates) if (!(await ctx.uow.vouchers.getBy('code', code)) && !(await codeInBin(ctx, code))) chosen.add(code);
   }
   if (chosen.size < count) {
     throw invalid('invalid_code_config', 'Invalid code config', `Only ${chosen.size} of ${count} codes are still free in the code config's space`);
@@ -250,6 +253,7 @@ export async function createVoucher(ctx: DomainContext, input: VoucherInput, fix
   const [code] = input.code !== undefined && input.code !== null ? [input.code] : await freshCodes(ctx, config, 1);
   const [record] = await buildVouchers(ctx, input, [code!], campaign);
   for (const ruleId of new Set(input.validation_rules ?? [])) await findValidationRule(ctx, ruleId);
+  await ensureCodeFree(ctx, record!.code);
   const created = await writeUnique('voucher', () => ctx.uow.vouchers.insert(record!));
   await recordEvent(ctx, 'voucher.created', { campaign_id: created.campaign_id, voucher_id: created.id }, { voucher: { id: created.id, code: created.code } });
   await assignRules(ctx, input.validation_rules, { related_object_type: 'voucher', related_object_id: created.id });
@@ -314,19 +318,22 @@ export async function setVoucherActive(ctx: DomainContext, code: string, active:
   return updated;
 }
 
-export async function deleteVoucher(ctx: DomainContext, code: string): Promise<void> {
+/** Deletes the voucher; without `force` it goes to the bin, which keeps its code taken. */
+export async function deleteVoucher(ctx: DomainContext, code: string, options: { force?: boolean } = {}): Promise<void> {
   const voucher = await findVoucher(ctx, code);
   await dropAssignmentsOf(ctx, voucher.id);
   await dropCardData(ctx, voucher.id);
   await ctx.uow.vouchers.delete(voucher.id);
+  if (!options.force) await binVoucher(ctx, voucher);
+  else await dropHoldersOf(ctx, voucher.id);
   await recordEvent(ctx, 'voucher.deleted', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
 }
 
 /**
  * Adds (or with a negative value removes) gift credit or loyalty points; a balance never goes negative.
  * A gift card takes `amount`; a loyalty card takes `points`, or `amount` as the API names it there too.
- * `reason` and `source_id` go into a loyalty card's transaction; gift cards keep no transaction list, and
- * expiry settings are not applied (points follow the program's rules), as the contract says.
+ * `reason` and `source_id` go into the card's transaction (credits or points); expiry settings are not applied
+ * (points follow the program's rules), as the contract says.
  */
 export async function changeBalance(ctx: DomainContext, code: string, change: BalanceChange) {
   const voucher = await findVoucher(ctx, code);
@@ -344,7 +351,14 @@ export async function changeBalance(ctx: DomainContext, code: string, change: Ba
       amount: voucher.gift.amount + Math.max(0, value),
       subtracted_amount: (voucher.gift.subtracted_amount ?? 0) + Math.max(0, -value),
     };
-    await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
+    const updated = await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
+    await recordGiftMovement(ctx, updated, {
+      type: value >= 0 ? 'CREDITS_ADDITION' : 'CREDITS_REMOVAL',
+      amount: value,
+      operation: 'MANUAL',
+      reason: change.reason ?? null,
+      sourceId: change.source_id ?? null,
+    });
     await recordEvent(ctx, 'voucher.gift.balance_added', { campaign_id: voucher.campaign_id, voucher_id: voucher.id, customer_id: voucher.holder_id }, { voucher: { id: voucher.id, code }, amount: value });
     return {
       amount: value,

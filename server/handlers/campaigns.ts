@@ -15,6 +15,7 @@ import { createPromotionTier } from '../domain/promotion-tiers.js';
 import { invalid } from '../domain/errors.js';
 import { campaignForNewVouchers, createVoucher, generateCampaignVouchers } from '../domain/vouchers.js';
 import type { components } from '../../generated/openapi.js';
+import type { DomainContext } from '../domain/context.js';
 import type { HandlersOf, RequestContext, Services } from './types.js';
 import { inProject } from './unit-of-work.js';
 import { voucherResponse } from './vouchers.js';
@@ -35,20 +36,26 @@ type CampaignOperations =
 
 /**
  * Creates a campaign and its first vouchers: up to SYNC_GENERATION_LIMIT before the response, more in a
- * background job followed by an async action.
+ * background job followed by an async action. The request may be worked out inside the unit of work (a
+ * campaign set up from a template makes its rules there first).
  */
-export async function createCampaignWithVouchers(services: Services, context: RequestContext, body: CampaignsCreateRequestBody) {
-  const count = body.vouchers_count ?? 0;
-  const { campaign, background } = await inProject(services, context, async (ctx) => {
+export async function createCampaignWithVouchers(
+  services: Services,
+  context: RequestContext,
+  request: CampaignsCreateRequestBody | ((ctx: DomainContext) => Promise<CampaignsCreateRequestBody>),
+) {
+  const { campaign, background, count } = await inProject(services, context, async (ctx) => {
+    const body = typeof request === 'function' ? await request(ctx) : request;
+    const count = body.vouchers_count ?? 0;
     const record = await createCampaign(ctx, body);
     for (const tier of body.promotion?.tiers ?? []) await createPromotionTier(ctx, record.id, tier);
-    if (count === 0) return { campaign: await presentCampaign(ctx, record), background: undefined };
+    if (count === 0) return { campaign: await presentCampaign(ctx, record), background: undefined, count };
     if (count <= SYNC_GENERATION_LIMIT) {
       await generateCampaignVouchers(ctx, record, {}, count);
-      return { campaign: await presentCampaign(ctx, record), background: undefined };
+      return { campaign: await presentCampaign(ctx, record), background: undefined, count };
     }
     const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATE', context.requestId);
-    return { campaign: await presentCampaign(ctx, record), background: { campaignId: record.id, asyncActionId: action.id } };
+    return { campaign: await presentCampaign(ctx, record), background: { campaignId: record.id, asyncActionId: action.id }, count };
   });
   if (background) {
     services.jobs.start(`generate ${background.campaignId}`, () =>
@@ -72,8 +79,8 @@ export const campaignHandlers: HandlersOf<CampaignOperations> = {
     status: 200,
     body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await updateCampaign(ctx, path.campaignId, body))),
   }),
-  'delete-campaign': async ({ path, context, services }) => {
-    await inProject(services, context, (ctx) => deleteCampaign(ctx, path.campaignId));
+  'delete-campaign': async ({ path, query, context, services }) => {
+    await inProject(services, context, (ctx) => deleteCampaign(ctx, path.campaignId, { force: query.force }));
     return { status: 204 };
   },
   'enable-campaign': async ({ path, context, services }) => ({

@@ -1,12 +1,15 @@
 import {
+  customerActivities,
   customerActivity,
   deleteCustomer,
+  deleteCustomerPermanently,
   findCustomer,
   listCustomers,
   presentCustomer,
   updateCustomer,
   upsertCustomer,
 } from '../domain/customers.js';
+import { segmentMemberIds } from '../domain/segments.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 
@@ -16,12 +19,15 @@ type CustomerOperations =
   | 'get-customer'
   | 'update-customer'
   | 'delete-customer'
-  | 'list-customer-activity';
+  | 'list-customer-activity'
+  | 'list-customer-activities'
+  | 'customer-permanently-deletion';
 
 export const customerHandlers: HandlersOf<CustomerOperations> = {
   'list-customers': async ({ query, context, services }) => {
     const page = await inProject(services, context, async (ctx) => {
-      const found = await listCustomers(ctx, query);
+      const members = query.segment_id !== undefined ? await segmentMemberIds(ctx, query.segment_id) : undefined;
+      const found = await listCustomers(ctx, query, members);
       return { ...found, rows: await Promise.all(found.rows.map((row) => presentCustomer(ctx, row))) };
     });
     return { status: 200, body: { object: 'list', data_ref: 'customers', customers: page.rows, total: page.total, has_more: page.has_more } };
@@ -55,4 +61,12 @@ export const customerHandlers: HandlersOf<CustomerOperations> = {
       },
     };
   },
+  'list-customer-activities': async ({ path, query, context, services }) => {
+    const page = await inProject(services, context, (ctx) => customerActivities(ctx, path.customerId, query));
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
+  },
+  'customer-permanently-deletion': async ({ path, context, services }) => ({
+    status: 200,
+    body: await inProject(services, context, (ctx) => deleteCustomerPermanently(ctx, path.customerId)),
+  }),
 };

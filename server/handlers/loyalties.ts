@@ -165,10 +165,10 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
       return presentCampaign(ctx, await updateCampaign(ctx, program.id, programChanges(program, body)));
     }),
   }),
-  'delete-loyalty-program': async ({ path, context, services }) => {
+  'delete-loyalty-program': async ({ path, query, context, services }) => {
     await inProject(services, context, async (ctx) => {
       const program = await findProgram(ctx, path.campaignId);
-      await deleteCampaign(ctx, program.id);
+      await deleteCampaign(ctx, program.id, { force: query.force });
     });
     return { status: 204 };
   },

@@ -14,7 +14,7 @@ import {
   updateMetadataSchema,
 } from '../domain/management/schemas.js';
 import { assignUser, changeRole, getProjectUser, inviteUser, listProjectUsers, presentUser, unassignUser } from '../domain/management/users.js';
-import { createWebhook, deleteWebhook, findWebhook, listDeliveries, listWebhooks, updateWebhook } from '../domain/management/webhooks.js';
+import { createWebhook, deleteWebhook, findWebhook, listDeliveries, listWebhooks, presentWebhook, updateWebhook, vetTarget } from '../domain/management/webhooks.js';
 import type { HandlersOf } from './types.js';
 import { inManagedProject, inOrganization } from './unit-of-work.js';
 
@@ -162,19 +162,26 @@ export const managementHandlers: HandlersOf<ManagementOperations> = {
     return { status: 204 };
   },
 
-  'create-webhook': async ({ path, body, services }) => ({
+  // The target's host is resolved before the unit of work starts: a lookup may take seconds, and the unit of
+  // work holds the project's lock.
+  'create-webhook': async ({ path, body, services }) => {
+    const target = await vetTarget(body.target_url, services.webhookRules);
+    const made = await inManagedProject(services, path.projectId, (ctx) => createWebhook(ctx, body, target));
+    return { status: 200, body: presentWebhook(made, { revealSecret: true }) };
+  },
+  'list-webhooks': async ({ path, services }) => ({
     status: 200,
-    body: await inManagedProject(services, path.projectId, (ctx) => createWebhook(ctx, body, services.webhookRules)),
+    body: list((await inManagedProject(services, path.projectId, listWebhooks)).map((webhook) => presentWebhook(webhook))),
   }),
-  'list-webhooks': async ({ path, services }) => ({ status: 200, body: list(await inManagedProject(services, path.projectId, listWebhooks)) }),
   'get-webhook': async ({ path, services }) => ({
     status: 200,
-    body: await inManagedProject(services, path.projectId, (ctx) => findWebhook(ctx, path.webhookId)),
+    body: presentWebhook(await inManagedProject(services, path.projectId, (ctx) => findWebhook(ctx, path.webhookId))),
   }),
-  'update-webhook': async ({ path, body, services }) => ({
-    status: 200,
-    body: await inManagedProject(services, path.projectId, (ctx) => updateWebhook(ctx, path.webhookId, body, services.webhookRules)),
-  }),
+  'update-webhook': async ({ path, body, services }) => {
+    const target = body.target_url === undefined ? undefined : await vetTarget(body.target_url, services.webhookRules);
+    const updated = await inManagedProject(services, path.projectId, (ctx) => updateWebhook(ctx, path.webhookId, body, target));
+    return { status: 200, body: presentWebhook(updated) };
+  },
   'delete-webhook': async ({ path, services }) => {
     await inManagedProject(services, path.projectId, (ctx) => deleteWebhook(ctx, path.webhookId));
     return { status: 204 };

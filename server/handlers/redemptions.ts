@@ -29,6 +29,7 @@ export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
         parent_redemption: withVoucherAssets(services, context, outcome.parent),
         order: outcome.order,
         ...(outcome.skipped.length > 0 && { skipped_redeemables: outcome.skipped }),
+        ...(outcome.inapplicable.length > 0 && { inapplicable_redeemables: outcome.inapplicable }),
       },
     };
   },

@@ -3,9 +3,11 @@
  * contract, so an operation without a handler, or a handler that returns a body of the wrong shape,
  * does not compile.
  */
+import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi.js';
 import type { AssetSigner } from '../assets.js';
 import type { Clock } from '../domain/clock.js';
+import type { ExportFiles } from '../exports/files.js';
 import type { WebhookRules } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import type { TokenRegistry } from '../oauth.js';
@@ -19,8 +21,23 @@ type Operation<K extends OperationId> = operations[K];
 type Part<T, P extends string> = T extends { [X in P]?: infer V } ? ([V] extends [undefined] ? {} : NonNullable<V>) : {};
 export type PathParams<K extends OperationId> = Part<Operation<K>['parameters'], 'path'>;
 export type QueryParams<K extends OperationId> = Part<Operation<K>['parameters'], 'query'>;
-/** The body of a JSON or form-encoded request. */
-type ContentOf<C> = C extends { 'application/json': infer B } ? B : C extends { 'application/x-www-form-urlencoded': infer B } ? B : undefined;
+/** A file part of a multipart request, as the upload middleware leaves it in the body (server/http/uploads.ts). */
+export interface UploadedFile {
+  buffer: Buffer;
+  originalname: string;
+  mimetype: string;
+  size: number;
+}
+/** A multipart body: its text fields as they are, its binary parts as uploaded files. */
+type Multipart<B> = { [K in keyof B]: B[K] extends string | undefined ? B[K] | UploadedFile : B[K] };
+/** The body of a JSON, form-encoded or multipart request. */
+type ContentOf<C> = C extends { 'application/json': infer B }
+  ? B
+  : C extends { 'application/x-www-form-urlencoded': infer B }
+    ? B
+    : C extends { 'multipart/form-data': infer B }
+      ? Multipart<B>
+      : undefined;
 export type RequestBody<K extends OperationId> =
   Operation<K> extends { requestBody: { content: infer C } }
     ? ContentOf<C>
@@ -34,7 +51,9 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
   ? B
   : R extends { content: { 'image/png': unknown } }
     ? Buffer
-    : undefined;
+    : R extends { content: { 'text/csv': unknown } }
+      ? FileBody
+      : undefined;
 type SuccessStatusOf<K extends OperationId> = keyof Responses<K> & SuccessStatus;
 
 export type HandlerResult<K extends OperationId> = {
@@ -42,6 +61,15 @@ export type HandlerResult<K extends OperationId> = {
     ? { status: S; body?: undefined }
     : { status: S; body: BodyOf<Responses<K>[S]> };
 }[SuccessStatusOf<K>];
+
+/** A file streamed to the client (an export's CSV), with its media type and the name it is saved under. */
+export class FileBody {
+  constructor(
+    readonly stream: Readable,
+    readonly type: string,
+    readonly filename: string,
+  ) {}
+}
 
 /** Who is calling, established by authentication. */
 export interface RequestContext {
@@ -60,6 +88,8 @@ export interface Services {
   publicBaseUrl: () => string;
   assets: AssetSigner;
   webhookRules: WebhookRules;
+  /** Where export files are written and read. */
+  exportFiles: ExportFiles;
 }
 
 export interface HandlerInput<K extends OperationId> {

@@ -72,8 +72,8 @@ export const voucherHandlers: HandlersOf<VoucherOperations> = {
   'enable-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, true)),
   'disable-voucher': ({ path, context, services }) =>
     voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, false)),
-  'delete-voucher': async ({ path, context, services }) => {
-    await inProject(services, context, (ctx) => deleteVoucher(ctx, path.code));
+  'delete-voucher': async ({ path, query, context, services }) => {
+    await inProject(services, context, (ctx) => deleteVoucher(ctx, path.code, { force: query.force }));
     return { status: 204 };
   },
   'update-voucher-balance': async ({ path, body, context, services }) => ({

@@ -7,7 +7,8 @@
  * checked when the server starts (and by the compiler, through `Handlers`).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Handler, Handlers, OperationId, RequestContext, Services } from '../handlers/types.js';
+import { pipeline } from 'node:stream/promises';
+import { FileBody, type Handler, type Handlers, type OperationId, type RequestContext, type Services } from '../handlers/types.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -45,6 +46,19 @@ export function operationRoutes(document: OpenApiDocument, handlers: Handlers, s
     res.status(result.status);
     if (result.body === undefined) res.end();
     else if (Buffer.isBuffer(result.body)) res.type('png').send(result.body);
+    else if (result.body instanceof FileBody) await sendFile(res, result.body);
     else res.json(result.body);
   };
+}
+
+/** Streams a file: a client that goes away ends the read, and a read that fails cuts the response short. */
+async function sendFile(res: Response, file: FileBody): Promise<void> {
+  res.type(file.type);
+  res.attachment(file.filename);
+  try {
+    await pipeline(file.stream, res);
+  } catch {
+    // Headers are sent by now: the client sees a cut connection rather than a whole file.
+    res.destroy();
+  }
 }

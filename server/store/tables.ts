@@ -4,15 +4,23 @@ import type { Category } from '../domain/categories.js';
 import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
+import type { CampaignCounterBucket } from '../domain/campaign-counters.js';
 import type { EventRecord } from '../domain/events.js';
+import type { ExportRecord } from '../domain/exports/exports.js';
 import type { Location } from '../domain/locations.js';
 import type { PromotionTierRecord } from '../domain/promotion-tiers.js';
 import type { Redemption } from '../domain/redemptions.js';
+import type { PromotionStackRecord } from '../domain/promotion-stacks.js';
+import type { SegmentRecord } from '../domain/segments.js';
+import type { StackingRulesRecord } from '../domain/stacking-rules.js';
 import type { PublicationRecord } from '../domain/publications.js';
 import type { SessionLock } from '../domain/sessions.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
+import type { BinEntryRecord, BinnedVoucher } from '../domain/bin.js';
+import type { CampaignTemplateRecord } from '../domain/templates.js';
+import type { HolderRecord } from '../domain/referrals.js';
 import type { Brand } from '../domain/management/branding.js';
 import type { ApiKeyRecord, Project } from '../domain/management/projects.js';
 import type { CustomEventSchema, MetadataSchema } from '../domain/management/schemas.js';
@@ -35,6 +43,8 @@ export interface Tables {
   campaigns: CampaignRecord;
   vouchers: VoucherRecord;
   events: EventRecord;
+  /** Campaign summary counters per campaign and hour. */
+  campaign_counters: CampaignCounterBucket;
   async_actions: AsyncActionRecord;
   validation_rules: ValidationRuleRecord;
   promotion_tiers: PromotionTierRecord;
@@ -66,6 +76,17 @@ export interface Tables {
   locations: Location;
   /** What validation sessions hold of vouchers (see domain/sessions.ts). */
   session_locks: SessionLock;
+  /** A project's stacking rules (none or one), written through the management API. */
+  stacking_rules: StackingRulesRecord;
+  promotion_stacks: PromotionStackRecord;
+  segments: SegmentRecord;
+  exports: ExportRecord;
+  /** The bin: entries, and the vouchers they keep (whose codes stay taken). */
+  bin_entries: BinEntryRecord;
+  binned_vouchers: BinnedVoucher;
+  campaign_templates: CampaignTemplateRecord;
+  /** Referral codes' referrers and referees. */
+  redeemable_holders: HolderRecord;
 }
 
 export interface TableSpec {
@@ -85,14 +106,20 @@ export interface TableSpec {
    * search and costs the same however many rows share the value.
    */
   sortedById?: readonly string[];
+  /**
+   * Indexed fields whose null (or missing) values are left out of the index, so that rows without a value
+   * cost the index nothing; such a field is never looked up by null.
+   */
+  sparse?: readonly string[];
 }
 
 export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   categories: { unique: ['name'], indexed: [] },
-  customers: { unique: ['source_id'], indexed: [] },
+  customers: { unique: ['source_id'], indexed: [], ordered: ['created_at'] },
   campaigns: { unique: ['name'], indexed: [] },
-  vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'], ordered: ['created_at'] },
-  events: { unique: [], indexed: ['campaign_id', 'customer_id', 'voucher_id'] },
+  vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'], ordered: ['created_at'], sparse: ['campaign_id', 'holder_id', 'category_id'] },
+  events: { unique: [], indexed: ['counted_in', 'customer_id', 'voucher_id'], sparse: ['counted_in', 'customer_id', 'voucher_id'] },
+  campaign_counters: { unique: [], indexed: ['campaign_id'] },
   async_actions: { unique: [], indexed: [] },
   validation_rules: { unique: [], indexed: [] },
   promotion_tiers: { unique: [], indexed: ['campaign_id'] },
@@ -112,7 +139,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   webhooks: { unique: [], indexed: [] },
   webhook_deliveries: { unique: [], indexed: ['webhook_id'] },
   loyalty_cards: { unique: [], indexed: ['campaign_id', 'next_expiration_date'] },
-  loyalty_transactions: { unique: [], indexed: ['voucher_id'] },
+  loyalty_transactions: { unique: [], indexed: ['voucher_id', 'campaign_id'] },
   loyalty_clock: { unique: [], indexed: [] },
   earning_rules: { unique: [], indexed: ['campaign_id'] },
   pending_points: { unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'], sortedById: ['campaign_id', 'voucher_id'] },
@@ -121,4 +148,12 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
   locations: { unique: [], indexed: [] },
   session_locks: { unique: [], indexed: ['voucher_id'] },
+  stacking_rules: { unique: [], indexed: [] },
+  promotion_stacks: { unique: [], indexed: ['campaign_id'], ordered: ['created_at'] },
+  segments: { unique: [], indexed: [], ordered: ['created_at'] },
+  exports: { unique: [], indexed: [], ordered: ['created_at'] },
+  bin_entries: { unique: ['campaign_name'], indexed: [] },
+  binned_vouchers: { unique: ['code'], indexed: ['bin_entry_id'] },
+  campaign_templates: { unique: ['name'], indexed: [] },
+  redeemable_holders: { unique: [], indexed: ['redeemable_id', 'customer_id'] },
 };

@@ -1,15 +1,32 @@
 /**
  * Webhook delivery. Each committed event of a kind a webhook subscribes to becomes one delivery per active
- * subscribed webhook, recorded in the project's `webhook_deliveries`. Deliveries run as background jobs,
- * never inside the request that caused the event: a signed POST, retried with exponential backoff until a
- * 2xx answer or the last allowed attempt. On shutdown, waiting retries are cut short: each pending delivery
- * gets one last attempt, and what still fails is marked FAILED and logged.
+ * subscribed webhook, recorded in the project's `webhook_deliveries`. Deliveries run in the background, never
+ * inside the request that caused the event: a signed POST, retried with exponential backoff until a 2xx answer
+ * or the last allowed attempt.
+ *
+ * Nothing a receiver does can cost the rest of the server more than a fixed amount. Attempts go through one
+ * undici agent, and at most `connectionsPerTarget` run at once per target origin and `connections` in all; a
+ * delivery waiting for its turn or for its retry is a small record in memory (its body, the webhook's address
+ * and secret), holding no socket and no timer of its own: one timer serves every retry. The deliveries waiting
+ * are bounded per project and in all; past a bound the oldest waiting are marked FAILED and logged. Every
+ * attempt is bounded in time: connecting, then the whole answer.
+ *
+ * The target's host is resolved again for every new connection, in the agent's own lookup, and the connection
+ * is refused unless every address is public: a name that resolved to a public address when the webhook was
+ * saved cannot be pointed at a private network afterwards (DNS rebinding).
+ *
+ * On shutdown, waiting retries are cut short: each pending delivery gets one last attempt, within an overall
+ * deadline; what still fails, or could not be attempted before the deadline, is marked FAILED and logged.
  */
 import { createHmac } from 'node:crypto';
+import { lookup as systemLookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
+import { Agent } from 'undici';
 import type { components } from '../../generated/openapi.js';
 import type { Clock } from '../domain/clock.js';
 import type { EventSource } from '../domain/context.js';
 import { newId } from '../domain/ids.js';
+import { isPublicAddress, literalAddress, refusedAddresses, type HostResolver } from '../domain/management/webhook-targets.js';
 import { subscribesTo, type Webhook, type WebhookDelivery } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import { UnknownProject, type Store } from '../store/store.js';
@@ -23,24 +40,81 @@ export interface DeliveryPolicy {
   maxAttempts: number;
   /** Wait before the first retry; each later retry waits twice as long as the one before. */
   backoffMs: number;
-  /** How long a receiver has to answer an attempt. */
+  /** How long a receiver has, once connected, to answer; an attempt never outlasts this and `connectTimeoutMs` together. */
   timeoutMs: number;
+  /** How long a receiver has to accept the connection (the host's lookup included). */
+  connectTimeoutMs: number;
+  /** Attempts (so connections) at once to one target origin. */
+  connectionsPerTarget: number;
+  /** Attempts (so connections) at once in all. */
+  connections: number;
+  /** Deliveries of one project waiting or under way; past it, the project's oldest waiting are dropped. */
+  queuePerProject: number;
+  /** Deliveries of every project waiting or under way; past it, the oldest waiting are dropped. */
+  queue: number;
+  /** On shutdown, how long pending deliveries have in all for their last attempt. */
+  shutdownDeadlineMs: number;
 }
 
-export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { maxAttempts: 5, backoffMs: 1000, timeoutMs: 10_000 };
+export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
+  maxAttempts: 5,
+  backoffMs: 1000,
+  timeoutMs: 10_000,
+  connectTimeoutMs: 5000,
+  connectionsPerTarget: 4,
+  connections: 64,
+  queuePerProject: 1000,
+  queue: 10_000,
+  shutdownDeadlineMs: 10_000,
+};
 
-/** The `X-Webhook-Signature` value of a body: `sha256=` and the hex HMAC-SHA256 keyed with the webhook's secret. */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/** Where deliveries may connect: public addresses only, unless private ones are allowed (local testing). */
+export interface TargetPolicy {
+  allowPrivateTargets: boolean;
+  resolve: HostResolver;
 }
 
+/** The operating system's resolver (the one a plain connection would use), every address of the name. */
+export const systemResolver: HostResolver = (hostname) => systemLookup(hostname, { all: true, verbatim: true });
+
+/** The `X-Webhook-Signature` value: the time it was signed, and the hex HMAC-SHA256 of `<t>.<body>` keyed with the webhook's secret. */
+export function signatureHeader(secret: string, body: string, unixSeconds: number): string {
+  const signature = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
+  return `t=${unixSeconds},v1=${signature}`;
+}
+
+/** One text for every way of not getting an answer, so the delivery log cannot tell a closed port from a silent one. */
+export const UNREACHABLE = 'the receiver could not be reached';
+export const REFUSED_ADDRESS = 'the target resolves to an address webhooks may not reach';
+export const DROPPED = 'dropped: queue full';
+export const STOPPED = 'server stopped';
+export const EXHAUSTED = 'no attempt left';
+
+/** How much of an answer's body is read (and ignored) so the connection can be used again. */
+const ANSWER_BODY_LIMIT = 64 * 1024;
+/** Retries due within this long of each other are started by one timer tick. */
+const TICK_MS = 20;
+/** How many delivery IDs one log line names. */
+const LOGGED_IDS = 20;
+
+const TARGET_REFUSED = 'ERR_WEBHOOK_TARGET_REFUSED';
+
+/** A delivery the server still holds: what it needs to make its next attempt, nothing more. */
 interface Pending {
+  projectId: string;
   deliveryId: string;
   webhookId: string;
   eventId: string;
   url: string;
+  origin: string;
   secret: string;
   body: string;
+  /** Attempts made so far. */
+  made: number;
+  /** `ready` waits for a connection slot, `waiting` for its retry time, `busy` is being attempted or recorded. */
+  state: 'ready' | 'waiting' | 'busy';
+  /** When a waiting delivery is due (ms since the epoch). */
+  dueAt: number;
 }
 
 type Attempt = WebhookDelivery['attempts'][number];
@@ -74,15 +148,46 @@ function eventSource(source: EventSource): WebhookEnvelope['event']['event_sourc
   return { channel: channel === 'AUTOMATION' ? 'INTERNAL' : channel, ...rest };
 }
 
+function first<V>(map: Map<string, V>): V | undefined {
+  return map.values().next().value;
+}
+
 export class WebhookDeliveries {
+  /** Every delivery held, oldest first (a Map keeps insertion order). */
+  private readonly pending = new Map<string, Pending>();
+  private readonly byProject = new Map<string, Map<string, Pending>>();
+  /** Deliveries waiting for a connection slot, per target origin; origins in turn order. */
+  private readonly ready = new Map<string, Map<string, Pending>>();
+  private readonly waiting = new Map<string, Pending>();
+  private readonly busyByOrigin = new Map<string, number>();
+  private busy = 0;
+
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+
+  /**
+   * FAILED deliveries to log, and those among them still to mark FAILED, by project, webhook, reason and detail:
+   * written and logged in batches, so a flood of failures costs one write and one log line per batch.
+   */
+  private failing = new Map<string, FailedBatch>();
+  private flushing = false;
+
   private stopping = false;
-  private readonly sleepers = new Set<() => void>();
+  private deadlineAt = Infinity;
+  private deadlinePassed = false;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private readonly abortAll = new AbortController();
+
+  private agent: Agent | undefined;
+  /** Settles the background job that stands for all delivery work, once nothing is held. */
+  private drained: (() => void) | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly jobs: Jobs,
     private readonly clock: Clock,
     private readonly policy: DeliveryPolicy,
+    private readonly targets: TargetPolicy = { allowPrivateTargets: false, resolve: systemResolver },
   ) {
     jobs.onShutdown(() => this.stop());
   }
@@ -93,107 +198,359 @@ export class WebhookDeliveries {
     this.jobs.start('webhook fan-out', () => this.fanOut(projectId, events));
   };
 
+  /** Deliveries held in memory (waiting or under way), for tests and figures. */
+  get held(): number {
+    return this.pending.size;
+  }
+
   private async fanOut(projectId: string, events: DeliverableEvent[]): Promise<void> {
-    let pending: Pending[];
+    let made: Pending[];
     try {
-      pending = await this.store.transaction(projectId, async (uow) => {
+      made = await this.store.transaction(projectId, async (uow) => {
         const webhooks = (await uow.webhooks.query({ where: (webhook) => webhook.active })).rows;
-        const made: Pending[] = [];
+        const items: Pending[] = [];
         const now = this.clock.now().toISOString();
         for (const deliverable of events) {
           const { event } = deliverable;
           for (const webhook of webhooks.filter((candidate) => subscribesTo(candidate, event.type))) {
             const id = newId('whd');
             const body = JSON.stringify(payload(id, projectId, now, webhook, deliverable));
-            const delivery = await uow.webhook_deliveries.insert({
+            await uow.webhook_deliveries.insert({
               id,
               webhook_id: webhook.id,
               event_id: event.id,
               event_type: event.type,
               status: 'PENDING',
               attempts: [],
+              failure_reason: null,
               next_attempt_at: now,
               created_at: now,
               updated_at: null,
               object: 'webhook_delivery',
             });
-            made.push({ deliveryId: delivery.id, webhookId: webhook.id, eventId: event.id, url: webhook.target_url, secret: webhook.secret, body });
+            items.push({
+              projectId,
+              deliveryId: id,
+              webhookId: webhook.id,
+              eventId: event.id,
+              url: webhook.target_url,
+              origin: originOf(webhook.target_url),
+              secret: webhook.secret,
+              body,
+              made: 0,
+              state: 'ready',
+              dueAt: 0,
+            });
           }
         }
-        return made;
+        return items;
       });
     } catch (error) {
       if (error instanceof UnknownProject) return;
       throw error;
     }
-    for (const item of pending) this.jobs.start(`webhook delivery ${item.deliveryId}`, () => this.deliver(projectId, item));
+    for (const item of made) this.admit(item);
+    this.pump();
   }
 
-  private async deliver(projectId: string, item: Pending): Promise<void> {
-    for (let number = 1; ; number++) {
-      const attempt = await this.send(item, number);
-      const delivered = attempt.error === null;
-      const last = delivered || number >= this.policy.maxAttempts || this.stopping;
-      const wait = this.policy.backoffMs * 2 ** (number - 1);
-      const status = delivered ? 'DELIVERED' : last ? 'FAILED' : 'PENDING';
-      const nextAt = last ? null : new Date(this.clock.now().getTime() + wait).toISOString();
-      const kept = await this.record(projectId, item.deliveryId, attempt, status, nextAt);
-      if (!kept) {
-        // Deleting a webhook (or its project) drops its history and pending retries, as the contract says; say so.
-        if (!delivered) console.error(`webhook delivery ${item.deliveryId} DROPPED: event ${item.eventId}; its webhook or project was deleted`);
-        return;
-      }
-      if (delivered) return;
-      if (last) {
-        const why = this.stopping && number < this.policy.maxAttempts ? 'the server stopped' : 'no attempt left';
-        console.error(
-          `webhook delivery ${item.deliveryId} FAILED (${why}): event ${item.eventId} to ${item.url} after ${number} attempt(s), last error: ${attempt.error}`,
-        );
-        return;
-      }
-      await this.pause(wait);
+  /** Takes a new delivery in, dropping the oldest waiting ones past a bound (this one, if nothing older can go). */
+  private admit(item: Pending): void {
+    this.track();
+    if (this.deadlinePassed) {
+      this.fail([item], STOPPED, 'no last attempt before the shutdown deadline');
+      return;
     }
+    this.pending.set(item.deliveryId, item);
+    let mine = this.byProject.get(item.projectId);
+    if (!mine) this.byProject.set(item.projectId, (mine = new Map()));
+    mine.set(item.deliveryId, item);
+    this.toReady(item);
+    const dropped: Pending[] = [];
+    while (mine.size > this.policy.queuePerProject) {
+      const oldest = this.oldestIdle(mine);
+      if (!oldest) break;
+      this.forget(oldest);
+      dropped.push(oldest);
+    }
+    while (this.pending.size > this.policy.queue) {
+      const oldest = this.oldestIdle(this.pending);
+      if (!oldest) break;
+      this.forget(oldest);
+      dropped.push(oldest);
+    }
+    if (dropped.length > 0) this.fail(dropped, DROPPED, `more than ${this.policy.queuePerProject} held in the project or ${this.policy.queue} in all`);
   }
 
-  private async send(item: Pending, number: number): Promise<Attempt> {
+  /** The oldest delivery not being attempted; those under way number at most `connections`, so this stays short. */
+  private oldestIdle(among: Map<string, Pending>): Pending | undefined {
+    for (const item of among.values()) if (item.state !== 'busy') return item;
+    return undefined;
+  }
+
+  private toReady(item: Pending): void {
+    if (this.deadlinePassed) {
+      this.forget(item);
+      this.fail([item], STOPPED, 'no last attempt before the shutdown deadline');
+      return;
+    }
+    item.state = 'ready';
+    let queue = this.ready.get(item.origin);
+    if (!queue) this.ready.set(item.origin, (queue = new Map()));
+    queue.set(item.deliveryId, item);
+  }
+
+  /** Lets go of a delivery in every structure that holds it. */
+  private forget(item: Pending): void {
+    this.pending.delete(item.deliveryId);
+    const mine = this.byProject.get(item.projectId);
+    mine?.delete(item.deliveryId);
+    if (mine?.size === 0) this.byProject.delete(item.projectId);
+    const queue = this.ready.get(item.origin);
+    queue?.delete(item.deliveryId);
+    if (queue?.size === 0) this.ready.delete(item.origin);
+    this.waiting.delete(item.deliveryId);
+  }
+
+  /** Starts attempts while slots are free, taking origins in turn so one busy target cannot hold up the others. */
+  private pump(): void {
+    let started = true;
+    while (started && this.busy < this.policy.connections) {
+      started = false;
+      for (const [origin, queue] of [...this.ready]) {
+        if (this.busy >= this.policy.connections) break;
+        if ((this.busyByOrigin.get(origin) ?? 0) >= this.policy.connectionsPerTarget) continue;
+        const item = first(queue)!;
+        queue.delete(item.deliveryId);
+        // The origin goes to the back of the turn order (or leaves it when it has nothing more).
+        this.ready.delete(origin);
+        if (queue.size > 0) this.ready.set(origin, queue);
+        item.state = 'busy';
+        this.busy += 1;
+        this.busyByOrigin.set(origin, (this.busyByOrigin.get(origin) ?? 0) + 1);
+        void this.attempt(item, queue.size > 0);
+        started = true;
+      }
+    }
+    this.checkDrained();
+  }
+
+  private async attempt(item: Pending, moreForOrigin: boolean): Promise<void> {
+    const number = item.made + 1;
+    let attempt: Attempt;
+    try {
+      attempt = await this.send(item, number, moreForOrigin);
+    } catch (error) {
+      // Never expected; a slot must be given back whatever happens, or shutdown would wait for it forever.
+      console.error(`webhook delivery ${item.deliveryId}: attempt ${number} broke`, error);
+      attempt = { number, started_at: this.clock.now().toISOString(), duration_ms: 0, status_code: null, error: UNREACHABLE };
+    }
+    item.made = number;
+    this.busy -= 1;
+    const left = (this.busyByOrigin.get(item.origin) ?? 1) - 1;
+    if (left > 0) this.busyByOrigin.set(item.origin, left);
+    else this.busyByOrigin.delete(item.origin);
+    // The slot goes to the next delivery before this one's outcome is written.
+    this.pump();
+
+    const delivered = attempt.error === null;
+    const stopped = this.stopping;
+    const last = delivered || number >= this.policy.maxAttempts || stopped;
+    const wait = this.policy.backoffMs * 2 ** (number - 1);
+    const reason = delivered || !last ? null : number < this.policy.maxAttempts ? STOPPED : EXHAUSTED;
+    const status = delivered ? 'DELIVERED' : last ? 'FAILED' : 'PENDING';
+    const nextAt = last ? null : new Date(this.clock.now().getTime() + wait).toISOString();
+    let kept: boolean;
+    try {
+      kept = await this.record(item, attempt, status, reason, nextAt);
+    } catch (error) {
+      console.error(`webhook delivery ${item.deliveryId}: its attempt could not be recorded, so it is given up`, error);
+      kept = false;
+    }
+    if (!kept || last) {
+      this.forget(item);
+      // Deleting a webhook (or its project) drops its history and pending retries, as the contract says; say so.
+      if (!kept && !delivered) console.error(`webhook delivery ${item.deliveryId} DROPPED: event ${item.eventId}; its webhook or project was deleted`);
+      // Marked FAILED already, with the attempt: only the log line is left to write.
+      if (kept && !delivered) this.fail([item], reason!, `after ${number} attempt(s) to ${item.url}, last error: ${attempt.error}`, { marked: true });
+    } else if (this.stopping) {
+      // The server began stopping while this attempt was written: its last attempt is now.
+      this.toReady(item);
+    } else {
+      this.toWaiting(item, Date.now() + wait);
+    }
+    this.pump();
+  }
+
+  private async send(item: Pending, number: number, moreForOrigin: boolean): Promise<Attempt> {
     const startedAt = this.clock.now().toISOString();
     const started = performance.now();
-    const took = () => Math.round(performance.now() - started);
+    const outcome = (status: number | null, error: string | null): Attempt => ({
+      number,
+      started_at: startedAt,
+      duration_ms: Math.round(performance.now() - started),
+      status_code: status,
+      error,
+    });
+    const url = new URL(item.url);
+    // A literal address is connected to without a lookup, so it is checked here.
+    const literal = literalAddress(url);
+    if (literal && !this.targets.allowPrivateTargets && !isPublicAddress(literal)) return outcome(null, REFUSED_ADDRESS);
+    // Connecting and the whole answer together, or the shutdown deadline, end the attempt.
+    const controller = new AbortController();
+    const { signal } = controller;
+    const timer = setTimeout(() => controller.abort(), this.policy.connectTimeoutMs + this.policy.timeoutMs);
+    const cutOff = () => controller.abort();
+    this.abortAll.signal.addEventListener('abort', cutOff, { once: true });
+    let statusCode: number;
     try {
-      const response = await fetch(item.url, {
+      const answer = await this.dispatcher().request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.policy.timeoutMs),
         headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': 'promo-loyalty-webhooks/1',
-          'X-Webhook-Signature': signBody(item.secret, item.body),
-          'X-Webhook-Id': item.webhookId,
-          'X-Webhook-Attempt': String(number),
+          'content-type': 'application/json',
+          'user-agent': 'promo-loyalty-webhooks/1',
+          'x-webhook-signature': signatureHeader(item.secret, item.body, Math.floor(Date.now() / 1000)),
+          'x-webhook-id': item.webhookId,
+          'x-webhook-attempt': String(number),
         },
         body: item.body,
+        signal,
+        // Keep the connection only while more deliveries to this target wait for it.
+        reset: !moreForOrigin,
       });
-      await response.body?.cancel().catch(() => undefined);
-      const ok = response.status >= 200 && response.status < 300;
-      return { number, started_at: startedAt, duration_ms: took(), status_code: response.status, error: ok ? null : `answered ${response.status}` };
+      statusCode = answer.statusCode;
+      // The answer's body means nothing here; reading a little lets the connection be used again.
+      await answer.body.dump({ limit: ANSWER_BODY_LIMIT, signal }).catch(() => undefined);
     } catch (error) {
-      const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = timedOut ? `no answer within ${this.policy.timeoutMs} ms` : (cause?.code ?? cause?.message ?? String(error));
-      return { number, started_at: startedAt, duration_ms: took(), status_code: null, error: reason };
+      return outcome(null, refusedByLookup(error) ? REFUSED_ADDRESS : UNREACHABLE);
+    } finally {
+      clearTimeout(timer);
+      this.abortAll.signal.removeEventListener('abort', cutOff);
     }
+    const ok = statusCode >= 200 && statusCode < 300;
+    return outcome(statusCode, ok ? null : `answered ${statusCode}`);
+  }
+
+  private dispatcher(): Agent {
+    this.agent ??= new Agent({
+      connections: this.policy.connectionsPerTarget,
+      connect: { timeout: this.policy.connectTimeoutMs, lookup: this.lookup },
+      headersTimeout: this.policy.timeoutMs,
+      bodyTimeout: this.policy.timeoutMs,
+      keepAliveTimeout: 2000,
+    });
+    return this.agent;
+  }
+
+  /** The agent's lookup: every address the name has now must be public, or no connection is made. */
+  private readonly lookup: LookupFunction = (hostname, options, callback) => {
+    this.targets.resolve(hostname).then(
+      (addresses) => {
+        if (!this.targets.allowPrivateTargets && refusedAddresses(addresses).length > 0) {
+          const error: NodeJS.ErrnoException = new Error(`${hostname} resolves to an address webhooks may not reach`);
+          error.code = TARGET_REFUSED;
+          callback(error, '', 0);
+          return;
+        }
+        const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+        const usable = family ? addresses.filter((entry) => entry.family === family) : [...addresses];
+        if (usable.length === 0) {
+          const error: NodeJS.ErrnoException = new Error(`${hostname} has no address`);
+          error.code = 'ENOTFOUND';
+          callback(error, '', 0);
+        } else if (options.all) {
+          callback(null, usable);
+        } else {
+          callback(null, usable[0]!.address, usable[0]!.family);
+        }
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+
+  private toWaiting(item: Pending, dueAt: number): void {
+    item.state = 'waiting';
+    item.dueAt = dueAt;
+    this.waiting.set(item.deliveryId, item);
+    if (dueAt < this.timerAt) this.arm(dueAt);
+  }
+
+  private arm(at: number): void {
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
+  }
+
+  /** One timer for every retry: starts those due (and those due within a tick), then waits for the next. */
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = Date.now() + TICK_MS;
+    let next = Infinity;
+    for (const item of [...this.waiting.values()]) {
+      if (item.dueAt <= now) {
+        this.waiting.delete(item.deliveryId);
+        this.toReady(item);
+      } else {
+        next = Math.min(next, item.dueAt);
+      }
+    }
+    if (next < Infinity) this.arm(Math.max(next, Date.now() + TICK_MS));
+    this.pump();
+  }
+
+  /** Marks deliveries FAILED with a reason (unless `marked` already) and logs them, in batches. */
+  private fail(items: Pending[], reason: string, detail: string, { marked = false } = {}): void {
+    for (const { projectId, webhookId, deliveryId } of items) {
+      const key = [projectId, webhookId, reason, detail, marked].join('\u0000');
+      let batch = this.failing.get(key);
+      if (!batch) this.failing.set(key, (batch = { projectId, webhookId, reason, detail, marked, ids: [] }));
+      batch.ids.push(deliveryId);
+    }
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => void this.flush());
+    }
+  }
+
+  private async flush(): Promise<void> {
+    while (this.failing.size > 0) {
+      const batches = [...this.failing.values()];
+      this.failing = new Map();
+      for (const { projectId, webhookId, reason, detail, marked, ids } of batches) {
+        try {
+          if (!marked) await this.store.transaction(projectId, async (uow) => {
+            const now = this.clock.now().toISOString();
+            for (const id of ids) {
+              const delivery = await uow.webhook_deliveries.get(id);
+              if (delivery?.status !== 'PENDING') continue;
+              await uow.webhook_deliveries.update({ ...delivery, status: 'FAILED', failure_reason: reason, next_attempt_at: null, updated_at: now });
+            }
+          });
+        } catch (error) {
+          if (!(error instanceof UnknownProject)) console.error(`webhook deliveries of project ${projectId} could not be marked FAILED`, error);
+        }
+        const named = ids.slice(0, LOGGED_IDS).join(', ');
+        const more = ids.length > LOGGED_IDS ? ` and ${ids.length - LOGGED_IDS} more` : '';
+        console.error(`webhook deliveries FAILED (${reason}): ${ids.length} to webhook ${webhookId} of project ${projectId}, ${detail}: ${named}${more}`);
+      }
+    }
+    this.flushing = false;
+    this.checkDrained();
   }
 
   /** Adds the attempt to the delivery; false when the delivery (its webhook, or its project) is gone. */
-  private async record(projectId: string, deliveryId: string, attempt: Attempt, status: WebhookDelivery['status'], nextAt: string | null): Promise<boolean> {
+  private async record(item: Pending, attempt: Attempt, status: WebhookDelivery['status'], reason: string | null, nextAt: string | null): Promise<boolean> {
     try {
-      return await this.store.transaction(projectId, async (uow) => {
-        const delivery = await uow.webhook_deliveries.get(deliveryId);
+      return await this.store.transaction(item.projectId, async (uow) => {
+        const delivery = await uow.webhook_deliveries.get(item.deliveryId);
         if (!delivery) return false;
         await uow.webhook_deliveries.update({
           ...delivery,
           status,
           attempts: [...delivery.attempts, attempt],
+          failure_reason: reason,
           next_attempt_at: nextAt,
           updated_at: this.clock.now().toISOString(),
         });
@@ -205,21 +562,85 @@ export class WebhookDeliveries {
     }
   }
 
-  private pause(milliseconds: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, milliseconds);
-      this.sleepers.add(wake);
-    });
+  /** While deliveries are held, one background job stands for them, so `jobs.idle()` and shutdown wait for them. */
+  private track(): void {
+    if (this.drained) return;
+    const done = new Promise<void>((resolve) => (this.drained = resolve));
+    this.jobs.start('webhook deliveries', () => done);
+    if (this.stopping && !this.deadlinePassed) this.armDeadline();
+  }
+
+  private checkDrained(): void {
+    if (!this.drained || this.pending.size > 0 || this.flushing) return;
+    const resolve = this.drained;
+    this.drained = undefined;
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    if (this.stopping && this.agent) {
+      // Nothing is left to send: let the connections go (a connect cut off by the deadline among them), so the
+      // process can end.
+      const agent = this.agent;
+      this.agent = undefined;
+      void agent.destroy().catch(() => undefined).finally(resolve);
+      return;
+    }
+    resolve();
   }
 
   private stop(): void {
+    if (this.stopping) return;
     this.stopping = true;
-    for (const wake of [...this.sleepers]) wake();
+    this.deadlineAt = Date.now() + this.policy.shutdownDeadlineMs;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    for (const item of [...this.waiting.values()]) {
+      this.waiting.delete(item.deliveryId);
+      this.toReady(item);
+    }
+    if (this.drained) this.armDeadline();
+    this.pump();
   }
+
+  private armDeadline(): void {
+    if (this.deadlineTimer) return;
+    this.deadlineTimer = setTimeout(() => this.deadline(), Math.max(0, this.deadlineAt - Date.now()));
+  }
+
+  /** The shutdown deadline: attempts under way are cut off, and what was not attempted is marked FAILED. */
+  private deadline(): void {
+    this.deadlineTimer = undefined;
+    this.deadlinePassed = true;
+    this.abortAll.abort();
+    const left = [...this.pending.values()].filter((item) => item.state !== 'busy');
+    for (const item of left) this.forget(item);
+    if (left.length > 0) this.fail(left, STOPPED, 'no last attempt before the shutdown deadline');
+    this.checkDrained();
+  }
+}
+
+interface FailedBatch {
+  projectId: string;
+  webhookId: string;
+  reason: string;
+  detail: string;
+  /** Whether the deliveries are marked FAILED already (after their last attempt), so only the log line is left. */
+  marked: boolean;
+  ids: string[];
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+/** Whether an attempt failed because the agent's lookup refused the target's addresses. */
+function refusedByLookup(error: unknown): boolean {
+  for (let cause = error as { code?: string; cause?: unknown } | undefined, depth = 0; cause && depth < 5; cause = cause.cause as typeof cause, depth++) {
+    if (cause.code === TARGET_REFUSED) return true;
+  }
+  return false;
 }

@@ -73,10 +73,11 @@ export function secret(): string {
 }
 
 /**
- * In-process webhook settings: plain http for loopback receivers, and retries fast enough for tests
- * (delays of 20, 40, 80 ms). Tests assert on outcomes, never on these timings.
+ * In-process webhook settings: plain http and private addresses for loopback receivers (the two switches
+ * WEBHOOKS_ALLOW_HTTP and WEBHOOKS_ALLOW_PRIVATE), and retries fast enough for tests (delays of 20, 40,
+ * 80 ms). Tests assert on outcomes, never on these timings.
  */
-export const TEST_WEBHOOKS = { allowPlainHttp: true, maxAttempts: 4, backoffMs: 20, timeoutMs: 1000 };
+export const TEST_WEBHOOKS = { allowPlainHttp: true, allowPrivateTargets: true, maxAttempts: 4, backoffMs: 20, timeoutMs: 1000 };
 
 export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<Target> {
   const remote = process.env.CONTRACT_BASE_URL;

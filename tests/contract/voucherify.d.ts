@@ -55,6 +55,8 @@ declare module 'voucherify' {
     balance: {
       create(code: string, params: Body<'update-voucher-balance'>): Promise<Reply<'update-voucher-balance'>>;
     };
+    /** POST /vouchers/import with the list as the body. */
+    import(vouchers: Body<'import-vouchers'>): Promise<Reply<'import-vouchers'>>;
   }
 
   interface Campaigns {
@@ -65,6 +67,14 @@ declare module 'voucherify' {
     /** The SDK takes no query here, so `vouchers_count` cannot be sent: it always adds one voucher. */
     addVoucher(nameOrId: string, params?: Body<'add-vouchers-to-campaign'>): Promise<Reply<'add-vouchers-to-campaign'>>;
     list(params?: Query<'list-campaigns'>): Promise<Reply<'list-campaigns'>>;
+    /** POST /campaigns/{nameOrId}/import with the list as the body. */
+    importVouchers(nameOrId: string, vouchers: Body<'import-vouchers-to-campaign'>): Promise<Reply<'import-vouchers-to-campaign'>>;
+  }
+
+  interface Exports {
+    create(exportResource: Body<'create-export'>): Promise<Reply<'create-export'>>;
+    get(exportId: string): Promise<Reply<'get-export'>>;
+    delete(exportId: string): Done;
   }
 
   type Customer = Reply<'get-customer'>;
@@ -86,6 +96,8 @@ declare module 'voucherify' {
       /** The SDK takes no query here, so `join_once` cannot be sent. */
       create(params: Body<'create-publication'>): Promise<Reply<'create-publication'>>;
     };
+    /** The SDK's Exports class, which it puts here rather than on the client. */
+    exports: Exports;
   }
 
   interface Events {
@@ -111,6 +123,11 @@ declare module 'voucherify' {
     getMember(campaignId: string, memberId: string): Promise<Reply<'get-member-1'>>;
     addPoints(campaignId: string, memberId: string, balance: Body<'update-loyalty-card-balance-1'>): Promise<Reply<'update-loyalty-card-balance-1'>>;
     redeemReward(campaignId: string, memberId: string, reward: Body<'redeem-reward-1'>): Promise<Reply<'redeem-reward-1'>>;
+    listRewardAssignments(campaignId: string, params?: Query<'list-reward-assignments-2'>): Promise<Reply<'list-reward-assignments-2'>>;
+    createRewardAssignments(campaignId: string, assignments: Body<'create-reward-assignment-1'>): Promise<Reply<'create-reward-assignment-1'>>;
+    /** PUT /loyalties/{campaignId}/rewards/{assignment.id}, with the assignment less its `id` as the body. */
+    updateRewardAssignment(campaignId: string, assignment: Body<'update-reward-assignment-1'> & { id: string }): Promise<Reply<'update-reward-assignment-1'>>;
+    deleteRewardAssignment(campaignId: string, assignmentId: string): Done;
   }
 
   interface Orders {
@@ -207,6 +224,12 @@ declare module 'voucherify' {
     listAssignments(ruleId: string, params?: Query<'list-validation-rule-assignments'>): Promise<Reply<'list-validation-rule-assignments'>>;
   }
 
+  interface Segments {
+    create(segment: Body<'create-segment'>): Promise<Reply<'create-segment'>>;
+    get(segmentId: string): Promise<Reply<'get-segment'>>;
+    delete(segmentId: string): Done;
+  }
+
   interface VoucherifyClient {
     vouchers: Vouchers;
     campaigns: Campaigns;
@@ -219,6 +242,7 @@ declare module 'voucherify' {
     promotions: Promotions;
     redemptions: Redemptions;
     rewards: Rewards;
+    segments: Segments;
     validationRules: ValidationRules;
     validations: Validations;
   }

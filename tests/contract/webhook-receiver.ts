@@ -56,11 +56,28 @@ export async function startReceiver(answer: Answer = () => 200): Promise<Receive
   };
 }
 
-/** Checks a delivery's signature the way the contract tells receivers to. */
-export function validSignature(received: Received, secret: string): boolean {
+/** The replay tolerance the contract recommends to receivers. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Checks a delivery's signature the way the contract tells receivers to: `t=<seconds>,v1=<hex>` where the hex
+ * is the HMAC-SHA256 of `<t>.<raw body>`, and a timestamp no further than the tolerance from our clock.
+ */
+export function validSignature(received: Received, secret: string, nowSeconds = Date.now() / 1000): boolean {
+  return signatureProblem(received, secret, nowSeconds) === undefined;
+}
+
+/** Why a delivery's signature is refused, or undefined when it is good. */
+export function signatureProblem(received: Received, secret: string, nowSeconds = Date.now() / 1000): string | undefined {
   const header = String(received.headers['x-webhook-signature'] ?? '');
-  const expected = `sha256=${createHmac('sha256', secret).update(received.raw).digest('hex')}`;
-  return header.length === expected.length && timingSafeEqual(Buffer.from(header), Buffer.from(expected));
+  const parts = new Map(header.split(',').map((part) => [part.slice(0, part.indexOf('=')), part.slice(part.indexOf('=') + 1)] as const));
+  const timestamp = parts.get('t') ?? '';
+  const given = parts.get('v1') ?? '';
+  if (!/^\d+$/.test(timestamp) || !/^[0-9a-f]{64}$/.test(given)) return `malformed header: ${header}`;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${received.raw}`).digest('hex');
+  if (!timingSafeEqual(Buffer.from(given), Buffer.from(expected))) return 'signature does not match';
+  if (Math.abs(nowSeconds - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) return 'timestamp outside the tolerance';
+  return undefined;
 }
 
 /** Polls until `check` returns a value other than undefined, or fails after `seconds`. */

@@ -5,11 +5,21 @@
  * finishes or reports what is pending. Runs against the in-process server only, whose retry delays are
  * short (see TEST_WEBHOOKS); the tests check outcomes, not timings, except one generous bound.
  */
-import { afterEach, describe, expect, jest, test } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import type { components } from '../../client/index.js';
-import { expectError } from './expect-error.js';
+import { expectError, failed } from './expect-error.js';
 import { clientFor, managementClientFor, raw, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
-import { eventually, PayloadChecker, startReceiver, validSignature, type Answer, type Payload, type Receiver } from './webhook-receiver.js';
+import {
+  eventually,
+  PayloadChecker,
+  signatureProblem,
+  SIGNATURE_TOLERANCE_SECONDS,
+  startReceiver,
+  validSignature,
+  type Answer,
+  type Payload,
+  type Receiver,
+} from './webhook-receiver.js';
 
 type EventType = components['schemas']['WebhookEventType'];
 type PayloadOf<K extends EventType> = Extract<Payload, { type: K }>;
@@ -96,6 +106,15 @@ describeInProcess('webhook delivery', () => {
     expect(validSignature(arrival!, created.secret)).toBe(true);
     expect(validSignature(arrival!, deleted.secret)).toBe(false);
     expect(validSignature(second.received[0]!, deleted.secret)).toBe(true);
+    // The signature carries the time it was made: a receiver holding to the tolerance refuses a replay later on.
+    const header = String(arrival!.headers['x-webhook-signature']);
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    const signedAt = Number(/^t=(\d+)/.exec(header)![1]);
+    expect(Math.abs(signedAt - Date.now() / 1000)).toBeLessThan(60);
+    expect(signatureProblem(arrival!, created.secret, signedAt + SIGNATURE_TOLERANCE_SECONDS + 1)).toBe('timestamp outside the tolerance');
+    // The timestamp is signed too: the same signature under another timestamp does not verify.
+    const shifted = { ...arrival!, headers: { ...arrival!.headers, 'x-webhook-signature': header.replace(/^t=\d+/, `t=${signedAt + 1}`) } };
+    expect(signatureProblem(shifted, created.secret, signedAt)).toBe('signature does not match');
     expect(arrival!.headers['content-type']).toBe('application/json');
     expect(arrival!.headers['x-webhook-id']).toBe(created.id);
     expect(arrival!.headers['x-webhook-attempt']).toBe('1');
@@ -132,6 +151,7 @@ describeInProcess('webhook delivery', () => {
       event_type: 'customer.created',
       status: 'DELIVERED',
       attempts: [{ number: 1, started_at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, error: null }],
+      failure_reason: null,
       next_attempt_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -191,7 +211,7 @@ describeInProcess('webhook delivery', () => {
     }
     expect(broken.received).toHaveLength(TEST_WEBHOOKS.maxAttempts);
     const [delivery] = await deliveries(projectId, hook.id);
-    expect(delivery).toMatchObject({ status: 'FAILED', next_attempt_at: null });
+    expect(delivery).toMatchObject({ status: 'FAILED', failure_reason: 'no attempt left', next_attempt_at: null });
     expect(delivery!.attempts).toHaveLength(TEST_WEBHOOKS.maxAttempts);
     expect(logged.some((message) => message.includes(delivery!.id))).toBe(true);
   });
@@ -256,9 +276,9 @@ describeInProcess('webhook delivery', () => {
       expect(finished).toMatchObject({ status: 'DELIVERED', next_attempt_at: null });
       expect(finished!.attempts.map((a) => a.status_code)).toEqual([500, 200]);
       const [reported] = await deliveries(projectId, bad.id, target);
-      expect(reported).toMatchObject({ status: 'FAILED', next_attempt_at: null });
+      expect(reported).toMatchObject({ status: 'FAILED', failure_reason: 'server stopped', next_attempt_at: null });
       expect(reported!.attempts.map((a) => a.status_code)).toEqual([503, 503]);
-      expect(errors.mock.calls.some(([message]) => String(message).includes(reported!.id) && String(message).includes('the server stopped'))).toBe(true);
+      expect(errors.mock.calls.some(([message]) => String(message).includes(reported!.id) && String(message).includes('server stopped'))).toBe(true);
     } finally {
       await target.close();
       errors.mockRestore();
@@ -279,6 +299,185 @@ describeInProcess('webhook delivery', () => {
     await client.POST('/v1/customers', { body: { name: 'Three' } });
     await ctx.target.jobs!.idle();
     expect(sink.received.map((r) => customerName(r.body))).toEqual(['One']);
+  });
+});
+
+const describeManaged = process.env.CONTRACT_BASE_URL && !process.env.CONTRACT_MANAGEMENT_ID ? describe.skip : describe;
+const MASKED = /^whsec_\*{12}[\x21-\x7e]{4}$/;
+
+describeManaged('webhook secrets and target URLs', () => {
+  const hooksOf = (projectId: string) => ({ params: { path: { projectId } } });
+  const hookPath = (projectId: string, webhookId: string) => ({ params: { path: { projectId, webhookId } } });
+
+  test('when a webhook is created, then only that answer shows its secret; every later read and update masks it', async () => {
+    const { id: projectId } = await project();
+    const mgmt = managementClientFor(ctx.target);
+    const made = await webhook(projectId, { target_url: 'https://hooks.example.com/shown-once', events: ['customer.created'] });
+    expect(made.secret).not.toMatch(MASKED);
+    expect(made.secret.length).toBeGreaterThanOrEqual(16);
+    const masked = `whsec_************${made.secret.slice(-4)}`;
+    const read = (await mgmt.GET('/management/v1/projects/{projectId}/webhooks/{webhookId}', hookPath(projectId, made.id))).data!;
+    expect(read).toEqual({ ...made, secret: masked });
+    expect((await mgmt.GET('/management/v1/projects/{projectId}/webhooks', hooksOf(projectId))).data!.data).toEqual([{ ...made, secret: masked }]);
+    const paused = await mgmt.PUT('/management/v1/projects/{projectId}/webhooks/{webhookId}', { ...hookPath(projectId, made.id), body: { active: false } });
+    expect(paused.data!.secret).toBe(masked);
+    // A new secret is not echoed either: the caller has it.
+    const chosen = `whsec_${unique('chosen')}-7Q2z`;
+    const changed = await mgmt.PUT('/management/v1/projects/{projectId}/webhooks/{webhookId}', { ...hookPath(projectId, made.id), body: { secret: chosen } });
+    expect(changed.data!.secret).toBe('whsec_************7Q2z');
+  });
+
+  test('when a webhook read is PUT back whole, then its masked secret keeps the secret; another masked value is 400 invalid_secret', async () => {
+    const { id: projectId } = await project();
+    const made = await webhook(projectId, { target_url: 'https://hooks.example.com/round-trip', events: ['customer.created'] });
+    const path = `/management/v1/projects/${projectId}/webhooks/${made.id}`;
+    const read = (await raw(ctx.target, 'GET', path)).body as typeof made;
+    const put = await raw(ctx.target, 'PUT', path, { body: JSON.stringify({ ...read, active: false }) });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ ...read, active: false, updated_at: expect.any(String) });
+    expectError(await raw(ctx.target, 'PUT', path, { body: JSON.stringify({ secret: 'whsec_************abcd' }) }), 400, 'invalid_secret');
+    const body = JSON.stringify({ target_url: 'https://hooks.example.com/in', events: ['customer.created'], secret: read.secret });
+    expectError(await raw(ctx.target, 'POST', `/management/v1/projects/${projectId}/webhooks`, { body }), 400, 'invalid_secret');
+    expect(((await raw(ctx.target, 'GET', path)).body as typeof made).secret).toBe(read.secret);
+  });
+
+  test.each([
+    ['a user name and password', 'https://user:pass@hooks.example.com/in'],
+    ['a user name', 'https://user@hooks.example.com/in'],
+    ['a password alone', 'https://:pass@hooks.example.com/in'],
+  ])('when a target URL carries %s, then it is 400 invalid_target_url, on create and on update', async (_, url) => {
+    const { id: projectId } = await project();
+    const created = await managementClientFor(ctx.target).POST('/management/v1/projects/{projectId}/webhooks', { ...hooksOf(projectId), body: { target_url: url, events: ['customer.created'] } });
+    expectError(failed(created), 400, 'invalid_target_url');
+    const made = await webhook(projectId, { target_url: 'https://hooks.example.com/in', events: ['customer.created'] });
+    const updated = await managementClientFor(ctx.target).PUT('/management/v1/projects/{projectId}/webhooks/{webhookId}', { ...hookPath(projectId, made.id), body: { target_url: url } });
+    expectError(failed(updated), 400, 'invalid_target_url');
+  });
+
+  test('when the scheme of a target URL is upper or mixed case, then it is taken', async () => {
+    const { id: projectId } = await project();
+    for (const url of ['HTTPS://hooks.example.com/upper', 'Https://hooks.example.com/mixed']) {
+      expect((await webhook(projectId, { target_url: url, events: ['customer.created'] })).target_url).toBe(url);
+    }
+  });
+});
+
+describeInProcess('webhook delivery within bounds', () => {
+  test('when a target is written HTTP:// in upper case and its webhook is PUT back as read, then deliveries arrive signed with the secret shown at creation', async () => {
+    const { id: projectId, client } = await project();
+    const sink = await receiver();
+    const made = await webhook(projectId, { target_url: sink.url.replace(/^http:/, 'HTTP:'), events: ['customer.created'] });
+    const path = `/management/v1/projects/${projectId}/webhooks/${made.id}`;
+    const read = (await raw(ctx.target, 'GET', path)).body as typeof made;
+    expect((await raw(ctx.target, 'PUT', path, { body: JSON.stringify(read) })).status).toBe(200);
+    await client.POST('/v1/customers', { body: { name: 'Signed' } });
+    await ctx.target.jobs!.idle();
+    expect(sink.received).toHaveLength(1);
+    expect(signatureProblem(sink.received[0]!, made.secret)).toBeUndefined();
+  });
+
+  test('when receivers refuse the connection or never answer, then every attempt records one and the same reason; an HTTP answer records its status', async () => {
+    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, maxAttempts: 1, timeoutMs: 300, connectTimeoutMs: 300 } });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { id: projectId, client } = await project(target);
+      const mute = await receiver(() => 'hang');
+      const failing = await receiver(() => 502);
+      const closed = await startReceiver();
+      await closed.close();
+      const hooks = [];
+      for (const url of [closed.url, mute.url, failing.url]) hooks.push(await webhook(projectId, { target_url: url, events: ['customer.created'] }, target));
+      await client.POST('/v1/customers', { body: { name: 'Nobody home' } });
+      await target.jobs!.idle();
+      const attempts = [];
+      for (const hook of hooks) attempts.push((await deliveries(projectId, hook.id, target))[0]!.attempts.map((a) => [a.status_code, a.error]));
+      expect(attempts).toEqual([[[null, 'the receiver could not be reached']], [[null, 'the receiver could not be reached']], [[502, 'answered 502']]]);
+    } finally {
+      await target.close();
+      errors.mockRestore();
+    }
+  });
+
+  test('when deliveries pile up behind a receiver that never answers, then the oldest waiting are dropped, and shutdown ends the rest within its deadline, none left PENDING', async () => {
+    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, queuePerProject: 3, connectionsPerTarget: 1, timeoutMs: 60_000, shutdownDeadlineMs: 1000 } });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const { id: projectId, client } = await project(target);
+      const mute = await receiver(() => 'hang');
+      const hook = await webhook(projectId, { target_url: mute.url, events: ['customer.created'] }, target);
+      for (let i = 0; i < 6; i++) await client.POST('/v1/customers', { body: { name: `Queued ${i}` } });
+      const list = await eventually(async () => {
+        const found = await deliveries(projectId, hook.id, target);
+        return found.filter((d) => d.status === 'FAILED').length === 3 ? found : undefined;
+      });
+      // Newest first: two waiting for the one slot, three dropped, and the oldest under way (an attempt cannot be dropped).
+      expect(list.map((d) => [d.status, d.failure_reason])).toEqual([
+        ['PENDING', null],
+        ['PENDING', null],
+        ['FAILED', 'dropped: queue full'],
+        ['FAILED', 'dropped: queue full'],
+        ['FAILED', 'dropped: queue full'],
+        ['PENDING', null],
+      ]);
+      expect(mute.received).toHaveLength(1);
+
+      // The attempt under way would wait a minute for its answer, and the two behind it for their turn.
+      const started = performance.now();
+      await target.jobs!.shutdown();
+      console.log(`shutdown with one attempt hanging and two waiting for its slot took ${Math.round(performance.now() - started)} ms (deadline 1000 ms)`);
+      const after = await deliveries(projectId, hook.id, target);
+      expect(after.map((d) => [d.status, d.failure_reason, d.attempts.length])).toEqual([
+        ['FAILED', 'server stopped', 0],
+        ['FAILED', 'server stopped', 0],
+        ['FAILED', 'dropped: queue full', 0],
+        ['FAILED', 'dropped: queue full', 0],
+        ['FAILED', 'dropped: queue full', 0],
+        ['FAILED', 'server stopped', 1],
+      ]);
+      // Each one marked is logged by its ID.
+      const logged = errors.mock.calls.map((call) => call.map(String).join(' '));
+      for (const delivery of after) expect(logged.some((line) => line.includes(delivery.id) && line.includes(delivery.failure_reason!))).toBe(true);
+    } finally {
+      await target.close();
+      errors.mockRestore();
+    }
+  });
+});
+
+describeInProcess('webhook targets on a server that keeps to public addresses', () => {
+  let strict: Target;
+  let projectId: string;
+  beforeAll(async () => {
+    strict = await startTarget({ webhooks: { ...TEST_WEBHOOKS, allowPrivateTargets: false } });
+    projectId = (await project(strict)).id;
+  });
+  afterAll(async () => {
+    await strict.close();
+  });
+
+  test.each([
+    ['loopback', 'https://127.0.0.1/in'],
+    ['loopback as a decimal number', 'https://2130706433/in'],
+    ['loopback in hexadecimal', 'https://0x7f.0.0.1/in'],
+    ['loopback in octal', 'https://0177.0.0.1/in'],
+    ['IPv6 loopback', 'https://[::1]/in'],
+    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/in'],
+    ['the metadata service (link-local)', 'https://169.254.169.254/latest/meta-data/'],
+    ['a private network', 'https://10.0.0.8/in'],
+    ['carrier-grade NAT', 'https://100.64.1.1/in'],
+    ['unspecified', 'https://0.0.0.0/in'],
+    ['multicast', 'https://224.0.0.9/in'],
+    ['IPv6 unique local', 'https://[fd00::1]/in'],
+    ['a name resolving to loopback', 'https://localhost:8443/in'],
+    ['plain http to loopback', 'http://127.0.0.1:9/in'],
+  ])('when the target is %s, then it is 400 invalid_target_url on create and on update, and nothing changes', async (_, url) => {
+    const mgmt = managementClientFor(strict);
+    const created = await mgmt.POST('/management/v1/projects/{projectId}/webhooks', { params: { path: { projectId } }, body: { target_url: url, events: ['customer.created'] } });
+    expectError(failed(created), 400, 'invalid_target_url');
+    const made = await webhook(projectId, { target_url: 'https://93.184.216.34/in', events: ['customer.created'] }, strict);
+    const path = { params: { path: { projectId, webhookId: made.id } } };
+    expectError(failed(await mgmt.PUT('/management/v1/projects/{projectId}/webhooks/{webhookId}', { ...path, body: { target_url: url } })), 400, 'invalid_target_url');
+    expect((await mgmt.GET('/management/v1/projects/{projectId}/webhooks/{webhookId}', path)).data!.target_url).toBe('https://93.184.216.34/in');
   });
 });
 

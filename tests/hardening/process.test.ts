@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -88,6 +89,37 @@ describe('reference server process', () => {
     expect(server.output()).toMatch(/SIGTERM: closing; requests in flight have 1000 ms/);
     expect(server.output()).toMatch(/stopped/);
     expect(server.output()).not.toMatch(/gave up waiting/);
+  });
+
+  test('when a webhook delivery waits for its retry and the server is told to stop, then it gets its last attempt, is marked FAILED, and the server exits 0', async () => {
+    let attempts = 0;
+    const receiver = createHttpServer((_req, res) => {
+      attempts += 1;
+      res.statusCode = 500;
+      res.end();
+    });
+    opened.push(receiver as unknown as Server);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverPort = (receiver.address() as AddressInfo).port;
+    // The first retry is an hour away: only the shutdown can bring the second attempt.
+    const server = run({ WEBHOOKS_ALLOW_HTTP: '1', WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_BACKOFF_MS: '3600000', SHUTDOWN_GRACE_MS: '500' });
+    const port = await server.port();
+    const management = { 'X-Management-Id': 'demo-management-id', 'X-Management-Token': 'demo-management-token', 'Content-Type': 'application/json' };
+    const hook = await fetch(`http://127.0.0.1:${port}/management/v1/projects/proj_default/webhooks`, {
+      method: 'POST',
+      headers: management,
+      body: JSON.stringify({ target_url: `http://127.0.0.1:${receiverPort}/hook`, events: ['customer.created'] }),
+    });
+    expect(hook.status).toBe(200);
+    const customer = await fetch(`http://127.0.0.1:${port}/v1/customers`, { method: 'POST', headers: DEMO, body: JSON.stringify({ source_id: `stop-${Date.now()}` }) });
+    expect(customer.status).toBe(200);
+    for (let waited = 0; attempts < 1 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(attempts).toBe(1);
+    server.child.kill('SIGTERM');
+    const { code } = await server.exit;
+    expect(code).toBe(0);
+    expect(attempts).toBe(2);
+    expect(server.output()).toMatch(/webhook deliveries FAILED \(server stopped\): 1 to webhook/);
   });
 
   test('when a request names another host, then voucher asset URLs still use the configured public base URL', async () => {

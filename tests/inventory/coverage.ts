@@ -100,8 +100,12 @@ export class ContractWalker {
 
   view(root: Schema | undefined, path: string[]): FieldView {
     let view: FieldView = { schemas: root === undefined ? [] : this.parts(root), open: false };
-    for (const step of path) {
-      view = this.step(view, step);
+    for (let i = 0; i < path.length; i++) {
+      // A vendor property name that holds a dot (`publications.created_at` in export filters) is one step.
+      const joined = i + 1 < path.length ? `${path[i]}.${path[i + 1]}` : undefined;
+      const named = joined !== undefined && view.schemas.flatMap((each) => this.parts(each)).some((part) => isObject(part.properties) && part.properties[joined] !== undefined);
+      view = this.step(view, named ? joined : path[i]!);
+      if (named) i++;
       if (view.open) return view;
       if (view.schemas.length === 0) return view;
     }
@@ -267,6 +271,13 @@ interface ContractOperation {
 export function findOperation(doc: Json, method: string, path: string): { operation: ContractOperation; pathItem: Json } | undefined {
   const shape = (template: string) => template.replace(/\{[^}]+\}/g, '{}');
   const paths = doc.paths as Record<string, Json>;
+  // The public API serves one operation from another host under a path another operation has on the API host (an
+  // export's file, `/v1/exports/{export_Id}` on its download host): the contract serves it at a path of its own and
+  // names the public API's path in `x-public-api-path`.
+  for (const item of Object.values(paths)) {
+    const operation = item[method];
+    if (isObject(operation) && operation['x-public-api-path'] === path) return { operation: operation as unknown as ContractOperation, pathItem: item };
+  }
   for (const [template, item] of Object.entries(paths)) {
     if (shape(template) !== shape(path)) continue;
     const operation = item[method];

@@ -4,7 +4,7 @@ import { ManualClock } from '../../server/domain/clock.js';
 import { deleteCustomer, updateCustomer, upsertCustomer } from '../../server/domain/customers.js';
 import type { WebhookEventType } from '../../server/domain/management/webhooks.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import { signBody } from '../../server/webhooks/delivery.js';
+import { signatureHeader } from '../../server/webhooks/delivery.js';
 import { withOutbox, type DeliverableEvent } from '../../server/webhooks/outbox.js';
 
 async function outboxStore(events: WebhookEventType[] = ['customer.created', 'customer.deleted'], active = true) {
@@ -74,11 +74,13 @@ describe('outbox', () => {
   });
 });
 
-describe('signBody', () => {
-  test('when a body is signed, then the value is sha256= and the hex HMAC-SHA256 of the exact bytes', () => {
+describe('signatureHeader', () => {
+  test('when a body is signed, then the value is t=<seconds>,v1= and the hex HMAC-SHA256 of "<t>.<body>"', () => {
     const body = '{"id":"evt_1","type":"customer.created"}';
-    const expected = createHmac('sha256', 'whsec_0123456789abcdef').update(body).digest('hex');
-    expect(signBody('whsec_0123456789abcdef', body)).toBe(`sha256=${expected}`);
-    expect(signBody('whsec_0123456789abcdef', `${body} `)).not.toBe(`sha256=${expected}`);
+    const expected = createHmac('sha256', 'whsec_0123456789abcdef').update(`1795256130.${body}`).digest('hex');
+    expect(signatureHeader('whsec_0123456789abcdef', body, 1795256130)).toBe(`t=1795256130,v1=${expected}`);
+    // The timestamp is signed with the body: the same body at another time, or another body, signs differently.
+    expect(signatureHeader('whsec_0123456789abcdef', body, 1795256131)).not.toContain(expected);
+    expect(signatureHeader('whsec_0123456789abcdef', `${body} `, 1795256130)).not.toContain(expected);
   });
 });

@@ -56,13 +56,13 @@ function nextExpiration(buckets: PointsBucket[]): { date: string | null; points:
 }
 
 /** Takes `points` out of the buckets, soonest-expiring first. */
-function withdraw(buckets: PointsBucket[], points: number): PointsBucket[] {
+function withdraw(buckets: PointsBucket[], points: number, now: string): PointsBucket[] {
   let left = points;
   const result: PointsBucket[] = [];
   for (const bucket of [...buckets].sort(bySoonest)) {
     const taken = Math.min(left, bucket.points);
     left -= taken;
-    if (bucket.points - taken > 0) result.push({ ...bucket, points: bucket.points - taken });
+    if (bucket.points - taken > 0) result.push(taken > 0 ? { ...bucket, points: bucket.points - taken, updated_at: now } : bucket);
   }
   return result;
 }
@@ -114,10 +114,11 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
   else if (move.points >= 0) {
     const expires = move.expiresOn !== undefined ? move.expiresOn : expiryFor(await rulesOf(ctx, card), today);
     const same = state.buckets.find((bucket) => bucket.expires_on === expires);
+    const now = ctx.clock.now().toISOString();
     buckets = same
-      ? state.buckets.map((bucket) => (bucket === same ? { ...bucket, points: bucket.points + move.points } : bucket))
-      : [...state.buckets, { points: move.points, expires_on: expires }];
-  } else buckets = withdraw(state.buckets, -move.points);
+      ? state.buckets.map((bucket) => (bucket === same ? { ...bucket, points: bucket.points + move.points, updated_at: now } : bucket))
+      : [...state.buckets, { points: move.points, expires_on: expires, id: newId('lopb'), created_at: now }];
+  } else buckets = withdraw(state.buckets, -move.points, ctx.clock.now().toISOString());
   const next = nextExpiration(buckets);
   if (next.date) await noteDueDay(ctx, next.date);
   await ctx.uow.loyalty_cards.update({ ...state, buckets: buckets.filter((bucket) => bucket.points > 0), next_expiration_date: next.date });

@@ -227,6 +227,8 @@ async function itemsMeasure(ctx: DomainContext, order: Order, ratio: ItemsRatio,
 export interface EarningContext {
   order?: Order;
   customerId?: string | null;
+  /** The customer's metadata when they are not stored (an estimate for a customer not yet known). */
+  customerMetadata?: Record<string, unknown> | null;
   eventMetadata?: Record<string, unknown>;
 }
 
@@ -259,7 +261,7 @@ async function pointsFor(ctx: DomainContext, rule: EarningRule, context: Earning
       break;
     case 'CUSTOMER_METADATA': {
       const customer = context.customerId ? await ctx.uow.customers.get(context.customerId) : undefined;
-      measure = metadataNumber(customer?.metadata, ratio.property);
+      measure = metadataNumber(customer?.metadata ?? context.customerMetadata, ratio.property);
       break;
     }
     case 'CUSTOM_EVENT_METADATA':
@@ -311,6 +313,7 @@ export function earnedExpiry(rule: EarningRule, now: Date): string | null | unde
 export async function earningDetails(ctx: DomainContext, rule: EarningRule, trigger: EventRecord, tier: LoyaltyTier | undefined, order?: Order | { id: string; source_id: string | null } | null) {
   const joined = rule.event === TIER_JOINED && rule.loyalty_tier?.id ? await ctx.uow.loyalty_tiers.get(rule.loyalty_tier.id) : undefined;
   const schema = rule.custom_event ? await ctx.uow.custom_event_schemas.get(rule.custom_event.schema_id) : undefined;
+  const segment = rule.event === SEGMENT_ENTERED && rule.segment?.id ? await ctx.uow.segments.get(rule.segment.id) : undefined;
   return {
     earning_rule: { id: rule.id, source: { banner: rule.source.banner } },
     event: { id: trigger.id, type: trigger.type },
@@ -319,6 +322,7 @@ export async function earningDetails(ctx: DomainContext, rule: EarningRule, trig
     ...(joined && { loyalty_tier: { id: joined.id, name: joined.name } }),
     ...(trigger.type === 'customer.custom_event' && { custom_event: { id: trigger.id, type: rule.event ?? '' } }),
     ...(schema && { event_schema: { id: schema.id, name: schema.name } }),
+    ...(segment && { segment: { id: segment.id, name: segment.name } }),
   };
 }
 
@@ -386,8 +390,37 @@ export async function earnOnCustomEvent(ctx: DomainContext, customerId: string, 
   }
 }
 
+/**
+ * A customer entered an auto-update segment: the segment rules of the programs whose cards the customer
+ * holds give points.
+ */
+export async function earnOnSegmentEntered(ctx: DomainContext, customerId: string, segmentId: string, trigger: EventRecord): Promise<void> {
+  for (const card of await cardsForEvent(ctx, customerId, SEGMENT_ENTERED)) {
+    for (const rule of await ctx.uow.earning_rules.findBy('campaign_id', card.campaign_id!)) {
+      if (rule.event !== SEGMENT_ENTERED || rule.segment?.id !== segmentId || !ruleApplies(ctx, rule)) continue;
+      await earn(ctx, (await ctx.uow.vouchers.get(card.id)) ?? card, rule, trigger);
+    }
+  }
+}
+
 /** The metadata a custom event was recorded with. */
 function eventMetadataOf(trigger: EventRecord): Record<string, unknown> | undefined {
   const event = (trigger.data as { event?: { metadata?: Record<string, unknown> } }).event;
   return event?.metadata;
+}
+
+/**
+ * The points an order would earn in a program if paid now: the program's order-paid rules in force, each
+ * computed as `earnOnOrderPaid` computes it, in the tier of the customer's card when they hold one.
+ * Nothing is stored.
+ */
+export async function estimateOrderPoints(ctx: DomainContext, programId: string, order: Order, customer: { id: string | null; metadata: Record<string, unknown> | null }): Promise<number> {
+  const card = customer.id ? (await ctx.uow.vouchers.findBy('holder_id', customer.id)).find((held) => held.campaign_id === programId && held.type === 'LOYALTY_CARD') : undefined;
+  const tier = card ? await currentTier(ctx, card.id) : undefined;
+  let total = 0;
+  for (const rule of await ctx.uow.earning_rules.findBy('campaign_id', programId)) {
+    if (rule.event !== ORDER_PAID || !ruleApplies(ctx, rule)) continue;
+    total += mapped(await pointsFor(ctx, rule, { order, customerId: customer.id, customerMetadata: customer.metadata }), tier?.earning_rules?.[rule.id]);
+  }
+  return total;
 }

@@ -49,7 +49,7 @@ export async function enroll(ctx: DomainContext, program: CampaignRecord, custom
  * The customer who joins: by ID, then by `source_id` (created when new); a customer named only by its other
  * fields is created from them. An existing customer is left as it is.
  */
-async function joiningCustomer(ctx: DomainContext, input: MemberCreate['customer']): Promise<Customer> {
+export async function joiningCustomer(ctx: DomainContext, input: MemberCreate['customer']): Promise<Customer> {
   const { id, source_id, ...fields } = input;
   if (id != null) {
     const customer = await ctx.uow.customers.get(id);

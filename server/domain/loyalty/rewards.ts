@@ -9,7 +9,7 @@ import { newId } from '../ids.js';
 import { orderForRedemption } from '../orders.js';
 import { pageWindow, type PageRequest } from '../pagination.js';
 import { createVoucher, presentVoucher, type VoucherRecord, type VoucherView } from '../vouchers.js';
-import { cardState, movePoints, recordCardEvent } from './cards.js';
+import { cardState, movePoints, recordCardEvent, type PointsMove } from './cards.js';
 import { enroll } from './members.js';
 import { findProgram } from './programs.js';
 import { currentTier, findTier, mapped } from './tiers.js';
@@ -146,9 +146,14 @@ export async function findAssignment(ctx: DomainContext, rewardId: string, assig
 export async function createAssignment(ctx: DomainContext, rewardId: string, input: Schemas['RewardAssignmentsCreateRequestBody']): Promise<RewardAssignment> {
   const reward = await findReward(ctx, rewardId);
   const campaign = await findCampaign(ctx, input.campaign);
-  if (campaign.campaign_type !== 'LOYALTY_PROGRAM') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', `Campaign ${campaign.name} is not a loyalty program`);
+  const referral = campaign.campaign_type === 'REFERRAL_PROGRAM';
+  if (campaign.campaign_type !== 'LOYALTY_PROGRAM' && !referral) {
+    throw invalid('invalid_reward_assignment', 'Invalid reward assignment', `Campaign ${campaign.name} is neither a loyalty program nor a referral program`);
+  }
+  // A referral program gives its rewards to referrers for free; a COIN reward pays orders with points, which a referrer has none of there.
+  if (referral && reward.type === 'COIN') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'A COIN reward pays with loyalty points; a referral program cannot give it');
   const points = input.parameters?.loyalty?.points;
-  if (points === undefined && reward.type !== 'COIN') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'parameters.loyalty.points is required');
+  if (points === undefined && reward.type !== 'COIN' && !referral) throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'parameters.loyalty.points is required');
   const offered = await ctx.uow.reward_assignments.findBy('reward_id', reward.id);
   if (offered.some((assignment) => assignment.related_object_id === campaign.id)) throw duplicate('reward_assignment', 'campaign', campaign.id);
   return ctx.uow.reward_assignments.insert({
@@ -189,6 +194,58 @@ export async function listAssignments(ctx: DomainContext, rewardId: string, quer
   return ctx.uow.reward_assignments.query({ index: { field: 'reward_id', value: reward.id }, ...pageWindow(query) });
 }
 
+/** The assignments of one loyalty program (the deprecated per-program lists), optionally only one of them. */
+export async function listProgramAssignments(ctx: DomainContext, campaignRef: string, query: PageRequest & { assignment_id?: string }) {
+  const program = await findProgram(ctx, campaignRef);
+  return ctx.uow.reward_assignments.query({
+    index: { field: 'related_object_id', value: program.id },
+    ...(query.assignment_id !== undefined && { where: (assignment: RewardAssignment) => assignment.id === query.assignment_id }),
+    ...pageWindow(query),
+  });
+}
+
+/** An assignment of the program in the path (the deprecated per-program operations); another program's is 404. */
+export async function findProgramAssignment(ctx: DomainContext, campaignRef: string, assignmentId: string): Promise<RewardAssignment> {
+  const program = await findProgram(ctx, campaignRef);
+  const assignment = await ctx.uow.reward_assignments.get(assignmentId);
+  if (!assignment || assignment.related_object_id !== program.id) throw notFound('reward_assignment', assignmentId);
+  return findAssignment(ctx, assignment.reward_id, assignment.id);
+}
+
+/** Offers several rewards in one program, as `createAssignment` offers each; all or none (one unit of work). */
+export async function createProgramAssignments(
+  ctx: DomainContext,
+  campaignRef: string,
+  items: readonly { reward: string; parameters?: Schemas['RewardAssignmentParameters']; validation_rules?: string[] }[],
+): Promise<RewardAssignment[]> {
+  const program = await findProgram(ctx, campaignRef);
+  const made: RewardAssignment[] = [];
+  for (const item of items) {
+    made.push(await createAssignment(ctx, item.reward, { campaign: program.id, ...(item.parameters && { parameters: item.parameters }), ...(item.validation_rules && { validation_rules: item.validation_rules }) }));
+  }
+  return made;
+}
+
+/**
+ * The rewards the card's program offers, each at its cost in the member's current tier (what a redemption
+ * charges); with `affordableOnly`, only those the card's balance pays for now.
+ */
+export async function memberRewards(ctx: DomainContext, card: VoucherRecord, affordableOnly: boolean) {
+  const tier = card.campaign_id ? await currentTier(ctx, card.id) : undefined;
+  const balance = card.loyalty_card?.balance ?? 0;
+  const rows = [];
+  for (const offered of card.campaign_id ? await ctx.uow.reward_assignments.findBy('related_object_id', card.campaign_id) : []) {
+    const reward = await ctx.uow.rewards.get(offered.reward_id);
+    if (!reward) continue;
+    const assignment = inTier(offered, tier);
+    // A COIN reward costs whole steps of its points ratio, so one step is what it takes to use it.
+    const cost = reward.type === 'COIN' ? (reward.parameters.coin?.points_ratio ?? 1) : assignment.parameters.loyalty.points;
+    if (affordableOnly && balance < cost) continue;
+    rows.push({ reward, assignment, object: 'loyalty_reward' as const });
+  }
+  return rows;
+}
+
 /** The assignment with the cost a member of the tier pays. */
 function inTier(assignment: RewardAssignment, tier: LoyaltyTier | undefined): RewardAssignment {
   const mapping = tier?.rewards?.[assignment.id];
@@ -214,18 +271,32 @@ function notEnoughPoints(card: VoucherRecord, cost: number) {
 /** Gives the member a voucher of the reward's campaign, loaded with the reward's balance. */
 async function issueCampaignReward(ctx: DomainContext, card: VoucherRecord, reward: Reward): Promise<VoucherRecord> {
   const target = reward.parameters.campaign!;
-  const campaign = await ctx.uow.campaigns.get(target.id);
-  if (!campaign) throw notFound('campaign', target.id);
-  const holder = card.holder_id!;
+  return giveCampaignVoucher(ctx, card.holder_id!, target.id, target.balance ?? null, { reward: { id: reward.id, name: reward.name } });
+}
+
+/**
+ * Gives a customer what a campaign reward is: `balance` points on their card of a loyalty program (joining
+ * it first when they hold none), or a voucher of the campaign published to them, a gift card loaded with
+ * `balance`. Loyalty reward redemptions and referral rewards give it alike.
+ */
+export async function giveCampaignVoucher(
+  ctx: DomainContext,
+  holder: string,
+  campaignId: string,
+  balance: number | null,
+  details: PointsMove['details'] = {},
+): Promise<VoucherRecord> {
+  const campaign = await ctx.uow.campaigns.get(campaignId);
+  if (!campaign) throw notFound('campaign', campaignId);
   if (campaign.campaign_type === 'LOYALTY_PROGRAM') {
     const held = (await ctx.uow.vouchers.findBy('holder_id', holder)).find((voucher) => voucher.campaign_id === campaign.id);
     const other = held ?? (await enroll(ctx, campaign, holder));
-    return (await movePoints(ctx, other, { points: target.balance ?? 0, type: 'POINTS_ADDITION', operation: 'AUTOMATIC', details: { reward: { id: reward.id, name: reward.name } } })).card;
+    return (await movePoints(ctx, other, { points: balance ?? 0, type: 'POINTS_ADDITION', operation: 'AUTOMATIC', details })).card;
   }
   const fresh = (await ctx.uow.vouchers.findBy('campaign_id', campaign.id)).find((voucher) => voucher.holder_id === null && voucher.active);
   let voucher = fresh ?? (await createVoucher(ctx, {}, campaign));
   if (campaign.campaign_type === 'GIFT_VOUCHERS' && voucher.gift) {
-    const amount = target.balance ?? 0;
+    const amount = balance ?? 0;
     voucher = { ...voucher, gift: { ...voucher.gift, amount, balance: amount } };
   }
   const now = ctx.clock.now().toISOString();

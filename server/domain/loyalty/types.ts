@@ -44,6 +44,11 @@ export type TierMapping = Schemas['LoyaltyTierMapping'];
 export interface PointsBucket {
   points: number;
   expires_on: string | null;
+  /** Set on buckets made since the points-expiration list exists (older rows get a derived ID when listed). */
+  id?: string;
+  created_at?: string;
+  /** When points were last added to or taken from the bucket. */
+  updated_at?: string;
 }
 
 /** What the service keeps about a loyalty card beyond the voucher: its tier and its points by expiry. */

@@ -4,6 +4,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { literalAddress, lookupName, refusedAddresses, type HostResolver, type ResolvedAddress } from './webhook-targets.js';
 
 export type Webhook = components['schemas']['Webhook'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
@@ -63,13 +64,89 @@ export function subscribesTo(webhook: { events: readonly string[] }, type: strin
 export interface WebhookRules {
   /** Whether `http` target URLs are accepted besides `https` (local testing only). */
   allowPlainHttp: boolean;
+  /** Whether targets may be loopback, private, link-local or other non-public addresses (local testing only). */
+  allowPrivateTargets: boolean;
+  /** How host names are resolved, here and at delivery; tests inject their own. */
+  resolve: HostResolver;
+  /** How long saving waits for a host name to resolve before taking it unresolved (3 s when not given). */
+  lookupTimeoutMs?: number;
 }
 
-function checkTarget(url: string, rules: WebhookRules): void {
-  const { protocol } = new URL(url);
-  if (protocol === 'https:' || (protocol === 'http:' && rules.allowPlainHttp)) return;
-  const allowed = rules.allowPlainHttp ? 'an https or http' : 'an https';
-  throw invalid('invalid_target_url', 'Invalid target URL', `target_url must be ${allowed} URL, got ${protocol.replace(/:$/, '')}`);
+declare const vetted: unique symbol;
+/** A target URL that passed {@link vetTarget}; only such a URL can be stored. */
+export type VettedTarget = string & { readonly [vetted]: true };
+
+function refuse(details: string): never {
+  throw invalid('invalid_target_url', 'Invalid target URL', details);
+}
+
+/**
+ * Checks a target URL before it is stored: its scheme (any case), no credentials, and every address its host
+ * resolves to now must be public unless the rules allow otherwise. A name that does not resolve (yet) is
+ * taken: each delivery resolves it again and connects only to public addresses, so an unresolved name can
+ * never reach a private one. Runs outside any unit of work, since a lookup may take seconds.
+ */
+export async function vetTarget(raw: string, rules: WebhookRules): Promise<VettedTarget> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    refuse('target_url must be an absolute URL');
+  }
+  const { protocol } = url;
+  if (!(protocol === 'https:' || (protocol === 'http:' && rules.allowPlainHttp))) {
+    refuse(`target_url must be ${rules.allowPlainHttp ? 'an https or http' : 'an https'} URL, got ${protocol.replace(/:$/, '')}`);
+  }
+  // A receiver cannot be given credentials this way (they would be sent to it in the clear and shown in every read).
+  if (url.username !== '' || url.password !== '') refuse('target_url must not carry a user name or password');
+  if (!rules.allowPrivateTargets) {
+    const literal = literalAddress(url);
+    const addresses = literal ? [{ address: literal, family: 0 }] : await resolveForSave(rules.resolve, lookupName(url), rules.lookupTimeoutMs ?? 3000);
+    const [refused] = refusedAddresses(addresses);
+    if (refused) {
+      const what = literal ? `${url.hostname} is` : `${url.hostname} resolves to`;
+      refuse(`${what} a ${refused.range} address; webhooks may only target public addresses`);
+    }
+  }
+  return raw as VettedTarget;
+}
+
+/** The host's addresses, or none when it does not resolve in time (it is checked again at every delivery). */
+async function resolveForSave(resolve: HostResolver, hostname: string, timeoutMs: number): Promise<readonly ResolvedAddress[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<readonly ResolvedAddress[]>((done) => {
+    timer = setTimeout(() => done([]), timeoutMs);
+  });
+  try {
+    return await Promise.race([resolve(hostname).catch(() => []), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How a secret is shown after its webhook was created: a fixed prefix, a fixed run of stars and its last 4 characters. */
+export function maskSecret(secret: string): string {
+  return `${MASK_PREFIX}${secret.slice(-4)}`;
+}
+
+const MASK_PREFIX = 'whsec_************';
+const MASKED = /^whsec_\*{12}[\x21-\x7e]{4}$/;
+
+/**
+ * The secret to store from a request. A masked secret as reads show it is never a secret: sent back unchanged
+ * (a whole webhook PUT back as read) it keeps the current one; any other masked value is refused, so a value
+ * copied from a read can never become a key anyone could guess.
+ */
+function secretFrom(given: string | undefined, current: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  if (current !== undefined && given === maskSecret(current)) return current;
+  if (MASKED.test(given)) throw invalid('invalid_secret', 'Invalid secret', 'secret is a masked value as reads show it; send the full secret, or leave it out');
+  return given;
+}
+
+/** A webhook as the API shows it: the secret in full only in the answer to its creation. */
+export function presentWebhook(webhook: Webhook, { revealSecret = false } = {}): Webhook {
+  return revealSecret ? webhook : { ...webhook, secret: maskSecret(webhook.secret) };
 }
 
 export async function findWebhook({ uow }: DomainContext, id: string): Promise<Webhook> {
@@ -82,29 +159,30 @@ export async function listWebhooks({ uow }: DomainContext): Promise<Webhook[]> {
   return (await uow.webhooks.query({})).rows;
 }
 
-export async function createWebhook(ctx: DomainContext, input: WebhookCreate, rules: WebhookRules): Promise<Webhook> {
-  checkTarget(input.target_url, rules);
+export async function createWebhook(ctx: DomainContext, input: WebhookCreate, target: VettedTarget): Promise<Webhook> {
+  const secret = secretFrom(input.secret, undefined);
   return ctx.uow.webhooks.insert({
     id: newId('wh'),
-    target_url: input.target_url,
+    target_url: target,
     events: [...new Set(input.events)],
     active: input.active ?? true,
-    secret: input.secret ?? `whsec_${randomBytes(24).toString('hex')}`,
+    secret: secret ?? `whsec_${randomBytes(24).toString('hex')}`,
     created_at: ctx.clock.now().toISOString(),
     updated_at: null,
     object: 'webhook',
   });
 }
 
-export async function updateWebhook(ctx: DomainContext, id: string, input: WebhookUpdate, rules: WebhookRules): Promise<Webhook> {
+/** `target` is the request's `target_url` once vetted, when it has one. */
+export async function updateWebhook(ctx: DomainContext, id: string, input: WebhookUpdate, target: VettedTarget | undefined): Promise<Webhook> {
   const webhook = await findWebhook(ctx, id);
-  if (input.target_url !== undefined) checkTarget(input.target_url, rules);
+  const secret = secretFrom(input.secret, webhook.secret);
   return ctx.uow.webhooks.update({
     ...webhook,
-    ...(input.target_url !== undefined && { target_url: input.target_url }),
+    ...(target !== undefined && { target_url: target }),
     ...(input.events !== undefined && { events: [...new Set(input.events)] }),
     ...(input.active !== undefined && { active: input.active }),
-    ...(input.secret !== undefined && { secret: input.secret }),
+    ...(secret !== undefined && { secret }),
     updated_at: ctx.clock.now().toISOString(),
   });
 }

@@ -1,0 +1,49 @@
+/**
+ * The `filters` query parameter of the cursor lists (bin, campaign templates, referral code holders):
+ * `{ junction, <field>: { conditions: { $op: value | [values] } } }`, checked against the fields a list can
+ * filter on and evaluated by the shared filter engine.
+ */
+import { cursorPage } from './pagination.js';
+import { invalid } from './errors.js';
+import { checkFilter, checkOperatorValues, matchesFilter, type FilterDefinition, type FilterProblem } from './filters.js';
+
+const QUERY_FILTER: FilterProblem = { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' };
+
+/**
+ * The filter a list request gives, ready to evaluate; undefined when it names no field. An unknown field or
+ * operator is refused, as ignoring it would widen the list silently.
+ */
+export function listFilter(raw: Record<string, unknown> | undefined, fields: ReadonlySet<string>): FilterDefinition | undefined {
+  if (!raw || !Object.keys(raw).some((key) => key !== 'junction')) return undefined;
+  const filters = checkFilter(raw, fields, QUERY_FILTER);
+  const definition: FilterDefinition = { junction: filters.junction === 'or' ? 'or' : 'and' };
+  for (const [field, clause] of Object.entries(filters)) {
+    if (field === 'junction') continue;
+    const conditions = (clause as { conditions: Record<string, unknown> }).conditions;
+    checkOperatorValues(conditions, `filters.${field}`, QUERY_FILTER);
+    definition[field] = {
+      conditions: Object.fromEntries(
+        Object.entries(conditions).map(([op, value]) => [op, (Array.isArray(value) ? value : [value]) as (string | number)[]]),
+      ),
+    };
+  }
+  return definition;
+}
+
+export interface IdCursorQuery {
+  limit?: number;
+  starting_after_id?: string;
+  order?: 'id' | '-id';
+}
+
+/**
+ * One page of rows in ID order (`order`), after the `starting_after_id` cursor, with the number of rows that
+ * match. A cursor that is not a row of the list is a 400.
+ */
+export function idOrderedPage<T extends { id: string }>(rows: readonly T[], filter: FilterDefinition | undefined, query: IdCursorQuery) {
+  const matching = (filter ? rows.filter((row) => matchesFilter(row, filter)) : [...rows]).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (query.order === '-id') matching.reverse();
+  const page = cursorPage(matching, query);
+  if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
+  return { ...page, total: matching.length };
+}

@@ -1,0 +1,31 @@
+/**
+ * Balance transactions of vouchers: a gift card's credits and a loyalty card's points, one entry per movement, in
+ * the table loyalty cards keep theirs in (loyalty/cards.ts records the points, gift-transactions.ts the credits).
+ */
+import { findCampaign } from './campaigns.js';
+import type { DomainContext } from './context.js';
+import { invalid } from './errors.js';
+import { matchesFilter } from './filters.js';
+import { listTransactions, type TransactionQuery } from './loyalty/activity.js';
+import { cursorPage } from './pagination.js';
+import { findVoucher, normalizeFilters } from './vouchers.js';
+
+/** A voucher's transactions: a gift card's credit movements or a loyalty card's points, newest first unless `order` is `id`. */
+export async function listVoucherTransactions(ctx: DomainContext, code: string, query: TransactionQuery) {
+  return listTransactions(ctx, await findVoucher(ctx, code), query);
+}
+
+const CAMPAIGN_FILTER_FIELDS: ReadonlySet<string> = new Set(['id', 'voucher_id']);
+
+/** The transactions of every voucher of a campaign, newest first unless `order` is `id`, paged with a cursor. */
+export async function listCampaignTransactions(ctx: DomainContext, campaignRef: string, query: TransactionQuery) {
+  const campaign = await findCampaign(ctx, campaignRef);
+  const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, CAMPAIGN_FILTER_FIELDS) : undefined;
+  // Transaction IDs are not in time order, so "by id" means in the order of recording, as the API's cursor does.
+  let rows = [...(await ctx.uow.loyalty_transactions.findBy('campaign_id', campaign.id))];
+  if (filter) rows = rows.filter((row) => matchesFilter(row, filter));
+  if (query.order !== 'id') rows.reverse();
+  const page = cursorPage(rows, query);
+  if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
+  return page;
+}

@@ -1,0 +1,47 @@
+/** The webhook settings a server reads from its environment (README, "Configuration of the reference server"). */
+import { describe, expect, test } from '@jest/globals';
+import { configFromEnv } from '../../server/config.js';
+import { DEFAULT_DELIVERY_POLICY } from '../../server/webhooks/delivery.js';
+
+describe('webhook settings from the environment', () => {
+  test('when nothing is set, then webhooks keep to https and public addresses, within the default bounds', () => {
+    expect(configFromEnv({}).webhooks).toEqual({ ...DEFAULT_DELIVERY_POLICY, allowPlainHttp: false, allowPrivateTargets: false });
+  });
+
+  test('when every variable is set, then each setting takes its value; the two local-testing switches are separate', () => {
+    const env = {
+      WEBHOOKS_ALLOW_PRIVATE: '1',
+      WEBHOOK_MAX_ATTEMPTS: '3',
+      WEBHOOK_BACKOFF_MS: '50',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_CONNECT_TIMEOUT_MS: '700',
+      WEBHOOK_CONNECTIONS_PER_TARGET: '2',
+      WEBHOOK_CONNECTIONS: '16',
+      WEBHOOK_QUEUE_PER_PROJECT: '100',
+      WEBHOOK_QUEUE: '500',
+      WEBHOOK_SHUTDOWN_DEADLINE_MS: '3000',
+    };
+    expect(configFromEnv(env).webhooks).toEqual({
+      allowPlainHttp: false,
+      allowPrivateTargets: true,
+      maxAttempts: 3,
+      backoffMs: 50,
+      timeoutMs: 2000,
+      connectTimeoutMs: 700,
+      connectionsPerTarget: 2,
+      connections: 16,
+      queuePerProject: 100,
+      queue: 500,
+      shutdownDeadlineMs: 3000,
+    });
+    expect(configFromEnv({ WEBHOOKS_ALLOW_HTTP: 'true' }).webhooks).toMatchObject({ allowPlainHttp: true, allowPrivateTargets: false });
+  });
+
+  test.each(['WEBHOOK_CONNECTIONS', 'WEBHOOK_CONNECTIONS_PER_TARGET', 'WEBHOOK_QUEUE', 'WEBHOOK_QUEUE_PER_PROJECT', 'WEBHOOK_CONNECT_TIMEOUT_MS'])(
+    'when %s is 0 or not a number, then the server refuses to start, naming it',
+    (name) => {
+      expect(() => configFromEnv({ [name]: '0' })).toThrow(name);
+      expect(() => configFromEnv({ [name]: 'lots' })).toThrow(name);
+    },
+  );
+});
