@@ -4726,8 +4726,8 @@ export interface paths {
         /**
          * Export a program's expiring points
          * @deprecated
-         * @description Deprecated: use `create-export` with `exported_object` `points_expiration` and a `campaign_id` filter, which this
-         *     operation answers from. Starts an export of the program's points that have an expiry date, one row per card and
+         * @description Deprecated: use `POST /v1/exports` (create-export) with `exported_object` `points_expiration` and a `campaign_id`
+         *     filter, which this operation answers from. Starts an export of the program's points that have an expiry date, one row per card and
          *     day. The campaign must be a loyalty program (404 otherwise).
          */
         post: operations["create-points-expiration-export"];
