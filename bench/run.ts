@@ -2,11 +2,13 @@
  * `make bench`: drives the reference server (over a generated fixture, production settings) and a bare
  * Express 5 server answering bodies of the same size with autocannon, and prints per route requests per
  * second, p50 and p99 latency, the server's RSS and the ratio to bare Express. Then memory per stored
- * voucher, and list latency at a small and a large voucher count. Figures are printed, never asserted.
+ * voucher, the bytes each stored customer and voucher costs beyond its own JSON (bench/storage.ts), and list
+ * latency at a small and a large voucher count. Figures are printed, never asserted.
  *
  * Settings (environment): BENCH_DURATION seconds per route (10), BENCH_CONNECTIONS (50), BENCH_VOUCHERS
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
- * contract has loyalty programs), BENCH_SMALL (1000) and BENCH_LARGE (1000000; 0 skips the comparison).
+ * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
+ * BENCH_STORED (5000 customers and vouchers for the storage figures).
  */
 import autocannon, { type Result } from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -15,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
+import { describeStorage, type StorageFigures } from './storage.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -25,6 +28,7 @@ const CUSTOMERS = env('BENCH_CUSTOMERS', 10_000);
 const MEMBERS = env('BENCH_MEMBERS', 10_000);
 const SMALL = env('BENCH_SMALL', 1_000);
 const LARGE = env('BENCH_LARGE', 1_000_000);
+const STORED = env('BENCH_STORED', 5_000);
 
 interface Ready {
   type: 'ready';
@@ -245,7 +249,24 @@ async function main(): Promise<void> {
   bare.stop();
 
   await exportMemory();
+  await storage();
   if (LARGE > 0) await scaling();
+}
+
+/** Bytes per stored customer and voucher beyond their JSON, measured in a process of their own. */
+async function storage(): Promise<void> {
+  const child = fork(join(here, 'storage.js'), [String(STORED)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const figures = await new Promise<StorageFigures>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the storage measurement exited with ${code}`)));
+    child.on('message', (message: { type: string; figures: StorageFigures }) => {
+      if (message.type === 'storage') resolve(message.figures);
+    });
+  });
+  child.removeAllListeners('exit');
+  child.kill('SIGTERM');
+  console.log('');
+  for (const line of describeStorage(figures)) console.log(line);
 }
 
 /**

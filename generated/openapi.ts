@@ -295,10 +295,14 @@ export interface paths {
         };
         /**
          * Get a campaign summary
-         * @description Returns the campaign with counters of what happened in it, counted from the events the service
-         *     recorded, and only those between `start_date` and `end_date` when given. Validations, redemptions,
-         *     rollbacks and publications count from when those operations happen; vouchers created and deleted
-         *     count every voucher once.
+         * @description Returns the campaign with counters of what happened in it, and only between `start_date` and
+         *     `end_date` when given. Validations, redemptions, rollbacks and publications count from when those
+         *     operations happen; vouchers created and deleted count every voucher once.
+         *
+         *     The reference server keeps the counters as running totals per hour (UTC) while things happen, so they
+         *     stay whole when old events leave the event log. A window of whole hours (dates always are) is exact;
+         *     an hour a window cuts is counted to the millisecond while the log still holds its events, and after
+         *     that counts whole if the window holds the middle of that hour.
          */
         get: operations["get-campaign-summary"];
         put?: never;
@@ -459,6 +463,11 @@ export interface paths {
          *     holds, tier changes and rewards. The filters narrow the list by creation time (`start_date`,
          *     `end_date`, both inclusive), by the campaign an entry is about (`campaign_id`, `campaign_type`), by
          *     `category` and by `type`; a cursor must be an entry of the narrowed list.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first.
+         *     Counters and summaries are kept apart and do not change when entries are dropped. An update that
+         *     changes nothing records no entry.
          */
         get: operations["list-customer-activity"];
         put?: never;
@@ -1176,7 +1185,18 @@ export interface paths {
          */
         get: operations["get-voucher-redemptions"];
         put?: never;
-        post?: never;
+        /**
+         * Redeem a voucher (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/redemptions` (redeem-stacked-discounts) with the voucher as the one
+         *     redeemable. This operation redeems through the same engine, as a redemption of that one voucher, and
+         *     answers with the voucher's redemption (a child of the request's parent redemption, as every redemption
+         *     here is): `redeemed_quantity` goes up, a gift card's balance or a loyalty card's points go down, the
+         *     order records it. When the voucher does not apply, nothing is redeemed, the failure is recorded, and the
+         *     answer is 400 with the verdict's key. An unknown code is a 404. A `session.key` from an earlier
+         *     validation redeems what that session holds, and ends the session's hold on the voucher.
+         */
+        post: operations["redeem-voucher"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1992,14 +2012,18 @@ export interface paths {
         };
         /**
          * List loyalty programs
-         * @description Returns a page of the project's loyalty programs (campaigns of type `LOYALTY_PROGRAM`), oldest first
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/campaigns` (list-campaigns) with `campaign_type=LOYALTY_PROGRAM` instead.
+         *     Returns a page of the project's loyalty programs (campaigns of type `LOYALTY_PROGRAM`), oldest first
          *     unless `order` says otherwise. `total` counts every program.
          */
         get: operations["list-loyalty-programs"];
         put?: never;
         /**
          * Create a loyalty program
-         * @description Creates a campaign of type `LOYALTY_PROGRAM` whose vouchers are loyalty cards, and generates
+         * @deprecated
+         * @description Deprecated in the public API; use `POST /v1/campaigns` (create-campaign) with `campaign_type: LOYALTY_PROGRAM` instead.
+         *     Creates a campaign of type `LOYALTY_PROGRAM` whose vouchers are loyalty cards, and generates
          *     `vouchers_count` unassigned cards. A taken name is 409 `duplicate_found`; an unknown category 404.
          */
         post: operations["create-loyalty-program"];
@@ -2021,7 +2045,9 @@ export interface paths {
         };
         /**
          * Get a member
-         * @description Returns the loyalty card with the code.
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/vouchers/{code}` (get-voucher) instead.
+         *     Returns the loyalty card with the code.
          */
         get: operations["get-member"];
         put?: never;
@@ -2044,10 +2070,16 @@ export interface paths {
         };
         /**
          * List a card's activity
-         * @description Returns what happened on the card: orders paid, points added, removed, transferred and expired,
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/customers/{customerId}/activity` (list-customer-activity) instead.
+         *     Returns what happened on the card: orders paid, points added, removed, transferred and expired,
          *     pending points added, activated and canceled, tiers joined, upgraded and downgraded, and rewards
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true.
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity"];
         put?: never;
@@ -2072,7 +2104,9 @@ export interface paths {
         put?: never;
         /**
          * Add or remove points on a card
-         * @description Adds points to the card (positive `points`) or takes them away (negative). Taking more than the
+         * @deprecated
+         * @description Deprecated in the public API; use `POST /v1/vouchers/{code}/balance` (update-voucher-balance) instead.
+         *     Adds points to the card (positive `points`) or takes them away (negative). Taking more than the
          *     balance is 400 `invalid_add_balance_params` and changes nothing. Added points expire under the
          *     program's expiration rules; taken points come from the points that expire soonest. The member's tier
          *     follows the new balance.
@@ -2096,7 +2130,9 @@ export interface paths {
         };
         /**
          * List a card's pending points
-         * @description Returns the pending points entries of the card. Paged with a cursor in ID order (`order` `id` or
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns the pending points entries of the card. Paged with a cursor in ID order (`order` `id` or
          *     `-id`): pass `more_starting_after` as `starting_after_id` while `has_more` is true, and every entry
          *     comes exactly once. Entries whose `activates_at` day has come are activated before the list is made,
          *     so they are never listed.
@@ -2126,7 +2162,9 @@ export interface paths {
         put?: never;
         /**
          * Activate pending points
-         * @description Adds the entry's points to the card now, before `activates_at`, and removes the entry. The member's
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Adds the entry's points to the card now, before `activates_at`, and removes the entry. The member's
          *     tier follows the new balance.
          */
         post: operations["activate-member-pending-points"];
@@ -2152,7 +2190,9 @@ export interface paths {
         put?: never;
         /**
          * Adjust pending points
-         * @description Adds points to the entry or takes them away; the entry cannot go below zero (400
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Adds points to the entry or takes them away; the entry cannot go below zero (400
          *     `invalid_add_balance_params`).
          */
         post: operations["adjust-member-pending-points"];
@@ -2178,7 +2218,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel pending points
-         * @description Removes the entry without adding its points to the card.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Removes the entry without adding its points to the card.
          */
         post: operations["cancel-member-pending-points"];
         delete?: never;
@@ -2201,7 +2243,9 @@ export interface paths {
         put?: never;
         /**
          * Redeem a reward
-         * @description Spends points on a reward offered in the card's program (by reward ID or assignment ID). The cost is
+         * @deprecated
+         * @description Deprecated in the public API; use `POST /v1/redemptions` (redeem-stacked-discounts) with the card and its `COIN` reward to pay with points; the public API names no replacement for other rewards instead.
+         *     Spends points on a reward offered in the card's program (by reward ID or assignment ID). The cost is
          *     the assignment's points with the member's tier mapping applied. A `CAMPAIGN` reward gives the member
          *     a voucher of its campaign (a gift card or loyalty card loaded with `balance`); a `MATERIAL` reward
          *     takes one unit of `stock`; a `COIN` reward pays the given order with points. Too few points is 400
@@ -2227,7 +2271,9 @@ export interface paths {
         };
         /**
          * List a member's tiers
-         * @description Returns the tier the card's balance puts the member in (none when no tier covers it), with
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns the tier the card's balance puts the member in (none when no tier covers it), with
          *     `expiration` saying since when.
          */
         get: operations["list-member-loyalty-tier"];
@@ -2251,7 +2297,9 @@ export interface paths {
         };
         /**
          * List a card's transactions
-         * @description Returns the card's point movements that match `filters`, newest first unless `order` says otherwise, paged with a cursor: pass `more_starting_after` as
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/vouchers/{code}/transactions` (list-voucher-transactions) instead.
+         *     Returns the card's point movements that match `filters`, newest first unless `order` says otherwise, paged with a cursor: pass `more_starting_after` as
          *     `starting_after_id` while `has_more` is true.
          */
         get: operations["list-loyalty-card-transactions"];
@@ -2278,18 +2326,24 @@ export interface paths {
         };
         /**
          * Get a loyalty program
-         * @description Returns the program, found by campaign ID or name. Another kind of campaign is 404.
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/campaigns/{campaignId}` (get-campaign) instead.
+         *     Returns the program, found by campaign ID or name. Another kind of campaign is 404.
          */
         get: operations["get-loyalty-program"];
         /**
          * Update a loyalty program
-         * @description Changes the fields given; the others keep their values.
+         * @deprecated
+         * @description Deprecated in the public API; use `PUT /v1/campaigns/{campaignId}` (update-campaign) instead.
+         *     Changes the fields given; the others keep their values.
          */
         put: operations["update-loyalty-program"];
         post?: never;
         /**
          * Delete a loyalty program
-         * @description Deletes the program with its cards, earning rules, tiers, pending points and reward assignments, as
+         * @deprecated
+         * @description Deprecated in the public API; use `DELETE /v1/campaigns/{campaignId}` (delete-campaign) instead.
+         *     Deletes the program with its cards, earning rules, tiers, pending points and reward assignments, as
          *     `DELETE /v1/campaigns/{campaignId}` does: without `force=true` the program moves to the bin (its name
          *     and card codes stay taken until the bin entry is deleted); with `force=true` it is deleted for good.
          */
@@ -2314,13 +2368,17 @@ export interface paths {
         };
         /**
          * List earning rules
-         * @description Returns a page of the program's earning rules, oldest first unless `order` says otherwise.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns a page of the program's earning rules, oldest first unless `order` says otherwise.
          */
         get: operations["list-earning-rules"];
         put?: never;
         /**
          * Create earning rules
-         * @description Creates one or more earning rules in the program, all or none. A `customer.loyalty.tier.joined` rule
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Creates one or more earning rules in the program, all or none. A `customer.loyalty.tier.joined` rule
          *     needs a `loyalty_tier` of the program and a `customer.segment.entered` rule a `segment`; a
          *     `PROPORTIONAL` rule needs the ratio its `calculation_type` uses (400 `invalid_earning_rule`
          *     otherwise).
@@ -2349,19 +2407,25 @@ export interface paths {
         };
         /**
          * Get an earning rule
-         * @description Returns the earning rule of the program.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns the earning rule of the program.
          */
         get: operations["get-earning-rule"];
         /**
          * Update an earning rule
-         * @description Changes the fields given; the others keep their values. `pending_points` null makes the rule add
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Changes the fields given; the others keep their values. `pending_points` null makes the rule add
          *     points at once.
          */
         put: operations["update-earning-rule"];
         post?: never;
         /**
          * Delete an earning rule
-         * @description Deletes the earning rule. Pending points it already gave stay pending.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Deletes the earning rule. Pending points it already gave stay pending.
          */
         delete: operations["delete-earning-rule"];
         options?: never;
@@ -2388,7 +2452,9 @@ export interface paths {
         put?: never;
         /**
          * Disable an earning rule
-         * @description Sets `active` to false: the rule gives no points until enabled.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Sets `active` to false: the rule gives no points until enabled.
          */
         post: operations["disable-earning-rule"];
         delete?: never;
@@ -2416,7 +2482,9 @@ export interface paths {
         put?: never;
         /**
          * Enable an earning rule
-         * @description Sets `active` to true: the rule gives points again.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Sets `active` to true: the rule gives points again.
          */
         post: operations["enable-earning-rule"];
         delete?: never;
@@ -2440,7 +2508,9 @@ export interface paths {
         };
         /**
          * List members
-         * @description Returns a page of the program's cards that customers hold, newest first unless `order` says
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/vouchers` (list-vouchers) with the program's `campaign_id` instead.
+         *     Returns a page of the program's cards that customers hold, newest first unless `order` says
          *     otherwise, optionally only those of one `customer`, with a `code`, with one of the `ids`, or created or
          *     updated in a range.
          */
@@ -2448,7 +2518,9 @@ export interface paths {
         put?: never;
         /**
          * Add a member
-         * @description Gives the customer a loyalty card of the program: the unassigned card named by `voucher`, or a new
+         * @deprecated
+         * @description Deprecated in the public API; use `POST /v1/publications` (create-publication) with the program as `campaign` instead.
+         *     Gives the customer a loyalty card of the program: the unassigned card named by `voucher`, or a new
          *     one generated from the program's code config. The customer is found by `id` or `source_id` and
          *     created when the `source_id` is new. A card already held is 400 `voucher_already_published`; a
          *     second card in a `join_once` program is 400 `customer_already_member`; a `STATIC` program cannot
@@ -2478,7 +2550,9 @@ export interface paths {
         };
         /**
          * Get a member of a program
-         * @description Returns the loyalty card. The card must be a loyalty card of the program named in the path (404
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/vouchers/{code}` (get-voucher) instead.
+         *     Returns the loyalty card. The card must be a loyalty card of the program named in the path (404
          *     otherwise).
          */
         get: operations["get-member-1"];
@@ -2507,11 +2581,17 @@ export interface paths {
         };
         /**
          * List a member's activity
-         * @description Returns what happened on the card: orders paid, points added, removed, transferred and expired,
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/customers/{customerId}/activity` (list-customer-activity) instead.
+         *     Returns what happened on the card: orders paid, points added, removed, transferred and expired,
          *     pending points added, activated and canceled, tiers joined, upgraded and downgraded, and rewards
          *     redeemed. Newest first unless `order` says otherwise, paged with a cursor: pass
          *     `more_starting_after` as `starting_after_id` while `has_more` is true. The card must be a loyalty
          *     card of the program named in the path (404 otherwise).
+         *
+         *     The list comes from the project's event log, which keeps the project's most recent events only (100 000
+         *     in the reference server, set by `EVENT_RETENTION`): older entries are dropped from it, oldest first. The
+         *     card's balance, transactions and tiers are kept apart and do not change when entries are dropped.
          */
         get: operations["list-member-activity-1"];
         put?: never;
@@ -2541,7 +2621,9 @@ export interface paths {
         put?: never;
         /**
          * Add or remove points on a member's card
-         * @description Adds points to the card (positive `points`) or takes them away (negative). Taking more than the
+         * @deprecated
+         * @description Deprecated in the public API; use `POST /v1/vouchers/{code}/balance` (update-voucher-balance) instead.
+         *     Adds points to the card (positive `points`) or takes them away (negative). Taking more than the
          *     balance is 400 `invalid_add_balance_params` and changes nothing. Added points expire under the
          *     program's expiration rules; taken points come from the points that expire soonest. The member's tier
          *     follows the new balance. The card must be a loyalty card of the program named in the path (404
@@ -2571,7 +2653,9 @@ export interface paths {
         };
         /**
          * List a member's pending points
-         * @description Returns the pending points entries of the card. Paged with a cursor in ID order (`order` `id` or
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns the pending points entries of the card. Paged with a cursor in ID order (`order` `id` or
          *     `-id`): pass `more_starting_after` as `starting_after_id` while `has_more` is true, and every entry
          *     comes exactly once. Entries whose `activates_at` day has come are activated before the list is made,
          *     so they are never listed. The card must be a loyalty card of the program named in the path (404
@@ -2605,7 +2689,9 @@ export interface paths {
         put?: never;
         /**
          * Redeem a reward for a member
-         * @description Spends points on a reward offered in the card's program (by reward ID or assignment ID). The cost is
+         * @deprecated
+         * @description Deprecated in the public API; use `POST /v1/redemptions` (redeem-stacked-discounts) with the card and its `COIN` reward to pay with points; the public API names no replacement for other rewards instead.
+         *     Spends points on a reward offered in the card's program (by reward ID or assignment ID). The cost is
          *     the assignment's points with the member's tier mapping applied. A `CAMPAIGN` reward gives the member
          *     a voucher of its campaign (a gift card or loyalty card loaded with `balance`); a `MATERIAL` reward
          *     takes one unit of `stock`; a `COIN` reward pays the given order with points. Too few points is 400
@@ -2637,7 +2723,9 @@ export interface paths {
         };
         /**
          * List a member's transactions
-         * @description Returns the card's point movements that match `filters`, newest first unless `order` says otherwise, paged with a cursor: pass `more_starting_after` as
+         * @deprecated
+         * @description Deprecated in the public API; use `GET /v1/vouchers/{code}/transactions` (list-voucher-transactions) instead.
+         *     Returns the card's point movements that match `filters`, newest first unless `order` says otherwise, paged with a cursor: pass `more_starting_after` as
          *     `starting_after_id` while `has_more` is true. The card must be a loyalty card of the program named
          *     in the path (404 otherwise).
          */
@@ -2669,7 +2757,9 @@ export interface paths {
         put?: never;
         /**
          * Transfer points to a card
-         * @description Moves points from the listed cards onto this card, all or none. Each source card loses the points
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Moves points from the listed cards onto this card, all or none. Each source card loses the points
          *     (soonest-expiring first) and the target card gains them; each side gets a transaction pointing at
          *     the other. A source without enough points, an unknown code, a card that is not a loyalty card, or
          *     the target itself as a source is 400 (404 for unknown codes) and moves nothing. The card must be a
@@ -2697,7 +2787,9 @@ export interface paths {
         };
         /**
          * List a program's pending points
-         * @description Returns the pending points entries of every card of the program. Paged with a cursor in ID order
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns the pending points entries of every card of the program. Paged with a cursor in ID order
          *     (`order` `id` or `-id`): pass `more_starting_after` as `starting_after_id` while `has_more` is true,
          *     and every entry comes exactly once. Entries whose `activates_at` day has come are activated before
          *     the list is made, so they are never listed.
@@ -2726,13 +2818,17 @@ export interface paths {
         };
         /**
          * List loyalty tiers
-         * @description Returns a page of the program's tiers, lowest range first, or by `order` when given.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns a page of the program's tiers, lowest range first, or by `order` when given.
          */
         get: operations["list-loyalty-tiers"];
         put?: never;
         /**
          * Create loyalty tiers
-         * @description Creates one or more tiers, all or none. Ranges may not overlap each other or the program's tiers,
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Creates one or more tiers, all or none. Ranges may not overlap each other or the program's tiers,
          *     `to` may not be below `from`, and names are unique in the program (400 `invalid_loyalty_tier`);
          *     mapped earning rules and reward assignments must belong to the program (404). Members move into the
          *     new tiers at once.
@@ -2761,7 +2857,9 @@ export interface paths {
         };
         /**
          * Get a loyalty tier
-         * @description Returns the tier of the program.
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns the tier of the program.
          */
         get: operations["get-loyalty-tier"];
         put?: never;
@@ -2789,7 +2887,9 @@ export interface paths {
         };
         /**
          * List a tier's earning rules
-         * @description Returns a page of the program's earning rules as they apply to members of this tier: the tier's
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns a page of the program's earning rules as they apply to members of this tier: the tier's
          *     `earning_rules` mapping is applied to `FIXED` points.
          */
         get: operations["list-loyalty-tier-earning-rules"];
@@ -2818,7 +2918,9 @@ export interface paths {
         };
         /**
          * List a tier's rewards
-         * @description Returns every reward offered in the program, each with its assignment;
+         * @deprecated
+         * @description The public API deprecates this operation without naming a replacement; it works here as described.
+         *     Returns every reward offered in the program, each with its assignment;
          *     `assignment.parameters.loyalty.points` is the cost for members of this tier (the tier's `rewards`
          *     mapping applied).
          */
@@ -3014,6 +3116,13 @@ export interface paths {
          * Create an OAuth token
          * @description Issues a bearer token for the calling API key, in its project, with the scopes asked for. The body is
          *     form-encoded. An unknown scope is 400 `invalid_scope`; the token works until it expires or is revoked.
+         *
+         *     Only the API key itself (`X-App-Id` and `X-App-Token`) obtains tokens: a call with a bearer token, of any
+         *     scope, is refused with 403 `forbidden`, so no token ever derives from another, and revoking a token ends
+         *     all it could do. A token lives exactly the `expires_in` seconds asked for (60 to 86400; 900 when not
+         *     asked), never longer, and it also ends when its API key is deleted (with its project). Each API key
+         *     obtains at most 1000 tokens an hour in the reference server (429, limit `tokens`); a token that ended is
+         *     forgotten an hour later, after which introspection knows it no more.
          */
         post: operations["generate-oauth-token"];
         delete?: never;
@@ -3035,7 +3144,8 @@ export interface paths {
          * Introspect an OAuth token
          * @description Tells whether a token (form field `access_token`) is active, with its client, scopes and expiry. A
          *     token that does not exist, has expired, was revoked, or belongs to another project is not an error:
-         *     the answer is 200 with `active: false`.
+         *     the answer is 200 with `active: false`. A token that ended is still described (client, scopes, expiry)
+         *     for an hour; after that the server has forgotten it and answers as for an unknown token.
          */
         post: operations["introspect-oauth-token"];
         delete?: never;
@@ -3055,8 +3165,10 @@ export interface paths {
         put?: never;
         /**
          * Revoke an OAuth token
-         * @description Revokes a token of the project (form field `access_token`); it stops working at once. Revoking a token
-         *     that is unknown, expired or already revoked also answers 204, so the call can be repeated safely.
+         * @description Revokes a token of the project (form field `access_token`); it stops working at once, and with it
+         *     everything it could do: tokens are only ever obtained with the API key, so none derives from another.
+         *     Revoking a token that is unknown, expired or already revoked also answers 204, so the call can be
+         *     repeated safely.
          */
         post: operations["revoke-oauth-token"];
         delete?: never;
@@ -3215,6 +3327,366 @@ export interface paths {
         get: operations["list-promotion-tiers-client-side"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a voucher (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/validations` (validate-stacked-discounts) with the voucher as the one
+         *     redeemable. This operation answers from the same engine: the voucher is checked against the order
+         *     and the customer as one redeemable of a validation (its and its campaign's dates, days and hours,
+         *     its redemption limit, the validation rules assigned to it and its campaign, a gift card's balance, a
+         *     loyalty card's points and `COIN` reward), the verdict is counted in the campaign summary, and it is
+         *     answered in this operation's older shape: `valid` true with `discount`, `gift` or `loyalty` and
+         *     the calculated `order`, or `valid` false (still 200) with the verdict's `error` and its `reason`.
+         *     An unknown code is a 404. With a `LOCK` `session`, a valid voucher's redemption, gift credit or
+         *     points are held for the session (see `RedemptionSession`).
+         */
+        post: operations["validate-voucher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/validation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate promotions (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/qualifications` (check-eligibility) with scenario `AUDIENCE_ONLY` to find the
+         *     promotion tiers that apply, and `POST /v1/validations` to validate them together. This operation checks
+         *     every promotion tier, by hierarchy, on its own against the order and the customer with the same engine
+         *     as validation, and lists those that apply, each with what it alone takes off the order. `filters`
+         *     narrows the tiers checked by ID or metadata. A customer not seen before is created; nothing else is
+         *     changed or counted.
+         */
+        post: operations["validate-promotions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/tiers/{tierId}/validation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                tierId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a promotion tier (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/validations` (validate-stacked-discounts) with the tier as the one
+         *     redeemable. This operation answers from the same engine: the tier is checked against the order and the
+         *     customer (its and its campaign's dates, days and hours, the rules assigned to it and its campaign),
+         *     the verdict is counted in the campaign summary, and it is answered in this operation's older shape:
+         *     the tier with `valid` true, its `discount` and the calculated `order`, or `valid` false (still
+         *     200) with the verdict's `error`. An unknown tier is a 404.
+         */
+        post: operations["validate-promotion-tier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/promotions/tiers/{promotionTierId}/redemption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a promotion tier (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/redemptions` (redeem-stacked-discounts) with the tier as the one redeemable.
+         *     This operation redeems through the same engine, as a redemption of that one tier, and answers with the
+         *     tier's redemption (a child of the request's parent redemption, as every redemption here is). When the
+         *     tier does not apply, nothing is redeemed, the failure is recorded, and the answer is 400 with the
+         *     verdict's key. An unknown tier is a 404.
+         */
+        post: operations["redeem-promotion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/qualification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Examine vouchers qualification (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/qualifications` (check-eligibility) with scenario `CUSTOMER_WALLET`. This
+         *     operation answers from the same engine: each voucher the customer holds is checked on its own against
+         *     the order (a loyalty card with the `reward` given), and those that would apply are listed, up to
+         *     `limit`, in the order asked for. A customer not seen before is created; without a customer there are
+         *     no vouchers to examine. Nothing else is changed or counted.
+         */
+        post: operations["examine-vouchers-qualification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/qualification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Examine campaigns qualification (deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /v1/qualifications` (check-eligibility). This operation lists the gift card,
+         *     discount coupon and referral campaigns whose vouchers would apply to the order and customer: a
+         *     campaign qualifies when one of its vouchers that nobody holds yet passes the same engine as
+         *     validation (the campaign's and the voucher's dates, rules and limits). Up to `limit` campaigns, in
+         *     the order asked for. A customer not seen before is created; nothing else is changed or counted.
+         */
+        post: operations["examine-campaign-qualification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vouchers/{code}/sessions/{sessionKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+                /**
+                 * @description The validation session's key.
+                 * @example ssn_yQGMTeKBSw8OOuFPwlBEjzGy8d8VA9Ts
+                 */
+                sessionKey: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a validation session
+         * @description Ends a validation session's hold on the voucher: the redemption, gift credit or points the session's
+         *     validation held become available to other requests again. A code or session the server does not know,
+         *     or a session that holds nothing of this voucher (already released, used by a redemption, or expired),
+         *     is a 404.
+         */
+        delete: operations["release-validation-session"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/redemptions/{parentRedemptionId}/rollbacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The parent redemption's ID (the one whose `related_object_type` is `redemption`).
+                 * @example r_0c5bb8d7fbdc9e2f3a
+                 */
+                parentRedemptionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back a parent redemption
+         * @description Undoes every child of a parent redemption that is not rolled back yet, with the same engine as
+         *     `POST /v1/redemptions/{redemptionId}/rollback`: each voucher's `redeemed_quantity` goes back down,
+         *     gift credit and points return to the cards, tier summaries and the order record it. Answers with each
+         *     child's rollback, the parent's rollback and the order. A redemption that is not a parent answers 400
+         *     `invalid_rollback_params`; a parent already rolled back 400 `already_rolled_back`; a failed one 400
+         *     `invalid_rollback_params`.
+         */
+        post: operations["rollback-stacked-redemptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/publications/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Publish a voucher (by query)
+         * @description `POST /v1/publications` with its body given in the query, for clients that can only send links:
+         *     `customer[source_id]=...`, `voucher=...` or `campaign[name]=...` (and `campaign[count]`),
+         *     `source_id`, `metadata[key]=value`. The same engine and answers: the voucher is given to the customer
+         *     (created when new) and the publication is counted in the campaign summary. A query naming neither a
+         *     voucher nor a campaign's name is a 400 `invalid_publish_params`.
+         */
+        get: operations["create-publication-1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customerId}/redeemables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a customer's redeemables
+         * @description The vouchers the customer holds (published to them or made for them), each as it stands now and with
+         *     where it stands in its life (`redeemable.status`), a page at a time by holding ID (`order`
+         *     `id` or `-id`, cursor `starting_after_id`). `filters` narrows the list. An unknown customer is a 404.
+         */
+        get: operations["list-customer-redeemables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Validate a voucher (client-side, deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /client/v1/validations` (validate-stacked-discounts-client-side). The client-side
+         *     twin of `POST /v1/vouchers/{code}/validate`, with the context in the query: the same engine and
+         *     answers. The order is `order[...]` (or just `amount` and `item[...]` lines), the customer
+         *     `customer[...]` (or a customer's `source_id` as plain `customer`), the session `session_*`. Without
+         *     `code` there is nothing to validate: 400 `missing_code`.
+         */
+        get: operations["validate-voucher-client-side"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a voucher (client-side, deprecated)
+         * @deprecated
+         * @description Deprecated: use `POST /client/v1/redemptions` (redeem-stacked-discounts-client-side). The client-side
+         *     twin of `POST /v1/vouchers/{code}/redemption`, with the code in the query: the same engine and answers.
+         */
+        post: operations["redeem-voucher-client-side"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/v1/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a voucher (client-side)
+         * @description The client-side twin of `POST /v1/publications`, with the same engine and answers: gives the named
+         *     voucher, or the next free ones of the campaign, to the customer (created when new), and counts it in
+         *     the campaign summary.
+         */
+        post: operations["create-publication-client-side"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4255,8 +4727,8 @@ export interface paths {
         /**
          * Export a program's expiring points
          * @deprecated
-         * @description Deprecated: use `create-export` with `exported_object` `points_expiration` and a `campaign_id` filter, which this
-         *     operation answers from. Starts an export of the program's points that have an expiry date, one row per card and
+         * @description Deprecated: use `POST /v1/exports` (create-export) with `exported_object` `points_expiration` and a `campaign_id`
+         *     filter, which this operation answers from. Starts an export of the program's points that have an expiry date, one row per card and
          *     day. The campaign must be a loyalty program (404 otherwise).
          */
         post: operations["create-points-expiration-export"];
@@ -9323,7 +9795,7 @@ export interface components {
                 balance?: number;
                 /** @description Credit used. */
                 credits?: number;
-                /** @description Credit a validation session holds, in the public API. Not sent by this server, whose sessions hold nothing. */
+                /** @description Credit the request's `LOCK` validation session holds on this card (see `RedemptionSession`); sent by a validation with a session. */
                 locked_credits?: number;
             };
             /** @description Points this loyalty card pays with, and its balance before. */
@@ -9403,19 +9875,19 @@ export interface components {
             items?: components["schemas"]["OrderItemCalculated"][];
         };
         /**
-         * ApplicableTo
-         * @description A product, SKU or collection a redeemable's discount applies to (or, in `inapplicable_to`, does not),
-         *     with the limits on how much of it the discount may take, in the public API. This server's discounts
-         *     target items through their effect alone, so it never sends these lists.
+         * ApplicableToFields
+         * @description The fields of a product, SKU or collection a redeemable's discount applies to (or does not), none of them
+         *     required: the older single-object validations of the public API describe them so. `ApplicableTo` is the
+         *     same with its identifying fields required.
          */
-        ApplicableTo: {
+        ApplicableToFields: {
             /**
              * @description What `id` names.
              * @enum {string}
              */
-            object: "product" | "sku" | "products_collection";
+            object?: "product" | "sku" | "products_collection";
             /** @description Product, SKU or collection ID. */
-            id: string;
+            id?: string;
             /** @description Its ID in an external system. */
             source_id?: string;
             /** @description For a SKU, its product. */
@@ -9425,12 +9897,12 @@ export interface components {
             /** @description A price the discount sets for it, ×100. */
             price?: number;
             /** @description The formula of that price. */
-            price_formula?: number;
+            price_formula?: number | string;
             /**
              * @description Which of the matching units the discount takes.
              * @enum {string}
              */
-            effect: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
+            effect?: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
             /** @description The most units the discount takes. */
             quantity_limit?: number;
             /** @description The most units, over all matching lines. */
@@ -9478,9 +9950,9 @@ export interface components {
                 /** @description Position of the order line. */
                 index?: number;
                 /** @description The units of that line. */
-                units?: {
+                units?: (number | {
                     [key: string]: unknown;
-                }[];
+                })[];
                 /** @description Whether the line had more units than the limit let count. */
                 units_limit_exceeded?: boolean;
             }[];
@@ -9494,6 +9966,13 @@ export interface components {
              */
             target?: "ITEM" | "UNIT";
         };
+        /**
+         * ApplicableTo
+         * @description A product, SKU or collection a redeemable's discount applies to (or, in `inapplicable_to`, does not),
+         *     with the limits on how much of it the discount may take, in the public API. This server's discounts
+         *     target items through their effect alone, so it never sends these lists.
+         */
+        ApplicableTo: WithRequired<components["schemas"]["ApplicableToFields"], "object" | "id" | "effect">;
         /**
          * ApplicableToList
          * @description The products, SKUs and collections a redeemable's discount applies to (or does not).
@@ -10086,7 +10565,8 @@ export interface components {
                 /** @description Points spent (given back by a rollback). */
                 points?: number;
             };
-            voucher?: components["schemas"]["Voucher"];
+            /** @description The voucher redeemed, as it stands now; absent (or, in the public API, null) for a promotion tier's redemption. */
+            voucher?: components["schemas"]["Voucher"] | null;
             /** @description The gift credit used, ×100. This server's own field, kept beside `gift.amount`. */
             gift_amount?: number;
             /** @description The voucher's code, for a voucher redemption. This server's own field. */
@@ -10249,11 +10729,15 @@ export interface components {
         };
         /**
          * RedemptionSession
-         * @description A validation session. In the public API a `LOCK` session reserves what a validation found (a voucher's
-         *     redemption, gift credit, points) for the session's lifetime, and a redemption naming the same `key`
-         *     uses the reservation. This server accepts sessions and echoes them, with the key it was given or one it
-         *     makes up, and records the key on the redemptions made with it, but it reserves nothing: what is
-         *     available is decided when the redemption happens.
+         * @description A validation session. A valid validation with a `LOCK` session holds what it found for the session's
+         *     lifetime (`ttl` in `ttl_unit`s, 7 days by default): one redemption of each voucher that applied, the gift
+         *     credit a gift card pays, the points a loyalty card pays. Other requests see what is held as unavailable
+         *     (a voucher whose remaining redemptions are all held is `quantity_exceeded`; a gift card's or loyalty
+         *     card's free balance is its balance less what other sessions hold). A validation or redemption naming the
+         *     same `key` is not held back by its own session; validating again with the key renews the hold with what
+         *     the new validation found. A redemption with the key uses the hold and ends it for each voucher it
+         *     redeems; `DELETE /v1/vouchers/{code}/sessions/{sessionKey}` releases it; past its lifetime it lapses.
+         *     Promotion tiers have nothing to hold. The key is recorded on the redemptions made with it.
          */
         RedemptionSession: {
             /**
@@ -11294,6 +11778,123 @@ export interface components {
             /** @description Number of entries. */
             total: number;
         };
+        /**
+         * LegacyOrderRequest
+         * @description The order of a deprecated single-object validation, redemption or qualification: `OrderRequest`, with
+         *     the buyer and referrer the older operations let the order carry, and an `amount` that may come as
+         *     whole-number text (as the older reference types it for gift and loyalty cards). The order's `customer`
+         *     (or `customer_id`) is the request's customer when the request names none; the referrer and `created_at`
+         *     are accepted and ignored.
+         */
+        LegacyOrderRequest: {
+            /**
+             * @description An existing order's ID.
+             * @example ord_0a1b2c3d4e5f6a7b8c
+             */
+            id?: string;
+            /**
+             * @description The order's ID in an external system; null for none.
+             * @example order-1001
+             */
+            source_id?: string | null;
+            /**
+             * @description Where the order stands, as in `OrderRequest`.
+             * @enum {string}
+             */
+            status?: "CREATED" | "PAID" | "CANCELED" | "FULFILLED";
+            /**
+             * @description Order amount before discounts, ×100; a number, or the same as whole-number text.
+             * @example 12000
+             */
+            amount?: number | string;
+            /** @description Computed by the service; ignored. */
+            initial_amount?: number;
+            /** @description Computed by the service; ignored. */
+            discount_amount?: number;
+            /** @description The order lines. */
+            items?: components["schemas"]["OrderItemRequest"][];
+            /** @description The order's metadata; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            /** @description Set by the service; accepted and ignored. */
+            created_at?: string;
+            /** @description The buyer; the request's customer when the request names none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The buyer's ID, used as `customer` is. */
+            customer_id?: string | null;
+            /** @description The customer who referred the buyer; accepted and ignored. */
+            referrer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The referrer's ID; accepted and ignored. */
+            referrer_id?: string | null;
+        };
+        /**
+         * GiftCreditsRequest
+         * @description For a gift card, the credit a request uses; by default as much as the order needs, as far as the card's free balance goes.
+         */
+        GiftCreditsRequest: {
+            /**
+             * @description Credit to use, ×100. More than the card's balance not held by other validation sessions makes the card inapplicable (`gift_amount_exceeded`).
+             * @example 2500
+             */
+            credits?: number;
+        };
+        /**
+         * LoyaltyRewardRequest
+         * @description For a loyalty card, the `COIN` reward of its program through which the card's points pay part of the
+         *     order. Without one the card is inapplicable (`missing_reward`).
+         */
+        LoyaltyRewardRequest: {
+            /**
+             * @description The reward's ID (or the ID of its assignment to the card's program).
+             * @example rew_0b4c0c4a8e8d2f1c3b
+             */
+            id?: string;
+            /**
+             * @description The reward assignment to go through; used in place of `id` when `id` is left out.
+             * @example rewa_0b4c0c4a8e8d2f1c3c
+             */
+            assignment_id?: string;
+            /**
+             * @description The most points to use; by default as many as the order needs, as far as the balance not held by other validation sessions goes.
+             * @example 500
+             */
+            points?: number;
+        };
+        /**
+         * VouchersRedeemRequestBody
+         * @description The context of a single voucher's redemption: the order, the customer and, for gift and loyalty cards,
+         *     what to pay with. The same as one redeemable of `POST /v1/redemptions`. A `session.key` from an earlier
+         *     validation redeems what that validation's session holds.
+         * @example {
+         *       "order": {
+         *         "amount": 12000
+         *       },
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "session": {
+         *         "key": "ssn_yQGMTeKBSw8OOuFPwlBEjzGy8d8VA9Ts"
+         *       }
+         *     }
+         */
+        VouchersRedeemRequestBody: {
+            /** @description The customer, by `id` or `source_id`; null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The order; null for none (a redemption then makes an order with no amount). */
+            order?: components["schemas"]["LegacyOrderRequest"] | null;
+            gift?: components["schemas"]["GiftCreditsRequest"];
+            reward?: components["schemas"]["LoyaltyRewardRequest"];
+            session?: components["schemas"]["RedemptionSession"];
+            /** @description Metadata of the redemption; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            options?: components["schemas"]["RedemptionOptions"];
+        };
+        /**
+         * SingleRedemption
+         * @description The redemption of one voucher or promotion tier made by the deprecated single-object operations: a child
+         *     redemption like every redemption of `POST /v1/redemptions`, whose parent (`redemption`) is the request's
+         *     parent redemption. The public API marks none of its fields as always present.
+         */
+        SingleRedemption: components["schemas"]["RedemptionBase"];
         /**
          * ProductBase
          * @description The fields every product carries, without its SKUs. The reference server sends every one of them; the
@@ -15236,6 +15837,901 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
         };
         /**
+         * VouchersValidateRequestBody
+         * @description The context of a single voucher's validation: the order, the customer and, for gift and loyalty cards,
+         *     what to pay with. The same as one redeemable of `POST /v1/validations`.
+         * @example {
+         *       "order": {
+         *         "amount": 12000
+         *       },
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "session": {
+         *         "type": "LOCK",
+         *         "ttl": 15,
+         *         "ttl_unit": "MINUTES"
+         *       }
+         *     }
+         */
+        VouchersValidateRequestBody: {
+            /** @description The customer, by `id` or `source_id`; null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The order; null for none. */
+            order?: components["schemas"]["LegacyOrderRequest"] | null;
+            gift?: components["schemas"]["GiftCreditsRequest"];
+            reward?: components["schemas"]["LoyaltyRewardRequest"];
+            session?: components["schemas"]["RedemptionSession"];
+            /** @description The tracking ID of an anonymous customer. */
+            tracking_id?: string;
+            /** @description Metadata of the validation; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            options?: components["schemas"]["RedemptionOptions"];
+        };
+        /**
+         * LegacyApplicableToList
+         * @description The products, SKUs and collections a voucher's or tier's discount applies to (or does not), as the older
+         *     single-object validations and qualifications of the public API show them. This server's discounts target
+         *     items through their effect alone, so it never sends these lists.
+         */
+        LegacyApplicableToList: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object?: "list";
+            /**
+             * @description Always `data`.
+             * @constant
+             */
+            data_ref?: "data";
+            /** @description The entries. */
+            data?: components["schemas"]["ApplicableToFields"][];
+            /** @description Number of entries. */
+            total?: number;
+        };
+        /**
+         * LegacyDiscountSku
+         * @description The SKU a unit discount gives, with its code, as the older reference describes it.
+         */
+        LegacyDiscountSku: {
+            /**
+             * @description The SKU's ID.
+             * @example sku_0b7d7dfb05cbe5c616
+             */
+            id?: string;
+            /** @description The SKU's ID in the client's own system. */
+            source_id?: string | null;
+            /** @description The SKU's code. */
+            sku?: string | null;
+            /** @description The SKU's name. */
+            name?: string | null;
+        };
+        /**
+         * LegacyDiscountUnit
+         * @description One product or SKU of a multi-unit discount and how many of its units are free, none of the fields required.
+         */
+        LegacyDiscountUnit: {
+            /**
+             * @description Whether only the units the order lacks are added, or new ones always are.
+             * @enum {string}
+             */
+            effect?: "ADD_MISSING_ITEMS" | "ADD_NEW_ITEMS";
+            /** @description How many units are free. */
+            unit_off?: number;
+            /** @description A formula computing the units. */
+            unit_off_formula?: string;
+            /** @description The ID of the product or SKU given for free. */
+            unit_type?: string;
+            product?: components["schemas"]["DiscountUnitProduct"];
+            sku?: components["schemas"]["LegacyDiscountSku"];
+        };
+        /**
+         * LegacyDiscount
+         * @description A voucher's or tier's discount as the public API's older single-object validations and qualifications
+         *     describe it, with none of its fields required: the same discount as `Discount` (this server sends the
+         *     voucher's or tier's discount as stored), in one flat shape. That older reference also shows a multi-unit
+         *     discount's `units` as a single object and a free SKU with its `sku` code; both are taken here.
+         */
+        LegacyDiscount: {
+            /**
+             * @description The kind of discount, as in `Discount`.
+             * @enum {string}
+             */
+            type?: "AMOUNT" | "PERCENT" | "FIXED" | "UNIT";
+            /** @description For `AMOUNT`, the sum taken off, ×100. */
+            amount_off?: number;
+            /** @description For `AMOUNT`, a formula computing the sum. */
+            amount_off_formula?: string;
+            /** @description The most the discount may take off across all items, ×100. */
+            aggregated_amount_limit?: number;
+            /** @description For `PERCENT`, the share taken off. */
+            percent_off?: number;
+            /** @description For `PERCENT`, a formula computing the share. */
+            percent_off_formula?: string;
+            /** @description For `PERCENT`, the most the discount may take off, ×100 (a number; the older reference also shows it as text). */
+            amount_limit?: number | string;
+            /** @description For `FIXED`, the price to charge, ×100. */
+            fixed_amount?: number;
+            /** @description For `FIXED`, a formula computing the price. */
+            fixed_amount_formula?: string;
+            /** @description For a single-unit `UNIT` discount, how many units are free. */
+            unit_off?: number;
+            /** @description For a single-unit `UNIT` discount, a formula computing the units. */
+            unit_off_formula?: string;
+            /** @description For a single-unit `UNIT` discount, the ID of the product or SKU given for free. */
+            unit_type?: string;
+            product?: components["schemas"]["DiscountUnitProduct"];
+            sku?: components["schemas"]["LegacyDiscountSku"];
+            /** @description For a multi-unit `UNIT` discount, the free units, one entry per product or SKU (the older reference shows a single entry as an object). */
+            units?: components["schemas"]["LegacyDiscountUnit"][] | components["schemas"]["LegacyDiscountUnit"];
+            /**
+             * @description What the discount applies to, as in `Discount` for each kind.
+             * @enum {string}
+             */
+            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS" | "APPLY_TO_ITEMS_PROPORTIONALLY" | "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY" | "APPLY_TO_ITEMS_BY_QUANTITY" | "ADD_MISSING_ITEMS" | "ADD_NEW_ITEMS" | "ADD_MANY_ITEMS" | "ADD_SAME_ITEMS";
+            /** @description True when the discount comes from a formula. */
+            is_dynamic?: boolean;
+        };
+        /**
+         * ValidationFailure
+         * @description Why a single-object validation (the deprecated per-voucher and per-tier operations) found its voucher or
+         *     promotion tier inapplicable: the verdict's error, as `POST /v1/validations` reports it for the same
+         *     redeemable.
+         */
+        ValidationFailure: {
+            /**
+             * @description The HTTP status such a failure has on its own (400). The public API types it as a number; it is always a whole number.
+             * @example 400
+             */
+            code: number;
+            /**
+             * @description The reason, one of the keys of `RedeemableError` (`voucher_expired`, `quantity_exceeded`, `order_rules_violated`…).
+             * @example quantity_exceeded
+             */
+            key?: string;
+            /**
+             * @description Short description.
+             * @example Voucher redemptions limit exceeded
+             */
+            message?: string;
+            /**
+             * @description What exactly failed.
+             * @example Voucher SUMMER-7K2Q was redeemed 1 of 1 times
+             */
+            details?: string;
+            /** @description The request's ID, in the public API. Not sent by this server (the response's own headers carry it). */
+            request_id?: string;
+            /**
+             * @description The voucher code or tier ID.
+             * @example SUMMER-7K2Q
+             */
+            resource_id?: string;
+            /**
+             * @description `voucher` or `promotion_tier`.
+             * @example voucher
+             */
+            resource_type?: string;
+            /** @description The custom message of the validation rule that failed, when it has one. */
+            error?: {
+                /** @description The rule's message. */
+                message?: string;
+            };
+        };
+        /**
+         * VouchersValidateResponseBody
+         * @description The verdict on one voucher, from the same engine as `POST /v1/validations`. When it applies, `valid` is
+         *     true with what it gives: `discount` (and the order's `discount_amount`) for a discount voucher, `gift`
+         *     for a gift card, `loyalty` and `reward` for a loyalty card paying with points. When it does not, `valid`
+         *     is false with the verdict's `error` and its message in `reason`. With a `LOCK` session, the validation's
+         *     `session` holds what it found for the session's lifetime (see `RedemptionSession`).
+         */
+        VouchersValidateResponseBody: {
+            /** @description Whether the voucher applies. */
+            valid?: boolean;
+            /**
+             * @description The voucher's code.
+             * @example SUMMER-7K2Q
+             */
+            code?: string;
+            applicable_to?: components["schemas"]["LegacyApplicableToList"];
+            inapplicable_to?: components["schemas"]["LegacyApplicableToList"];
+            /**
+             * @description The name of the voucher's campaign; null for a standalone voucher.
+             * @example Summer sale 2026
+             */
+            campaign?: string | null;
+            /**
+             * @description The voucher's campaign; null for a standalone voucher.
+             * @example camp_0b4c0c4a8e8d2f1c3b
+             */
+            campaign_id?: string | null;
+            discount?: components["schemas"]["LegacyDiscount"];
+            /** @description The gift card's credit, with `balance` as it stands before this order. */
+            gift?: components["schemas"]["Gift"];
+            /** @description What the loyalty card pays with. */
+            loyalty?: {
+                /**
+                 * @description The points the order would take from the card.
+                 * @example 500
+                 */
+                points_cost?: number;
+            };
+            /** @description The `COIN` reward through which the loyalty card pays. */
+            reward?: {
+                /** @description The reward's ID. */
+                id?: string;
+                /** @description The reward's assignment to the card's program. */
+                assignment_id?: string | null;
+                /** @description The points the order would take from the card. */
+                points?: number;
+            };
+            order?: components["schemas"]["OrderCalculated"];
+            session?: components["schemas"]["RedemptionSession"];
+            /** @description When the voucher starts to be valid (ISO 8601); null for no limit. */
+            start_date?: string | null;
+            /** @description When the voucher stops being valid (ISO 8601); null for no limit. */
+            expiration_date?: string | null;
+            /**
+             * @description The customer's tracking ID (or the anonymous one the request gave).
+             * @example track_Y3VzdF9hYmM
+             */
+            tracking_id?: string;
+            /** @description The customer's ID, when the request named a known one. Sent with an invalid verdict. */
+            customer_id?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Why the voucher does not apply, in words (the error's details).
+             * @example Voucher SUMMER-7K2Q was redeemed 1 of 1 times
+             */
+            reason?: string;
+            error?: components["schemas"]["ValidationFailure"];
+        };
+        /**
+         * PromotionsValidateFilters
+         * @description Which promotion tiers a promotions validation checks; other fields are ignored.
+         */
+        PromotionsValidateFilters: {
+            /** @description Conditions on the tier's ID. */
+            promotion_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Metadata values the tier must have, by key (compared as text). */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        /**
+         * PromotionsValidateRequestBody
+         * @description The order and customer to check promotion tiers against.
+         * @example {
+         *       "order": {
+         *         "amount": 12000
+         *       },
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       }
+         *     }
+         */
+        PromotionsValidateRequestBody: {
+            /** @description The customer, by `id` or `source_id`; null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The order; null for none. */
+            order?: components["schemas"]["LegacyOrderRequest"] | null;
+            /** @description Metadata of the validation; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            options?: components["schemas"]["RedemptionOptions"];
+        };
+        /**
+         * PromotionTierValidation
+         * @description The verdict on one promotion tier, from the same engine as `POST /v1/validations`: the tier, with what it
+         *     takes off the order when it applies (`valid` true), or the verdict's `error` when it does not.
+         */
+        PromotionTierValidation: {
+            /** @description Whether the tier applies. This server sends a boolean; the public API's reference also types it as a string. */
+            valid?: boolean | string;
+            /**
+             * @description The tier's ID.
+             * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+             */
+            id?: string;
+            /**
+             * @description Always `promotion_tier`.
+             * @constant
+             */
+            object?: "promotion_tier";
+            /**
+             * @description The tier's name.
+             * @example 10% off orders over 100
+             */
+            name?: string;
+            /** @description The text shown to customers. */
+            banner?: string | null;
+            applicable_to?: components["schemas"]["LegacyApplicableToList"];
+            inapplicable_to?: components["schemas"]["LegacyApplicableToList"];
+            /**
+             * @description The customer's tracking ID.
+             * @example track_Y3VzdF9hYmM
+             */
+            tracking_id?: string;
+            order?: components["schemas"]["OrderCalculated"];
+            discount?: components["schemas"]["LegacyDiscount"];
+            /**
+             * @description What the tier takes off the order, ×100.
+             * @example 1200
+             */
+            discount_amount?: number;
+            /**
+             * @description The same, as applied to the order, ×100.
+             * @example 1200
+             */
+            applied_discount_amount?: number;
+            /** @description When the tier starts to be valid (ISO 8601); null for no limit. */
+            start_date?: string | null;
+            /** @description When the tier stops being valid (ISO 8601); null for no limit. */
+            expiration_date?: string | null;
+            /** @description The tier's promotion campaign, in short. */
+            campaign?: {
+                /** @description The campaign's ID. */
+                id?: string;
+                /** @description When the campaign starts; null for no limit. */
+                start_date?: string | null;
+                /** @description When the campaign ends; null for no limit. */
+                expiration_date?: string | null;
+                /** @description Whether the campaign is enabled. */
+                active?: boolean;
+                /** @description The campaign's category; null when it has none. */
+                categories?: components["schemas"]["Category"] | null;
+                /**
+                 * @description Always `campaign`.
+                 * @constant
+                 */
+                object?: "campaign";
+            };
+            /**
+             * @description The tier's rank among its campaign's tiers.
+             * @example 1
+             */
+            hierarchy?: number;
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The tier's category. */
+            category_id?: string | null;
+            /** @description The tier's category; null when it has none. */
+            categories?: components["schemas"]["Category"] | null;
+            /** @description Why the tier does not apply, in words (the error's details). */
+            reason?: string;
+            error?: components["schemas"]["ValidationFailure"];
+        };
+        /**
+         * PromotionsValidateResponseBody
+         * @description The promotion tiers that apply to the order and customer, each checked on its own by the same engine as
+         *     `POST /v1/validations`, by hierarchy. `valid` is true when at least one applies.
+         */
+        PromotionsValidateResponseBody: {
+            /** @description Whether any tier applies. */
+            valid?: boolean;
+            /**
+             * @description The customer's tracking ID (or a new anonymous one).
+             * @example track_Y3VzdF9hYmM
+             */
+            tracking_id?: string;
+            /** @description The tiers that apply, with what each takes off the order on its own. */
+            promotions?: components["schemas"]["PromotionTierValidation"][];
+        };
+        /**
+         * PromotionTiersRedeemRequestBody
+         * @description The order and customer a promotion tier is validated against or redeemed on.
+         * @example {
+         *       "order": {
+         *         "amount": 12000
+         *       },
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       }
+         *     }
+         */
+        PromotionTiersRedeemRequestBody: {
+            /** @description The customer, by `id` or `source_id`; null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The order; null for none. */
+            order?: components["schemas"]["LegacyOrderRequest"] | null;
+            /** @description Metadata of the validation or redemption; null for none. */
+            metadata?: components["schemas"]["Metadata"] | null;
+        };
+        /**
+         * VouchersQualificationExamineRequestBody
+         * @description The customer and order to find qualifying vouchers for; for loyalty cards, the `COIN` reward they would
+         *     pay with.
+         * @example {
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "order": {
+         *         "amount": 12000
+         *       }
+         *     }
+         */
+        VouchersQualificationExamineRequestBody: {
+            /** @description The customer whose vouchers are examined, by `id` or `source_id` (a new `source_id`, or details alone, creates the customer); null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The order; null for none. */
+            order?: components["schemas"]["LegacyOrderRequest"] | null;
+            reward?: components["schemas"]["LoyaltyRewardRequest"];
+            /** @description Metadata of the examination; accepted and not kept (nothing is recorded). */
+            metadata?: components["schemas"]["Metadata"] | null;
+        };
+        /**
+         * QualifiedVoucher
+         * @description A voucher that would apply to the examined order and customer.
+         */
+        QualifiedVoucher: components["schemas"]["Voucher"] & {
+            applicable_to?: components["schemas"]["LegacyApplicableToList"];
+            inapplicable_to?: components["schemas"]["LegacyApplicableToList"];
+        };
+        /**
+         * VouchersQualificationExamineResponseBody
+         * @description The customer's vouchers that would apply to the order, each checked on its own by the same engine as
+         *     `POST /v1/qualifications` (scenario `CUSTOMER_WALLET`).
+         */
+        VouchersQualificationExamineResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            /** @description The qualifying vouchers, in the order asked for. */
+            data?: components["schemas"]["QualifiedVoucher"][];
+            /** @description How many vouchers qualify (`data` may hold fewer, up to `limit`). */
+            total?: number;
+            /** @description The examination's ID, in the public API. Not sent by this server, which keeps no record of it. */
+            id?: string;
+            /**
+             * Format: date-time
+             * @description When the examination ran.
+             */
+            created_at?: string;
+            /**
+             * @description The customer's tracking ID (or a new anonymous one).
+             * @example track_Y3VzdF9hYmM
+             */
+            tracking_id?: string;
+        };
+        /**
+         * CampaignsQualificationExamineRequestBody
+         * @description The customer and order to find qualifying campaigns for.
+         * @example {
+         *       "customer": {
+         *         "source_id": "jane-doe-1"
+         *       },
+         *       "order": {
+         *         "amount": 12000
+         *       }
+         *     }
+         */
+        CampaignsQualificationExamineRequestBody: {
+            /** @description The customer, by `id` or `source_id` (a new `source_id`, or details alone, creates the customer); null for none. */
+            customer?: components["schemas"]["CustomerReference"] | null;
+            /** @description The order; null for none. */
+            order?: components["schemas"]["LegacyOrderRequest"] | null;
+        };
+        /**
+         * QualifiedCampaignVoucher
+         * @description A qualifying campaign's voucher template, as the public API's older campaign qualification shows it
+         *     (none of its fields required): the same template as `CampaignVoucher`.
+         */
+        QualifiedCampaignVoucher: {
+            type?: components["schemas"]["VoucherType"];
+            /** @description The discount of each voucher; null unless `DISCOUNT_VOUCHER`. */
+            discount?: components["schemas"]["LegacyDiscount"] | null;
+            /** @description The credit each new gift card starts with; null unless `GIFT_VOUCHER`. */
+            gift?: components["schemas"]["Gift"] | null;
+            /** @description Starting points and expiration rules of each loyalty card. Loyalty programs never qualify here, so this server sends null or nothing. */
+            loyalty_card?: {
+                /** @description Points each new card starts with. */
+                points?: number;
+                /** @description When points added to a card expire, as in `LoyaltyExpirationRules`. */
+                expiration_rules?: {
+                    /**
+                     * @description Months after they are added, or a fixed day of the year.
+                     * @enum {string}
+                     */
+                    period_type?: "MONTH" | "FIXED_DAY_OF_YEAR";
+                    /** @description Months or years until expiry. */
+                    period_value?: number;
+                    /**
+                     * @description Moves the expiry to the end of the period it falls in.
+                     * @enum {string}
+                     */
+                    rounding_type?: "END_OF_MONTH" | "END_OF_QUARTER" | "END_OF_HALF_YEAR" | "END_OF_YEAR" | "PARTICULAR_MONTH";
+                };
+            } | null;
+            /** @description The redemption limit of each voucher, and the redemptions of all of them. */
+            redemption?: {
+                /** @description The most redemptions of each voucher; null for no limit. */
+                quantity?: number | null;
+                /** @description Successful redemptions of the campaign's vouchers so far, less those rolled back. */
+                redeemed_quantity?: number;
+            };
+            /** @description How codes are generated, as in `CampaignVoucher`. */
+            code_config?: {
+                /** @description Random characters in a code without a pattern (a number; the older reference also shows text). */
+                length?: number | string;
+                /** @description The characters random positions are drawn from. */
+                charset?: string;
+                /** @description A code template; each `#` becomes a random character. */
+                pattern?: string;
+                /** @description Text before the generated part. */
+                prefix?: string;
+                /** @description Text after the generated part. */
+                postfix?: string;
+                /** @description The `initial_count` given at creation, when one was. */
+                initial_count?: number;
+            };
+            /** @description Whether the codes are referral codes. */
+            is_referral_code?: boolean;
+        };
+        /**
+         * LegacyValidationRuleAssignmentList
+         * @description The validation rules assigned to an object, as the public API's older qualifications show them (none of the fields required).
+         */
+        LegacyValidationRuleAssignmentList: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object?: "list";
+            /**
+             * @description Always `data`.
+             * @constant
+             */
+            data_ref?: "data";
+            /** @description The assignments, oldest first. */
+            data?: {
+                /** @description The assignment's ID (prefix `asgm_`). */
+                id?: string;
+                /** @description The validation rule. */
+                rule_id?: string;
+                /** @description The object the rule is assigned to. */
+                related_object_id?: string;
+                /** @description What kind of object that is. */
+                related_object_type?: string;
+                /**
+                 * Format: date-time
+                 * @description When the rule was assigned.
+                 */
+                created_at?: string;
+                /**
+                 * @description Always `validation_rules_assignment`.
+                 * @constant
+                 */
+                object?: "validation_rules_assignment";
+                /** @description The rule itself, in the public API, which leaves its shape open. Not sent by this server. */
+                rule?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description Number of assignments. */
+            total?: number;
+        };
+        /**
+         * QualifiedCampaign
+         * @description A campaign that qualifies, as the public API's older campaign qualification shows it (none of its fields
+         *     required): the fields of `Campaign` that this operation's reference lists, with the category as one
+         *     object and the voucher template in its older shape.
+         */
+        QualifiedCampaign: {
+            /**
+             * @description Campaign ID (prefix `camp_`).
+             * @example camp_5a1e9f6ce3b24c1d88
+             */
+            id?: string;
+            /**
+             * @description Campaign name.
+             * @example Summer sale 2026
+             */
+            name?: string;
+            /** @description Free text about the campaign. */
+            description?: string | null;
+            campaign_type?: components["schemas"]["CampaignType"];
+            type?: components["schemas"]["CampaignVouchersMode"];
+            /** @description The voucher template. */
+            voucher?: components["schemas"]["QualifiedCampaignVoucher"] | null;
+            /** @description Whether customers join automatically when they qualify. */
+            auto_join?: boolean;
+            /** @description Whether a customer may hold only one voucher of the campaign. */
+            join_once?: boolean;
+            /** @description Whether the vouchers' metadata follows the voucher metadata schema. */
+            use_voucher_metadata_schema?: boolean;
+            /** @description Vouchers the campaign holds now. */
+            vouchers_count?: number;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive before this moment; null for no start.
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description The campaign is inactive after this moment; null for no end.
+             */
+            expiration_date?: string | null;
+            validity_timeframe?: components["schemas"]["ValidityTimeframe"];
+            validity_day_of_week?: components["schemas"]["ValidityDayOfWeek"];
+            validity_hours?: components["schemas"]["ValidityHours"];
+            /** @description How long a voucher stays usable after it is published (ISO 8601 duration), when the campaign has one. */
+            activity_duration_after_publishing?: string;
+            /** @description False when the campaign has been disabled. */
+            active?: boolean;
+            metadata?: components["schemas"]["Metadata"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
+            /** @description Name of the campaign's category, or null. */
+            category?: string | null;
+            /** @description ID of the campaign's category, or null. */
+            category_id?: string | null;
+            /** @description The campaign's category; null when it has none. */
+            categories?: components["schemas"]["Category"] | null;
+            creation_status?: components["schemas"]["GenerationStatus"];
+            vouchers_generation_status?: components["schemas"]["GenerationStatus"];
+            /** @description Always false here. */
+            protected?: boolean;
+            referral_program?: components["schemas"]["ReferralProgram"];
+            validation_rules_assignments?: components["schemas"]["LegacyValidationRuleAssignmentList"];
+            /**
+             * @description Always `campaign`.
+             * @constant
+             */
+            object?: "campaign";
+        };
+        /**
+         * CampaignsQualificationExamineResponseBody
+         * @description The gift card, discount coupon and referral campaigns whose vouchers would apply to the order and customer.
+         *     A campaign qualifies when one of its vouchers that nobody holds yet passes the same engine as
+         *     `POST /v1/validations` (the campaign's and the voucher's dates, rules and limits).
+         */
+        CampaignsQualificationExamineResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref?: "data";
+            /** @description The qualifying campaigns, in the order asked for. */
+            data?: components["schemas"]["QualifiedCampaign"][];
+            /** @description How many campaigns qualify (`data` may hold fewer, up to `limit`). */
+            total?: number;
+            /** @description The examination's ID, in the public API. Not sent by this server, which keeps no record of it. */
+            id?: string;
+            /**
+             * Format: date-time
+             * @description When the examination ran.
+             */
+            created_at?: string;
+            /**
+             * @description The customer's tracking ID (or a new anonymous one).
+             * @example track_Y3VzdF9hYmM
+             */
+            tracking_id?: string;
+        };
+        /**
+         * RedemptionsRollbackStackedResponseBody
+         * @description The rollback of a parent redemption: one rollback for each child that was not rolled back yet, the
+         *     parent's own rollback, and the order as the redemption left it.
+         */
+        RedemptionsRollbackStackedResponseBody: {
+            /** @description The children's rollbacks, in the order the children were redeemed. */
+            rollbacks?: components["schemas"]["RedemptionRollback"][];
+            parent_rollback?: components["schemas"]["RedemptionRollback"];
+            order?: components["schemas"]["OrderCalculated"];
+        };
+        /**
+         * PublicationQueryCustomer
+         * @description The customer of a publication given in the query; values as text.
+         */
+        PublicationQueryCustomer: {
+            /** @description Customer ID. */
+            id?: string;
+            /** @description The customer's ID in an external system; a new one creates the customer. */
+            source_id?: string;
+            /** @description The customer's name, for a new customer. */
+            name?: string;
+            /** @description The customer's email address, for a new customer. */
+            email?: string;
+            /** @description The customer's phone number, for a new customer. */
+            phone?: string;
+            /** @description Free text about a new customer. */
+            description?: string;
+            /** @description Metadata of a new customer. */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description The customer's birth date (YYYY-MM-DD), for a new customer. */
+            birthdate?: string;
+            /** @description The same, under its older name. */
+            birthday?: string;
+            /** @description The customer's address, for a new customer. */
+            address?: {
+                /** @description City. */
+                city?: string;
+                /** @description State or region. */
+                state?: string;
+                /** @description First address line. */
+                line_1?: string;
+                /** @description Second address line. */
+                line_2?: string;
+                /** @description Country. */
+                country?: string;
+                /** @description Postal code. */
+                postal_code?: string;
+            } | null;
+        };
+        /**
+         * CustomerRedeemablesDateConditions
+         * @description Operators on a moment (ISO 8601); an unknown operator is 400.
+         */
+        CustomerRedeemablesDateConditions: {
+            /** @description Strictly before the moment. */
+            $before?: string;
+            /** @description Strictly after the moment. */
+            $after?: string;
+            /** @description At exactly the moment. */
+            $is?: string;
+            /** @description Has a value (the value given is ignored). */
+            $has_value?: string;
+            /** @description Has no value (the value given is ignored). */
+            $is_unknown?: string;
+            /** @description The same as `$before` (a moment, or milliseconds since 1970). */
+            $less_than?: string | number;
+            /** @description The same as `$after` (a moment, or milliseconds since 1970). */
+            $more_than?: string | number;
+        };
+        /**
+         * CustomerRedeemablesFilters
+         * @description Conditions on a customer's holdings, keyed by field, joined by `junction`. A field outside those below is
+         *     refused (400), since leaving it out would widen the list.
+         */
+        CustomerRedeemablesFilters: {
+            junction?: components["schemas"]["Junction"];
+            /** @description Conditions on the holding's ID. */
+            id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on when the customer came to hold the voucher (ISO 8601 values). */
+            created_at?: {
+                conditions?: components["schemas"]["CustomerRedeemablesDateConditions"];
+            };
+            /** @description Conditions on the voucher's ID. */
+            redeemable_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the kind of redeemable (`voucher`). */
+            redeemable_object?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the holder role (`OWNER`, `REFERRER`, `REFEREE`). */
+            holder_role?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the voucher's campaign. */
+            campaign_id?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the campaign's type. */
+            campaign_type?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+            /** @description Conditions on the voucher's type. */
+            voucher_type?: {
+                conditions?: components["schemas"]["RedemptionFilterConditions"];
+            };
+        };
+        /**
+         * CustomerRedeemable
+         * @description A redeemable a customer holds: here a voucher published to the customer or made for them (a loyalty
+         *     card, a referral code), with the customer as its `OWNER`.
+         */
+        CustomerRedeemable: {
+            /**
+             * @description The holding's ID (prefix `rh_`). This server keeps no separate holder records: the ID is derived from
+             *     the customer and the voucher, so it stays the same from one listing to the next.
+             * @example rh_0f2a9c1d7b3e5a8c4d6e
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the customer came to hold the voucher (its latest publication to them, or the voucher's creation).
+             */
+            created_at: string;
+            /**
+             * @description The voucher's ID.
+             * @example v_2Zr8Yb0sJ3kQ9w
+             */
+            redeemable_id: string;
+            /**
+             * @description Always `voucher` here.
+             * @example voucher
+             */
+            redeemable_object: string;
+            /**
+             * @description The customer's ID.
+             * @example cust_7f8b2cd8a33d0f1e2b
+             */
+            customer_id: string;
+            /**
+             * @description How the customer holds it; this server's holdings are all `OWNER`.
+             * @enum {string}
+             */
+            holder_role: "OWNER" | "REFERRER" | "REFEREE";
+            /** @description The voucher's campaign; null for a standalone voucher. */
+            campaign_id: string | null;
+            /**
+             * @description The campaign's type; null for a standalone voucher.
+             * @enum {string|null}
+             */
+            campaign_type: "LOYALTY_PROGRAM" | "GIFT_VOUCHERS" | "DISCOUNT_COUPONS" | "PROMOTION" | "REFERRAL_PROGRAM" | null;
+            /**
+             * @description The voucher's type.
+             * @enum {string}
+             */
+            voucher_type: "GIFT_VOUCHER" | "DISCOUNT_VOUCHER" | "LOYALTY_CARD";
+            /** @description The voucher as it stands, and where it stands in its life. */
+            redeemable: {
+                /**
+                 * @description Always `voucher` here.
+                 * @example voucher
+                 */
+                type: string;
+                /**
+                 * @description Where the voucher stands in its life: `DISABLED` when it (or its campaign) is disabled,
+                 *     `NOT_ACTIVE_YET` before its (or its campaign's) start date, `EXPIRED` after its expiration date,
+                 *     `USED` when its redemption limit is reached, `NO_BALANCE` for a gift card without credit or a loyalty
+                 *     card without points, else `ACTIVE` (also outside its validity hours, days or timeframe, which only
+                 *     make it wait for its next window).
+                 * @enum {string}
+                 */
+                status: "ACTIVE" | "USED" | "DISABLED" | "NOT_ACTIVE_YET" | "EXPIRED" | "NO_BALANCE";
+                voucher: components["schemas"]["Voucher"];
+            };
+        };
+        /**
+         * CustomerRedeemablesListResponseBody
+         * @description The redeemables a customer holds, a page at a time, by holding ID.
+         */
+        CustomerRedeemablesListResponseBody: components["schemas"]["ListEnvelope"] & {
+            /** @constant */
+            data_ref: "data";
+            data: components["schemas"]["CustomerRedeemable"][];
+            /** @description How many holdings match, on every page. */
+            total: number;
+            /** @description Whether more holdings follow this page. */
+            has_more: boolean;
+            /** @description The ID to pass as `starting_after_id` for the next page; sent when `has_more` is true. */
+            more_starting_after?: string;
+        };
+        /**
+         * ClientValidateQueryItem
+         * @description One order line given in the query.
+         */
+        ClientValidateQueryItem: {
+            /** @description The product's or SKU's ID in an external system (see `related_object`). */
+            source_id?: string;
+            /**
+             * @description What `source_id` names.
+             * @enum {string}
+             */
+            related_object?: "product" | "sku";
+            /** @description The product's ID or source ID. */
+            product_id?: string;
+            /** @description The SKU's ID or source ID. */
+            sku_id?: string;
+            /** @description Units. */
+            quantity?: string | number;
+            /** @description Unit price, ×100. */
+            price?: string | number;
+            /** @description Line amount, ×100. */
+            amount?: string | number;
+        };
+        /**
+         * ClientValidateQueryItems
+         * @description Order lines given in the query, in bracket form, indexed from 0. Numbers come as whole-number text. A
+         *     query parser may also read the indexed lines as an object keyed by index; both are taken.
+         */
+        ClientValidateQueryItems: components["schemas"]["ClientValidateQueryItem"][] | {
+            [key: string]: components["schemas"]["ClientValidateQueryItem"];
+        };
+        /**
          * StackingCategoryIds
          * @description Category IDs (prefix `cat_`); one listed twice counts once.
          */
@@ -19114,9 +20610,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key sent more requests than its rate allows. */
+        /**
+         * @description A limit was met; try again after the seconds in `Retry-After`. Every 429 names the limit in `RateLimit` and
+         *     `RateLimit-Policy` (IETF draft 8):
+         *     - `requests`: requests a minute per API key (or per client address where there is no key), when the server
+         *       sets one (off by default in the reference server);
+         *     - `failed-authentication`: failed authentications (401s) a minute per client address, on by default (50 in the
+         *       reference server). Once an address is over, every request from it gets this 429 until `Retry-After` has
+         *       passed, with right credentials too, so that keys cannot be guessed; requests that authenticate never count;
+         *     - `tokens`: OAuth tokens an hour per API key, on `POST /v1/oauth/token` (1000 in the reference server).
+         *
+         *     While the `requests` limit is on, responses that are not 429 carry `RateLimit` and `RateLimit-Policy` too;
+         *     401s carry them for `failed-authentication`.
+         */
         TooManyRequests: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -19125,7 +20636,7 @@ export interface components {
                  *       "code": 429,
                  *       "key": "too_many_requests",
                  *       "message": "Too Many Requests",
-                 *       "details": "The API key exceeded its request rate; try again later",
+                 *       "details": "More than 50 failed authentications a minute from this address; retry after the seconds in Retry-After",
                  *       "request_id": "v-0a9f9aeddb019a42db1c"
                  *     }
                  */
@@ -19150,9 +20661,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Credentials are missing or wrong. */
+        /**
+         * @description Credentials are missing or wrong. Each such failure counts against the client's address (see the 429
+         *     response): `RateLimit` and `RateLimit-Policy` say how many more it may have in the current minute.
+         */
         Unauthorized: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -19904,6 +21420,17 @@ export interface components {
          */
         Origin: string;
         /**
+         * @description Accepted for the public API's clients. This server always checks every rule (audience, order and
+         *     redemption rules alike), so it does not change the answer.
+         * @example false
+         */
+        QualificationAudienceRulesOnly: boolean;
+        /**
+         * @description How many qualifying objects to return, from 1 to 50.
+         * @example 10
+         */
+        QualificationLimit: number;
+        /**
          * @description The ID of the project's stacking rules.
          * @example stk_0e9bdfd48108548fd3
          */
@@ -20117,7 +21644,29 @@ export interface components {
         WebhookAttemptHeader: number;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Whole seconds to wait before the limit that was met lets a request through again.
+         * @example 42
+         */
+        RetryAfter: number;
+        /**
+         * @description Where the caller stands against the limit this response counted against, as the IETF draft
+         *     `draft-ietf-httpapi-ratelimit-headers-08` writes it: the limit's name in quotes, `r` the requests (or
+         *     failures, or tokens) left in the current window and `t` the seconds until the window ends. The names are
+         *     `requests` (requests a minute per API key), `failed-authentication` (failed authentications a minute per
+         *     client address) and `tokens` (OAuth tokens an hour per API key).
+         * @example "failed-authentication"; r=0; t=42
+         */
+        RateLimit: string;
+        /**
+         * @description The limit this response counted against, as the IETF draft `draft-ietf-httpapi-ratelimit-headers-08`
+         *     writes it: its name in quotes, `q` how many are allowed per window, `w` the window in seconds and `pk`
+         *     an opaque digest of what is counted (the API key or the client address).
+         * @example "failed-authentication"; q=50; w=60; pk=:MGQ1ZTM4ZTc1ODFl:
+         */
+        RateLimitPolicy: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -22724,6 +24273,50 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "redeem-voucher": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The tracking ID of an anonymous customer, given in the query as the older clients send it.
+                 * @example track_Y3VzdF83ZjhiMmNkOGEzM2QwZjFlMmI
+                 */
+                tracking_id?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["VouchersRedeemRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The voucher's redemption. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SingleRedemption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -26531,6 +28124,24 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The call came with a bearer token; only the API key obtains tokens. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "key": "forbidden",
+                     *       "message": "Forbidden",
+                     *       "details": "A bearer token cannot obtain a token; ask with the API key (X-App-Id and X-App-Token)",
+                     *       "request_id": "v-0a9f9aeddb019a42db1c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -26831,6 +28442,687 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OriginNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "validate-voucher": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["VouchersValidateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The verdict on the voucher, valid or not. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VouchersValidateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "validate-promotions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Accepted for the public API's clients. This server always checks every rule of a tier (audience,
+                 *     order and redemption rules alike), so it does not change the answer.
+                 * @example false
+                 */
+                audienceRulesOnly?: string | boolean;
+                /**
+                 * @description Which tiers to check, in bracket form: `filters[promotion_id][conditions][$in][]=<tier ID>` (or
+                 *     another operator) and `filters[metadata][<key>]=<value>` (a tier matches when each metadata key
+                 *     given has the value given, compared as text).
+                 */
+                filters?: components["schemas"]["PromotionsValidateFilters"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PromotionsValidateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The tiers that apply. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionsValidateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "validate-promotion-tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                tierId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PromotionTiersRedeemRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The verdict on the tier, valid or not. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionTierValidation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "redeem-promotion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The promotion tier's ID.
+                 * @example promo_63fYCt81Aw0h7lzyRkrGZh9p
+                 */
+                promotionTierId: components["parameters"]["PromotionTierId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PromotionTiersRedeemRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The tier's redemption. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SingleRedemption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "examine-vouchers-qualification": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Accepted for the public API's clients. This server always checks every rule (audience, order and
+                 *     redemption rules alike), so it does not change the answer.
+                 * @example false
+                 */
+                audienceRulesOnly?: components["parameters"]["QualificationAudienceRulesOnly"];
+                /**
+                 * @description How many qualifying objects to return, from 1 to 50.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["QualificationLimit"];
+                /**
+                 * @description The order of the list; `-` for descending. `created_at` by default.
+                 * @example -created_at
+                 */
+                order?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "code" | "-code";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["VouchersQualificationExamineRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The qualifying vouchers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VouchersQualificationExamineResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "examine-campaign-qualification": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Accepted for the public API's clients. This server always checks every rule (audience, order and
+                 *     redemption rules alike), so it does not change the answer.
+                 * @example false
+                 */
+                audienceRulesOnly?: components["parameters"]["QualificationAudienceRulesOnly"];
+                /**
+                 * @description How many qualifying objects to return, from 1 to 50.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["QualificationLimit"];
+                /**
+                 * @description The order of the list; `-` for descending. `created_at` by default.
+                 * @example -created_at
+                 */
+                order?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "category" | "-category" | "campaign" | "-campaign";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CampaignsQualificationExamineRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The qualifying campaigns. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignsQualificationExamineResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "release-validation-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The voucher's code (URL-encoded).
+                 * @example SUMMER-7K2Q
+                 */
+                code: components["parameters"]["Code"];
+                /**
+                 * @description The validation session's key.
+                 * @example ssn_yQGMTeKBSw8OOuFPwlBEjzGy8d8VA9Ts
+                 */
+                sessionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Released. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "rollback-stacked-redemptions": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Why the redemption is rolled back, given in the query as some clients send it. A `reason` in the body
+                 *     takes precedence.
+                 * @example Order cancelled
+                 */
+                reason?: components["parameters"]["RollbackReason"];
+                /**
+                 * @description Accepted and ignored, as in the body (a rollback does not change the customer).
+                 * @example track_Y3VzdF83ZjhiMmNkOGEzM2QwZjFlMmI
+                 */
+                tracking_id?: components["parameters"]["RollbackTrackingId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The parent redemption's ID (the one whose `related_object_type` is `redemption`).
+                 * @example r_0c5bb8d7fbdc9e2f3a
+                 */
+                parentRedemptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RedemptionsRollbackRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The rollbacks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedemptionsRollbackStackedResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-publication-1": {
+        parameters: {
+            query: {
+                /**
+                 * @description With `true`, a customer who already holds a voucher of the campaign gets that voucher's latest
+                 *     publication back instead of another voucher. Applies to publications by `campaign`.
+                 * @example true
+                 */
+                join_once?: components["parameters"]["PublicationJoinOnce"];
+                /** @description The customer, `customer[id]` or `customer[source_id]`, with other customer fields for a new one. */
+                customer: components["schemas"]["PublicationQueryCustomer"];
+                /**
+                 * @description The code to publish; give it or `campaign`.
+                 * @example SUMMER-7K2Q
+                 */
+                voucher?: string;
+                /** @description The campaign whose next free vouchers to publish, `campaign[name]=...` (name or ID) and `campaign[count]=2`. */
+                campaign?: {
+                    /** @description The campaign's name or ID; a `campaign` without it names no campaign. */
+                    name?: string;
+                    /** @description How many vouchers to publish, 1 to 50 (whole-number text in the query). */
+                    count?: number | string;
+                };
+                /**
+                 * @description The publication's ID in an external system; publishing again with it returns the same publication.
+                 * @example newsletter-2026-11-jane
+                 */
+                source_id?: string;
+                /** @description The publication's metadata, `metadata[key]=value` (values as text). */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publication with the voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicationsCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "list-customer-redeemables": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, from 1 to 100.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description By holding ID, ascending (`id`, the default) or descending (`-id`).
+                 * @example id
+                 */
+                order?: "id" | "-id";
+                /**
+                 * @description Cursor: the ID of the last entry of the previous page (its `more_starting_after`). The page starts right
+                 *     after that entry, in the same order. An ID that is not in the list is rejected.
+                 * @example evt_0a1b2c3d4e5f6a7b8c
+                 */
+                starting_after_id?: components["parameters"]["StartingAfterId"];
+                /**
+                 * @description Conditions on the holdings, in bracket form: `filters[<field>][conditions][<operator>]=<value>`,
+                 *     joined by `filters[junction]`. Fields: `id`, `created_at`, `redeemable_id`, `redeemable_object`,
+                 *     `holder_role`, `campaign_id`, `campaign_type`, `voucher_type`. Example:
+                 *     `filters[voucher_type][conditions][$is]=GIFT_VOUCHER`.
+                 */
+                filters?: components["schemas"]["CustomerRedeemablesFilters"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The customer's ID or its `source_id`.
+                 * @example cust_7f8b2cd8a33d0f1e2b
+                 */
+                customerId: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's holdings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerRedeemablesListResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "validate-voucher-client-side": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The voucher's code. Required in practice (see above); optional in the public API's reference.
+                 * @example SUMMER-7K2Q
+                 */
+                code?: string;
+                /**
+                 * @description The tracking ID of an anonymous customer.
+                 * @example track_Y3VzdF83ZjhiMmNkOGEzM2QwZjFlMmI
+                 */
+                tracking_id?: string;
+                /**
+                 * @description The order amount, ×100, as a whole number; used when `order[amount]` is not given.
+                 * @example 12000
+                 */
+                amount?: string;
+                /**
+                 * @description The order's lines when `order[items]` is not given: `item[0][product_id]=...&item[0][quantity]=2`,
+                 *     numbers as whole-number text.
+                 */
+                item?: components["schemas"]["ClientValidateQueryItems"];
+                /** @description The customer, `customer[id]` or `customer[source_id]` with other fields, or a `source_id` as plain `customer`. */
+                customer?: {
+                    /** @description Customer ID. */
+                    id?: string;
+                    /** @description The customer's ID in an external system. */
+                    source_id?: string;
+                    /** @description The customer's name, for a new customer. */
+                    name?: string;
+                    /** @description The customer's email address, for a new customer. */
+                    email?: string;
+                    /** @description Customer metadata for the rules of this validation. */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The customer's phone number, for a new customer. */
+                    phone?: string;
+                    /** @description Free text about a new customer. */
+                    description?: string;
+                    /** @description The customer's birth date (YYYY-MM-DD), for a new customer. */
+                    birthdate?: string;
+                    /** @description The same, under its older name. */
+                    birthday?: string;
+                    /** @description The customer's address, for a new customer. */
+                    address?: {
+                        /** @description City. */
+                        city?: string;
+                        /** @description State or region. */
+                        state?: string;
+                        /** @description First address line. */
+                        line_1?: string;
+                        /** @description Second address line. */
+                        line_2?: string;
+                        /** @description Country. */
+                        country?: string;
+                        /** @description Postal code. */
+                        postal_code?: string;
+                    };
+                } | string;
+                /** @description The order, `order[amount]=12000`, `order[source_id]=...`, `order[items][0][product_id]=...`, numbers as whole-number text. */
+                order?: {
+                    /** @description An existing order's ID. */
+                    id?: string;
+                    /** @description The order's ID in an external system. */
+                    source_id?: string;
+                    /** @description Order amount, ×100. */
+                    amount?: string | number;
+                    items?: components["schemas"]["ClientValidateQueryItems"];
+                    /** @description Order metadata. */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+                /** @description Metadata of the validation, `metadata[key]=value`. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description The session's type; `LOCK`, the only one, when any other `session_*` is given.
+                 * @example LOCK
+                 */
+                session_type?: "LOCK";
+                /**
+                 * @description The session's key; a new one is made when a session is asked for without one.
+                 * @example ssn_yQGMTeKBSw8OOuFPwlBEjzGy8d8VA9Ts
+                 */
+                session_key?: string;
+                /**
+                 * @description How long the session holds what the validation found, in `session_ttl_unit`s.
+                 * @example 15
+                 */
+                session_ttl?: number;
+                /**
+                 * @description The unit of `session_ttl`.
+                 * @example MINUTES
+                 */
+                session_ttl_unit?: "HOURS" | "DAYS" | "MINUTES" | "SECONDS" | "MILLISECONDS" | "MICROSECONDS" | "NANOSECONDS";
+            };
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verdict on the voucher, valid or not. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VouchersValidateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "redeem-voucher-client-side": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The voucher's code. Required in practice, as the public API requires it: without it there is nothing
+                 *     to redeem, and the answer is 400 `missing_code`.
+                 * @example SUMMER-7K2Q
+                 */
+                code?: string;
+                /**
+                 * @description The tracking ID of an anonymous customer.
+                 * @example track_Y3VzdF83ZjhiMmNkOGEzM2QwZjFlMmI
+                 */
+                tracking_id?: string;
+            };
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["VouchersRedeemRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The voucher's redemption. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SingleRedemption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "create-publication-client-side": {
+        parameters: {
+            query?: {
+                /**
+                 * @description With `true`, a customer who already holds a voucher of the campaign gets that voucher's latest
+                 *     publication back instead of another voucher. Applies to publications by `campaign`.
+                 * @example true
+                 */
+                join_once?: components["parameters"]["PublicationJoinOnce"];
+            };
+            header: {
+                /**
+                 * @description The calling page's origin (scheme, host name and port), as browsers send it. It must be one of the client
+                 *     key's allowed origins: a missing origin is 400 `missing_origin`, another one 403 `origin_not_allowed`.
+                 * @example https://shop.example.com
+                 */
+                origin: components["parameters"]["Origin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicationsCreateRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The publication with the voucher. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicationsCreateResponseBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -6,15 +6,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOKENS_PER_HOUR } from './config.js';
 import type { Clock } from './domain/clock.js';
+import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
 import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
+import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken, setAsideNullBody } from './http/json-null-body.js';
-import { rateLimitPerKey } from './http/rate-limit.js';
+import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
@@ -25,6 +28,7 @@ import { ExportFiles } from './exports/files.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, DOCS_HTML, STRICT_CONTRACT } from './paths.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
+import { withRetention } from './store/retention.js';
 import type { Store } from './store/store.js';
 import type { HostResolver } from './domain/management/webhook-targets.js';
 import { DEFAULT_DELIVERY_POLICY, systemResolver, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
@@ -38,6 +42,17 @@ export interface AppOptions {
   validateResponses: boolean;
   /** Requests a minute per API key; 0 for no limit. */
   rateLimitPerMinute?: number;
+  /** How many of its most recent events each project's log keeps (DEFAULT_EVENT_RETENTION when not given). */
+  eventRetention?: number;
+  /** Failed authentications a minute per client address before 429 (DEFAULT_AUTH_FAILURES_PER_MINUTE); 0 for no limit. */
+  authFailuresPerMinute?: number;
+  /** OAuth tokens an hour per API key before 429 (DEFAULT_TOKENS_PER_HOUR); 0 for no limit. */
+  tokensPerHour?: number;
+  /**
+   * Milliseconds of each event-loop turn one project's requests may take before its next requests wait for a
+   * later turn (DEFAULT_PROJECT_SLICE_MS); 0 for no such limit.
+   */
+  projectSliceMs?: number;
   /** Background work; one is made when not given. */
   jobs?: Jobs;
   /** Secret for signing asset URLs; random when not given. */
@@ -80,7 +95,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const jobs = options.jobs ?? new Jobs();
   const webhookTargets = { allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? false, resolve: options.webhooks?.resolve ?? systemResolver };
   const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks }, webhookTargets);
-  const checked = withOutbox(withMetadataSchemas(options.store), deliveries.committed);
+  const retained = withRetention(options.store, { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION });
+  const checked = withOutbox(withMetadataSchemas(retained), deliveries.committed);
   // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
   const store: Store = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
   await store.createProject(ORGANIZATION);
@@ -117,10 +133,15 @@ export async function createApp(options: AppOptions): Promise<Express> {
   });
 
   const tokens = new TokenRegistry(options.clock);
-  app.use('/v1', serverSideAuth(lookupKey, tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
+  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
+  const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0);
+  app.use(['/v1', '/client', '/management'], failures.gate);
+  const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
+  app.use('/v1', serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare);
+  app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR));
+  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare);
+  app.use('/management', managementAuth(options.managementKey, failures), perKey());
+  app.use('/assets', perKey());
   app.use(express.json({ limit: '1mb', strict: false }), setAsideNullBody);
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   patchValidator();

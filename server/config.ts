@@ -4,6 +4,7 @@ import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './webhooks/deliver
 
 /** Webhook delivery, and the two switches for local testing: plain `http` targets, and non-public addresses. */
 export type WebhookSettings = DeliveryPolicy & { allowPlainHttp: boolean; allowPrivateTargets: boolean };
+import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 
 export interface ServerConfig {
   host: string;
@@ -11,6 +12,14 @@ export interface ServerConfig {
   apiKeys: ApiKey[];
   validateResponses: boolean;
   rateLimitPerMinute: number;
+  /** Failed authentications a minute per client address before 429; 0 for no limit. */
+  authFailuresPerMinute: number;
+  /** OAuth tokens an hour per API key before 429; 0 for no limit. */
+  tokensPerHour: number;
+  /** How many of its most recent events each project's event log keeps. */
+  eventRetention: number;
+  /** Milliseconds of an event-loop turn one project's requests may take before the rest wait; 0 for no limit. */
+  projectSliceMs: number;
   managementKey: ManagementKey;
   /** Client-side keys for `/client/v1`, each with the origins it may be used from. */
   clientKeys: ClientKey[];
@@ -32,6 +41,13 @@ export const DEMO_MANAGEMENT_ID = 'demo-management-id';
 export const DEMO_CLIENT_APP_ID = 'demo-client-app-id';
 export const DEMO_CLIENT_TOKEN = 'demo-client-token';
 export const DEMO_MANAGEMENT_TOKEN = 'demo-management-token';
+
+/** Generous for any client that holds its keys, and too few to guess a key. */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 50;
+/** With tokens living a day at most, this bounds the tokens alive at once per key. */
+export const DEFAULT_TOKENS_PER_HOUR = 1000;
+/** Many cheap requests fit in it; another project waits behind about this much of one project's work. */
+export const DEFAULT_PROJECT_SLICE_MS = 5;
 
 function integer(name: string, value: string | undefined, fallback: number, minimum = 0): number {
   if (value === undefined || value === '') return fallback;
@@ -75,6 +91,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     ],
     validateResponses: flag(env.VALIDATE_RESPONSES),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 0),
+    authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, DEFAULT_AUTH_FAILURES_PER_MINUTE),
+    tokensPerHour: integer('TOKENS_PER_HOUR', env.TOKENS_PER_HOUR, DEFAULT_TOKENS_PER_HOUR),
+    eventRetention: integer('EVENT_RETENTION', env.EVENT_RETENTION, DEFAULT_EVENT_RETENTION, 1),
+    projectSliceMs: integer('PROJECT_SLICE_MS', env.PROJECT_SLICE_MS, DEFAULT_PROJECT_SLICE_MS),
     managementKey: { id: pick('MANAGEMENT_ID', DEMO_MANAGEMENT_ID), token: pick('MANAGEMENT_TOKEN', DEMO_MANAGEMENT_TOKEN) },
     clientKeys: [
       {

@@ -79,6 +79,10 @@ async function main(): Promise<void> {
     managementKey: config.managementKey,
     clientKeys: config.clientKeys,
     webhooks: config.webhooks,
+    authFailuresPerMinute: config.authFailuresPerMinute,
+    tokensPerHour: config.tokensPerHour,
+    eventRetention: config.eventRetention,
+    projectSliceMs: config.projectSliceMs,
     publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${boundPort}`,
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);

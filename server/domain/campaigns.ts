@@ -1,10 +1,11 @@
 import type { components } from '../../generated/openapi.js';
 import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
+import { campaignCounters, dropCampaignCounters } from './campaign-counters.js';
 import { applyChanges } from './changes.js';
 import { resolveCodeConfig, capacity, type ResolvedCodeConfig } from './codes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
-import { recordEvent, type EventType } from './events.js';
+import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { tiersOfCampaign } from './promotion-tiers.js';
@@ -345,6 +346,7 @@ export async function deleteCampaign(ctx: DomainContext, ref: string, options: {
   await ctx.uow.campaigns.delete(campaign.id);
   if (!options.force) await binCampaign(ctx, campaign, vouchers);
   await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
+  await dropCampaignCounters(ctx, campaign.id);
 }
 
 export interface CampaignListQuery extends PageRequest {
@@ -370,72 +372,16 @@ export async function listCampaigns(ctx: DomainContext, query: CampaignListQuery
   return { rows: await Promise.all(page.rows.map((row) => presentCampaign(ctx, row))), total: page.total };
 }
 
-const COUNTED = [
-  'redemptions',
-  'redemptions_succeeded',
-  'redemptions_failed',
-  'rollbacks',
-  'rollbacks_succeeded',
-  'rollbacks_failed',
-  'validations',
-  'validations_succeeded',
-  'validations_failed',
-  'publications',
-  'publications_succeeded',
-  'publications_failed',
-  'vouchers_created',
-  'vouchers_deleted',
-  'orders_amount',
-  'orders_rolledback_amount',
-  'discounted_amount',
-  'rolledback_discounted_amount',
-] as const;
-type Counters = Record<Counter, number>;
-
-type Counter = (typeof COUNTED)[number];
-const one = () => 1;
-const field = (name: string) => (data: Record<string, unknown>) => Number(data[name] ?? 0);
-
-/** Which summary counters each recorded event moves, and by how much. */
-const SUMMARY_COUNTS: Partial<Record<EventType, [Counter, (data: Record<string, unknown>) => number][]>> = {
-  'voucher.created': [['vouchers_created', one]],
-  'campaign.vouchers.generation.completed': [['vouchers_created', field('count')]],
-  'voucher.deleted': [['vouchers_deleted', one]],
-  'validation.succeeded': [['validations', one], ['validations_succeeded', one]],
-  'validation.failed': [['validations', one], ['validations_failed', one]],
-  'redemption.succeeded': [
-    ['redemptions', one],
-    ['redemptions_succeeded', one],
-    ['orders_amount', field('order_amount')],
-    ['discounted_amount', field('discount_amount')],
-  ],
-  'redemption.failed': [['redemptions', one], ['redemptions_failed', one]],
-  'redemption.rollback.succeeded': [
-    ['rollbacks', one],
-    ['rollbacks_succeeded', one],
-    ['orders_rolledback_amount', field('order_amount')],
-    ['rolledback_discounted_amount', field('discount_amount')],
-  ],
-  'redemption.rollback.failed': [['rollbacks', one], ['rollbacks_failed', one]],
-  'publication.succeeded': [['publications', one], ['publications_succeeded', one]],
-  'publication.failed': [['publications', one], ['publications_failed', one]],
-};
-
 /** A date as an end bound covers its whole day. */
 function endInstant(value: string): number {
   return /^\d{4}-\d{2}-\d{2}$/.test(value) ? instant(value) + 86_400_000 - 1 : instant(value);
 }
 
-/** Counts the campaign's recorded events, optionally within [start, end]. */
+/** The campaign's counters (see campaign-counters.ts), optionally within [start, end]. */
 export async function campaignSummary(ctx: DomainContext, ref: string, window: { start_date?: string; end_date?: string }) {
   const campaign = await findCampaign(ctx, ref);
   const from = window.start_date ? instant(window.start_date) : -Infinity;
   const to = window.end_date ? endInstant(window.end_date) : Infinity;
-  const counters = Object.fromEntries(COUNTED.map((name) => [name, 0])) as Counters;
-  for (const event of await ctx.uow.events.findBy('campaign_id', campaign.id)) {
-    const at = Date.parse(event.created_at);
-    if (at < from || at > to) continue;
-    for (const [counter, amount] of SUMMARY_COUNTS[event.type] ?? []) counters[counter] += amount(event.data);
-  }
+  const counters = await campaignCounters(ctx, campaign.id, from, to);
   return { campaign: await presentCampaign(ctx, campaign), ...counters, object: 'campaign_summary' as const };
 }

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import { applyChanges } from './changes.js';
+import { applyChanges, changesNothing } from './changes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventRecord, type EventType } from './events.js';
@@ -130,6 +130,7 @@ export async function updateCustomer(ctx: DomainContext, ref: string, input: Cus
     // `metadata: null` means none: the customer keeps an empty map, as a new one has.
     ...(metadata !== undefined && { metadata: metadata ?? {} }),
   };
+  if (changesNothing(customer, changes)) return customer;
   const updated = applyChanges(customer, changes, ctx.clock.now().toISOString());
   const before = await segmentSnapshot(ctx, customer);
   await recordEvent(ctx, 'customer.updated', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
@@ -155,17 +156,20 @@ export async function listCustomers(ctx: DomainContext, query: CustomerListQuery
   const order = parseOrder<'created_at' | 'updated_at' | 'source_id'>(orderName);
   const cursor = query.starting_after === undefined ? undefined : Date.parse(query.starting_after);
   const backwards = orderName.startsWith('-');
-  const pastCursor = (createdAt: string) => cursor === undefined || (backwards ? Date.parse(createdAt) < cursor : Date.parse(createdAt) > cursor);
+  const conditions: ((customer: Customer) => boolean)[] = [];
+  if (query.email !== undefined) conditions.push((customer) => customer.email === query.email);
+  if (query.name !== undefined) conditions.push((customer) => customer.name === query.name);
+  if (query.city !== undefined) conditions.push((customer) => customer.address?.city === query.city);
+  if (members !== undefined) conditions.push((customer) => members.has(customer.id));
+  // (The validator fills in the deepObject ranges as `{}` when they are not given.)
+  if (query.created_at && Object.keys(query.created_at).length > 0) conditions.push((customer) => withinRange(customer.created_at, query.created_at));
+  if (query.updated_at && Object.keys(query.updated_at).length > 0) conditions.push((customer) => withinRange(customer.updated_at, query.updated_at));
+  if (cursor !== undefined) conditions.push((customer) => (backwards ? Date.parse(customer.created_at) < cursor : Date.parse(customer.created_at) > cursor));
   const window = pageWindow(query);
+  // Without a condition, the store reads the page straight off insertion order (customers are kept in
+  // creation order), so a page costs the same however many customers the project has.
   const page = await ctx.uow.customers.query({
-    where: (customer) =>
-      (query.email === undefined || customer.email === query.email) &&
-      (query.name === undefined || customer.name === query.name) &&
-      (query.city === undefined || customer.address?.city === query.city) &&
-      (members === undefined || members.has(customer.id)) &&
-      withinRange(customer.created_at, query.created_at) &&
-      withinRange(customer.updated_at, query.updated_at) &&
-      pastCursor(customer.created_at),
+    ...(conditions.length > 0 && { where: (customer: Customer) => conditions.every((condition) => condition(customer)) }),
     orderBy: order,
     ...window,
   });

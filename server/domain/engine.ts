@@ -5,7 +5,8 @@
  * Redeemables apply one after another to what is left of the order, under the project's stacking rules
  * (see stacking-rules.ts; the defaults when it has none): how many may apply, in all and per category,
  * exclusive and joint categories, the order they apply in, what a redeemable without effect does, and
- * whether one inapplicable redeemable stops the others (`ALL`) or not (`PARTIAL`).
+ * whether one inapplicable redeemable stops the others (`ALL`) or not (`PARTIAL`). What validation sessions
+ * hold of a voucher (sessions.ts) is unavailable to every request but those naming the session.
  */
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
@@ -19,6 +20,7 @@ import type { PromotionStackRecord } from './promotion-stacks.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { evaluateRuleSet } from './rule-logic.js';
 import { segmentsOf } from './segments.js';
+import { heldByOthers } from './sessions.js';
 import { effectiveStackingRules, type StackingSettings } from './stacking-rules.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
 import { coinPayment, coinRewardFor } from './loyalty/rewards.js';
@@ -708,8 +710,11 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
         reject(failure(400, key, message, `Voucher ${voucher.code}${campaign && !validityAt(voucher, now).valid ? '' : campaign ? ` (campaign ${campaign.name})` : ''}: ${validity.reason.replace(/_/g, ' ')}`));
         continue;
       }
-      if (voucher.redemption.quantity !== null && voucher.redemption.redeemed_quantity >= voucher.redemption.quantity) {
-        reject(failure(400, 'quantity_exceeded', 'Voucher redemptions limit exceeded', `Voucher ${voucher.code} was redeemed ${voucher.redemption.redeemed_quantity} of ${voucher.redemption.quantity} times`));
+      // What validation sessions other than the request's own hold of the voucher is not available to it.
+      const held = await heldByOthers(ctx, voucher.id, given.session?.key);
+      if (voucher.redemption.quantity !== null && voucher.redemption.redeemed_quantity + held.quantity >= voucher.redemption.quantity) {
+        const heldNote = held.quantity > 0 ? `, and validation sessions hold ${held.quantity} more` : '';
+        reject(failure(400, 'quantity_exceeded', 'Voucher redemptions limit exceeded', `Voucher ${voucher.code} was redeemed ${voucher.redemption.redeemed_quantity} of ${voucher.redemption.quantity} times${heldNote}`));
         continue;
       }
       const broken = await brokenRule(ctx, [voucher.id, ...(voucher.campaign_id ? [voucher.campaign_id] : [])], facts, countsFor(voucher.id, voucher.redemption.redeemed_quantity));
@@ -719,6 +724,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       }
       if (voucher.type === 'LOYALTY_CARD') {
         const balance = voucher.loyalty_card?.balance ?? 0;
+        const freePoints = Math.max(0, balance - held.points);
         const rewardRef = requested.reward?.id;
         if (!rewardRef) {
           reject(failure(400, 'missing_reward', 'Missing reward', `Loyalty card ${voucher.code} pays with points through a COIN reward: give reward.id`));
@@ -734,9 +740,10 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           continue;
         }
         const coin = reward.parameters.coin!;
-        const paid = coinPayment(coin, remaining - giftTotal, Math.min(balance, requested.reward?.points ?? balance));
+        const paid = coinPayment(coin, remaining - giftTotal, Math.min(freePoints, requested.reward?.points ?? freePoints));
         if (paid.points <= 0) {
-          reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points; ${coin.points_ratio} are needed`));
+          const heldNote = held.points > 0 ? ` (${held.points} of them held by validation sessions)` : '';
+          reject(failure(400, 'not_enough_points', 'Not enough points', `Loyalty card ${voucher.code} has ${balance} points${heldNote}; ${coin.points_ratio} are needed`));
           continue;
         }
         const limit = limitReached(subject, rules, tally);
@@ -773,8 +780,10 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       }
       if (voucher.gift) {
         const wanted = requested.gift?.credits;
-        if (voucher.gift.balance === 0 || (wanted !== undefined && wanted > voucher.gift.balance)) {
-          reject(failure(400, 'gift_amount_exceeded', 'Gift amount exceeded', `Gift card ${voucher.code} has a balance of ${voucher.gift.balance}`));
+        const freeCredits = Math.max(0, voucher.gift.balance - held.credits);
+        if (freeCredits === 0 || (wanted !== undefined && wanted > freeCredits)) {
+          const heldNote = held.credits > 0 ? `, of which validation sessions hold ${held.credits}` : '';
+          reject(failure(400, 'gift_amount_exceeded', 'Gift amount exceeded', `Gift card ${voucher.code} has a balance of ${voucher.gift.balance}${heldNote}`));
           continue;
         }
         const limit = limitReached(subject, rules, tally);
@@ -782,7 +791,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           await skip(limit);
           continue;
         }
-        const credits = Math.min(wanted ?? voucher.gift.balance, voucher.gift.balance, remaining - giftTotal);
+        const credits = Math.min(wanted ?? freeCredits, freeCredits, remaining - giftTotal);
         await applyPayment({ gift: { credits, balance: voucher.gift.balance } }, { voucher, discount: 0, itemLevel: false, giftCredits: credits, points: 0 }, () => {
           giftTotal += credits;
         });

@@ -1,8 +1,11 @@
 /**
  * The project's event log. Every change worth counting or telling the outside world about is recorded
- * here, in the same unit of work as the change: summaries count these records, customer activity lists
- * them, and webhooks deliver them (see server/webhooks).
+ * here, in the same unit of work as the change: customer and member activity list these records, webhooks
+ * deliver them (see server/webhooks), and campaign summaries count them as they are recorded (see
+ * campaign-counters.ts). The log keeps a project's most recent events only (see server/store/retention.ts):
+ * nothing may count what it still holds.
  */
+import { countEvent, countedIn } from './campaign-counters.js';
 import type { DomainContext, EventSource } from './context.js';
 import { newId } from './ids.js';
 
@@ -68,9 +71,45 @@ export interface EventRecord {
   event_source: EventSource;
   /** The events one unit of work recorded share it. */
   group_id: string;
+  /** The campaign counters this event was counted into (see campaign-counters.ts); null when none. */
+  counted_in: string | null;
 }
 
-const AUTOMATION: EventSource = { channel: 'AUTOMATION' };
+/**
+ * How many events a project's log keeps unless configured otherwise: the most recent ones, the oldest
+ * dropped first. Activity lists show what is kept; counters and summaries never depend on it.
+ */
+export const DEFAULT_EVENT_RETENTION = 100_000;
+
+const AUTOMATION: EventSource = Object.freeze({ channel: 'AUTOMATION' });
+
+/**
+ * One frozen copy of each event source, which the store then shares among the events that name it instead
+ * of copying it into each. A handful of sources exist (one per API key and channel); the cache is bounded
+ * in case a caller makes many.
+ */
+const sources = new Map<string, EventSource>();
+const SOURCES_AT_MOST = 1000;
+
+function sharedSource(source: EventSource): EventSource {
+  if (Object.isFrozen(source)) return source;
+  const key = JSON.stringify(source);
+  let shared = sources.get(key);
+  if (!shared) {
+    if (sources.size >= SOURCES_AT_MOST) sources.clear();
+    shared = deepFrozen(structuredClone(source));
+    sources.set(key, shared);
+  }
+  return shared;
+}
+
+function deepFrozen<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFrozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 export async function recordEvent(
   ctx: DomainContext,
@@ -78,15 +117,20 @@ export async function recordEvent(
   about: { campaign_id?: string | null; customer_id?: string | null; voucher_id?: string | null },
   data: Record<string, unknown>,
 ): Promise<EventRecord> {
-  return ctx.uow.events.insert({
+  const createdAt = ctx.clock.now().toISOString();
+  const campaignId = about.campaign_id ?? null;
+  const event = await ctx.uow.events.insert({
     id: newId('evt'),
     type,
-    created_at: ctx.clock.now().toISOString(),
-    campaign_id: about.campaign_id ?? null,
+    created_at: createdAt,
+    campaign_id: campaignId,
     customer_id: about.customer_id ?? null,
     voucher_id: about.voucher_id ?? null,
     data,
-    event_source: ctx.source ?? AUTOMATION,
+    event_source: ctx.source ? sharedSource(ctx.source) : AUTOMATION,
     group_id: ctx.groupId ?? newId('grp'),
+    counted_in: countedIn(type, campaignId, createdAt),
   });
+  await countEvent(ctx, event);
+  return event;
 }

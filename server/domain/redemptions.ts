@@ -10,6 +10,7 @@ import { newId } from './ids.js';
 import { noteRedemption, orderForRedemption } from './orders.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { presentPromotionTier } from './promotion-tiers.js';
+import { useHolds } from './sessions.js';
 import { effectiveStackingRules } from './stacking-rules.js';
 import { listFilter } from './publications.js';
 import { withinRange, type TimeRange } from './time-range.js';
@@ -273,6 +274,10 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
       });
     }
   }
+  // A validation session named by the request has done its work for the vouchers redeemed: its holds end.
+  if (request.session?.key !== undefined) {
+    await useHolds(ctx, request.session.key, evaluation.applied.flatMap((applied) => (applied.voucher ? [applied.voucher.id] : [])));
+  }
   await noteRedemption(ctx, stored.id, parentId, { date: now, related_object_type: 'redemption', related_object_id: parentId, stacked: children.map((child) => child.id) });
   await updateCustomerSummary(ctx, evaluation.customerId, (summary) => ({
     ...summary,
@@ -308,7 +313,7 @@ export async function findRedemption(ctx: DomainContext, id: string): Promise<En
   return presentEntry(ctx, await findEntry(ctx, id));
 }
 
-export type RollbackOutcome = { ok: true; rollback: RollbackView } | { ok: false; error: DomainError };
+export type RollbackOutcome = { ok: true; rollback: RollbackView; children: RollbackView[] } | { ok: false; error: DomainError };
 
 /**
  * Undoes a redemption and, for a parent, its children: each gets a rollback entry, and the parent's is
@@ -386,6 +391,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
   let giftAmount = 0;
   let pointsBack = 0;
   const childRollbacks: string[] = [];
+  const childEntries: RollbackRecord[] = [];
   let single: RollbackRecord | undefined;
   for (const target of targets) {
     if (target.status === 'ROLLED_BACK') continue;
@@ -395,7 +401,8 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
     pointsBack += points;
     const entry = await rollBack(target, isParent ? newId('rr') : parentRollbackId, { amount: target.amount, gift: target.gift_amount, points }, isParent ? parentRollbackId : null);
     childRollbacks.push(entry.id);
-    if (!isParent) single = entry;
+    if (isParent) childEntries.push(entry);
+    else single = entry;
     if (target.related_object_type === 'voucher') {
       const voucher = await ctx.uow.vouchers.get(target.related_object_id);
       if (voucher) {
@@ -475,7 +482,29 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       gift: { ...summary.redemptions.gift, redeemed_amount: Math.max(0, summary.redemptions.gift.redeemed_amount - giftAmount) },
     },
   }));
-  return { ok: true, rollback: (await presentEntry(ctx, result)) as RollbackView };
+  return {
+    ok: true,
+    rollback: (await presentEntry(ctx, result)) as RollbackView,
+    children: (await Promise.all(childEntries.map((entry) => presentEntry(ctx, entry)))) as RollbackView[],
+  };
+}
+
+export type StackedRollbackOutcome =
+  | { ok: true; rollbacks: RollbackView[]; parent: RollbackView; order: Calculated | null }
+  | { ok: false; error: DomainError };
+
+/**
+ * Rolls back a parent redemption as `rollback` does, and answers with every child's rollback besides the
+ * parent's. A redemption that is not a parent is refused (returned, not thrown, like every refusal here).
+ */
+export async function rollbackStacked(ctx: DomainContext, id: string, input: Schemas['RedemptionsRollbackRequestBody'], channelId: string): Promise<StackedRollbackOutcome> {
+  const found = await findEntry(ctx, id);
+  if (found.object !== 'redemption' || found.related_object_type !== 'redemption') {
+    return { ok: false, error: invalid('invalid_rollback_params', 'Invalid rollback params', `${found.id} is not a parent redemption; roll it back with POST /v1/redemptions/${found.id}/rollback`) };
+  }
+  const outcome = await rollback(ctx, id, input, channelId);
+  if (!outcome.ok) return outcome;
+  return { ok: true, rollbacks: outcome.children, parent: outcome.rollback, order: outcome.rollback.order ?? null };
 }
 
 /** The fields a redemption list's `filters` may name. */

@@ -1,24 +1,28 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
-import { evaluate } from './engine.js';
+import { evaluate, type Evaluation } from './engine.js';
 import { recordEvent } from './events.js';
-import { randomHex } from './ids.js';
+import { holdApplied, sessionOf } from './sessions.js';
 import { presentStackingRules } from './stacking-rules.js';
 
 type Schemas = components['schemas'];
 
 /**
- * The session a validation answers with: the one the request named, with the public API's defaults for
- * what it left out (a new key, seven days). Nothing is reserved under it; see RedemptionSession.
+ * Checks the redeemables without changing them, records each verdict for the campaign summaries and, when
+ * the request has a `LOCK` session and is valid, holds what it found under the session.
  */
-function sessionOf(given: Schemas['RedemptionSession'] | undefined): Schemas['RedemptionSession'] | undefined {
-  if (!given) return undefined;
-  return { key: given.key ?? `ssn_${randomHex(16)}`, type: 'LOCK', ttl: given.ttl ?? 7, ttl_unit: given.ttl_unit ?? 'DAYS' };
+export async function validate(ctx: DomainContext, request: Schemas['ValidationsValidateRequestBody']): Promise<Schemas['ValidationsValidateResponseBody']> {
+  return (await validation(ctx, request)).response;
 }
 
-/** Checks the redeemables without changing anything, and records each verdict for the campaign summaries. */
-export async function validate(ctx: DomainContext, request: Schemas['ValidationsValidateRequestBody']): Promise<Schemas['ValidationsValidateResponseBody']> {
-  const evaluation = await evaluate(ctx, request);
+/** A validation, with the engine's evaluation behind its answer (the deprecated single-object operations read both). */
+export async function validation(
+  ctx: DomainContext,
+  request: Schemas['ValidationsValidateRequestBody'],
+): Promise<{ response: Schemas['ValidationsValidateResponseBody']; evaluation: Evaluation }> {
+  const session = sessionOf(request.session);
+  // The engine runs under the session's key, made up here when the request gave none.
+  const evaluation = await evaluate(ctx, session ? { ...request, session } : request);
   for (const verdict of [...evaluation.redeemables, ...evaluation.inapplicable]) {
     if (!verdict.campaign_id) continue;
     const succeeded = evaluation.valid && verdict.status === 'APPLICABLE';
@@ -29,10 +33,20 @@ export async function validate(ctx: DomainContext, request: Schemas['Validations
       { redeemable: { id: verdict.id, object: verdict.object }, status: verdict.status, ...(verdict.result.error && { error: verdict.result.error.key }) },
     );
   }
-  const session = sessionOf(request.session);
-  return {
+  let redeemables = evaluation.redeemables;
+  if (session && evaluation.valid) {
+    const held = await holdApplied(ctx, session, evaluation.applied);
+    // A gift card's verdict says how much of its credit the session now holds.
+    redeemables = redeemables.map((verdict) => {
+      const voucherId = evaluation.applied.find((entry) => entry.voucher?.code === verdict.id && verdict.object === 'voucher')?.voucher?.id;
+      const lock = voucherId ? held.get(voucherId) : undefined;
+      if (!lock || !verdict.result.gift) return verdict;
+      return { ...verdict, result: { ...verdict.result, gift: { ...verdict.result.gift, locked_credits: lock.credits } } };
+    });
+  }
+  const response: Schemas['ValidationsValidateResponseBody'] = {
     valid: evaluation.valid,
-    redeemables: evaluation.redeemables,
+    redeemables,
     // The public API leaves these lists out when they are empty.
     ...(evaluation.skipped.length > 0 && { skipped_redeemables: evaluation.skipped }),
     ...(evaluation.inapplicable.length > 0 && { inapplicable_redeemables: evaluation.inapplicable }),
@@ -42,4 +56,5 @@ export async function validate(ctx: DomainContext, request: Schemas['Validations
     stacking_rules: presentStackingRules(evaluation.stackingRules),
     object: 'validation',
   };
+  return { response, evaluation };
 }

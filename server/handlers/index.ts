@@ -5,6 +5,7 @@ import { categoryHandlers } from './categories.js';
 import { customerHandlers } from './customers.js';
 import { eventHandlers } from './events.js';
 import { exportHandlers } from './exports.js';
+import { holdingHandlers } from './holdings.js';
 import { importHandlers } from './imports.js';
 import { locationHandlers } from './locations.js';
 import { loyaltyHandlers } from './loyalties.js';
@@ -16,11 +17,13 @@ import { productCollectionHandlers } from './product-collections.js';
 import { productHandlers } from './products.js';
 import { promotionStackHandlers } from './promotion-stacks.js';
 import { promotionTierHandlers } from './promotion-tiers.js';
+import { publicationLinkHandlers } from './publication-links.js';
 import { publicationHandlers } from './publications.js';
 import { qualificationHandlers } from './qualifications.js';
 import { redemptionHandlers } from './redemptions.js';
 import { rewardHandlers } from './rewards.js';
 import { segmentHandlers } from './segments.js';
+import { singleObjectHandlers } from './single-object.js';
 import { skuHandlers } from './skus.js';
 import { stackingRulesHandlers } from './stacking-rules.js';
 import { transactionHandlers } from './transactions.js';
@@ -42,6 +45,7 @@ export const handlers: Handlers = {
   ...customerHandlers,
   ...eventHandlers,
   ...exportHandlers,
+  ...holdingHandlers,
   ...importHandlers,
   ...locationHandlers,
   ...loyaltyHandlers,
@@ -51,10 +55,12 @@ export const handlers: Handlers = {
   ...promotionStackHandlers,
   ...promotionTierHandlers,
   ...publicationHandlers,
+  ...publicationLinkHandlers,
   ...qualificationHandlers,
   ...redemptionHandlers,
   ...rewardHandlers,
   ...segmentHandlers,
+  ...singleObjectHandlers,
   ...skuHandlers,
   ...stackingRulesHandlers,
   ...transactionHandlers,

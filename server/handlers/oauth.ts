@@ -1,7 +1,13 @@
+import { HttpError } from '../http/errors.js';
 import type { HandlersOf } from './types.js';
 
 export const oauthHandlers: HandlersOf<'generate-oauth-token' | 'introspect-oauth-token' | 'revoke-oauth-token'> = {
   'generate-oauth-token': async ({ body, context, services }) => {
+    // A token that could mint tokens would outlive itself: a short-lived token could make a day-long one,
+    // and revoking it would leave its children working. Only the key obtains tokens.
+    if (services.tokens.actsWithToken(context)) {
+      throw new HttpError(403, 'forbidden', 'Forbidden', 'A bearer token cannot obtain a token; ask with the API key (X-App-Id and X-App-Token)');
+    }
     const token = services.tokens.issue(context, body.scope, body.expires_in === undefined ? undefined : Number(body.expires_in));
     return {
       status: 200,

@@ -1,13 +1,20 @@
 /**
  * Server-side authentication: `X-App-Id` and `X-App-Token` name an API key, and the key names the one
  * project the request acts in. Management authentication: `X-Management-Id` and `X-Management-Token`
- * name the organization's management key, which acts on no project by itself.
+ * name the organization's management key, which acts on no project by itself. Every failure to
+ * authenticate is counted against the client's address (server/http/rate-limit.ts) before its 401 goes out.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { RequestContext } from '../handlers/types.js';
-import { TokenRegistry } from '../oauth.js';
+import { TokenRegistry, type IssuedToken } from '../oauth.js';
 import { sendError } from './errors.js';
+import type { FailedAuthenticationLimit } from './rate-limit.js';
+
+/** Answers 401, unless this failure puts the client's address over its limit (then 429). */
+function unauthorized(failures: FailedAuthenticationLimit, req: Request, res: Response, details: string): void {
+  failures.failed(req, res, () => sendError(res, 401, 'unauthorized', 'Unauthorized', details));
+}
 
 export interface ApiKey {
   name: string;
@@ -30,31 +37,49 @@ export interface ManagementKey {
   token: string;
 }
 
-/** A bearer token in place of the key: active, and with a scope that reaches the path. */
-function bearerAuth(tokens: TokenRegistry, value: string): RequestHandler {
-  return (req, res, next) => {
-    const token = tokens.active(value);
-    if (!token) return sendError(res, 401, 'unauthorized', 'Unauthorized', 'The bearer token is unknown, expired or revoked');
-    if (!TokenRegistry.allows(token, req.originalUrl)) {
-      return sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${token.scopes.join(' ')}) do not reach ${req.path === '/' ? req.baseUrl : req.baseUrl + req.path}`);
-    }
-    res.locals.context = { ...(res.locals.context as RequestContext), projectId: token.projectId, apiKey: token.apiKey } satisfies RequestContext;
-    next();
-  };
+/** The token if it is active and its key still exists in its project; when the key is gone, so are its tokens. */
+async function liveToken(lookup: ApiKeyLookup, tokens: TokenRegistry, value: string): Promise<IssuedToken | undefined> {
+  const token = tokens.active(value);
+  if (!token) return undefined;
+  const key = await lookup(token.apiKey.appId);
+  if (key && key.projectId === token.projectId) return token;
+  tokens.revokeAllOf(token.apiKey.appId);
+  return undefined;
 }
 
-export function serverSideAuth(lookup: ApiKeyLookup, tokens: TokenRegistry): RequestHandler {
+/**
+ * A bearer token in place of the key: active, of a key that still exists in the token's project, and with
+ * a scope that reaches the path. The request's context is marked as a token's, so it cannot obtain tokens.
+ */
+async function bearerAuth(lookup: ApiKeyLookup, tokens: TokenRegistry, failures: FailedAuthenticationLimit, value: string, req: Request, res: Response): Promise<boolean> {
+  const token = await liveToken(lookup, tokens, value);
+  if (!token) {
+    unauthorized(failures, req, res, 'The bearer token is unknown, expired or revoked');
+    return false;
+  }
+  if (!TokenRegistry.allows(token, req.originalUrl)) {
+    sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${token.scopes.join(' ')}) do not reach ${req.path === '/' ? req.baseUrl : req.baseUrl + req.path}`);
+    return false;
+  }
+  res.locals.context = tokens.markBearer({ ...(res.locals.context as RequestContext), projectId: token.projectId, apiKey: token.apiKey } satisfies RequestContext);
+  return true;
+}
+
+export function serverSideAuth(lookup: ApiKeyLookup, tokens: TokenRegistry, failures: FailedAuthenticationLimit): RequestHandler {
   return async (req, res, next) => {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('Authorization') ?? '')?.[1];
-    if (bearer && !req.get('X-App-Id') && !req.get('X-App-Token')) return bearerAuth(tokens, bearer)(req, res, next);
+    if (bearer && !req.get('X-App-Id') && !req.get('X-App-Token')) {
+      if (await bearerAuth(lookup, tokens, failures, bearer, req, res)) next();
+      return;
+    }
     const appId = req.get('X-App-Id');
     const appToken = req.get('X-App-Token');
     if (!appId || !appToken) {
-      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-App-Id or X-App-Token header');
+      return unauthorized(failures, req, res, 'Missing X-App-Id or X-App-Token header');
     }
     const key = await lookup(appId);
     if (!key || !sameSecret(appToken, key.appToken)) {
-      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-App-Id or X-App-Token');
+      return unauthorized(failures, req, res, 'Invalid X-App-Id or X-App-Token');
     }
     const context: RequestContext = {
       ...(res.locals.context as RequestContext),
@@ -66,15 +91,15 @@ export function serverSideAuth(lookup: ApiKeyLookup, tokens: TokenRegistry): Req
   };
 }
 
-export function managementAuth(key: ManagementKey | undefined): RequestHandler {
+export function managementAuth(key: ManagementKey | undefined, failures: FailedAuthenticationLimit): RequestHandler {
   return (req, res, next) => {
     const id = req.get('X-Management-Id');
     const token = req.get('X-Management-Token');
     if (!id || !token) {
-      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-Management-Id or X-Management-Token header');
+      return unauthorized(failures, req, res, 'Missing X-Management-Id or X-Management-Token header');
     }
     if (!key || id !== key.id || !sameSecret(token, key.token)) {
-      return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-Management-Id or X-Management-Token');
+      return unauthorized(failures, req, res, 'Invalid X-Management-Id or X-Management-Token');
     }
     const context: RequestContext = {
       ...(res.locals.context as RequestContext),
@@ -99,16 +124,16 @@ export interface ClientKey {
  * scope, and an origin header naming one of the allowed origins (the key's own; for a token, those of its
  * project's client keys).
  */
-export function clientSideAuth(keys: readonly ClientKey[], tokens: TokenRegistry): RequestHandler {
+export function clientSideAuth(keys: readonly ClientKey[], tokens: TokenRegistry, lookup: ApiKeyLookup, failures: FailedAuthenticationLimit): RequestHandler {
   const byAppId = new Map(keys.map((key) => [key.appId, key]));
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const appId = req.get('X-Client-Application-Id');
     const token = req.get('X-Client-Token');
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('Authorization') ?? '')?.[1];
     let caller: { projectId: string; apiKey: RequestContext['apiKey']; origins: readonly string[] };
     if (bearer && !appId && !token) {
-      const issued = tokens.active(bearer);
-      if (!issued) return sendError(res, 401, 'unauthorized', 'Unauthorized', 'The bearer token is unknown, expired or revoked');
+      const issued = await liveToken(lookup, tokens, bearer);
+      if (!issued) return unauthorized(failures, req, res, 'The bearer token is unknown, expired or revoked');
       if (!TokenRegistry.allows(issued, req.originalUrl)) {
         return sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${issued.scopes.join(' ')}) do not reach ${req.baseUrl + req.path}`);
       }
@@ -116,11 +141,11 @@ export function clientSideAuth(keys: readonly ClientKey[], tokens: TokenRegistry
       caller = { projectId: issued.projectId, apiKey: issued.apiKey, origins };
     } else {
       if (!appId || !token) {
-        return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Missing X-Client-Application-Id or X-Client-Token header');
+        return unauthorized(failures, req, res, 'Missing X-Client-Application-Id or X-Client-Token header');
       }
       const key = byAppId.get(appId);
       if (!key || !sameSecret(token, key.token)) {
-        return sendError(res, 401, 'unauthorized', 'Unauthorized', 'Invalid X-Client-Application-Id or X-Client-Token');
+        return unauthorized(failures, req, res, 'Invalid X-Client-Application-Id or X-Client-Token');
       }
       caller = { projectId: key.projectId, apiKey: { name: key.name, appId: key.appId }, origins: key.origins };
     }
@@ -131,7 +156,8 @@ export function clientSideAuth(keys: readonly ClientKey[], tokens: TokenRegistry
     }
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Vary', 'Origin');
-    res.locals.context = { ...(res.locals.context as RequestContext), projectId: caller.projectId, apiKey: caller.apiKey } satisfies RequestContext;
+    const context = { ...(res.locals.context as RequestContext), projectId: caller.projectId, apiKey: caller.apiKey } satisfies RequestContext;
+    res.locals.context = bearer && !appId && !token ? tokens.markBearer(context) : context;
     next();
   };
 }

@@ -22,12 +22,54 @@ type Undo = () => void;
 /** Pages that end within this many rows are selected in one pass rather than by sorting every match. */
 const TOP_K_AT_MOST = 1000;
 
+/** Entries dead at the front of a list are dropped for good once there are this many and they are most of it. */
+const TRIM_AT_LEAST = 1024;
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/**
+ * A deeply frozen copy of a row, for storing. Parts that are deeply frozen already (the parts of a stored
+ * row that an update kept) are shared rather than copied, and strings are never copied: structuredClone
+ * copied both, so every update of a customer copied its unchanged summary and every event its constant
+ * type and source. Plain objects and arrays are copied here; anything else (a Date) is cloned whole, as
+ * freezing it does not make it immutable.
+ */
+function frozenCopy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let same = Object.isFrozen(value);
+    const copy: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const kept = frozenCopy(item);
+      if (kept !== item) same = false;
+      copy[i] = kept;
+    }
+    return (same ? value : Object.freeze(copy)) as T;
+  }
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  if (prototype !== Object.prototype && prototype !== null) return deepFreeze(structuredClone(value));
+  let same = Object.isFrozen(value);
+  const entries = Object.entries(value);
+  for (const entry of entries) {
+    const kept = frozenCopy(entry[1]);
+    if (kept !== entry[1]) {
+      same = false;
+      entry[1] = kept;
+    }
+  }
+  if (same) return value;
+  // Object.fromEntries makes compact objects whose frozen shape V8 shares; adding the keys one by one
+  // instead turned rows of more than a dozen fields into dictionaries three times the size. It also keeps a
+  // key named `__proto__` (JSON.parse makes one) an own property.
+  const copy = Object.fromEntries(entries) as Record<string, unknown>;
+  return Object.freeze(prototype === null ? Object.assign(Object.create(null) as object, copy) : copy) as T;
 }
 
 /** The position of the first ID in ascending `ids` that is not before `id` (`ids.length` when none). */
@@ -50,30 +92,88 @@ function compareValues(a: unknown, b: unknown): number {
   return String(a) < String(b) ? -1 : 1;
 }
 
+type Liveness = (id: string, seq: number) => boolean;
+
 /**
- * Row IDs in insertion order, each with the sequence number it had when listed, so a page can be read
- * without sorting. An entry is live while its row still has that sequence number (it was not removed, or
- * not removed and inserted anew) and, in an index's list, still holds the indexed value. Dead entries are
- * skipped, and compacted away once they are the majority. A list that may miss entries or hold them out
- * of order is marked stale and rebuilt before it is next read.
+ * Row IDs in insertion order, each with the sequence number its row had when the entry was made, so that a
+ * page or an index lookup is read without sorting. An entry is live while its row still has that sequence
+ * number (it was not removed, or not removed and inserted anew) and, in an index's list, still holds the
+ * indexed value; `live` counts those exactly. Dead entries are skipped, dropped from the front as reads
+ * pass them, and compacted away once they are the majority. A row that joins the list out of order (its
+ * indexed value changed, or its removal was undone) is put in its place by sequence number.
  */
 class InsertionOrder {
   ids: string[] = [];
   seqs: number[] = [];
-  dead = 0;
-  stale = false;
+  /** Entries before this position are gone. */
+  head = 0;
+  live = 0;
 
-  push(id: string, seq: number): void {
-    this.ids.push(id);
-    this.seqs.push(seq);
+  get size(): number {
+    return this.ids.length - this.head;
   }
 
-  reset(entries: [string, number][]): void {
-    entries.sort((a, b) => a[1] - b[1]);
-    this.ids = entries.map(([id]) => id);
-    this.seqs = entries.map(([, seq]) => seq);
-    this.dead = 0;
-    this.stale = false;
+  /** Adds a live entry; an entry already there for the same row and sequence number counts as live again. */
+  add(id: string, seq: number): void {
+    this.live++;
+    const { ids, seqs } = this;
+    if (this.size === 0) {
+      this.ids = [id];
+      this.seqs = [seq];
+      this.head = 0;
+      return;
+    }
+    if (seqs[seqs.length - 1]! < seq) {
+      ids.push(id);
+      seqs.push(seq);
+      return;
+    }
+    let low = this.head;
+    let high = seqs.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (seqs[middle]! < seq) low = middle + 1;
+      else high = middle;
+    }
+    if (seqs[low] === seq && ids[low] === id) return;
+    if (low === this.head && this.head > 0) {
+      this.head--;
+      ids[this.head] = id;
+      seqs[this.head] = seq;
+      return;
+    }
+    ids.splice(low, 0, id);
+    seqs.splice(low, 0, seq);
+  }
+
+  /** One live entry fewer (its row is already changed or gone); compacts when most entries are dead. */
+  drop(isLive: Liveness): void {
+    this.live--;
+    const dead = this.size - this.live;
+    if (dead > 64 && dead * 2 > this.size) this.compact(isLive);
+  }
+
+  /** Drops the dead entries at the front, and the space they took once that is most of the list. */
+  trimFront(isLive: Liveness): void {
+    while (this.head < this.ids.length && !isLive(this.ids[this.head]!, this.seqs[this.head]!)) this.head++;
+    if (this.head >= TRIM_AT_LEAST && this.head * 2 > this.ids.length) {
+      this.ids = this.ids.slice(this.head);
+      this.seqs = this.seqs.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private compact(isLive: Liveness): void {
+    const ids: string[] = [];
+    const seqs: number[] = [];
+    for (let i = this.head; i < this.ids.length; i++) {
+      if (!isLive(this.ids[i]!, this.seqs[i]!)) continue;
+      ids.push(this.ids[i]!);
+      seqs.push(this.seqs[i]!);
+    }
+    this.ids = ids;
+    this.seqs = seqs;
+    this.head = 0;
   }
 }
 
@@ -82,9 +182,11 @@ class MemoryTable<T extends Row> {
   private readonly seq = new Map<string, number>();
   private nextSeq = 0;
   private readonly unique = new Map<string, Map<unknown, string>>();
-  private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
+  /** For each indexed field: per value, the rows holding it in insertion order. */
+  private readonly indexes = new Map<string, Map<unknown, InsertionOrder>>();
+  private readonly sparse: ReadonlySet<string>;
   private readonly inserted = new InsertionOrder();
-  private readonly insertedByIndex = new Map<string, Map<unknown, InsertionOrder>>();
+  private readonly isInserted: Liveness = (id, seq) => this.seq.get(id) === seq;
   /** For each `sortedById` field: per value, the IDs of its rows in ascending order. */
   private readonly sortedIds = new Map<string, Map<unknown, string[]>>();
   /** For each `ordered` field: whether its values have so far never decreased along insertion order. */
@@ -95,10 +197,9 @@ class MemoryTable<T extends Row> {
     readonly spec: TableSpec,
   ) {
     for (const field of spec.unique) this.unique.set(field, new Map());
-    for (const field of spec.indexed) {
-      this.indexes.set(field, new Map());
-      this.insertedByIndex.set(field, new Map());
-    }
+    for (const field of spec.indexed) this.indexes.set(field, new Map());
+    this.sparse = new Set(spec.sparse ?? []);
+    for (const field of this.sparse) if (!spec.indexed.includes(field)) throw new Error(`${name}.${field} is sparse but not indexed`);
     for (const field of spec.ordered ?? []) this.followsInsertion.set(field, { holds: true, seen: false });
     for (const field of spec.sortedById ?? []) {
       if (!spec.indexed.includes(field)) throw new Error(`${name}.${field} is sorted by ID but not indexed`);
@@ -119,30 +220,66 @@ class MemoryTable<T extends Row> {
     }
   }
 
+  /** Whether a row with this value is left out of the field's index. */
+  private unindexed(field: string, value: unknown): boolean {
+    return (value === null || value === undefined) && this.sparse.has(field);
+  }
+
+  private liveness(field: string, value: unknown): Liveness {
+    return (id, seq) => this.seq.get(id) === seq && this.field(this.rows.get(id)!, field) === value;
+  }
+
+  /** The row (whose sequence number is `seq`) now holds the value of the field. */
+  private join(field: string, value: unknown, id: string, seq: number): void {
+    if (this.unindexed(field, value)) return;
+    const lists = this.indexes.get(field)!;
+    let list = lists.get(value);
+    if (!list) lists.set(value, (list = new InsertionOrder()));
+    list.add(id, seq);
+  }
+
+  /** A row no longer holds the value of the field (the row is already changed or gone). */
+  private leave(field: string, value: unknown): void {
+    if (this.unindexed(field, value)) return;
+    const lists = this.indexes.get(field)!;
+    const list = lists.get(value);
+    if (!list) return;
+    // A value no row holds any more takes no room.
+    if (list.live <= 1) lists.delete(value);
+    else list.drop(this.liveness(field, value));
+  }
+
   put(row: T): void {
     const previous = this.rows.get(row.id);
-    if (previous) this.unindex(previous);
-    else {
+    if (previous) this.unindexUnique(previous);
+    this.rows.set(row.id, row);
+    if (!previous) {
       const seq = this.nextSeq++;
       this.seq.set(row.id, seq);
-      this.inserted.push(row.id, seq);
+      this.inserted.add(row.id, seq);
+      for (const field of this.indexes.keys()) this.join(field, this.field(row, field), row.id, seq);
+    } else {
+      const seq = this.seq.get(row.id)!;
+      for (const field of this.indexes.keys()) {
+        const before = this.field(previous, field);
+        const after = this.field(row, field);
+        if (before === after) continue;
+        this.leave(field, before);
+        this.join(field, after, row.id, seq);
+      }
     }
-    this.rows.set(row.id, row);
-    this.index(row);
+    this.indexUnique(row);
     this.trackOrder(row, previous);
   }
 
   remove(id: string): T | undefined {
     const previous = this.rows.get(id);
     if (!previous) return undefined;
-    this.unindex(previous);
+    this.unindexUnique(previous);
     this.rows.delete(id);
     this.seq.delete(id);
-    this.inserted.dead++;
-    for (const field of this.indexes.keys()) {
-      const list = this.insertedByIndex.get(field)?.get(this.field(previous, field));
-      if (list) list.dead++;
-    }
+    this.inserted.drop(this.isInserted);
+    for (const field of this.indexes.keys()) this.leave(field, this.field(previous, field));
     return previous;
   }
 
@@ -150,31 +287,13 @@ class MemoryTable<T extends Row> {
   restore(row: T, position: number): void {
     this.rows.set(row.id, row);
     this.seq.set(row.id, position);
-    this.index(row);
-    // Its entries may have been compacted away meanwhile.
-    this.inserted.stale = true;
-    for (const field of this.indexes.keys()) this.listOf(field, this.field(row, field)).stale = true;
+    this.inserted.add(row.id, position);
+    for (const field of this.indexes.keys()) this.join(field, this.field(row, field), row.id, position);
+    this.indexUnique(row);
   }
 
-  private listOf(field: string, value: unknown): InsertionOrder {
-    const lists = this.insertedByIndex.get(field)!;
-    let list = lists.get(value);
-    if (!list) lists.set(value, (list = new InsertionOrder()));
-    return list;
-  }
-
-  /** Keeps the insertion-order lists of the indexes and the `ordered` fields' monotonicity up to date. */
+  /** Keeps the `ordered` fields' monotonicity up to date. */
   private trackOrder(row: T, previous: T | undefined): void {
-    const seq = this.seq.get(row.id)!;
-    for (const field of this.indexes.keys()) {
-      const value = this.field(row, field);
-      if (!previous) this.listOf(field, value).push(row.id, seq);
-      else if (this.field(previous, field) !== value) {
-        this.listOf(field, this.field(previous, field)).dead++;
-        // The row joins this value's list out of insertion order (and may still have an entry there).
-        this.listOf(field, value).stale = true;
-      }
-    }
     for (const [field, state] of this.followsInsertion) {
       const value = this.field(row, field);
       if (previous) {
@@ -187,36 +306,36 @@ class MemoryTable<T extends Row> {
     }
   }
 
-  /** The list, rebuilt if stale and compacted if mostly dead. */
-  private readable(list: InsertionOrder, index?: { field: string; value: unknown }): InsertionOrder {
-    if (list.stale) {
-      const ids = index ? [...(this.indexes.get(index.field)!.get(index.value) ?? [])] : [...this.rows.keys()];
-      list.reset(ids.map((id) => [id, this.seq.get(id)!]));
-    } else if (list.dead > 64 && list.dead * 2 > list.ids.length) {
-      const live: [string, number][] = [];
-      list.ids.forEach((id, i) => {
-        if (this.isLive(id, list.seqs[i]!, index)) live.push([id, list.seqs[i]!]);
-      });
-      list.reset(live);
-    }
-    return list;
-  }
-
-  private isLive(id: string, seq: number, index?: { field: string; value: unknown }): boolean {
-    if (this.seq.get(id) !== seq) return false;
-    return !index || this.field(this.rows.get(id)!, index.field) === index.value;
+  /** The list of an index value (or of the whole table), with its liveness; undefined when no row holds the value. */
+  private listFor(index: { field: string; value: unknown } | undefined): { list: InsertionOrder; isLive: Liveness } | undefined {
+    if (!index) return { list: this.inserted, isLive: this.isInserted };
+    const lists = this.indexes.get(index.field);
+    if (!lists) throw new Error(`${this.name}.${index.field} is not an indexed field`);
+    if (this.unindexed(index.field, index.value)) throw new Error(`${this.name}.${index.field} is not indexed for ${String(index.value)}`);
+    const list = lists.get(index.value);
+    return list && { list, isLive: this.liveness(index.field, index.value) };
   }
 
   /** A page read off insertion order, forwards or backwards, skipping dead entries. */
   private pageInOrder(index: { field: string; value: unknown } | undefined, descending: boolean, offset: number, limit: number): T[] {
-    const list = this.readable(index ? this.listOf(index.field, index.value) : this.inserted, index);
+    const found = this.listFor(index);
+    if (!found) return [];
+    const { list, isLive } = found;
+    if (!descending) list.trimFront(isLive);
     const rows: T[] = [];
+    const { ids, seqs, head } = list;
+    const count = ids.length - head;
+    // With no dead entry in the list, the page starts `offset` entries in: a deep page costs what a first one does.
     let skipped = 0;
-    const count = list.ids.length;
-    for (let step = 0; step < count && rows.length < limit; step++) {
-      const i = descending ? count - 1 - step : step;
-      const id = list.ids[i]!;
-      if (!this.isLive(id, list.seqs[i]!, index)) continue;
+    let first = 0;
+    if (list.live === count) {
+      first = offset;
+      skipped = offset;
+    }
+    for (let step = first; step < count && rows.length < limit; step++) {
+      const i = descending ? ids.length - 1 - step : head + step;
+      const id = ids[i]!;
+      if (!isLive(id, seqs[i]!)) continue;
       if (skipped < offset) skipped++;
       else rows.push(this.rows.get(id)!);
     }
@@ -227,16 +346,10 @@ class MemoryTable<T extends Row> {
     return this.seq.get(id);
   }
 
-  private index(row: T): void {
+  private indexUnique(row: T): void {
     for (const [field, index] of this.unique) {
       const value = this.field(row, field);
       if (value !== null && value !== undefined) index.set(value, row.id);
-    }
-    for (const [field, index] of this.indexes) {
-      const value = this.field(row, field);
-      let ids = index.get(value);
-      if (!ids) index.set(value, (ids = new Set()));
-      ids.add(row.id);
     }
     for (const [field, byValue] of this.sortedIds) {
       const value = this.field(row, field);
@@ -247,15 +360,10 @@ class MemoryTable<T extends Row> {
     }
   }
 
-  private unindex(row: T): void {
+  private unindexUnique(row: T): void {
     for (const [field, index] of this.unique) {
       const value = this.field(row, field);
       if (index.get(value) === row.id) index.delete(value);
-    }
-    for (const [field, index] of this.indexes) {
-      const ids = index.get(this.field(row, field));
-      ids?.delete(row.id);
-      if (ids && ids.size === 0) index.delete(this.field(row, field));
     }
     for (const [field, byValue] of this.sortedIds) {
       const value = this.field(row, field);
@@ -275,17 +383,11 @@ class MemoryTable<T extends Row> {
   }
 
   countIndexed(field: string, value: unknown): number {
-    const index = this.indexes.get(field);
-    if (!index) throw new Error(`${this.name}.${field} is not an indexed field`);
-    return index.get(value)?.size ?? 0;
+    return this.listFor({ field, value })?.list.live ?? 0;
   }
 
   lookupIndexed(field: string, value: unknown): T[] {
-    const index = this.indexes.get(field);
-    if (!index) throw new Error(`${this.name}.${field} is not an indexed field`);
-    const ids = [...(index.get(value) ?? [])];
-    ids.sort((a, b) => (this.seq.get(a) ?? 0) - (this.seq.get(b) ?? 0));
-    return ids.map((id) => this.rows.get(id) as T);
+    return this.pageInOrder({ field, value }, false, 0, Infinity);
   }
 
   select(query: Query<T>): Page<T> {
@@ -315,8 +417,9 @@ class MemoryTable<T extends Row> {
           return sign * (compareValues(this.field(a, order.field), this.field(b, order.field)) || (this.seq.get(a.id) ?? 0) - (this.seq.get(b.id) ?? 0));
         }
       : undefined;
-    if (compare && query.limit !== undefined && offset + query.limit <= TOP_K_AT_MOST) return this.selectTop(query, compare, offset + query.limit);
-    let rows = query.index ? this.lookupIndexed(query.index.field, query.index.value) : [...this.rows.values()];
+    const candidates = query.index ? this.lookupIndexed(query.index.field, query.index.value) : this.rows.values();
+    if (compare && query.limit !== undefined && offset + query.limit <= TOP_K_AT_MOST) return this.selectTop(candidates, query, compare, offset + query.limit);
+    let rows = [...candidates];
     if (query.where) rows = rows.filter(query.where);
     const total = rows.length;
     if (compare) rows.sort(compare);
@@ -352,14 +455,10 @@ class MemoryTable<T extends Row> {
    * A sorted page near the start without sorting every match: one pass keeps the first `keep` rows in order
    * (binary insertion), and counts the matches. A cursor page of 10 over 10,000 entries no longer sorts them all.
    */
-  private selectTop(query: Query<T>, compare: (a: T, b: T) => number, keep: number): Page<T> {
-    const index = query.index ? this.indexes.get(query.index.field) : undefined;
-    if (query.index && !index) throw new Error(`${this.name}.${query.index.field} is not an indexed field`);
-    const ids = query.index ? (index!.get(query.index.value) ?? new Set<string>()) : this.rows.keys();
+  private selectTop(candidates: Iterable<T>, query: Query<T>, compare: (a: T, b: T) => number, keep: number): Page<T> {
     const best: T[] = [];
     let total = 0;
-    for (const id of ids) {
-      const row = this.rows.get(id) as T;
+    for (const row of candidates) {
       if (query.where && !query.where(row)) continue;
       total++;
       if (keep === 0 || (best.length === keep && compare(row, best[keep - 1]!) >= 0)) continue;
@@ -407,7 +506,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 
   async insert(row: T) {
     if (this.table.rows.has(row.id)) throw new UniqueViolation(this.table.name, 'id', row.id);
-    const stored = deepFreeze(structuredClone(row));
+    const stored = frozenCopy(row);
     this.table.checkUnique(stored);
     this.table.put(stored);
     this.undo.push(() => this.table.remove(stored.id));
@@ -417,7 +516,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
   async update(row: T) {
     const previous = this.table.rows.get(row.id);
     if (!previous) throw new Error(`${this.table.name} has no row ${row.id} to update`);
-    const stored = deepFreeze(structuredClone(row));
+    const stored = frozenCopy(row);
     this.table.checkUnique(stored);
     this.table.put(stored);
     this.undo.push(() => this.table.put(previous));

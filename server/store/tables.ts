@@ -4,6 +4,7 @@ import type { Category } from '../domain/categories.js';
 import type { Customer } from '../domain/customers.js';
 import type { AsyncActionRecord } from '../domain/async-actions.js';
 import type { CampaignRecord } from '../domain/campaigns.js';
+import type { CampaignCounterBucket } from '../domain/campaign-counters.js';
 import type { EventRecord } from '../domain/events.js';
 import type { ExportRecord } from '../domain/exports/exports.js';
 import type { Location } from '../domain/locations.js';
@@ -13,6 +14,7 @@ import type { PromotionStackRecord } from '../domain/promotion-stacks.js';
 import type { SegmentRecord } from '../domain/segments.js';
 import type { StackingRulesRecord } from '../domain/stacking-rules.js';
 import type { PublicationRecord } from '../domain/publications.js';
+import type { SessionLock } from '../domain/sessions.js';
 import type { Order } from '../domain/orders.js';
 import type { ValidationRuleAssignment, ValidationRuleRecord } from '../domain/validation-rules.js';
 import type { VoucherRecord } from '../domain/vouchers.js';
@@ -41,6 +43,8 @@ export interface Tables {
   campaigns: CampaignRecord;
   vouchers: VoucherRecord;
   events: EventRecord;
+  /** Campaign summary counters per campaign and hour. */
+  campaign_counters: CampaignCounterBucket;
   async_actions: AsyncActionRecord;
   validation_rules: ValidationRuleRecord;
   promotion_tiers: PromotionTierRecord;
@@ -70,6 +74,8 @@ export interface Tables {
   rewards: Reward;
   reward_assignments: RewardAssignment;
   locations: Location;
+  /** What validation sessions hold of vouchers (see domain/sessions.ts). */
+  session_locks: SessionLock;
   /** A project's stacking rules (none or one), written through the management API. */
   stacking_rules: StackingRulesRecord;
   promotion_stacks: PromotionStackRecord;
@@ -100,14 +106,20 @@ export interface TableSpec {
    * search and costs the same however many rows share the value.
    */
   sortedById?: readonly string[];
+  /**
+   * Indexed fields whose null (or missing) values are left out of the index, so that rows without a value
+   * cost the index nothing; such a field is never looked up by null.
+   */
+  sparse?: readonly string[];
 }
 
 export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   categories: { unique: ['name'], indexed: [] },
-  customers: { unique: ['source_id'], indexed: [] },
+  customers: { unique: ['source_id'], indexed: [], ordered: ['created_at'] },
   campaigns: { unique: ['name'], indexed: [] },
-  vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'], ordered: ['created_at'] },
-  events: { unique: [], indexed: ['campaign_id', 'customer_id', 'voucher_id'] },
+  vouchers: { unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'], ordered: ['created_at'], sparse: ['campaign_id', 'holder_id', 'category_id'] },
+  events: { unique: [], indexed: ['counted_in', 'customer_id', 'voucher_id'], sparse: ['counted_in', 'customer_id', 'voucher_id'] },
+  campaign_counters: { unique: [], indexed: ['campaign_id'] },
   async_actions: { unique: [], indexed: [] },
   validation_rules: { unique: [], indexed: [] },
   promotion_tiers: { unique: [], indexed: ['campaign_id'] },
@@ -135,6 +147,7 @@ export const TABLE_SPECS: { readonly [K in keyof Tables]: TableSpec } = {
   rewards: { unique: [], indexed: [] },
   reward_assignments: { unique: [], indexed: ['reward_id', 'related_object_id'] },
   locations: { unique: [], indexed: [] },
+  session_locks: { unique: [], indexed: ['voucher_id'] },
   stacking_rules: { unique: [], indexed: [] },
   promotion_stacks: { unique: [], indexed: ['campaign_id'], ordered: ['created_at'] },
   segments: { unique: [], indexed: [], ordered: ['created_at'] },

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { expectError } from './expect-error.js';
-import { raw, unique, useTarget } from './target.js';
+import { raw, skip, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -17,6 +17,17 @@ async function withBearer(method: string, path: string, value: string, body?: un
     method,
     headers: { Authorization: `Bearer ${value}`, ...(body !== undefined && { 'Content-Type': 'application/json' }), ...(origin && { Origin: origin }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/** A form-encoded POST with a bearer token instead of the API key. */
+async function formWithBearer(path: string, value: string, fields: Record<string, string>) {
+  const response = await fetch(`${ctx.target.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${value}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
   });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
@@ -96,6 +107,49 @@ describe('OAuth tokens', () => {
 
     await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: whole.access_token }));
     expectError(await withBearer('GET', tiers, whole.access_token, undefined, origin), 401, 'unauthorized');
+  });
+
+  test('when a bearer token asks for a token, then 403 forbidden, whatever its scope and lifetime', async () => {
+    const parent = await token('api', { expires_in: '900' });
+    for (const fields of [
+      { grant_type: 'client_credentials', scope: 'api', expires_in: '86400' } as Record<string, string>,
+      { grant_type: 'client_credentials', scope: 'vouchers' },
+    ]) {
+      expectError(await formWithBearer('/v1/oauth/token', parent.access_token, fields), 403, 'forbidden');
+    }
+    // With the key it is issued, as it was: only the key obtains tokens.
+    expect((await token('api', { expires_in: '86400' })).expires_in).toBe(86400);
+    // Revoking the token ends all it could do: there is no token made from it to outlive it.
+    expect((await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: parent.access_token }))).status).toBe(204);
+    expectError(await withBearer('GET', '/v1/campaigns', parent.access_token), 401, 'unauthorized');
+    expectError(await formWithBearer('/v1/oauth/token', parent.access_token, { grant_type: 'client_credentials', scope: 'api' }), 401, 'unauthorized');
+  });
+
+  test('when a lifetime is asked for, then the token lives exactly that long and never beyond a day', async () => {
+    for (const asked of ['60', '3600', '86400']) {
+      const issued = await token('vouchers', { expires_in: asked });
+      expect(issued.expires_in).toBe(Number(asked));
+      const seen = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: issued.access_token }));
+      expect((seen.body as { expires_in: number }).expires_in).toBeLessThanOrEqual(Number(asked));
+      expect((seen.body as { expires_at: number }).expires_at).toBe(issued.expires_at);
+    }
+    for (const asked of ['86401', '999999', '59']) {
+      expectError(await raw(ctx.target, 'POST', '/v1/oauth/token', form({ grant_type: 'client_credentials', scope: 'api', expires_in: asked })), 400, 'invalid_payload');
+    }
+  });
+
+  test('when the API key a token was obtained with is deleted, then the token ends with it', async () => {
+    if (!ctx.target.management) return skip('the target has no management key (set CONTRACT_MANAGEMENT_ID/TOKEN)', ['delete-project']);
+    const made = await raw(ctx.target, 'POST', '/management/v1/projects', { body: JSON.stringify({ name: unique('Token owner') }) });
+    expect(made.status).toBe(200);
+    const project = made.body as { id: string; server_side_key: { app_id: string; app_token: string } };
+    const key = { appId: project.server_side_key.app_id, appToken: project.server_side_key.app_token };
+    const issued = await raw(ctx.target, 'POST', '/v1/oauth/token', { ...form({ grant_type: 'client_credentials', scope: 'api' }), credentials: key });
+    expect(issued.status).toBe(200);
+    const value = (issued.body as { access_token: string }).access_token;
+    expect((await withBearer('GET', '/v1/campaigns', value)).status).toBe(200);
+    expect((await raw(ctx.target, 'DELETE', `/management/v1/projects/${project.id}`)).status).toBe(204);
+    expectError(await withBearer('GET', '/v1/campaigns', value), 401, 'unauthorized');
   });
 
   test('a token of one project is not seen from another, and bad requests get a 4xx', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { createApp } from '../../server/app.js';
+import { createApp, type AppOptions } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
@@ -116,24 +116,95 @@ describe('published contract and docs', () => {
 });
 
 describe('rate limit', () => {
-  test('when a key exceeds its rate, then 429 too_many_requests in the error shape', async () => {
-    const credentials = { appId: `app-${secret()}`, appToken: secret() };
+  /** A server of its own with the given limits, for `run`; closed afterwards. */
+  async function limitedServer(limits: Partial<AppOptions>, run: (baseUrl: string, key: { appId: string; appToken: string }) => Promise<void>) {
+    const key = { appId: `app-${secret()}`, appToken: secret() };
+    const management = { id: `mgmt-${secret()}`, token: secret() };
     const app = await createApp({
       store: new MemoryStore(),
       clock: systemClock,
-      apiKeys: [{ name: 'limited', ...credentials, projectId: 'proj_limited' }],
+      apiKeys: [{ name: 'limited', ...key, projectId: 'proj_limited' }],
+      managementKey: management,
       validateResponses: true,
-      rateLimitPerMinute: 3,
+      ...limits,
     });
     const { server, baseUrl } = await listen(app);
     try {
-      const target = { ...ctx.target, baseUrl, credentials };
-      const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await raw(target, 'GET', '/v1/products')).status);
-      expect(statuses).toEqual([200, 200, 200, 429]);
-      expectError(await raw(target, 'GET', '/v1/products'), 429, 'too_many_requests');
+      await run(baseUrl, key);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  }
+
+  const get = async (baseUrl: string, path: string, headers: Record<string, string>) => {
+    const response = await fetch(`${baseUrl}${path}`, { headers });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
+  };
+  const withKey = (key: { appId: string; appToken: string }) => ({ 'X-App-Id': key.appId, 'X-App-Token': key.appToken });
+
+  /** Retry-After in whole seconds, and the IETF draft 8 RateLimit and RateLimit-Policy headers naming the limit. */
+  function expectLimitHeaders(headers: Headers, name: string, quota: number, window: number) {
+    expect(headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(Number(headers.get('retry-after'))).toBeLessThanOrEqual(window);
+    expect(headers.get('ratelimit')).toMatch(new RegExp(`^"${name}"; r=0; t=\\d+$`));
+    expect(headers.get('ratelimit-policy')).toMatch(new RegExp(`^"${name}"; q=${quota}; w=${window}; pk=:[^:]+:$`));
+  }
+
+  test('when a key exceeds its rate, then 429 too_many_requests in the error shape, with Retry-After and RateLimit headers', async () => {
+    await limitedServer({ rateLimitPerMinute: 3 }, async (baseUrl, key) => {
+      const responses = [];
+      for (let i = 0; i < 4; i++) responses.push(await get(baseUrl, '/v1/products', withKey(key)));
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 429]);
+      expect(responses[0]!.headers.get('ratelimit')).toMatch(/^"requests"; r=2; t=\d+$/);
+      expectError(responses[3]!, 429, 'too_many_requests');
+      expectLimitHeaders(responses[3]!.headers, 'requests', 3, 60);
+    });
+  });
+
+  test('when an address fails to authenticate too often, then 429 even with the right key, and successes never count', async () => {
+    await limitedServer({ authFailuresPerMinute: 5 }, async (baseUrl, key) => {
+      for (let i = 0; i < 20; i++) expect((await get(baseUrl, '/v1/products', withKey(key))).status).toBe(200);
+      const wrong = { ...withKey(key), 'X-App-Token': 'wrong' };
+      for (let left = 4; left >= 0; left--) {
+        const failed = await get(baseUrl, '/v1/products', wrong);
+        expectError(failed, 401, 'unauthorized');
+        expect(failed.headers.get('ratelimit')).toMatch(new RegExp(`^"failed-authentication"; r=${left}; t=\\d+$`));
+      }
+      const over = await get(baseUrl, '/v1/products', wrong);
+      expectError(over, 429, 'too_many_requests');
+      expectLimitHeaders(over.headers, 'failed-authentication', 5, 60);
+      // Locked out: the right key gets the same answer, so guessing cannot tell when it hit.
+      const right = await get(baseUrl, '/v1/products', withKey(key));
+      expectError(right, 429, 'too_many_requests');
+      expectLimitHeaders(right.headers, 'failed-authentication', 5, 60);
+      // The address is counted across the APIs.
+      expectError(await get(baseUrl, '/management/v1/projects', { 'X-Management-Id': 'x', 'X-Management-Token': 'y' }), 429, 'too_many_requests');
+      expectError(await get(baseUrl, '/v1/products', { Authorization: 'Bearer guessed' }), 429, 'too_many_requests');
+    });
+  });
+
+  test('when no limit is configured, then failed authentication is still limited, at 50 a minute per address', async () => {
+    await limitedServer({}, async (baseUrl) => {
+      const statuses = [];
+      for (let i = 0; i < 51; i++) statuses.push((await get(baseUrl, '/v1/products', { 'X-App-Id': 'nobody', 'X-App-Token': `guess-${i}` })).status);
+      expect(statuses.slice(0, 50).every((status) => status === 401)).toBe(true);
+      expect(statuses[50]).toBe(429);
+    });
+  });
+
+  test('when a key obtains more tokens an hour than allowed, then 429 with the tokens limit named', async () => {
+    await limitedServer({ tokensPerHour: 2 }, async (baseUrl, key) => {
+      const ask = () =>
+        fetch(`${baseUrl}/v1/oauth/token`, {
+          method: 'POST',
+          headers: { ...withKey(key), 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials&scope=api',
+        }).then(async (response) => ({ status: response.status, headers: response.headers, body: (await response.json()) as unknown }));
+      expect((await ask()).status).toBe(200);
+      expect((await ask()).status).toBe(200);
+      const over = await ask();
+      expectError(over, 429, 'too_many_requests');
+      expectLimitHeaders(over.headers, 'tokens', 2, 3600);
+    });
   });
 });

@@ -160,15 +160,31 @@ declare module 'voucherify' {
     /** PUT /promotions/tiers/{tier.id}, with the whole tier (its `id` included) as the body. */
     update(tier: Body<'update-promotion-tier'> & { id: string }): Promise<Reply<'update-promotion-tier'>>;
     delete(tierId: string): Done;
+    /** POST /promotions/tiers/{tierId}/redemption, with the context as the body. */
+    redeem(tierId: string, context: Body<'redeem-promotion'>): Promise<Reply<'redeem-promotion'>>;
   }
 
   interface Promotions {
     /** The same call as `campaigns.create`. */
     create(campaign: Body<'create-campaign'>): Promise<Reply<'create-campaign'>>;
+    /** POST /promotions/validation, with the context as the body (no query). */
+    validate(context: Body<'validate-promotions'>): Promise<Reply<'validate-promotions'>>;
     tiers: PromotionTiers;
   }
 
+  interface Validations {
+    /** POST /vouchers/{code}/validate, with the context as the body. */
+    validateVoucher(code: string, context?: Body<'validate-voucher'>): Promise<Reply<'validate-voucher'>>;
+  }
+
   interface Redemptions {
+    /**
+     * POST /vouchers/{code}/redemption: with a context object as the body, or with a string, which goes in
+     * the query as `tracking_id` (and the body is empty). The older form takes the code from the context's
+     * `voucher`, and an optional tracking ID string after it.
+     */
+    redeem(code: string, context?: Body<'redeem-voucher'> | string): Promise<Reply<'redeem-voucher'>>;
+    redeem(context: Body<'redeem-voucher'> & { voucher: string }, trackingId?: string): Promise<Reply<'redeem-voucher'>>;
     list(params?: Query<'list-redemptions'>): Promise<Reply<'list-redemptions'>>;
     getForVoucher(code: string): Promise<Reply<'get-voucher-redemptions'>>;
     /**
@@ -228,6 +244,7 @@ declare module 'voucherify' {
     rewards: Rewards;
     segments: Segments;
     validationRules: ValidationRules;
+    validations: Validations;
   }
 
   interface Options {

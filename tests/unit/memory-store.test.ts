@@ -216,3 +216,101 @@ describe('MemoryStore pages in ID order on a sorted index', () => {
     });
   });
 });
+
+describe('MemoryStore copies', () => {
+  test('when a row is stored, then what is already stored is shared, not copied, and the rest is copied and frozen', async () => {
+    const store = await storeWithProject();
+    const first = await store.transaction('p', (uow) => uow.products.insert(product('a', { metadata: { nested: { deep: [1, { n: 2 }] } }, attributes: ['size'] })));
+    const updated = await store.transaction('p', (uow) => uow.products.update({ ...first, name: 'Renamed', attributes: [...first.attributes, 'colour'] }));
+    // The metadata the update kept is the very object stored before; the changed list is a new frozen one.
+    expect(updated.metadata).toBe(first.metadata);
+    expect(updated.attributes).not.toBe(first.attributes);
+    expect(Object.isFrozen(updated) && Object.isFrozen(updated.attributes)).toBe(true);
+    // A frozen object the caller made, with a part that is not frozen, is copied whole.
+    const shallow = Object.freeze({ inner: { n: 1 } });
+    const stored = await store.transaction('p', (uow) => uow.products.update({ ...updated, metadata: shallow }));
+    expect(stored.metadata).not.toBe(shallow);
+    expect(Object.isFrozen(stored.metadata.inner)).toBe(true);
+  });
+
+  test('when a key is named __proto__ or a value is a Date, then the copy keeps it as it was given', async () => {
+    const store = await storeWithProject();
+    const metadata = JSON.parse('{"__proto__": {"polluted": true}, "when": null}') as Record<string, unknown>;
+    metadata.when = new Date('2026-01-01T00:00:00.000Z');
+    const stored = await store.transaction('p', (uow) => uow.products.insert(product('a', { metadata })));
+    expect(Object.keys(stored.metadata)).toEqual(['__proto__', 'when']);
+    expect(Object.getPrototypeOf(stored.metadata)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(stored.metadata.when).toEqual(new Date('2026-01-01T00:00:00.000Z'));
+    expect(stored.metadata.when).not.toBe(metadata.when);
+  });
+});
+
+describe('MemoryStore under churn', () => {
+  type Event = { id: string; customer_id: string | null; voucher_id: string | null; counted_in: string | null; created_at: string };
+  const event = (id: string, customer: string | null): Event => ({ id, customer_id: customer, voucher_id: null, counted_in: null, created_at: '2026-01-01T00:00:00.000Z' });
+
+  test('when most rows are dropped oldest first, with moves and undone deletes between, then pages, lookups and counts match a model', async () => {
+    const store = await storeWithProject();
+    const model = new Map<string, string | null>();
+    let next = 0;
+    let random = 7;
+    const roll = (n: number) => {
+      random = (random * 1103515245 + 12345) % 2147483648;
+      return random % n;
+    };
+    const customers = ['c1', 'c2', 'c3', null];
+    for (let round = 0; round < 60; round++) {
+      await store.transaction('p', async (uow) => {
+        for (let i = 0; i < 100; i++) {
+          const id = `e${next++}`;
+          const customer = customers[roll(4)]!;
+          await uow.events.insert(event(id, customer) as never);
+          model.set(id, customer);
+        }
+        // Keep the newest 1500, as the event log's retention does.
+        const { total } = await uow.events.query({ limit: 0 });
+        if (total > 1500) {
+          for (const row of (await uow.events.query({ limit: total - 1500 })).rows) {
+            await uow.events.delete(row.id);
+            model.delete(row.id);
+          }
+        }
+        const ids = [...model.keys()];
+        const moved = ids[roll(ids.length)]!;
+        const to = customers[roll(4)]!;
+        await uow.events.update({ ...((await uow.events.get(moved)) as unknown as Event), customer_id: to } as never);
+        model.set(moved, to);
+      });
+      await store
+        .transaction('p', async (uow) => {
+          const ids = [...model.keys()];
+          await uow.events.delete(ids[roll(ids.length)]!);
+          await uow.events.delete(ids[roll(ids.length)]!);
+          throw new Error('undo');
+        })
+        .catch(() => undefined);
+    }
+    await store.transaction('p', async (uow) => {
+      const all = [...model.keys()];
+      expect((await uow.events.query({})).rows.map((row) => row.id)).toEqual(all);
+      expect((await uow.events.query({ limit: 5, offset: 3 })).rows.map((row) => row.id)).toEqual(all.slice(3, 8));
+      for (const customer of ['c1', 'c2', 'c3']) {
+        const expected = all.filter((id) => model.get(id) === customer);
+        expect((await uow.events.findBy('customer_id', customer)).map((row) => row.id)).toEqual(expected);
+        expect(await uow.events.countBy('customer_id', customer)).toBe(expected.length);
+        const newest = await uow.events.query({ index: { field: 'customer_id', value: customer }, orderBy: { field: 'created_at', direction: 'desc' }, limit: 3 });
+        expect(newest.rows.map((row) => row.id)).toEqual(expected.slice(-3).reverse());
+      }
+      expect(await uow.events.countBy('customer_id', 'nobody')).toBe(0);
+    });
+  });
+
+  test('when a sparse index is asked for null, then it refuses, since rows without a value are not in it', async () => {
+    const store = await storeWithProject();
+    await store.transaction('p', async (uow) => {
+      await uow.events.insert(event('e1', null) as never);
+      await expect(uow.events.findBy('customer_id', null)).rejects.toThrow(/not indexed for null/);
+    });
+  });
+});

@@ -24,3 +24,71 @@ describe('issuing an OAuth token', () => {
     }
   });
 });
+
+/** A clock the test sets. */
+class SetClock implements Clock {
+  constructor(public at = Date.UTC(2026, 10, 23, 12, 0, 0)) {}
+  now(): Date {
+    return new Date(this.at);
+  }
+}
+
+const owner = { projectId: 'proj_a', apiKey: { name: 'key', appId: 'app_a' } };
+
+describe('keeping OAuth tokens', () => {
+  test('when tokens expire or are revoked, then they are described for an hour, then forgotten', () => {
+    const clock = new SetClock();
+    const tokens = new TokenRegistry(clock);
+    const expiring = Array.from({ length: 100 }, () => tokens.issue(owner, 'api', 60));
+    const revoked = tokens.issue(owner, 'vouchers', 86_400);
+    const kept = tokens.issue(owner, 'customers', 86_400);
+    tokens.revoke(revoked.token, 'proj_a');
+    clock.at += 61_000;
+    expect(tokens.active(expiring[0]!.token)).toBeUndefined();
+    // Ended less than an hour ago: still known to introspection.
+    expect(tokens.introspect(expiring[0]!.token, 'proj_a')).toMatchObject({ active: false, scope: 'api', client_id: 'app_a' });
+    expect(tokens.introspect(revoked.token, 'proj_a')).toMatchObject({ active: false, scope: 'vouchers' });
+    expect(tokens.size).toBe(102);
+    clock.at += 3_600_000;
+    tokens.sweep();
+    expect(tokens.size).toBe(1);
+    expect(tokens.introspect(expiring[0]!.token, 'proj_a')).toMatchObject({ active: false, scope: '', client_id: '' });
+    expect(tokens.active(kept.token)).toBe(kept);
+  });
+
+  test('when tokens are issued and used, then ended ones are swept on the way, at most once a minute', () => {
+    const clock = new SetClock();
+    const tokens = new TokenRegistry(clock);
+    for (let i = 0; i < 50; i++) tokens.issue(owner, 'api', 60);
+    clock.at += 2 * 3_600_000;
+    const fresh = tokens.issue(owner, 'api', 60);
+    expect(tokens.size).toBe(1);
+    expect(tokens.active(fresh.token)).toBe(fresh);
+  });
+
+  test("when an API key is gone, then every token it obtained ends; other keys' tokens do not", () => {
+    const tokens = new TokenRegistry(new SetClock());
+    const mine = tokens.issue(owner, 'api');
+    const theirs = tokens.issue({ projectId: 'proj_b', apiKey: { name: 'other', appId: 'app_b' } }, 'api');
+    tokens.revokeAllOf('app_a');
+    expect(tokens.active(mine.token)).toBeUndefined();
+    expect(tokens.active(theirs.token)).toBe(theirs);
+  });
+
+  test('when a lifetime is asked for, then the token lives exactly that, and more than a day is refused', () => {
+    const clock = new SetClock();
+    const tokens = new TokenRegistry(clock);
+    for (const seconds of [60, 900, 86_400]) expect(tokens.issue(owner, 'api', seconds).expiresAt - clock.at).toBe(seconds * 1000);
+    for (const seconds of [59, 86_401, 1.5]) expect(() => tokens.issue(owner, 'api', seconds)).toThrow(expect.objectContaining({ details: expect.stringMatching(/expires_in/) }));
+  });
+
+  test('when a request acting with a bearer token asks for a token, then the handler refuses it with 403', async () => {
+    const clock = new SetClock();
+    const services = { tokens: new TokenRegistry(clock), clock };
+    const context = services.tokens.markBearer({ requestId: 'v-test', baseUrl: 'http://localhost', ...owner });
+    await expect(
+      oauthHandlers['generate-oauth-token']({ body: { grant_type: 'client_credentials', scope: 'api' }, context, services } as never),
+    ).rejects.toMatchObject({ status: 403, key: 'forbidden' });
+    expect(services.tokens.size).toBe(0);
+  });
+});
