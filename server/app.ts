@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Clock } from './domain/clock.js';
 import { AssetSigner } from './assets.js';
@@ -13,7 +13,8 @@ import { Jobs } from './jobs.js';
 import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
-import { refuseNullBodyWhereOneIsTaken, setAsideNullBody } from './http/json-null-body.js';
+import { withBodyReading } from './http/body.js';
+import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
 import { rateLimitPerKey } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
@@ -104,13 +105,12 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/management', managementAuth(options.managementKey), rateLimitPerKey(options.rateLimitPerMinute ?? 0));
   app.use('/assets', rateLimitPerKey(options.rateLimitPerMinute ?? 0));
-  app.use(express.json({ limit: '1mb', strict: false }), setAsideNullBody);
-  app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   patchValidator();
   // Requests are checked against the published contract, whose objects are open: fields it does not name are
   // accepted and ignored, as the public API does (handlers and the domain take only the fields they know).
+  // The body is read inside the validator's steps, once it knows the operation (see http/body.ts).
   app.use(
-    OpenApiValidator.middleware({
+    withBodyReading(OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,
       validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: false,
@@ -118,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
       validateFormats: true,
       ajvFormats: { mode: 'full' },
       ignoreUndocumented: false,
-    }),
+    }) as RequestHandler[]),
   );
   app.use(refuseNullBodyWhereOneIsTaken);
   app.use(pruneUnknownFields(contract));
