@@ -4586,7 +4586,12 @@ export interface components {
         };
         /**
          * Metadata
-         * @description Custom key-value pairs. Values may be any JSON value.
+         * @description Custom key-value pairs. Values may be any JSON value. So that no object grows without bound, metadata
+         *     sent in a request is limited, generously: at most 100 keys of at most 255 characters; a string value at
+         *     most 5 000 characters, an array value at most 100 items and an object value at most 100 keys; objects
+         *     and arrays nested at most 5 levels inside the metadata; and at most 16 KiB (16 384 bytes) written as
+         *     compact UTF-8 JSON. Metadata past any limit is refused with a 400 `invalid_payload` whose `details` name
+         *     the field and the limit; the last two are checked by the server, as JSON Schema cannot state them.
          * @example {
          *       "color": "blue",
          *       "vendor": "ACME"
@@ -5165,6 +5170,11 @@ export interface components {
          * @description How codes are generated. A `pattern` has `#` where a random character of `charset` goes; without one,
          *     codes are `length` random characters. `prefix` and `postfix` are added around. Codes are unique in the
          *     project; a configuration that cannot make enough distinct codes is rejected with `invalid_code_config`.
+         *     Generated codes follow the rules of `VoucherCode`: every character of `charset`, `prefix`, `postfix` and
+         *     `pattern` (besides its `#`) is one a code may hold, and a configuration whose codes would be longer than
+         *     100 characters (`prefix`, then `pattern` or `length` characters, then `postfix`) is rejected with
+         *     `invalid_code_config`. Codes that are reserved (`.`, `..`, `__proto__`, `constructor`, `prototype`) are
+         *     never made.
          */
         CodeConfig: {
             /**
@@ -5180,7 +5190,7 @@ export interface components {
              */
             charset?: string;
             /**
-             * @description A code template; each `#` becomes a random character of `charset`.
+             * @description A code template; each `#` becomes a random character of `charset`, and the rest is kept.
              * @example SUMMER-####
              */
             pattern?: string;
@@ -5625,7 +5635,11 @@ export interface components {
         };
         /**
          * VoucherCode
-         * @description A voucher code, unique in the project. No spaces, slashes, `?`, `#` or `%`.
+         * @description A voucher code, unique in the project: 1 to 100 printable characters. No whitespace, no control or
+         *     invisible formatting characters (U+0000–U+001F, U+007F–U+009F, U+200B–U+200F, U+202A–U+202E,
+         *     U+2060–U+206F), and none of `/`, `?`, `#` or `%`, so a code always reads the same in a URL path. The
+         *     codes `.` and `..` (which a URL path resolves as segments) and `__proto__`, `constructor` and `prototype`
+         *     are refused. A code config (`CodeConfig`) makes codes by the same rules.
          * @example SUMMER-7K2Q
          */
         VoucherCode: string;
@@ -9950,7 +9964,7 @@ export interface components {
          */
         ProjectDefaultCodeConfig: {
             /**
-             * @description The characters generated codes are made of by default, or null for the service's own.
+             * @description The characters generated codes are made of by default, or null for the service's own. Only characters a code may hold (see `VoucherCode`).
              * @example ABCDEFGHJKLMNPQRSTUVWXYZ23456789
              */
             charset?: string | null;
