@@ -14795,7 +14795,7 @@ export interface components {
         WebhookEvent: components["schemas"]["WebhookRedemptionSucceededPayload"] | components["schemas"]["WebhookRedemptionFailedPayload"] | components["schemas"]["WebhookRedemptionRollbackSucceededPayload"] | components["schemas"]["WebhookRedemptionRollbackFailedPayload"] | components["schemas"]["WebhookPublicationSucceededPayload"] | components["schemas"]["WebhookVoucherPublishedPayload"] | components["schemas"]["WebhookVoucherCreatedPayload"] | components["schemas"]["WebhookVoucherUpdatedPayload"] | components["schemas"]["WebhookVoucherDeletedPayload"] | components["schemas"]["WebhookVoucherEnabledPayload"] | components["schemas"]["WebhookVoucherDisabledPayload"] | components["schemas"]["WebhookVoucherLoyaltyCardPointsAddedPayload"] | components["schemas"]["WebhookVoucherGiftBalanceAddedPayload"] | components["schemas"]["WebhookCampaignCreatedPayload"] | components["schemas"]["WebhookCampaignUpdatedPayload"] | components["schemas"]["WebhookCampaignDeletedPayload"] | components["schemas"]["WebhookCampaignEnabledPayload"] | components["schemas"]["WebhookCampaignDisabledPayload"] | components["schemas"]["WebhookCampaignVouchersGenerationCompletedPayload"] | components["schemas"]["WebhookValidationRuleCreatedPayload"] | components["schemas"]["WebhookValidationRuleUpdatedPayload"] | components["schemas"]["WebhookValidationRuleDeletedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentCreatedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentDeletedPayload"] | components["schemas"]["WebhookCustomerCreatedPayload"] | components["schemas"]["WebhookCustomerDeletedPayload"] | components["schemas"]["WebhookCustomerRewardedPayload"] | components["schemas"]["WebhookCustomerRewardedLoyaltyPointsPayload"];
     };
     responses: {
-        /** @description The request breaks the contract: malformed JSON, a value of the wrong type or out of range, a missing or unknown field, or a rule of the operation. */
+        /** @description The request breaks the contract: malformed JSON, a body that does not decode in its `Content-Encoding`, objects and arrays nested more than 32 levels deep, a value of the wrong type, out of range or past its documented length, a missing or unknown field, or a rule of the operation. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -14925,7 +14925,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than 1 MB. */
+        /** @description The request body is larger than 1 MB (a compressed body, once decoded). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -14943,7 +14943,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body's media type is not one the operation accepts. */
+        /** @description The body's media type is not one the operation accepts, or its `Content-Encoding` is not one the server reads: `identity`, `gzip`, `deflate` or `br`. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;

@@ -107,7 +107,9 @@ describe.each(operations.filter(({ method }) => method !== 'get'))('$operation.o
   test('when a JSON request has no body (none at all, Content-Length 0, or chunked with no bytes), then it is read as `{}`: taken where `{}` is, refused with a 400 where not', async () => {
     const takes = takesEmptyObject(path, method);
     const ways = { unframed: { unframed: true }, 'Content-Length 0': { body: '' }, 'chunked, no bytes': { body: '', chunked: true } };
-    for (const [way, framing] of Object.entries(ways)) {
+    // A request with no framing goes over plain HTTP only (see wire.ts).
+    const plain = ctx.target.baseUrl.startsWith('http:');
+    for (const [way, framing] of Object.entries(ways).filter(([way]) => plain || way !== 'unframed')) {
       const response = await wire(ctx.target, verb, url, { headers: JSON_TYPE, ...framing });
       const key = (response.body as { key?: unknown } | undefined)?.key;
       const verdict = takes

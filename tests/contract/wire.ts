@@ -14,7 +14,8 @@ export interface WireRequest {
   chunked?: boolean;
   /**
    * No body and neither Content-Length nor Transfer-Encoding, as `curl -X POST` without `-d` sends it: HTTP/1.1
-   * reads that as no body at all, where `Content-Length: 0` is a body of no bytes. (fetch cannot send it.)
+   * reads that as no body at all, where `Content-Length: 0` is a body of no bytes. The path goes as written,
+   * where fetch resolves `..` and `%2e%2e` segments before sending. (fetch can send neither.)
    */
   unframed?: boolean;
 }
@@ -64,8 +65,11 @@ export async function wire(target: Target, method: string, path: string, request
 
 function unframed(target: Target, method: string, path: string, headers: Record<string, string>): Promise<WireResponse> {
   const url = `${target.baseUrl}${path}`;
+  const { hostname, port, protocol } = new URL(target.baseUrl);
+  if (protocol !== 'http:') throw new Error(`An unframed request needs an http target, not ${target.baseUrl}`);
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method, headers: { ...credentialHeaders(target, path), ...headers } }, (incoming) => {
+    const options = { hostname, port, path, method, headers: { ...credentialHeaders(target, path), ...headers } };
+    const outgoing = httpRequest(options, (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('error', reject);
