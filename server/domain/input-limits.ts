@@ -20,15 +20,32 @@ export const METADATA_LIMITS = {
 /**
  * Whether a value nests objects and arrays more than `limit` levels deep (a scalar is 0 levels, `{}` 1).
  * Iterative, and it stops at the first branch past the limit, so its cost is bounded by the value's size.
+ * Parallel stacks and `for…in` keep it allocation-light: it runs on every body.
  */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [current, level] = next;
-    if (current === null || typeof current !== 'object') continue;
+  if (value === null || typeof value !== 'object') return false;
+  const values: object[] = [value];
+  const levels: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop()!;
+    const level = levels.pop()!;
     if (level > limit) return true;
-    const children = Array.isArray(current) ? current : Object.values(current);
-    for (const child of children) if (child !== null && typeof child === 'object') pending.push([child, level + 1]);
+    if (Array.isArray(current)) {
+      for (const child of current) {
+        if (child !== null && typeof child === 'object') {
+          values.push(child as object);
+          levels.push(level + 1);
+        }
+      }
+    } else {
+      for (const key in current) {
+        const child = (current as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          levels.push(level + 1);
+        }
+      }
+    }
   }
   return false;
 }
@@ -45,27 +62,45 @@ export function metadataProblem(metadata: unknown): string | undefined {
 }
 
 /**
- * Every `metadata` object in a request body with what is wrong with it, as `[path, problem]`; the first
- * found only. Every metadata field of the contract is named `metadata`, so the name finds them all, at any
- * depth, whatever the operation. Call only on a body already known to nest at most MAX_BODY_DEPTH levels.
+ * The first `metadata` object in a request body that breaks its limits, as `[path, problem]`. Every
+ * metadata field of the contract is named `metadata`, so the name finds them all, at any depth, whatever
+ * the operation. Call only on a body already known to nest at most MAX_BODY_DEPTH levels. Paths are made
+ * only for the one reported: each container keeps the index of its parent and its key.
  */
 export function metadataProblemIn(body: unknown): [string, string] | undefined {
-  const pending: [unknown, string][] = [[body, 'body']];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [current, path] = next;
-    if (current === null || typeof current !== 'object') continue;
+  if (body === null || typeof body !== 'object') return undefined;
+  const parents: number[] = [-1];
+  const keys: string[] = ['body'];
+  const values: object[] = [body];
+  const pending: number[] = [0];
+  const push = (child: unknown, parent: number, key: string) => {
+    if (child === null || typeof child !== 'object') return;
+    values.push(child);
+    parents.push(parent);
+    keys.push(key);
+    pending.push(values.length - 1);
+  };
+  const pathOf = (node: number): string => {
+    const parts: string[] = [];
+    for (let at = node; at >= 0; at = parents[at]!) parts.push(keys[at]!);
+    return parts.reverse().join('/');
+  };
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const current = values[node]!;
     if (Array.isArray(current)) {
-      current.forEach((child, index) => pending.push([child, `${path}/${index}`]));
+      for (let index = 0; index < current.length; index++) push(current[index], node, String(index));
       continue;
     }
-    for (const [name, child] of Object.entries(current)) {
-      if (name === 'metadata') {
-        const problem = metadataProblem(child);
-        // A metadata object's own contents are the integrator's: a key named `metadata` in it is data.
-        if (problem) return [`${path}/metadata`, problem];
+    for (const name in current) {
+      const child = (current as Record<string, unknown>)[name];
+      if (name !== 'metadata') {
+        push(child, node, name);
         continue;
       }
-      pending.push([child, `${path}/${name}`]);
+      // A metadata object's own contents are the integrator's: a key named `metadata` in it is data.
+      const problem = metadataProblem(child);
+      if (problem) return [`${pathOf(node)}/metadata`, problem];
     }
   }
   return undefined;
