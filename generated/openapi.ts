@@ -8099,13 +8099,14 @@ export interface components {
             /** @description For `COIN` rewards. */
             coin?: {
                 /**
-                 * @description Money, ×100, that `points_ratio` points pay. Requests may send it as a decimal string; responses
-                 *     give a number.
+                 * @description Money, ×100, that `points_ratio` points pay. Requests may send it as a decimal string, held to the
+                 *     same bounds as the number (at most 1 000 000 000, at most 9 digits before the point unless it is
+                 *     exactly that); responses give a number.
                  * @example 100
                  */
                 exchange_ratio?: number | string;
                 /**
-                 * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string; responses give a number.
+                 * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string, from 1 to 1 000 000 000 as the number; responses give a number.
                  * @default 1
                  * @example 10
                  */

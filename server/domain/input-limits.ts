@@ -11,6 +11,8 @@
 export const MAX_BODY_DEPTH = 32;
 
 export const METADATA_LIMITS = {
+  /** Keys at the top (the contract's `maxProperties`, checked here too for metadata the server merges). */
+  keys: 100,
   /** Levels of objects and arrays, the metadata object itself being the first. */
   depth: 6,
   /** Bytes of the metadata written as compact UTF-8 JSON. */
@@ -50,9 +52,14 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** What makes one metadata value too large, or undefined when it is within the limits. */
+/**
+ * What makes one metadata value too large, or undefined when it is within the limits. The domain can hold
+ * metadata it merges (a card's with a join's, a stored order's with a request's) to the same limits.
+ */
 export function metadataProblem(metadata: unknown): string | undefined {
   if (metadata === null || typeof metadata !== 'object') return undefined;
+  const keys = Object.keys(metadata).length;
+  if (keys > METADATA_LIMITS.keys) return `has ${keys} keys, more than the ${METADATA_LIMITS.keys} allowed`;
   if (nestsDeeperThan(metadata, METADATA_LIMITS.depth)) {
     return `nests objects and arrays more than ${METADATA_LIMITS.depth - 1} levels below the metadata`;
   }

@@ -91,6 +91,20 @@ describe('string and array limits', () => {
   });
 });
 
+describe('numbers sent as text', () => {
+  // Found by `make fuzz`: a string past the number's maximum was stored, and the answer broke the contract.
+  test('when a COIN reward gives its ratios as text past the bounds of the numbers, then a 400; within them, the numbers', async () => {
+    for (const coin of [{ exchange_ratio: '2000000000' }, { exchange_ratio: '50', points_ratio: '1000000001' }, { exchange_ratio: '1000000000.5' }]) {
+      const response = await raw(ctx.target, 'POST', '/v1/rewards', { body: JSON.stringify({ name: unique('Coins'), type: 'COIN', parameters: { coin } }) });
+      expect({ coin, status: response.status, key: (response.body as { key?: unknown }).key }).toEqual({ coin, status: 400, key: 'invalid_payload' });
+    }
+    const within = await raw(ctx.target, 'POST', '/v1/rewards', {
+      body: JSON.stringify({ name: unique('Coins'), type: 'COIN', parameters: { coin: { exchange_ratio: '1000000000', points_ratio: '1000000000' } } }),
+    });
+    expect(within).toMatchObject({ status: 200, body: { parameters: { coin: { exchange_ratio: 1_000_000_000, points_ratio: 1_000_000_000 } } } });
+  });
+});
+
 const DISCOUNT = { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } };
 
 describe('voucher codes', () => {

@@ -77,6 +77,8 @@ describe('nesting and metadata checks', () => {
     expect(metadataProblem(inside(METADATA_LIMITS.depth + 1))).toMatch(/levels/);
     expect(metadataProblem({ text: 'x'.repeat(METADATA_LIMITS.bytes - 11) })).toBeUndefined();
     expect(metadataProblem({ text: 'x'.repeat(METADATA_LIMITS.bytes - 10) })).toMatch(/16385 bytes/);
+    expect(metadataProblem(Object.fromEntries(Array.from({ length: METADATA_LIMITS.keys }, (_, i) => [`k${i}`, i])))).toBeUndefined();
+    expect(metadataProblem(Object.fromEntries(Array.from({ length: METADATA_LIMITS.keys + 1 }, (_, i) => [`k${i}`, i])))).toMatch(/101 keys/);
     // Bytes, not characters: two bytes each in UTF-8.
     expect(metadataProblem({ text: 'é'.repeat(8_200) })).toMatch(/bytes/);
   });
