@@ -6882,7 +6882,12 @@ export interface components {
         };
         /**
          * Metadata
-         * @description Custom key-value pairs. Values may be any JSON value.
+         * @description Custom key-value pairs. Values may be any JSON value. So that no object grows without bound, metadata
+         *     sent in a request is limited, generously: at most 100 keys of at most 255 characters; a string value at
+         *     most 5 000 characters, an array value at most 100 items and an object value at most 100 keys; objects
+         *     and arrays nested at most 5 levels inside the metadata; and at most 16 KiB (16 384 bytes) written as
+         *     compact UTF-8 JSON. Metadata past any limit is refused with a 400 `invalid_payload` whose `details` name
+         *     the field and the limit; the last two are checked by the server, as JSON Schema cannot state them.
          * @example {
          *       "color": "blue",
          *       "vendor": "ACME"
@@ -7463,6 +7468,11 @@ export interface components {
          * @description How codes are generated. A `pattern` has `#` where a random character of `charset` goes; without one,
          *     codes are `length` random characters. `prefix` and `postfix` are added around. Codes are unique in the
          *     project; a configuration that cannot make enough distinct codes is rejected with `invalid_code_config`.
+         *     Generated codes follow the rules of `VoucherCode`: every character of `charset`, `prefix`, `postfix` and
+         *     `pattern` (besides its `#`) is one a code may hold, and a configuration whose codes would be longer than
+         *     100 characters (`prefix`, then `pattern` or `length` characters, then `postfix`) is rejected with
+         *     `invalid_code_config`. Codes that are reserved (`.`, `..`, `__proto__`, `constructor`, `prototype`) are
+         *     never made.
          */
         CodeConfig: {
             /**
@@ -7478,7 +7488,7 @@ export interface components {
              */
             charset?: string;
             /**
-             * @description A code template; each `#` becomes a random character of `charset`.
+             * @description A code template; each `#` becomes a random character of `charset`, and the rest is kept.
              * @example SUMMER-####
              */
             pattern?: string;
@@ -7923,7 +7933,11 @@ export interface components {
         };
         /**
          * VoucherCode
-         * @description A voucher code, unique in the project. No spaces, slashes, `?`, `#` or `%`.
+         * @description A voucher code, unique in the project: 1 to 100 printable characters. No whitespace, no control or
+         *     invisible formatting characters (U+0000–U+001F, U+007F–U+009F, U+200B–U+200F, U+202A–U+202E,
+         *     U+2060–U+206F), and none of `/`, `?`, `#` or `%`, so a code always reads the same in a URL path. The
+         *     codes `.` and `..` (which a URL path resolves as segments) and `__proto__`, `constructor` and `prototype`
+         *     are refused. A code config (`CodeConfig`) makes codes by the same rules.
          * @example SUMMER-7K2Q
          */
         VoucherCode: string;
@@ -10393,13 +10407,14 @@ export interface components {
             /** @description For `COIN` rewards. */
             coin?: {
                 /**
-                 * @description Money, ×100, that `points_ratio` points pay. Requests may send it as a decimal string; responses
-                 *     give a number.
+                 * @description Money, ×100, that `points_ratio` points pay. Requests may send it as a decimal string, held to the
+                 *     same bounds as the number (at most 1 000 000 000, at most 9 digits before the point unless it is
+                 *     exactly that); responses give a number.
                  * @example 100
                  */
                 exchange_ratio?: number | string;
                 /**
-                 * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string; responses give a number.
+                 * @description Points that pay `exchange_ratio` (1 when left out). Requests may send it as a string, from 1 to 1 000 000 000 as the number; responses give a number.
                  * @default 1
                  * @example 10
                  */
@@ -12391,7 +12406,7 @@ export interface components {
          */
         ProjectDefaultCodeConfig: {
             /**
-             * @description The characters generated codes are made of by default, or null for the service's own.
+             * @description The characters generated codes are made of by default, or null for the service's own. Only characters a code may hold (see `VoucherCode`).
              * @example ABCDEFGHJKLMNPQRSTUVWXYZ23456789
              */
             charset?: string | null;
@@ -20572,7 +20587,7 @@ export interface components {
         WebhookEvent: components["schemas"]["WebhookRedemptionSucceededPayload"] | components["schemas"]["WebhookRedemptionFailedPayload"] | components["schemas"]["WebhookRedemptionRollbackSucceededPayload"] | components["schemas"]["WebhookRedemptionRollbackFailedPayload"] | components["schemas"]["WebhookPublicationSucceededPayload"] | components["schemas"]["WebhookVoucherPublishedPayload"] | components["schemas"]["WebhookVoucherCreatedPayload"] | components["schemas"]["WebhookVoucherUpdatedPayload"] | components["schemas"]["WebhookVoucherDeletedPayload"] | components["schemas"]["WebhookVoucherEnabledPayload"] | components["schemas"]["WebhookVoucherDisabledPayload"] | components["schemas"]["WebhookVoucherLoyaltyCardPointsAddedPayload"] | components["schemas"]["WebhookVoucherGiftBalanceAddedPayload"] | components["schemas"]["WebhookCampaignCreatedPayload"] | components["schemas"]["WebhookCampaignUpdatedPayload"] | components["schemas"]["WebhookCampaignDeletedPayload"] | components["schemas"]["WebhookCampaignEnabledPayload"] | components["schemas"]["WebhookCampaignDisabledPayload"] | components["schemas"]["WebhookCampaignVouchersGenerationCompletedPayload"] | components["schemas"]["WebhookValidationRuleCreatedPayload"] | components["schemas"]["WebhookValidationRuleUpdatedPayload"] | components["schemas"]["WebhookValidationRuleDeletedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentCreatedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentDeletedPayload"] | components["schemas"]["WebhookCustomerCreatedPayload"] | components["schemas"]["WebhookCustomerDeletedPayload"] | components["schemas"]["WebhookCustomerRewardedPayload"] | components["schemas"]["WebhookCustomerRewardedLoyaltyPointsPayload"];
     };
     responses: {
-        /** @description The request breaks the contract: malformed JSON, a value of the wrong type or out of range, a missing or unknown field, or a rule of the operation. */
+        /** @description The request breaks the contract: malformed JSON, a body that does not decode in its `Content-Encoding`, objects and arrays nested more than 32 levels deep, a value of the wrong type, out of range or past its documented length, a missing or unknown field, or a rule of the operation. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -20722,7 +20737,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than 1 MB. */
+        /** @description The request body is larger than 1 MB (a compressed body, once decoded). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -20740,7 +20755,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body's media type is not one the operation accepts. */
+        /** @description The body's media type is not one the operation accepts, or its `Content-Encoding` is not one the server reads: `identity`, `gzip`, `deflate` or `br`. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOKENS_PER_HOUR } from './config.js';
 import type { Clock } from './domain/clock.js';
@@ -15,8 +15,9 @@ import { Jobs } from './jobs.js';
 import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper, sendError } from './http/errors.js';
+import { withBodyReading } from './http/body.js';
 import { perProjectSlice } from './http/project-slice.js';
-import { refuseNullBodyWhereOneIsTaken, setAsideNullBody } from './http/json-null-body.js';
+import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
 import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
@@ -142,13 +143,12 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare);
   app.use('/management', managementAuth(options.managementKey, failures), perKey());
   app.use('/assets', perKey());
-  app.use(express.json({ limit: '1mb', strict: false }), setAsideNullBody);
-  app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   patchValidator();
   // Requests are checked against the published contract, whose objects are open: fields it does not name are
   // accepted and ignored, as the public API does (handlers and the domain take only the fields they know).
+  // The body is read inside the validator's steps, once it knows the operation (see http/body.ts).
   app.use(
-    OpenApiValidator.middleware({
+    withBodyReading(OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,
       validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: false,
@@ -158,7 +158,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
       ignoreUndocumented: false,
       // Multipart bodies (CSV imports) are read into memory by multer, within these limits (413 beyond).
       fileUploader: { limits: UPLOAD_LIMITS },
-    }),
+    }) as RequestHandler[]),
   );
   app.use(attachUploads);
   app.use(refuseNullBodyWhereOneIsTaken);

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.js';
 import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
 import { applyChanges } from './changes.js';
-import { generateCodes, resolveCodeConfig, type CodeConfig, type ResolvedCodeConfig } from './codes.js';
+import { checkCode, generateCodes, resolveCodeConfig, type CodeConfig, type ResolvedCodeConfig } from './codes.js';
 import { findCampaign, type CampaignRecord } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
@@ -250,7 +250,9 @@ export async function buildVouchers(
 export async function createVoucher(ctx: DomainContext, input: VoucherInput, fixedCampaign?: CampaignRecord): Promise<VoucherRecord> {
   const campaign = fixedCampaign ?? (await resolveCampaign(ctx, input));
   const config = resolveCodeConfig(input.code_config ?? campaign?.voucher?.code_config);
-  const [code] = input.code !== undefined && input.code !== null ? [input.code] : await freshCodes(ctx, config, 1);
+  const given = input.code !== undefined && input.code !== null;
+  if (given) checkCode(input.code!);
+  const [code] = given ? [input.code!] : await freshCodes(ctx, config, 1);
   const [record] = await buildVouchers(ctx, input, [code!], campaign);
   for (const ruleId of new Set(input.validation_rules ?? [])) await findValidationRule(ctx, ruleId);
   await ensureCodeFree(ctx, record!.code);

@@ -81,9 +81,12 @@ function mapValidatorError(res: Response, error: ValidatorError): void {
   }
 }
 
+/** What the body parser (body-parser, raw-body, and http-errors around them) puts on the errors it raises. */
 interface ParserError {
   type?: string;
   status?: number;
+  statusCode?: number;
+  expose?: boolean;
 }
 
 const PARSER_ERRORS: Record<string, [number, string, string, string]> = {
@@ -95,7 +98,35 @@ const PARSER_ERRORS: Record<string, [number, string, string, string]> = {
   'request.size.invalid': [400, 'invalid_payload', 'Invalid payload', 'The request body does not match its Content-Length'],
 };
 
-export const errorMapper: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+/**
+ * The error shape for an error raised while reading the body, or undefined when it is not one. A client
+ * error the parser raised without a `type` of its own is answered by its status: a body that does not
+ * decode in its Content-Encoding reaches here as the decompressor's error (`Z_DATA_ERROR`…), to which the
+ * parser gave status 400 and nothing else.
+ */
+export function bodyReadingError(error: unknown, contentEncoding: string | undefined): HttpError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const parser = error as ParserError;
+  const known = parser.type ? PARSER_ERRORS[parser.type] : undefined;
+  if (known) return new HttpError(...known);
+  const status = parser.status ?? parser.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499 || parser.expose !== true) return undefined;
+  switch (status) {
+    case 400: {
+      const coding = contentEncoding?.trim().toLowerCase();
+      const details = coding && coding !== 'identity' ? `The request body is not valid ${coding} data` : 'The request body could not be read';
+      return new HttpError(400, 'invalid_payload', 'Invalid payload', details);
+    }
+    case 413:
+      return new HttpError(...PARSER_ERRORS['entity.too.large']!);
+    case 415:
+      return new HttpError(415, 'unsupported_media_type', 'Unsupported Media Type', 'The request body cannot be read in its media type or encoding');
+    default:
+      return undefined;
+  }
+}
+
+export const errorMapper: ErrorRequestHandler = (error: unknown, req, res, _next) => {
   if (res.headersSent) {
     res.end();
     return;
@@ -107,10 +138,9 @@ export const errorMapper: ErrorRequestHandler = (error: unknown, _req, res, _nex
     });
   }
   if (error instanceof HttpError) return sendError(res, error.status, error.key, error.message, error.details);
-  const parserType = (error as ParserError | null)?.type;
-  const parserError = parserType ? PARSER_ERRORS[parserType] : undefined;
-  if (parserError) return sendError(res, ...parserError);
   if (isValidatorError(error)) return mapValidatorError(res, error);
+  const reading = bodyReadingError(error, req.headers['content-encoding']);
+  if (reading) return sendError(res, reading.status, reading.key, reading.message, reading.details);
   console.error(`[${res.locals.requestId}] unexpected error`, error);
   return sendError(res, 500, 'internal_error', 'Internal Server Error', 'An unexpected error occurred');
 };

@@ -7,16 +7,23 @@
  * - Input broken in one way is refused with a 4xx in the shared error shape.
  * - Nothing ever gives a 5xx, and every response conforms to the contract (both checked after each test).
  *
+ * - A valid body sent badly (in a content coding that does not decode, or is not taken; nested past the
+ *   documented depth; with metadata past its documented limits; or with no bytes at all) is refused with a
+ *   4xx in the error shape, as the contract's limits say; a valid body compressed in a coding that is taken
+ *   is accepted like the same body uncompressed.
+ *
  * FUZZ_RUNS sets the cases per property (a few in `make test`, many in `make fuzz`); FUZZ_SEED replays a run.
  */
 import { describe, expect, jest, test } from '@jest/globals';
 import fc, { type Arbitrary } from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker, pointerPart } from './conformance.js';
 import { firstAccepted, SchemaArbitraries, type Document, type Schema } from './schema-arbitrary.js';
 import { raw, useTarget } from './target.js';
+import { nestedArrays, nestedObjects, wire } from './wire.js';
 
 const ctx = useTarget();
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5);
@@ -192,6 +199,15 @@ function expectRefused(response: { status: number; body: unknown }, input: unkno
   );
 }
 
+/**
+ * Refused with a 4xx in the error shape; by the reference server with exactly the status its contract
+ * documents (another implementation may check the path before the body, say, and answer 404 first).
+ */
+function expectStatus(response: { status: number; body: unknown }, status: number, input: unknown): void {
+  expectRefused(response, input);
+  if (ctx.target.inProcess) expect({ status: response.status, input, body: response.body }).toEqual({ status, input, body: response.body });
+}
+
 const parameters = { numRuns: RUNS, ...(SEED !== undefined && { seed: SEED }), endOnFailure: true };
 
 describe.each(operations.filter((operation) => operation.bodySchema))('$operationId ($method $path) body', (operation) => {
@@ -221,6 +237,113 @@ describe.each(operations.filter((operation) => operation.bodySchema))('$operatio
       fc.asyncProperty(invalid, async (body) => {
         fc.pre(body !== undefined);
         expectRefused(await raw(ctx.target, operation.method, concrete(operation.path), { body: body!.text, contentType: operation.media }), body!.seen);
+      }),
+      parameters,
+    );
+  });
+});
+
+/** How a valid body is sent badly (or, for `compressed`, well); see `sendBadly`. */
+type Transport =
+  | { kind: 'compressed'; coding: 'gzip' | 'deflate' | 'br' }
+  | { kind: 'undecodable'; coding: 'gzip' | 'deflate' | 'br' }
+  | { kind: 'coding not taken'; coding: string }
+  | { kind: 'too deep'; depth: number; objects: boolean }
+  | { kind: 'metadata too large'; keys: number; valueLength: number }
+  | { kind: 'metadata too deep'; depth: number }
+  | { kind: 'metadata too many keys'; keys: number }
+  | { kind: 'empty'; chunked: boolean };
+
+const COMPRESS = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync } as const;
+/** The figures the contract documents (components/schemas/Metadata.yaml and the Limits in the README). */
+const BODY_DEPTH = 32;
+/** `nesting` counts the metadata object itself: objects and arrays go at most 5 levels inside it. */
+const METADATA = { keys: 100, bytes: 16 * 1024, nesting: 6 };
+
+function transports(hasMetadata: boolean, json: boolean): Arbitrary<Transport> {
+  const coding = fc.constantFrom<'gzip' | 'deflate' | 'br'>('gzip', 'deflate', 'br');
+  const kinds: Arbitrary<Transport>[] = [
+    coding.map((value) => ({ kind: 'compressed', coding: value }) as const),
+    coding.map((value) => ({ kind: 'undecodable', coding: value }) as const),
+    fc.constantFrom('compress', 'xyz', 'zstd', 'gzip, br', 'x-gzip').map((value) => ({ kind: 'coding not taken', coding: value }) as const),
+    fc.boolean().map((chunked) => ({ kind: 'empty', chunked }) as const),
+  ];
+  if (json) {
+    kinds.push(fc.record({ depth: fc.integer({ min: BODY_DEPTH + 1, max: 5_000 }), objects: fc.boolean() }).map((deep) => ({ kind: 'too deep', ...deep }) as const));
+  }
+  if (json && hasMetadata) {
+    kinds.push(
+      // Past the size whichever way: a few long values, or many short ones under the key limit.
+      fc.oneof(fc.constant({ keys: 5, valueLength: 4_000 }), fc.constant({ keys: 90, valueLength: 200 }), fc.constant({ keys: 1, valueLength: 900_000 })).map(
+        (size) => ({ kind: 'metadata too large', ...size }) as const,
+      ),
+      fc.integer({ min: METADATA.nesting + 1, max: 30 }).map((depth) => ({ kind: 'metadata too deep', depth }) as const),
+      fc.integer({ min: METADATA.keys + 1, max: 300 }).map((keys) => ({ kind: 'metadata too many keys', keys }) as const),
+    );
+  }
+  return fc.oneof(...kinds);
+}
+
+/** The body's text with one more field in front (one more item, for an array), whose value is given as JSON text. */
+function withField(text: string, name: string, json: string): string {
+  if (text.startsWith('[')) return text === '[]' ? `[${json}]` : `[${json},${text.slice(1)}`;
+  return text === '{}' ? `{"${name}":${json}}` : `{"${name}":${json},${text.slice(1)}`;
+}
+
+function metadataText(transport: Transport): string {
+  switch (transport.kind) {
+    case 'metadata too large':
+      return JSON.stringify(Object.fromEntries(Array.from({ length: transport.keys }, (_, i) => [`k${i}`, 'm'.repeat(transport.valueLength)])));
+    case 'metadata too deep':
+      return nestedObjects(transport.depth);
+    case 'metadata too many keys':
+      return JSON.stringify(Object.fromEntries(Array.from({ length: transport.keys }, (_, i) => [`k${i}`, i])));
+    default:
+      return '{}';
+  }
+}
+
+describe.each(operations.filter((operation) => operation.bodySchema))('$operationId ($method $path) body transport', (operation) => {
+  const schema = operation.bodySchema!;
+  const pointer = operation.bodyPointer!;
+  const json = operation.media === JSON_MEDIA;
+  const hasMetadata = Boolean(arbitraries.flatten(schema).properties?.metadata);
+  const emptyTaken = checker.accepts(pointer, {});
+
+  test('when a valid body is sent badly, then a 4xx in the error shape; compressed in a coding that is taken, it is accepted', async () => {
+    const valid = firstAccepted(
+      arbitraries.valid(schema).map((value) => encode(operation.media, value)),
+      (encoded) => encoded !== undefined && checker.accepts(pointer, encoded.seen),
+    );
+    await fc.assert(
+      fc.asyncProperty(valid, transports(hasMetadata, json), async (body, transport) => {
+        fc.pre(body !== undefined);
+        const headers: Record<string, string> = { 'Content-Type': operation.media };
+        const send = (bytes: string | Uint8Array, chunked = false) => wire(ctx.target, operation.method, concrete(operation.path), { headers, body: bytes, chunked });
+        const input = { transport, body: body!.seen };
+        switch (transport.kind) {
+          case 'compressed':
+            headers['Content-Encoding'] = transport.coding;
+            return expectAccepted(await send(COMPRESS[transport.coding](body!.text)), input);
+          case 'undecodable':
+            headers['Content-Encoding'] = transport.coding;
+            return expectStatus(await send(body!.text), 400, input);
+          case 'coding not taken':
+            headers['Content-Encoding'] = transport.coding;
+            return expectStatus(await send(body!.text), 415, input);
+          case 'too deep': {
+            const deep = transport.objects ? nestedObjects(transport.depth) : nestedArrays(transport.depth);
+            return expectStatus(await send(withField(body!.text, 'fuzz_deep', deep)), 400, input);
+          }
+          case 'empty': {
+            const response = await send('', transport.chunked);
+            return emptyTaken ? expectAccepted(response, input) : expectStatus(response, 400, input);
+          }
+          default: {
+            const { metadata: _metadata, ...rest } = body!.seen as Record<string, unknown>;
+            return expectStatus(await send(withField(JSON.stringify(rest), 'metadata', metadataText(transport))), 400, input);
+          }
+        }
       }),
       parameters,
     );

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker, pointerPart } from './conformance.js';
 import { raw, useTarget } from './target.js';
+import { BROKEN_GZIP, nestedArrays, nestedObjects, wire, type WireResponse } from './wire.js';
 
 const ctx = useTarget();
 
@@ -46,6 +47,13 @@ function isBad(path: string, method: string, body: string): boolean {
   if (!content?.['application/json']) return true;
   return !published.accepts(`#/paths/${pointerPart(path)}/${method}/requestBody/content/application~1json/schema`, value);
 }
+/** Whether an empty JSON body, read as `{}`, is a body the operation takes (or it takes none at all). */
+function takesEmptyObject(path: string, method: string): boolean {
+  const requestBody = (contract.paths[path]![method] as { requestBody?: { content?: Record<string, unknown> } }).requestBody;
+  if (!requestBody) return true;
+  if (!requestBody.content?.['application/json']) return false;
+  return published.accepts(`#/paths/${pointerPart(path)}/${method}/requestBody/content/application~1json/schema`, {});
+}
 const BAD_QUERIES = ['limit=-1', 'limit=1e3', 'page=x', 'order=%00', 'limit=1&limit=2'];
 
 function concrete(path: string, value: string): string {
@@ -73,10 +81,70 @@ describe.each(operations)('$operation.operationId ($method $path)', ({ path, met
       if (!path.includes('{') || response.status < 300) continue;
       record(`id ${id.slice(0, 20)}`, response);
     }
+    // Bracket nesting far past the query parser's depth (5), on a filter and on a name the contract does not
+    // know: kept as flat text past the depth, so it is refused or ignored, never walked.
+    for (const query of [`filters${'[a]'.repeat(500)}=1`, `${'['.repeat(2_000)}=1`]) {
+      const response = await raw(ctx.target, verb, `${concrete(path, 'x')}?${query}`, operation.requestBody ? { body: '{}' } : {});
+      expect({ query: query.slice(0, 24), status: response.status }).toEqual({ query: query.slice(0, 24), status: expect.any(Number) });
+      expect(response.status).toBeLessThan(500);
+    }
     for (const result of results) {
       expect({ ...result, ok: result.status >= 400 && result.status < 500 && typeof result.key === 'string' }).toEqual(
         expect.objectContaining({ ok: true }),
       );
+    }
+  });
+});
+
+const isErrorShape = (response: WireResponse) =>
+  typeof response.body === 'object' && response.body !== null && (response.body as { code?: unknown }).code === response.status && typeof (response.body as { key?: unknown }).key === 'string';
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+describe.each(operations.filter(({ method }) => method !== 'get'))('$operation.operationId ($method $path) body bytes', ({ path, method }) => {
+  const verb = method.toUpperCase();
+  const url = concrete(path, 'x');
+
+  test('when a JSON request has no body (none at all, Content-Length 0, or chunked with no bytes), then it is read as `{}`: taken where `{}` is, refused with a 400 where not', async () => {
+    const takes = takesEmptyObject(path, method);
+    const ways = { unframed: { unframed: true }, 'Content-Length 0': { body: '' }, 'chunked, no bytes': { body: '', chunked: true } };
+    // A request with no framing goes over plain HTTP only (see wire.ts).
+    const plain = ctx.target.baseUrl.startsWith('http:');
+    for (const [way, framing] of Object.entries(ways).filter(([way]) => plain || way !== 'unframed')) {
+      const response = await wire(ctx.target, verb, url, { headers: JSON_TYPE, ...framing });
+      const key = (response.body as { key?: unknown } | undefined)?.key;
+      const verdict = takes
+        ? response.status < 500 && !(response.status === 400 && key === 'invalid_payload')
+        : response.status >= 400 && response.status < 500 && isErrorShape(response);
+      expect({ way, takes, status: response.status, body: response.body, ok: verdict }).toEqual(expect.objectContaining({ ok: true }));
+    }
+  });
+
+  const takesBody = Boolean((contract.paths[path]![method] as Operation).requestBody);
+
+  // An operation that takes no body documents no 415: a body it cannot read is a 400 there.
+  test('when the body is not valid in its Content-Encoding, then a 400; when the encoding is not taken, then a 415 (a 400 where no body is taken); both in the error shape', async () => {
+    // More codings and bodies are drawn by the schema-driven fuzzing (fuzz.test.ts, "body transport").
+    const cases: [string, Uint8Array | string, number][] = [
+      ['gzip', BROKEN_GZIP, 400],
+      ['deflate', BROKEN_GZIP.subarray(10), 400],
+      ['BR', '{}', 400],
+      ['compress', '{}', 415],
+      ['zstd', '{}', 415],
+    ];
+    for (const [encoding, body, status] of cases) {
+      const response = await wire(ctx.target, verb, url, { headers: { ...JSON_TYPE, 'Content-Encoding': encoding }, body });
+      const verdict = response.status === (takesBody ? status : 400) && isErrorShape(response);
+      expect({ encoding, takesBody, status: response.status, body: response.body, ok: verdict }).toEqual(expect.objectContaining({ ok: true }));
+    }
+  });
+
+  // An operation that takes a form may refuse JSON for its media type first (415).
+  const takesForm = !(contract.paths[path]![method] as { requestBody?: { content?: Record<string, unknown> } }).requestBody?.content?.['application/json'] && takesBody;
+  test('when the body nests deeper than the documented limit, then a 400 in the error shape before anything recurses', async () => {
+    for (const body of [nestedArrays(5_000), `{"metadata":${nestedObjects(2_000)},"name":"deep","code":"DEEP","type":"x"}`]) {
+      const response = await wire(ctx.target, verb, url, { headers: JSON_TYPE, body });
+      const verdict = (takesForm ? response.status >= 400 && response.status < 500 : response.status === 400) && isErrorShape(response);
+      expect({ takesForm, status: response.status, body: response.body, ok: verdict }).toEqual(expect.objectContaining({ ok: true }));
     }
   });
 });

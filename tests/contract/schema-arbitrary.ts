@@ -92,7 +92,7 @@ export class SchemaArbitraries {
   }
 
   /** allOf parts folded into one schema: properties and required lists merged. */
-  private flatten(schema: Schema): Schema {
+  flatten(schema: Schema): Schema {
     const resolved = this.resolve(schema);
     if (!resolved.allOf) return resolved;
     const { allOf, ...rest } = resolved;

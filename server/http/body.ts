@@ -1,0 +1,104 @@
+/**
+ * Reading request bodies: the encodings taken, the parsers, and the bounds every body meets before the
+ * contract validator, the handlers or the store walk it. Everything a client can send is answered with a
+ * 4xx here or passed on as an object; nothing reaches a handler as `undefined`.
+ */
+import express, { type RequestHandler } from 'express';
+import { MAX_BODY_DEPTH, metadataProblemIn, nestsDeeperThan } from '../domain/input-limits.js';
+import { bodyReadingError, HttpError } from './errors.js';
+import { setAsideNullBody } from './json-null-body.js';
+
+/** The largest body taken, after decoding: a compressed body may not expand past it either. */
+export const BODY_LIMIT = '1mb';
+
+/**
+ * The content codings a body may carry. The parser would also take `zstd` where the Node.js version has
+ * it; the contract names one list for every server, so it is refused everywhere.
+ */
+export const ACCEPTED_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
+
+/** Whether the request announces a body (of any length, even none): the framing HTTP/1.1 reads a body by. */
+function framesBody(headers: NodeJS.Dict<string | string[]>): boolean {
+  return headers['transfer-encoding'] !== undefined || headers['content-length'] !== undefined;
+}
+
+const acceptedEncoding: RequestHandler = (req, _res, next) => {
+  const coding = req.headers['content-encoding'];
+  if (coding === undefined || !framesBody(req.headers)) return next();
+  const name = coding.trim().toLowerCase();
+  if ((ACCEPTED_ENCODINGS as readonly string[]).includes(name)) return next();
+  // The body is left unread: Express answers and the connection is closed or drained as usual.
+  next(
+    new HttpError(415, 'unsupported_media_type', 'Unsupported Media Type', `Unsupported Content-Encoding '${coding}'; accepted: ${ACCEPTED_ENCODINGS.join(', ')}`),
+  );
+};
+
+/**
+ * After the parsers: a request that carried no body (no bytes, or no framing at all, as `curl -X POST`
+ * sends it) gets `{}`, which the validator then takes or refuses by the operation's schema, so a handler
+ * always gets an object (a `null` set aside gets `{}` too, and is refused after validation where a body is
+ * taken). A body nesting deeper than MAX_BODY_DEPTH, or with metadata past its limits, is refused before
+ * anything recurses into it.
+ */
+const boundBody: RequestHandler = (req, _res, next) => {
+  if (req.body === undefined) req.body = {};
+  if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
+    return next(new HttpError(400, 'invalid_payload', 'Invalid payload', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`));
+  }
+  const metadata = metadataProblemIn(req.body);
+  if (metadata) return next(new HttpError(400, 'invalid_payload', 'Invalid payload', `'${metadata[0]}' ${metadata[1]}`));
+  next();
+};
+
+/** The steps of reading a body, in order. */
+const parsers: RequestHandler[] = [
+  acceptedEncoding,
+  express.json({ limit: BODY_LIMIT, strict: false }),
+  setAsideNullBody,
+  express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+  boundBody,
+];
+
+/** What the validator leaves on a request it matched to an operation. */
+interface Matched {
+  openapi?: { schema?: { requestBody?: unknown } };
+}
+
+/**
+ * Reads the body, once the operation is known. An operation that takes no body still has one read (a
+ * bare JSON value or broken JSON is refused, as before; the Node.js SDK's `null` is taken as none), but
+ * a body it cannot read is refused with a 400, the one client error every operation documents: its
+ * contract lists no 413 or 415, which are about a body it does not take.
+ */
+const readBody: RequestHandler = (req, res, next) => {
+  // The validator's preparation leaves `requestBody: null` on an operation that takes none.
+  const takesBody = Boolean((req as Matched).openapi?.schema?.requestBody);
+  let step = 0;
+  const proceed = (error?: unknown): void => {
+    if (error !== undefined) return next(shaped(error, req.headers['content-encoding'], takesBody));
+    const handler = parsers[step++];
+    if (!handler) return next();
+    try {
+      void handler(req, res, proceed);
+    } catch (thrown) {
+      next(shaped(thrown, req.headers['content-encoding'], takesBody));
+    }
+  };
+  proceed();
+};
+
+function shaped(error: unknown, contentEncoding: string | undefined, takesBody: boolean): unknown {
+  const reading = error instanceof HttpError ? error : bodyReadingError(error, contentEncoding);
+  if (!reading || takesBody || reading.status === 400) return reading ?? error;
+  return new HttpError(400, 'invalid_payload', 'Invalid payload', `${reading.details}; this operation takes no body`);
+}
+
+/**
+ * The validator's middleware with the body read in it: after it has matched the request to an operation
+ * (so the operation decides whether there is a body to read) and before it validates the request.
+ */
+export function withBodyReading(validator: RequestHandler[]): RequestHandler[] {
+  const at = validator.findIndex((handler) => handler.name === 'requestMiddleware');
+  if (at < 0) throw new Error('The contract validator has no request validation step to read bodies before');
+  return [...validator.slice(0, at), readBody, ...validator.slice(at)];
+}
