@@ -142,8 +142,10 @@ describe('exports', () => {
     const batch = unique('days');
     const weekend = await voucher(unique('EXP-W'), { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1 }, metadata: { batch }, validity_day_of_week: [0, 6] });
     const anyDay = await voucher(unique('EXP-A'), { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 1 }, metadata: { batch } });
-    const codes = async (filters: Record<string, unknown>) => {
-      const done = await exported({ exported_object: 'voucher', parameters: { order: 'code', fields: ['code'], filters: { [`metadata.batch`]: { conditions: { $is: [batch] } }, ...filters } } });
+    // Every filter but the last is joined (AND) with the batch's own: the project holds other vouchers.
+    const codes = async (filters: Record<string, unknown>, inBatch = true) => {
+      const scope = inBatch ? { [`metadata.batch`]: { conditions: { $is: [batch] } } } : {};
+      const done = await exported({ exported_object: 'voucher', parameters: { order: 'code', fields: ['code'], filters: { ...scope, ...filters } } });
       return (await fileOf(done, ['code'])).map((row) => row.code);
     };
     const both = [weekend.code, anyDay.code].sort();
@@ -153,7 +155,10 @@ describe('exports', () => {
     expect(await codes({ validity_day_of_week: { conditions: { $count: [2] } } })).toEqual([weekend.code]);
     expect(await codes({ validity_day_of_week: { conditions: { $in: [6] } } })).toEqual([weekend.code]);
     expect(await codes({ code: { conditions: { $starts_with: ['EXP-A'] } } })).toEqual([anyDay.code]);
-    expect(await codes({ junction: 'or', code: { conditions: { $starts_with: ['EXP-A'] } }, validity_day_of_week: { conditions: { $count_more: [1] } } })).toEqual(both);
+    expect(await codes({ validity_day_of_week: { conditions: { $count_more: [1] } } })).toEqual([weekend.code]);
+    // `or` joins every clause, so these two name the vouchers themselves; `and` would keep neither.
+    expect(await codes({ junction: 'or', code: { conditions: { $is: [anyDay.code] } }, vouchers: { conditions: { $is: [weekend.id] } } }, false)).toEqual(both);
+    expect(await codes({ junction: 'and', code: { conditions: { $is: [anyDay.code] } }, vouchers: { conditions: { $is: [weekend.id] } } }, false)).toEqual([]);
   });
 
   test('when redemptions, customers, publications and orders are exported, then each file holds their own columns', async () => {
