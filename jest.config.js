@@ -25,6 +25,10 @@ const common = {
 export default {
   // Generous: the contract suite shares the machine's cores with the in-process server and other workers.
   testTimeout: 30_000,
+  // Each test file starts its own in-process servers, and what they keep is only freed with the process: a
+  // worker past this size after a file is replaced by a fresh one (with one core to spare, Jest would otherwise
+  // run every file in this one process, which grew past 4 GB and slowed to timeouts in the later files).
+  workerIdleMemoryLimit: '1GB',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'contract', testMatch: ['<rootDir>/tests/contract/**/*.test.ts'] },

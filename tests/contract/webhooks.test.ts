@@ -218,7 +218,8 @@ describeInProcess('webhook delivery', () => {
 
   test('when a receiver never answers, then API calls answer at their usual speed and the delivery is retried, then failed', async () => {
     // A server whose receivers get 5 s to answer: if delivery ran inside the request, each call would take 5 s.
-    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, timeoutMs: 5000, maxAttempts: 2 } });
+    // One connection per delivery, so all five are attempted at once (the cap per target has its own test).
+    const target = await startTarget({ webhooks: { ...TEST_WEBHOOKS, timeoutMs: 5000, maxAttempts: 2, connectionsPerTarget: 5 } });
     const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const { id: projectId, client } = await project(target);
