@@ -45,7 +45,7 @@ function run(command: string, env: NodeJS.ProcessEnv): { child: ChildProcess; do
 describe('README recipe: contract-test another server', () => {
   test('when its commands run as written, then the kit passes against the reference server', async () => {
     const lines = recipeLines();
-    const serve = lines.find((line) => line.startsWith('node dist/server/main.js'));
+    const serve = lines.find((line) => /^(\w+=\S* )*node dist\/server\/main\.js/.test(line));
     const kit = lines.find((line) => line.startsWith('npx promo-loyalty-contract contract'));
     expect({ serve, kit }).toEqual({ serve: expect.stringMatching(/--fixtures tests\/fixtures\/contract\.json &$/), kit: expect.stringContaining('--base-url http://localhost:3000') });
     const port = await freePort();
