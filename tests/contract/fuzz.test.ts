@@ -22,7 +22,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker, pointerPart } from './conformance.js';
 import { firstAccepted, SchemaArbitraries, type Document, type Schema } from './schema-arbitrary.js';
-import { raw, useTarget } from './target.js';
+import { raw, reachable, useTarget } from './target.js';
 import { nestedArrays, nestedObjects, wire } from './wire.js';
 
 const ctx = useTarget();
@@ -62,16 +62,7 @@ interface QueryParameter {
   pointer: string;
 }
 
-/** A remote target is fuzzed only on the APIs whose keys the run was given. */
-const remote = Boolean(process.env.CONTRACT_BASE_URL);
-const reachable = (path: string) =>
-  !remote ||
-  (path.startsWith('/client/')
-    ? Boolean(process.env.CONTRACT_CLIENT_APP_ID && process.env.CONTRACT_CLIENT_TOKEN && process.env.CONTRACT_CLIENT_ORIGIN)
-    : path.startsWith('/management/')
-      ? Boolean(process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_MANAGEMENT_TOKEN)
-      : true);
-
+// A remote target is fuzzed only on the APIs whose keys the run was given.
 const operations = Object.entries(contract.paths).filter(([path]) => reachable(path)).flatMap(([path, item]) =>
   (['get', 'post', 'put', 'delete'] as const).flatMap((method) => {
     const operation = item[method] as Operation | undefined;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
-import { raw, unique, useTarget } from './target.js';
+import { raw, reachable, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -169,7 +169,8 @@ describe('deprecated voucher validation and redemption', () => {
     expectError(await post('/v1/vouchers/NO-SUCH-CODE/redemption', {}), 404, 'not_found');
   });
 
-  test('when the client side validates by query and redeems by code, then the answers are those of the server-side operations', async () => {
+  // Needs the client-side key (given to a remote target with --client-app-id, --client-token, --client-origin).
+  (reachable('/client/') ? test : test.skip)('when the client side validates by query and redeems by code, then the answers are those of the server-side operations', async () => {
     const product = (await ctx.client.POST('/v1/products', { body: { source_id: unique('legacy-prod'), name: unique('Legacy product'), price: 1500 } })).data!;
     const code = (await voucher({ type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 20 }, redemption: { quantity: 1 } })).code!;
     const buyer = unique('client-buyer');
@@ -323,7 +324,8 @@ describe('deprecated qualification examinations', () => {
     const big = await ids(9000);
     expect(big).toContain(bigOrders.id);
     expect(big.indexOf(anyOrder.id!)).toBeLessThan(big.indexOf(bigOrders.id!));
-    const examined = await post('/v1/campaigns/qualification', { order: { amount: 9000 } });
+    // Newest first and a page of 50: a shared project (the kit's) holds many other campaigns.
+    const examined = await post('/v1/campaigns/qualification?limit=50&order=-created_at', { order: { amount: 9000 } });
     const entry = (examined.body as Body).data.find((candidate: Body) => candidate.id === bigOrders.id);
     expect(entry).toMatchObject({
       name: bigOrders.name,
@@ -392,7 +394,8 @@ describe('publications by link and from the client side', () => {
     expectError(await get(`/v1/publications/create?customer[source_id]=${customer}&source_id=${unique('nothing')}`), 400, 'invalid_publish_params');
   });
 
-  test('when the client side publishes, then the voucher goes to the customer as with the server-side operation', async () => {
+  // Needs the client-side key (given to a remote target with --client-app-id, --client-token, --client-origin).
+  (reachable('/client/') ? test : test.skip)('when the client side publishes, then the voucher goes to the customer as with the server-side operation', async () => {
     const code = (await voucher({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } })).code!;
     const customer = unique('client-publish');
     const published = await raw(ctx.target, 'POST', '/client/v1/publish', { body: JSON.stringify({ customer: { source_id: customer }, voucher: code, channel: 'Web widget' }) });

@@ -6,7 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker, pointerPart } from './conformance.js';
-import { raw, useTarget } from './target.js';
+import { raw, reachable, useTarget } from './target.js';
 import { BROKEN_GZIP, nestedArrays, nestedObjects, wire, type WireResponse } from './wire.js';
 
 const ctx = useTarget();
@@ -100,7 +100,8 @@ const isErrorShape = (response: WireResponse) =>
   typeof response.body === 'object' && response.body !== null && (response.body as { code?: unknown }).code === response.status && typeof (response.body as { key?: unknown }).key === 'string';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 
-describe.each(operations.filter(({ method }) => method !== 'get'))('$operation.operationId ($method $path) body bytes', ({ path, method }) => {
+// Bodies are read after authentication: an API whose key the run was not given answers 401 to any of them.
+describe.each(operations.filter(({ method, path }) => method !== 'get' && reachable(path)))('$operation.operationId ($method $path) body bytes', ({ path, method }) => {
   const verb = method.toUpperCase();
   const url = concrete(path, 'x');
 

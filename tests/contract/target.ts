@@ -79,6 +79,17 @@ export function secret(): string {
  */
 export const TEST_WEBHOOKS = { allowPlainHttp: true, allowPrivateTargets: true, maxAttempts: 4, backoffMs: 20, timeoutMs: 1000 };
 
+/**
+ * Whether the run can reach a path's API: the in-process server has every key; a remote target only the APIs
+ * whose keys the run was given (client-side and management keys are optional).
+ */
+export function reachable(path: string): boolean {
+  if (!process.env.CONTRACT_BASE_URL) return true;
+  if (path.startsWith('/client/')) return Boolean(process.env.CONTRACT_CLIENT_APP_ID && process.env.CONTRACT_CLIENT_TOKEN && process.env.CONTRACT_CLIENT_ORIGIN);
+  if (path.startsWith('/management/')) return Boolean(process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_MANAGEMENT_TOKEN);
+  return true;
+}
+
 export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<Target> {
   const remote = process.env.CONTRACT_BASE_URL;
   if (remote) {
