@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
  * The contract kit: `promo-loyalty-contract contract --base-url URL` runs this package's contract suite
- * against any implementation of the interface. Every response is checked against the contract on the
- * client's side, and the suite's scenarios check behaviour. It prints progress, then a table per
- * operation, writes a JSON report and JUnit XML, and exits 1 when anything failed.
+ * against any implementation of the interface. A preflight first checks that the target answers as this
+ * API, takes the keys given and holds the contract fixtures; then every response is checked against the
+ * contract on the client's side, and the suite's scenarios check behaviour. It prints progress, then a
+ * table per operation and the skipped scenarios with their reasons, writes a JSON report and JUnit XML,
+ * and exits 1 when anything failed, 2 when it could not run (bad flags, or a target the preflight stopped).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../server/paths.js';
+import { annotateJUnit, preflightJUnit, SUITE_PREFIX } from './kit-junit.js';
 import { buildReport, formatTable, readRecords, type JestResults } from './kit-report.js';
+import { preflight, type PreflightTarget } from './preflight.js';
 
 const USAGE = `Usage: promo-loyalty-contract contract --base-url URL [options]
 
@@ -38,11 +42,18 @@ Options (each may also be given by the environment variable in brackets):
   --report-dir DIR        where contract-report.json and junit.xml go (default: contract-report)
   --max-workers N         test files run in parallel (default: jest's choice)
   --list-areas            print the areas and exit
+  --version               print the kit's version and exit
   -h, --help              print this help
+
+Exit status: 0 when the server conforms, 1 when anything failed, 2 when the kit could not run (bad
+flags, or a preflight check of the target failed: nothing answers, a key is refused, fixtures missing).
 `;
 
 const root = packageRoot();
 const contractDir = join(root, 'tests', 'contract');
+const FIXTURES = join(root, 'tests', 'fixtures', 'contract.json');
+/** The areas whose scenarios read the objects of the contract fixture file. */
+const FIXTURE_AREAS = ['locations'];
 
 function areasOnDisk(): string[] {
   return readdirSync(contractDir)
@@ -67,44 +78,116 @@ function selectFiles(only: string[], areas: string[]): { files: string[]; unknow
   return { files: [...files].sort(), unknown };
 }
 
-/** Flags given on the command line, as the suite's variables (which the environment may also set). */
-function passThrough(values: Record<string, unknown>, names: Record<string, string>): Record<string, string> {
+/** The suite's variable behind each flag; a flag wins over the variable set in the environment. */
+const VARIABLES = {
+  'base-url': 'CONTRACT_BASE_URL',
+  'app-id': 'CONTRACT_APP_ID',
+  'app-token': 'CONTRACT_APP_TOKEN',
+  'other-app-id': 'CONTRACT_OTHER_APP_ID',
+  'other-app-token': 'CONTRACT_OTHER_APP_TOKEN',
+  'management-id': 'CONTRACT_MANAGEMENT_ID',
+  'management-token': 'CONTRACT_MANAGEMENT_TOKEN',
+  'client-app-id': 'CONTRACT_CLIENT_APP_ID',
+  'client-token': 'CONTRACT_CLIENT_TOKEN',
+  'client-origin': 'CONTRACT_CLIENT_ORIGIN',
+  'project-id': 'CONTRACT_PROJECT_ID',
+} as const;
+
+type Settings = Partial<Record<(typeof VARIABLES)[keyof typeof VARIABLES], string>>;
+
+function settingsOf(values: Partial<Record<keyof typeof VARIABLES, string>>, env: NodeJS.ProcessEnv): Settings {
   return Object.fromEntries(
-    Object.entries(names).flatMap(([flag, variable]) => (typeof values[flag] === 'string' ? [[variable, values[flag] as string]] : [])),
+    Object.entries(VARIABLES).flatMap(([flag, variable]) => {
+      const value = values[flag as keyof typeof VARIABLES] ?? env[variable];
+      return value ? [[variable, value]] : [];
+    }),
   );
 }
 
+/** A key's halves only together: with one missing, the suite runs as if neither was given. */
+function paired(settings: Settings): Settings {
+  const { CONTRACT_OTHER_APP_ID, CONTRACT_OTHER_APP_TOKEN, CONTRACT_MANAGEMENT_ID, CONTRACT_MANAGEMENT_TOKEN, ...rest } = settings;
+  return {
+    ...rest,
+    ...(CONTRACT_OTHER_APP_ID && CONTRACT_OTHER_APP_TOKEN && { CONTRACT_OTHER_APP_ID, CONTRACT_OTHER_APP_TOKEN }),
+    ...(CONTRACT_MANAGEMENT_ID && CONTRACT_MANAGEMENT_TOKEN && { CONTRACT_MANAGEMENT_ID, CONTRACT_MANAGEMENT_TOKEN }),
+  };
+}
+
+/** The environment without the suite's variables: the kit sets those itself, each key whole or not at all. */
+function withoutSuiteVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !(Object.values(VARIABLES) as string[]).includes(name)));
+}
+
+/** What the preflight checks: each key the suite will use, and the fixtures when the selected areas read them. */
+function preflightTarget(settings: Settings, files: string[]): PreflightTarget {
+  const s = settings;
+  const fixtureAreas = FIXTURE_AREAS.filter((area) => files.includes(area));
+  return {
+    baseUrl: s.CONTRACT_BASE_URL!.replace(/\/$/, ''),
+    app: { appId: s.CONTRACT_APP_ID!, appToken: s.CONTRACT_APP_TOKEN! },
+    ...(s.CONTRACT_OTHER_APP_ID && s.CONTRACT_OTHER_APP_TOKEN && { other: { appId: s.CONTRACT_OTHER_APP_ID, appToken: s.CONTRACT_OTHER_APP_TOKEN } }),
+    ...(s.CONTRACT_MANAGEMENT_ID && s.CONTRACT_MANAGEMENT_TOKEN && { management: { id: s.CONTRACT_MANAGEMENT_ID, token: s.CONTRACT_MANAGEMENT_TOKEN } }),
+    ...(s.CONTRACT_CLIENT_APP_ID &&
+      s.CONTRACT_CLIENT_TOKEN &&
+      s.CONTRACT_CLIENT_ORIGIN && { client: { appId: s.CONTRACT_CLIENT_APP_ID, token: s.CONTRACT_CLIENT_TOKEN, origin: s.CONTRACT_CLIENT_ORIGIN } }),
+    ...(s.CONTRACT_PROJECT_ID && { projectId: s.CONTRACT_PROJECT_ID }),
+    ...(fixtureAreas.length > 0 && { fixtures: { file: FIXTURES, areas: fixtureAreas } }),
+  };
+}
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'app-id': { type: 'string' },
+  'app-token': { type: 'string' },
+  'other-app-id': { type: 'string' },
+  'other-app-token': { type: 'string' },
+  'management-id': { type: 'string' },
+  'management-token': { type: 'string' },
+  'client-app-id': { type: 'string' },
+  'client-token': { type: 'string' },
+  'client-origin': { type: 'string' },
+  'project-id': { type: 'string' },
+  strict: { type: 'boolean', default: false },
+  only: { type: 'string' },
+  skip: { type: 'string' },
+  'report-dir': { type: 'string', default: 'contract-report' },
+  'max-workers': { type: 'string' },
+  'list-areas': { type: 'boolean', default: false },
+  version: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** The command line, or what is wrong with it in one sentence (node's own message goes on about positionals). */
+function parse(argv: string[]): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>> | { error: string } {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (!code?.startsWith('ERR_PARSE_ARGS_')) throw error;
+    const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    return { error: unknown ? `Unknown option ${unknown}.` : (message.split(/\.\s/)[0] ?? message).replace(/\.?$/, '.') };
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'base-url': { type: 'string' },
-      'app-id': { type: 'string' },
-      'app-token': { type: 'string' },
-      'other-app-id': { type: 'string' },
-      'other-app-token': { type: 'string' },
-      'management-id': { type: 'string' },
-      'management-token': { type: 'string' },
-      'client-app-id': { type: 'string' },
-      'client-token': { type: 'string' },
-      'client-origin': { type: 'string' },
-      'project-id': { type: 'string' },
-      strict: { type: 'boolean', default: false },
-      only: { type: 'string' },
-      skip: { type: 'string' },
-      'report-dir': { type: 'string', default: 'contract-report' },
-      'max-workers': { type: 'string' },
-      'list-areas': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  const parsed = parse(argv);
+  if ('error' in parsed) {
+    process.stderr.write(`${parsed.error}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+    process.stdout.write(`${name} ${version}\n`);
+    return 0;
+  }
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
   if (positionals[0] !== 'contract' || positionals.length > 1) {
-    process.stderr.write(USAGE);
+    process.stderr.write(`${positionals.length === 0 ? 'No command given.' : `Unknown command: ${positionals.join(' ')}.`}\n\n${USAGE}`);
     return 2;
   }
   const areas = areasOnDisk();
@@ -113,15 +196,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const env = process.env;
-  const baseUrl = values['base-url'] ?? env.CONTRACT_BASE_URL;
-  const appId = values['app-id'] ?? env.CONTRACT_APP_ID;
-  const appToken = values['app-token'] ?? env.CONTRACT_APP_TOKEN;
-  const otherAppId = values['other-app-id'] ?? env.CONTRACT_OTHER_APP_ID;
-  const otherAppToken = values['other-app-token'] ?? env.CONTRACT_OTHER_APP_TOKEN;
-  const managementId = values['management-id'] ?? env.CONTRACT_MANAGEMENT_ID;
-  const managementToken = values['management-token'] ?? env.CONTRACT_MANAGEMENT_TOKEN;
-  if (!baseUrl || !appId || !appToken) {
+  const settings = paired(settingsOf(values, env));
+  const baseUrl = settings.CONTRACT_BASE_URL;
+  if (!baseUrl || !settings.CONTRACT_APP_ID || !settings.CONTRACT_APP_TOKEN) {
     process.stderr.write(`The server and its key are needed: --base-url, --app-id and --app-token.\n\n${USAGE}`);
+    return 2;
+  }
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    process.stderr.write(`--base-url must be an http(s) URL, such as http://localhost:3000; got '${baseUrl}'.\n`);
     return 2;
   }
   const list = (text?: string) => text?.split(',').map((area) => area.trim()).filter(Boolean) ?? [];
@@ -142,9 +224,17 @@ async function main(argv: string[]): Promise<number> {
 
   const reportDir = resolve(values['report-dir']);
   mkdirSync(reportDir, { recursive: true });
+  const startedAt = new Date();
+  const problems = await preflight(preflightTarget(settings, selected.files));
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n\n')}\n`);
+    // Reports of an earlier run must not stay behind to pass for this one.
+    writeFileSync(join(reportDir, 'contract-report.json'), `${JSON.stringify({ baseUrl, areas: selected.files, startedAt, preflight: problems, ok: false }, null, 2)}\n`);
+    writeFileSync(join(reportDir, 'junit.xml'), preflightJUnit(problems, startedAt));
+    return 2;
+  }
   const recordDir = mkdtempSync(join(tmpdir(), 'contract-kit-'));
   const resultsFile = join(recordDir, 'jest-results.json');
-  const startedAt = new Date().toISOString();
   const require = createRequire(import.meta.url);
   const jest = require.resolve('jest/bin/jest');
   const args = [
@@ -159,10 +249,9 @@ async function main(argv: string[]): Promise<number> {
     '--reporters',
     join(root, 'tests', 'kit', 'progress-reporter.cjs'),
     '--reporters',
+    join(root, 'tests', 'kit', 'results-reporter.cjs'),
+    '--reporters',
     'jest-junit',
-    '--json',
-    '--outputFile',
-    resultsFile,
     ...(values['max-workers'] ? ['--maxWorkers', values['max-workers']] : []),
     '--runTestsByPath',
     ...selected.files.map((area) => join(contractDir, `${area}.test.ts`)),
@@ -176,24 +265,15 @@ async function main(argv: string[]): Promise<number> {
       cwd: root,
       stdio: ['ignore', 'inherit', 'inherit'],
       env: {
-        ...env,
+        ...withoutSuiteVariables(env),
         NODE_NO_WARNINGS: '1',
-        CONTRACT_BASE_URL: baseUrl,
-        CONTRACT_APP_ID: appId,
-        CONTRACT_APP_TOKEN: appToken,
-        ...(otherAppId && otherAppToken ? { CONTRACT_OTHER_APP_ID: otherAppId, CONTRACT_OTHER_APP_TOKEN: otherAppToken } : {}),
-        ...(managementId && managementToken ? { CONTRACT_MANAGEMENT_ID: managementId, CONTRACT_MANAGEMENT_TOKEN: managementToken } : {}),
-        ...passThrough(values, {
-          'client-app-id': 'CONTRACT_CLIENT_APP_ID',
-          'client-token': 'CONTRACT_CLIENT_TOKEN',
-          'client-origin': 'CONTRACT_CLIENT_ORIGIN',
-          'project-id': 'CONTRACT_PROJECT_ID',
-        }),
+        ...settings,
         ...(values.strict ? { CONTRACT_STRICT: '1' } : {}),
         CONTRACT_KIT_RECORD: recordDir,
+        CONTRACT_KIT_RESULTS: resultsFile,
         JEST_JUNIT_OUTPUT_DIR: reportDir,
         JEST_JUNIT_OUTPUT_NAME: 'junit.xml',
-        JEST_JUNIT_SUITE_NAME: 'contract kit: {filename}',
+        JEST_JUNIT_SUITE_NAME: `${SUITE_PREFIX}{filename}`,
         JEST_JUNIT_CLASSNAME: '{classname}',
         JEST_JUNIT_TITLE: '{title}',
       },
@@ -218,10 +298,12 @@ async function main(argv: string[]): Promise<number> {
     baseUrl,
     areas: selected.files,
     allAreas: only.length === 0 && skipped.length === 0,
-    startedAt,
+    startedAt: startedAt.toISOString(),
   });
   rmSync(recordDir, { recursive: true, force: true });
   writeFileSync(join(reportDir, 'contract-report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const junit = join(reportDir, 'junit.xml');
+  writeFileSync(junit, annotateJUnit(readFileSync(junit, 'utf8'), report.skipped));
 
   process.stdout.write(`\n${formatTable(report, process.stdout.columns || 150)}\n\n`);
   const { operations, tests } = report;

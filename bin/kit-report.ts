@@ -5,13 +5,16 @@
  * An operation fails when one of its responses broke the contract, or when a scenario failed right after
  * calling it (the last exchange of a failed test is taken as the one the failing assertion was about).
  * It passes when it was called and nothing of that kind happened, and is skipped, with the reason, when
- * nothing called it.
+ * nothing called it. Every skipped scenario is listed with the reason the suite recorded for it, which
+ * names the flags that would have run it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { KitRecord } from '../tests/contract/kit-record.js';
 
 export interface JestAssertion {
+  ancestorTitles: string[];
+  title: string;
   fullName: string;
   status: 'passed' | 'failed' | 'pending' | 'skipped' | 'todo' | 'disabled' | 'focused';
   failureMessages: string[];
@@ -42,6 +45,16 @@ export interface OperationRow {
   reason: string;
 }
 
+export interface SkippedScenario {
+  /** The test file, relative to the package. */
+  file: string;
+  /** The scenario's full name: its describe blocks and its title. */
+  name: string;
+  reason: string;
+  /** The scenario ran, and only part of it was left out. */
+  part: boolean;
+}
+
 export interface KitReport {
   baseUrl: string;
   areas: string[];
@@ -51,6 +64,8 @@ export interface KitReport {
   operations: { passed: number; failed: number; skipped: number; rows: OperationRow[] };
   /** Failed tests that made no request of an operation (a failed set-up, a broken file). */
   otherFailures: { test: string; reason: string }[];
+  /** Scenarios skipped, wholly or in part, and why. */
+  skipped: SkippedScenario[];
   ok: boolean;
 }
 
@@ -117,6 +132,7 @@ export function buildReport(input: {
 
   const exchanges = records.filter((entry): entry is Extract<KitRecord, { kind: 'exchange' }> => entry.kind === 'exchange');
   const skips = records.filter((entry): entry is Extract<KitRecord, { kind: 'skip' }> => entry.kind === 'skip');
+  const { skipped, endedBySkip } = skippedScenarios(results, skips, rootDir);
   const lastOperationOfTest = new Map<string, string>();
   for (const exchange of exchanges) {
     if (exchange.operationId) lastOperationOfTest.set(key(exchange.file, exchange.test), exchange.operationId);
@@ -150,7 +166,7 @@ export function buildReport(input: {
         reason = failedScenarios[0]!;
       } else if (mine.length === 0) {
         result = 'skipped';
-        reason = skip ? `skipped: ${skip.reason}` : input.allAreas ? 'no scenario of the suite calls it' : 'not called by the selected areas';
+        reason = skip ? `skipped: ${skip.reason}` : !input.allAreas ? 'not called by the selected areas' : skipped.some((entry) => !entry.part) ? 'no scenario that ran calls it (skipped scenarios are listed below)' : 'no scenario of the suite calls it';
       } else if (skip) {
         reason = `partly skipped: ${skip.reason}`;
       }
@@ -158,10 +174,11 @@ export function buildReport(input: {
     }
   }
   const count = (result: OperationRow['result']) => rows.filter((row) => row.result === result).length;
+  // A scenario that ended through `skip()` passed for jest, but checked nothing: it counts as skipped.
   const tests = {
-    passed: results.numPassedTests,
+    passed: results.numPassedTests - endedBySkip,
     failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
-    skipped: results.numPendingTests,
+    skipped: results.numPendingTests + endedBySkip,
   };
   return {
     baseUrl: input.baseUrl,
@@ -171,11 +188,44 @@ export function buildReport(input: {
     tests,
     operations: { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), rows },
     otherFailures,
+    skipped,
     ok: tests.failed === 0 && count('failed') === 0 && otherFailures.length === 0,
   };
 }
 
-/** The per-operation table, for a terminal. */
+const NOT_RUN = new Set<JestAssertion['status']>(['pending', 'skipped', 'todo', 'disabled']);
+
+/**
+ * Each skipped scenario with its reason: those skipped as they were declared (matched by the describe block
+ * or test the suite recorded), and those that passed after calling `skip()` or `skipPart()`.
+ */
+function skippedScenarios(results: JestResults, skips: Extract<KitRecord, { kind: 'skip' }>[], rootDir: string): { skipped: SkippedScenario[]; endedBySkip: number } {
+  const skipped: SkippedScenario[] = [];
+  let endedBySkip = 0;
+  for (const file of results.testResults) {
+    const here = skips.filter((entry) => entry.file === file.name);
+    for (const assertion of file.assertionResults) {
+      const scenario = { file: relative(rootDir, file.name), name: assertion.fullName };
+      if (NOT_RUN.has(assertion.status)) {
+        const cause = here.find((entry) => entry.scope !== undefined && [...assertion.ancestorTitles, assertion.title].includes(entry.scope));
+        skipped.push({ ...scenario, reason: cause?.reason ?? 'skipped in the suite itself; no reason was recorded', part: false });
+        continue;
+      }
+      if (assertion.status !== 'passed') continue;
+      const during = here.filter((entry) => entry.scope === undefined && entry.test === assertion.fullName);
+      const ended = during.find((entry) => !entry.part);
+      if (ended) {
+        endedBySkip += 1;
+        skipped.push({ ...scenario, reason: ended.reason, part: false });
+      } else {
+        for (const reason of new Set(during.map((entry) => entry.reason))) skipped.push({ ...scenario, reason, part: true });
+      }
+    }
+  }
+  return { skipped, endedBySkip };
+}
+
+/** The per-operation table, for a terminal, then the skipped scenarios grouped by file and reason. */
 export function formatTable(report: KitReport, width = 150): string {
   const header = ['operation', 'result', 'requests', 'why'];
   const idWidth = Math.max(...report.operations.rows.map((row) => row.operationId.length), header[0]!.length);
@@ -188,5 +238,14 @@ export function formatTable(report: KitReport, width = 150): string {
     lines.push(`${row.operationId.padEnd(idWidth)}  ${row.result.padEnd(7)}  ${String(row.requests).padStart(8)}  ${why}`);
   }
   for (const failure of report.otherFailures) lines.push(`(no operation) failed: ${failure.test}: ${failure.reason}`.slice(0, width));
+  const groups = new Map<string, { entry: SkippedScenario; count: number }>();
+  for (const entry of report.skipped) {
+    const key = JSON.stringify([entry.part, entry.file, entry.reason]);
+    groups.set(key, { entry, count: (groups.get(key)?.count ?? 0) + 1 });
+  }
+  if (groups.size > 0) lines.push('', 'Skipped scenarios, and what would run them:');
+  for (const { entry, count } of groups.values()) {
+    lines.push(`  ${entry.part ? 'partly skipped' : 'skipped'}: ${count} in ${entry.file}: ${entry.reason}`);
+  }
   return lines.join('\n');
 }

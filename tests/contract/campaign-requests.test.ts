@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
-import { managementClientFor, raw, unique, useTarget } from './target.js';
+import { because, managementClientFor, raw, skipPart, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -154,7 +154,7 @@ describe('the template in responses', () => {
       body: JSON.stringify({ name: unique('NoEvent'), voucher: discountTemplate, referral_program: { conversion_event_type: 'custom_event', custom_event: { id: 'ms_missing' } } }),
     });
     expectError(unnamed, 400, 'invalid_campaign_params');
-    if (!ctx.target.management || !ctx.target.projectId) return;
+    if (!ctx.target.management || !ctx.target.projectId) return skipPart(because('management', 'projectId'));
     const eventName = unique('referred');
     const schema = await managementClientFor(ctx.target).POST('/management/v1/projects/{projectId}/custom-event-schemas', {
       params: { path: { projectId: ctx.target.projectId } },

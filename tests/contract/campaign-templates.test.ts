@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { components } from '../../generated/openapi.js';
 import { expectError, failed } from './expect-error.js';
 import { known } from './known.js';
-import { clientFor, managementClientFor, raw, skip, unique, useTarget } from './target.js';
+import { because, clientFor, managementClientFor, raw, skip, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -253,7 +253,7 @@ describe('managing templates', () => {
 describe('templates across projects', () => {
   test('when a template is copied to another project, then that project lists it and sets campaigns up from it with rules of its own; a taken name is 409', async () => {
     if (!ctx.target.management || !ctx.target.projectId) {
-      skip('the management key and the project ID of the key are needed', ['management-list-campaign-templates', 'management-copy-campaign-template']);
+      skip(because('management', 'projectId'), ['management-list-campaign-templates', 'management-copy-campaign-template']);
       return;
     }
     const management = managementClientFor(ctx.target);

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectError } from './expect-error.js';
-import { managementClientFor, raw, unique, useTarget } from './target.js';
+import { managementClientFor, raw, runsWith, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
-const runs = process.env.CONTRACT_BASE_URL && !(process.env.CONTRACT_CLIENT_APP_ID && process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_PROJECT_ID) ? describe.skip : describe;
+const runs = runsWith(describe, ['client', 'management', 'projectId']);
 
 /** A call under /client/v1 with the target's client key; `headers` may drop or replace any of them. */
 async function clientCall(method: string, path: string, body?: unknown, headers: Record<string, string | undefined> = {}) {

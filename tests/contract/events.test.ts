@@ -1,10 +1,10 @@
 /** Custom events through the server-side API: the customer they create or find, and the response. */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectError } from './expect-error.js';
-import { managementClientFor, raw, unique, useTarget } from './target.js';
+import { managementClientFor, raw, runsWith, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
-const runs = process.env.CONTRACT_BASE_URL && !(process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_PROJECT_ID) ? describe.skip : describe;
+const runs = runsWith(describe, ['management', 'projectId']);
 
 const VISITED = unique('visited');
 

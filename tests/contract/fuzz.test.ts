@@ -22,7 +22,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker, pointerPart } from './conformance.js';
 import { firstAccepted, SchemaArbitraries, type Document, type Schema } from './schema-arbitrary.js';
-import { raw, reachable, useTarget } from './target.js';
+import { lacks, raw, reachable, runsWith, useTarget } from './target.js';
 import { nestedArrays, nestedObjects, wire } from './wire.js';
 
 const ctx = useTarget();
@@ -62,7 +62,16 @@ interface QueryParameter {
   pointer: string;
 }
 
-// A remote target is fuzzed only on the APIs whose keys the run was given.
+/** A remote target is fuzzed only on the APIs whose keys the run was given. */
+const KEYED_APIS = [['client', '/client/'], ['management', '/management/']] as const;
+// The APIs left out are reported as skipped, with the flags that would fuzz them too.
+for (const [need, prefix] of KEYED_APIS) {
+  const left = Object.entries(contract.paths)
+    .filter(([path]) => path.startsWith(prefix))
+    .flatMap(([, item]) => (['get', 'post', 'put', 'delete'] as const).flatMap((method) => (item[method] as Operation | undefined)?.operationId ?? []));
+  if (lacks(need)) runsWith(test, [need], left)(`fuzzing of the ${left.length} operations under ${prefix}`, () => {});
+}
+
 const operations = Object.entries(contract.paths).filter(([path]) => reachable(path)).flatMap(([path, item]) =>
   (['get', 'post', 'put', 'delete'] as const).flatMap((method) => {
     const operation = item[method] as Operation | undefined;

@@ -9,7 +9,17 @@ import { join } from 'node:path';
 
 export type KitRecord =
   | { kind: 'exchange'; file: string; test: string; method: string; url: string; status: number; operationId?: string; violations: string[] }
-  | { kind: 'skip'; file: string; test: string; reason: string; operationIds: string[] };
+  | {
+      kind: 'skip';
+      file: string;
+      test: string;
+      reason: string;
+      operationIds: string[];
+      /** The title of a describe block or test skipped as it was declared, before anything ran. */
+      scope?: string;
+      /** The scenario ran its first part; only the rest was left out. */
+      part?: boolean;
+    };
 
 type Unplaced<T> = T extends unknown ? Omit<T, 'file' | 'test'> : never;
 

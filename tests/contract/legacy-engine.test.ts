@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
-import { raw, reachable, unique, useTarget } from './target.js';
+import { raw, runsWith, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -169,8 +169,7 @@ describe('deprecated voucher validation and redemption', () => {
     expectError(await post('/v1/vouchers/NO-SUCH-CODE/redemption', {}), 404, 'not_found');
   });
 
-  // Needs the client-side key (given to a remote target with --client-app-id, --client-token, --client-origin).
-  (reachable('/client/') ? test : test.skip)('when the client side validates by query and redeems by code, then the answers are those of the server-side operations', async () => {
+  runsWith(test, ['client'])('when the client side validates by query and redeems by code, then the answers are those of the server-side operations', async () => {
     const product = (await ctx.client.POST('/v1/products', { body: { source_id: unique('legacy-prod'), name: unique('Legacy product'), price: 1500 } })).data!;
     const code = (await voucher({ type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 20 }, redemption: { quantity: 1 } })).code!;
     const buyer = unique('client-buyer');
@@ -394,8 +393,7 @@ describe('publications by link and from the client side', () => {
     expectError(await get(`/v1/publications/create?customer[source_id]=${customer}&source_id=${unique('nothing')}`), 400, 'invalid_publish_params');
   });
 
-  // Needs the client-side key (given to a remote target with --client-app-id, --client-token, --client-origin).
-  (reachable('/client/') ? test : test.skip)('when the client side publishes, then the voucher goes to the customer as with the server-side operation', async () => {
+  runsWith(test, ['client'])('when the client side publishes, then the voucher goes to the customer as with the server-side operation', async () => {
     const code = (await voucher({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } })).code!;
     const customer = unique('client-publish');
     const published = await raw(ctx.target, 'POST', '/client/v1/publish', { body: JSON.stringify({ customer: { source_id: customer }, voucher: code, channel: 'Web widget' }) });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
 import { loadFixtures } from '../../server/fixtures.js';
-import { clientFor, raw, skip, useTarget } from './target.js';
+import { because, clientFor, raw, skip, useTarget } from './target.js';
 
 // The target holds the locations of tests/fixtures/contract.json (start other servers with that file).
 const ctx = useTarget();
@@ -75,7 +75,7 @@ describe('location filters and shapes', () => {
 
   test('when a location is a GeoJSON MultiPolygon, then it is read back as one; an open ring or a circle without radius is refused', async () => {
     const { store, clock, otherProject } = ctx.target;
-    if (!store || !clock || !otherProject) return skip('needs the in-process server: locations are loaded as fixtures', ['get-location']);
+    if (!store || !clock || !otherProject) return skip(because('inProcess'), ['get-location']);
     const ring = [[21.0, 52.0], [21.1, 52.0], [21.1, 52.1], [21.0, 52.0]];
     const multi = { type: 'polygon', format: 'geojson', geojson: { type: 'MultiPolygon', coordinates: [[ring], [ring.map(([x, y]) => [x! + 1, y!])]] } };
     await loadFixtures(store, clock, 'proj_contract_b', { locations: [{ id: 'loc_multi_polygon', name: 'Two parks', shape: multi }] }, 'test');

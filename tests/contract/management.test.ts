@@ -7,10 +7,10 @@ import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { expectError, failed } from './expect-error.js';
-import { clientFor, listen, managementClientFor, raw, secret, unique, useTarget, type Target } from './target.js';
+import { because, clientFor, listen, managementClientFor, raw, runsWith, secret, skip, unique, useTarget, type Target } from './target.js';
 
 const ctx = useTarget();
-const describeManaged = process.env.CONTRACT_BASE_URL && !process.env.CONTRACT_MANAGEMENT_ID ? describe.skip : describe;
+const describeManaged = runsWith(describe, ['management']);
 
 const mgmt = () => managementClientFor(ctx.target);
 
@@ -36,7 +36,7 @@ describeManaged('management credentials', () => {
   });
 
   test('when the server has no management key configured, then every management call is 401', async () => {
-    if (!ctx.target.inProcess) return;
+    if (!ctx.target.inProcess) return skip(because('inProcess'));
     const app = await createApp({ store: new MemoryStore(), clock: systemClock, apiKeys: [], validateResponses: true });
     const { server, baseUrl } = await listen(app);
     try {
@@ -229,7 +229,7 @@ describeManaged('project isolation', () => {
   });
 
   test('when the suite has a second configured project, then its key cannot see the first one\'s objects', async () => {
-    if (!ctx.target.otherProject) return;
+    if (!ctx.target.otherProject) return skip(because('otherProject'));
     const mine = (await ctx.client.POST('/v1/categories', { body: { name: unique('Mine'), hierarchy: 1 } })).data!;
     const other = clientFor(ctx.target, ctx.target.otherProject);
     expectError(failed(await other.GET('/v1/categories/{categoryId}', { params: { path: { categoryId: mine.id } } })), 404, 'not_found');
@@ -603,7 +603,7 @@ describeManaged('webhook configurations', () => {
   });
 
   test('when the server does not allow plain HTTP webhooks, then an http target is 400 invalid_target_url, https is fine', async () => {
-    if (!ctx.target.inProcess) return;
+    if (!ctx.target.inProcess) return skip(because('inProcess'));
     const management = { id: 'm', token: secret() };
     const app = await createApp({ store: new MemoryStore(), clock: systemClock, apiKeys: [], validateResponses: true, managementKey: management });
     const { server, baseUrl } = await listen(app);

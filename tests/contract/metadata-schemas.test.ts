@@ -4,12 +4,12 @@
 import { describe, expect, test } from '@jest/globals';
 import type { components } from '../../client/index.js';
 import { expectError, failed } from './expect-error.js';
-import { clientFor, managementClientFor, raw, unique, useTarget, type Target } from './target.js';
+import { clientFor, managementClientFor, raw, runsWith, unique, useTarget, type Target } from './target.js';
 
 type Properties = components['schemas']['MetadataSchemaProperties'];
 
 const ctx = useTarget();
-const describeManaged = process.env.CONTRACT_BASE_URL && !process.env.CONTRACT_MANAGEMENT_ID ? describe.skip : describe;
+const describeManaged = runsWith(describe, ['management']);
 
 /** A fresh project with one metadata schema, and a client holding the project's key. */
 async function projectWithSchema(relatedObject: string, properties: Properties, allowDefinedOnly = false) {

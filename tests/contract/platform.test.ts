@@ -6,7 +6,7 @@ import { systemClock } from '../../server/domain/clock.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { expectError, failed } from './expect-error.js';
-import { clientFor, listen, raw, secret, skip, unique, useTarget } from './target.js';
+import { because, clientFor, listen, raw, secret, skip, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -33,7 +33,7 @@ describe('projects', () => {
   test("when one project's key asks for another project's data, then it is not there", async () => {
     const other = ctx.target.otherProject;
     if (!other) {
-      return skip('the target has no second project (set CONTRACT_OTHER_APP_ID/TOKEN)', ['get-product', 'update-product', 'delete-product', 'list-products']);
+      return skip(because('otherProject'), ['get-product', 'update-product', 'delete-product', 'list-products']);
     }
     const mine = await ctx.client.POST('/v1/products', { body: { source_id: unique('isolated'), name: unique('Mine') } });
     const product = mine.data!;
@@ -99,7 +99,7 @@ describe('published contract and docs', () => {
   });
 
   test('when /docs is fetched, then the rendered reference names every operation', async () => {
-    if (!ctx.target.inProcess) return skip('/docs is part of the reference server, not of the interface');
+    if (!ctx.target.inProcess) return skip(`/docs is part of the reference server, not of the interface: ${because('inProcess')}`);
     const response = await fetch(`${ctx.target.baseUrl}/docs`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/html/);

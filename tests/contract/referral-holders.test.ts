@@ -6,12 +6,12 @@ import { describe, expect, test } from '@jest/globals';
 import type { components } from '../../generated/openapi.js';
 import { expectError, failed } from './expect-error.js';
 import { known } from './known.js';
-import { clientFor, managementClientFor, raw, unique, useTarget } from './target.js';
+import { clientFor, managementClientFor, raw, runsWith, unique, useTarget } from './target.js';
 import { PayloadChecker, startReceiver } from './webhook-receiver.js';
 
 const ctx = useTarget();
-const withEvents = process.env.CONTRACT_BASE_URL && !(process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_PROJECT_ID) ? test.skip : test;
-const inProcess = process.env.CONTRACT_BASE_URL ? test.skip : test;
+const withEvents = runsWith(test, ['management', 'projectId']);
+const inProcess = runsWith(test, ['inProcess']);
 
 type HolderPage = components['schemas']['ReferralsHoldersListResponseBody'];
 type ReferralProgram = components['schemas']['ReferralProgram'];

@@ -17,7 +17,7 @@ import type {
 } from '@voucherify/sdk';
 import { recording } from './sdk-methods.js';
 import { customer, customerRequest, qualification, refusal, stackable, uncalled, type Every } from './sdk-requests.js';
-import { managementClientFor, skip, unique, useTarget } from './target.js';
+import { because, managementClientFor, skip, unique, useTarget } from './target.js';
 import { legacyMethods } from './sdk-legacy-scope.js';
 
 const { VoucherifyClientSide } = sdk;
@@ -38,7 +38,7 @@ describe('@voucherify/sdk client-side', () => {
   test('when a custom event is tracked with every argument the SDK declares, then it counts the referral and earns the loyalty points', async () => {
     const browser = client();
     const management = ctx.target.management && ctx.target.projectId ? managementClientFor(ctx.target) : undefined;
-    if (!browser || !management) return skip('the target has no client key, or no management key to define a custom event with', ['track-custom-event-client-side']);
+    if (!browser || !management) return skip(because('client', 'management', 'projectId'), ['track-custom-event-client-side']);
     const event = unique('sdk_signed_up');
     const schema = await management.POST('/management/v1/projects/{projectId}/custom-event-schemas', {
       params: { path: { projectId: ctx.target.projectId! } },
@@ -77,7 +77,7 @@ describe('@voucherify/sdk client-side', () => {
 
   test('when four redeemables are validated and redeemed from the browser with every field the SDK declares, then they are spent as on the server', async () => {
     const browser = client();
-    if (!browser) return skip('the target has no client key', ['validate-stacked-discounts-client-side', 'redeem-stacked-discounts-client-side']);
+    if (!browser) return skip(because('client'), ['validate-stacked-discounts-client-side', 'redeem-stacked-discounts-client-side']);
     const { body, buyer, codes } = await stackable(ctx.client);
     const validation: ValidationValidateStackableResponse = await browser.validateStackable(body);
     expect(validation.valid).toBe(true);
@@ -98,7 +98,7 @@ describe('@voucherify/sdk client-side', () => {
 
   test('when eligibility is checked from the browser with every field the SDK declares, then the same redeemables qualify as on the server', async () => {
     const browser = client();
-    if (!browser) return skip('the target has no client key', ['check-eligibility-client-side']);
+    if (!browser) return skip(because('client'), ['check-eligibility-client-side']);
     const { body, codes } = await qualification(ctx.client);
     const result: QualificationsCheckEligibilityResponseBody = await browser.qualifications(body);
     expect(result.redeemables.data.map((redeemable) => redeemable.id)).toEqual([codes.discount, codes.tier]);
@@ -108,7 +108,7 @@ describe('@voucherify/sdk client-side', () => {
   });
 
   test('every method of the client-side SDK that reaches the contract was called', () => {
-    if (!ctx.target.client) return skip('the target has no client key', CLIENT_OPERATIONS);
+    if (!ctx.target.client) return skip(because('client'), CLIENT_OPERATIONS);
     // `track` needs a custom event schema, which only the management API defines.
     // `redeem` and `publish` (by code and by campaign) are sdk-legacy.test.ts's.
     const excused = [...legacyMethods('@voucherify/sdk'), ...(ctx.target.management && ctx.target.projectId ? [] : ['client.track'])];

@@ -12,7 +12,7 @@ import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { LEGACY_OPERATIONS } from './sdk-legacy-scope.js';
 import { recording, voucherifySdkMethods } from './sdk-methods.js';
 import { catalog, customer, customerRequest, orderItem, refusal, type Every } from './sdk-requests.js';
-import { skip, unique, useTarget } from './target.js';
+import { because, skip, unique, useTarget } from './target.js';
 
 const { VoucherifyServerSide, VoucherifyClientSide } = sdk;
 
@@ -41,7 +41,7 @@ async function fiveOff() {
 describe('@voucherify/sdk client side: deprecated redeem, and publish', () => {
   test('when the client side redeems a voucher with every field, then it is the server-side redemption of that voucher, under the session it names', async () => {
     const page = browser();
-    if (!page) return skip('the target has no client key', ['redeem-voucher-client-side']);
+    if (!page) return skip(because('client'), ['redeem-voucher-client-side']);
     const goods = await catalog(ctx.client);
     const buyer = await customer(ctx.client);
     const code = await fiveOff();
@@ -67,7 +67,7 @@ describe('@voucherify/sdk client side: deprecated redeem, and publish', () => {
 
   test('when the client side publishes through the SDK, then the request names no voucher or campaign the API reads, and is refused', async () => {
     const page = browser();
-    if (!page) return skip('the target has no client key', ['create-publication-client-side']);
+    if (!page) return skip(because('client'), ['create-publication-client-side']);
     const coupons = await ctx.client.POST('/v1/campaigns', {
       body: { name: unique('SDK client publish'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 1 },
     });
@@ -89,7 +89,7 @@ describe('@voucherify/sdk client side: deprecated redeem, and publish', () => {
   });
 
   test('every client-side method of this family that reaches the contract was called', () => {
-    if (!ctx.target.client) return skip('the target has no client key', ['redeem-voucher-client-side', 'create-publication-client-side']);
+    if (!ctx.target.client) return skip(because('client'), ['redeem-voucher-client-side', 'create-publication-client-side']);
     const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8'));
     const expected = [
       ...new Set(

@@ -5,7 +5,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { known } from './known.js';
 import { expectAllCalled, inventoryOf, refusal, useNodeSdk, type Body, type Query, type Reply } from './sdk-node.js';
-import { managementClientFor, skip, unique, useTarget } from './target.js';
+import { because, managementClientFor, skip, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 /** Product names and SKU names are unique in a project: this run's own, so the suite can run again on the same server. */
@@ -302,7 +302,7 @@ describe('the Node.js SDK: events', () => {
     const { management, projectId } = ctx.target;
     if (!management || !projectId) {
       excused.add('events.create');
-      return skip('the custom event needs a schema, made through the management API', ['track-custom-event']);
+      return skip(because('management', 'projectId'), ['track-custom-event']);
     }
     const event = unique('node_joined');
     const schema = await managementClientFor(ctx.target).POST('/management/v1/projects/{projectId}/custom-event-schemas', {

@@ -42,7 +42,7 @@ import type {
 import { dataMethods } from './sdk-data-methods.js';
 import { recording } from './sdk-methods.js';
 import { refusal, uncalled, type Every } from './sdk-requests.js';
-import { managementClientFor, skip, unique, useTarget } from './target.js';
+import { because, managementClientFor, skip, unique, useTarget } from './target.js';
 import { legacyMethods } from './sdk-legacy-scope.js';
 
 const { VoucherifyServerSide, DiscountVouchersTypesEnum } = sdk;
@@ -343,7 +343,7 @@ describe('@voucherify/sdk campaigns', () => {
 
   test('when a referral program converting on a custom event is created through the SDK, then it names the event by ID and name', async () => {
     const management = ctx.target.management && ctx.target.projectId ? managementClientFor(ctx.target) : undefined;
-    if (!management) return skip('the target has no management key to define a custom event with', ['create-campaign']);
+    if (!management) return skip(because('management', 'projectId'), ['create-campaign']);
     const event = unique('sdk_referred');
     const schema = await management.POST('/management/v1/projects/{projectId}/custom-event-schemas', {
       params: { path: { projectId: ctx.target.projectId! } },

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import sdk from '@voucherify/sdk';
-import { unique, useTarget } from './target.js';
+import { because, skip, unique, useTarget } from './target.js';
 
 const { VoucherifyServerSide, VoucherifyClientSide } = sdk;
 
@@ -111,7 +111,7 @@ describe('the published JavaScript SDK', () => {
 
   test('when the client-side SDK validates from an allowed origin, then it gets the discount; from another origin it is refused', async () => {
     const key = ctx.target.client;
-    if (!key) return;
+    if (!key) return skip(because('client'));
     const code = unique('SDK');
     await serverSide().vouchers.create({ code, type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 20 } } as never);
     const options = { clientApplicationId: key.appId, clientSecretKey: key.token, apiUrl: ctx.target.baseUrl };

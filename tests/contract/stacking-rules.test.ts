@@ -6,10 +6,10 @@
 import { describe, expect, test } from '@jest/globals';
 import type { ApiClient } from '../../client/index.js';
 import { expectError, failed } from './expect-error.js';
-import { clientFor, managementClientFor, raw, unique, useTarget } from './target.js';
+import { clientFor, managementClientFor, raw, runsWith, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
-const describeManaged = process.env.CONTRACT_BASE_URL && !process.env.CONTRACT_MANAGEMENT_ID ? describe.skip : describe;
+const describeManaged = runsWith(describe, ['management']);
 const mgmt = () => managementClientFor(ctx.target);
 
 /** The defaults a project without stacking rules runs under. */

@@ -5,7 +5,7 @@
  * project where the isolation tests need one, and CONTRACT_MANAGEMENT_ID/CONTRACT_MANAGEMENT_TOKEN for the
  * management API.
  */
-import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -84,9 +84,8 @@ export const TEST_WEBHOOKS = { allowPlainHttp: true, allowPrivateTargets: true, 
  * whose keys the run was given (client-side and management keys are optional).
  */
 export function reachable(path: string): boolean {
-  if (!process.env.CONTRACT_BASE_URL) return true;
-  if (path.startsWith('/client/')) return Boolean(process.env.CONTRACT_CLIENT_APP_ID && process.env.CONTRACT_CLIENT_TOKEN && process.env.CONTRACT_CLIENT_ORIGIN);
-  if (path.startsWith('/management/')) return Boolean(process.env.CONTRACT_MANAGEMENT_ID && process.env.CONTRACT_MANAGEMENT_TOKEN);
+  if (path.startsWith('/client/')) return !lacks('client');
+  if (path.startsWith('/management/')) return !lacks('management');
   return true;
 }
 
@@ -212,12 +211,77 @@ async function withoutUndocumentedFields(response: Response, schemaPointer: stri
 }
 
 /**
- * Passes a check the target cannot take (no second project, a clock that cannot move), saying why; the
- * contract kit reports it as skipped for the operations named.
+ * What some scenarios need from a remote target besides its server-side key: the suite's variables that
+ * give it, and the kit's flags that set those. The in-process reference server of `make test` has all of it.
+ */
+const NEEDS = {
+  management: { what: 'the management key', variables: ['CONTRACT_MANAGEMENT_ID', 'CONTRACT_MANAGEMENT_TOKEN'], flags: ['--management-id', '--management-token'] },
+  projectId: { what: "the first project's ID", variables: ['CONTRACT_PROJECT_ID'], flags: ['--project-id'] },
+  client: {
+    what: 'a client-side key of the first project with one of its origins',
+    variables: ['CONTRACT_CLIENT_APP_ID', 'CONTRACT_CLIENT_TOKEN', 'CONTRACT_CLIENT_ORIGIN'],
+    flags: ['--client-app-id', '--client-token', '--client-origin'],
+  },
+  otherProject: { what: "a second project's key", variables: ['CONTRACT_OTHER_APP_ID', 'CONTRACT_OTHER_APP_TOKEN'], flags: ['--other-app-id', '--other-app-token'] },
+  inProcess: { what: 'the in-process reference server', variables: [], flags: [] },
+} as const satisfies Record<string, { what: string; variables: readonly string[]; flags: readonly string[] }>;
+export type Need = keyof typeof NEEDS;
+
+/** The needs this run leaves unmet; none for the in-process server. */
+function unmet(needs: Need[]): Need[] {
+  if (!process.env.CONTRACT_BASE_URL) return [];
+  return needs.filter((need) => need === 'inProcess' || NEEDS[need].variables.some((name) => !process.env[name]));
+}
+
+/** Whether this run lacks something these needs name. */
+export function lacks(...needs: Need[]): boolean {
+  return unmet(needs).length > 0;
+}
+
+const inWords = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+/**
+ * Why a scenario with these needs cannot run against this target, and what would let it: the kit prints
+ * this in its table and JUnit, so a skip always names the flags that would have run it.
+ */
+export function because(...needs: Need[]): string {
+  const missing = unmet(needs);
+  const named = missing.length > 0 ? missing : needs;
+  if (named.includes('inProcess')) {
+    return "runs only against the in-process reference server of `make test` (it needs the server's clock, storage or test settings); no flag enables it against another server";
+  }
+  return `needs ${inWords(named.map((need) => NEEDS[need].what))}: pass ${inWords(named.flatMap((need) => NEEDS[need].flags))}`;
+}
+
+type Block = typeof describe | typeof test;
+
+/**
+ * `describe` or `test` when this run has what their scenarios need; otherwise their `.skip`, with the
+ * reason recorded as they are declared, so the kit's report and JUnit say why and which flags would run them.
+ */
+export function runsWith<B extends Block>(block: B, needs: Need[], operationIds: string[] = []): (title: string, fn: Parameters<B>[1]) => void {
+  if (!lacks(...needs)) return block as (title: string, fn: Parameters<B>[1]) => void;
+  const reason = because(...needs);
+  return (title, fn) => {
+    record({ kind: 'skip', reason, operationIds, scope: title });
+    (block.skip as (title: string, fn: Parameters<B>[1]) => void)(title, fn);
+  };
+}
+
+/**
+ * Ends a scenario the target cannot take (no second project, a clock that cannot move), saying why: call
+ * it as `return skip(...)`. The contract kit reports the scenario as skipped, and as skipped for the
+ * operations named when nothing else calls them.
  */
 export function skip(reason: string, operationIds: string[] = []): void {
   console.warn(`skipped: ${reason}`);
   record({ kind: 'skip', reason, operationIds });
+}
+
+/** Leaves out part of a scenario while the rest of it runs; the kit reports the scenario as partly skipped. */
+export function skipPart(reason: string, operationIds: string[] = []): void {
+  console.warn(`partly skipped: ${reason}`);
+  record({ kind: 'skip', reason, operationIds, part: true });
 }
 
 export function clientFor(target: Target, credentials: Partial<Credentials> = target.credentials): ApiClient {

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import type { components } from '../../client/index.js';
 import { expectError, failed } from './expect-error.js';
-import { clientFor, managementClientFor, raw, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
+import { clientFor, managementClientFor, raw, runsWith, startTarget, TEST_WEBHOOKS, unique, useTarget, type Target } from './target.js';
 import {
   eventually,
   PayloadChecker,
@@ -29,7 +29,7 @@ const customerName = (payload: Payload) => (payload.data as { customer: { name: 
 
 const ctx = useTarget();
 const receivers: Receiver[] = [];
-const describeInProcess = process.env.CONTRACT_BASE_URL ? describe.skip : describe;
+const describeInProcess = runsWith(describe, ['inProcess']);
 
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
@@ -303,7 +303,7 @@ describeInProcess('webhook delivery', () => {
   });
 });
 
-const describeManaged = process.env.CONTRACT_BASE_URL && !process.env.CONTRACT_MANAGEMENT_ID ? describe.skip : describe;
+const describeManaged = runsWith(describe, ['management']);
 const MASKED = /^whsec_\*{12}[\x21-\x7e]{4}$/;
 
 describeManaged('webhook secrets and target URLs', () => {

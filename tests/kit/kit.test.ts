@@ -3,118 +3,16 @@
  * reference server, and it reports each deliberately broken variant as failing, naming the fault.
  * Needs `make build` first (make test does it).
  */
-import { afterAll, describe, expect, jest, test } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { describe, expect, jest, test } from '@jest/globals';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../../server/app.js';
-import { systemClock } from '../../server/domain/clock.js';
-import { loadFixtureFile } from '../../server/fixtures.js';
-import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
-import { MemoryStore } from '../../server/store/memory.js';
+import { packageRoot } from '../../server/paths.js';
 import type { KitReport } from '../../bin/kit-report.js';
-import { CONTRACT_FIXTURES, listen, secret, type Credentials } from '../contract/target.js';
 import { brokenVariant, type Variant } from './broken-variants.js';
+import { KIT, referenceApp, runKit } from './kit-run.js';
 
 jest.setTimeout(900_000);
-
-const KIT = join(packageRoot(), 'dist', 'bin', 'contract.js');
-
-interface Keys {
-  credentials: Credentials;
-  other: Credentials;
-  management: { id: string; token: string };
-  client: { appId: string; token: string; origin: string };
-}
-
-type ReferenceApp = { app: Awaited<ReturnType<typeof createApp>>; serve: (handler: Parameters<typeof listen>[0]) => ReturnType<typeof listen> } & Keys;
-
-async function referenceApp(): Promise<ReferenceApp> {
-  const credentials = { appId: `app-${secret()}`, appToken: secret() };
-  const other = { appId: `app-${secret()}`, appToken: secret() };
-  const management = { id: `mgmt-${secret()}`, token: secret() };
-  const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
-  const store = new MemoryStore();
-  // Absolute URLs in answers (export downloads, asset images) name wherever the server ends up listening.
-  const address = { baseUrl: '' };
-  const app = await createApp({
-    store,
-    clock: systemClock,
-    publicBaseUrl: () => address.baseUrl,
-    apiKeys: [
-      { name: 'kit', ...credentials, projectId: 'proj_kit_a' },
-      { name: 'kit-other', ...other, projectId: 'proj_kit_b' },
-    ],
-    // As a production deployment runs: the server does not check its own answers, the kit does.
-    validateResponses: false,
-    // The suite sends wrong keys on purpose, far more than a minute's allowance from one address.
-    authFailuresPerMinute: 0,
-    managementKey: management,
-    clientKeys: [{ name: 'kit-client', appId: client.appId, token: client.token, projectId: 'proj_kit_a', origins: [client.origin] }],
-  });
-  // The objects the suite expects in the first project of any server it tests.
-  await loadFixtureFile(store, systemClock, 'proj_kit_a', CONTRACT_FIXTURES, BUNDLED_CONTRACT);
-  // Listens (on the app itself or on a broken variant wrapping it) and names that address in absolute URLs.
-  const serve = async (handler: Parameters<typeof listen>[0]) => {
-    const listening = await listen(handler);
-    address.baseUrl = listening.baseUrl;
-    return listening;
-  };
-  return { app, serve, credentials, other, management, client };
-}
-
-interface KitRun {
-  code: number;
-  output: string;
-  report: KitReport;
-  junit: string;
-}
-
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  // A kit still running when its test timed out.
-  for (const child of children) child.kill('SIGTERM');
-});
-
-async function runKit(baseUrl: string, keys: Partial<Keys> & { credentials: Credentials }, selection: string[], kit = KIT): Promise<KitRun> {
-  const { credentials, other, management, client } = keys;
-  const reportDir = mkdtempSync(join(tmpdir(), 'kit-report-'));
-  const args = [kit, 'contract', '--base-url', baseUrl, '--report-dir', reportDir, ...selection];
-  // The mode comes from the flags given here only, never from this process's environment.
-  const { CONTRACT_STRICT: _mode, ...inherited } = process.env;
-  const env = {
-    ...inherited,
-    CONTRACT_APP_ID: credentials.appId,
-    CONTRACT_APP_TOKEN: credentials.appToken,
-    ...(other && { CONTRACT_OTHER_APP_ID: other.appId, CONTRACT_OTHER_APP_TOKEN: other.appToken }),
-    ...(management && { CONTRACT_MANAGEMENT_ID: management.id, CONTRACT_MANAGEMENT_TOKEN: management.token }),
-    ...(client && { CONTRACT_CLIENT_APP_ID: client.appId, CONTRACT_CLIENT_TOKEN: client.token, CONTRACT_CLIENT_ORIGIN: client.origin, CONTRACT_PROJECT_ID: 'proj_kit_a' }),
-  };
-  try {
-    const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
-      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      children.add(child);
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('exit', (status) => {
-        children.delete(child);
-        resolve({ code: status ?? 1, output });
-      });
-    });
-    const reportFile = join(reportDir, 'contract-report.json');
-    if (!existsSync(reportFile)) throw new Error(`the kit wrote no report (exit ${code}):\n${output}`);
-    return {
-      code,
-      output,
-      report: JSON.parse(readFileSync(reportFile, 'utf8')) as KitReport,
-      junit: readFileSync(join(reportDir, 'junit.xml'), 'utf8'),
-    };
-  } finally {
-    rmSync(reportDir, { recursive: true, force: true });
-  }
-}
 
 /** Everything the report blames, in one string. */
 const blamed = (report: KitReport) =>
@@ -135,6 +33,9 @@ describe('contract kit', () => {
       expect({ code: run.code, failed: blamed(run.report) }).toEqual({ code: 0, failed: '' });
       expect(run.report.ok).toBe(true);
       expect(run.report.operations.rows.filter((row) => row.result === 'skipped').map((row) => row.operationId)).toEqual([]);
+      // Given every key, only what needs the in-process server is left out, and the report says so.
+      expect(run.report.skipped.filter((entry) => !/runs only against the in-process reference server/.test(entry.reason))).toEqual([]);
+      expect(run.report.skipped.length).toBeGreaterThan(0);
       expect(run.report.tests.passed).toBeGreaterThan(100);
       expect(run.output).toMatch(/\[\d+\/\d+\] tests\/contract\/\S+\.test\.ts: \d+ passed/);
       expect(run.output).toMatch(/operations: \d+ passed, 0 failed, 0 skipped/);

@@ -2,11 +2,13 @@
  * The README's "Contract-test another server" recipe, run as written: its server line starts the built
  * reference server with the contract fixtures, and its kit line (npx, demo keys) runs the whole suite,
  * fuzzing included, over HTTP. Only the port is chosen free (the server honours PORT), so a server already
- * on 3000 cannot interfere. Needs `make build` first (make test does it).
+ * on 3000 cannot interfere. The recipe passes every key that server has, so the only skips are the ones
+ * the README says remain. Needs `make build` first (make test does it).
  */
 import { describe, expect, jest, test } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { KitReport } from '../../bin/kit-report.js';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../server/paths.js';
@@ -14,6 +16,9 @@ import { packageRoot } from '../../server/paths.js';
 jest.setTimeout(900_000);
 
 const root = packageRoot();
+
+/** The skips the README names for this recipe: in-process-only scenarios, and the second project's checks. */
+const EXPECTED_SKIPS = [/runs only against the in-process reference server of `make test`/, /^needs a second project's key: pass --other-app-id and --other-app-token$/];
 
 /** The shell lines of the recipe's code block, continuation lines joined. */
 function recipeLines(): string[] {
@@ -55,8 +60,13 @@ describe('README recipe: contract-test another server', () => {
         server.child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('reference server on') && resolve());
         void server.done.then(({ output }) => reject(new Error(`the server stopped:\n${output}`)));
       });
-      const result = await run(kit!.replace('http://localhost:3000', `http://localhost:${port}`), { ...process.env }).done;
+      const result = await run(kit!.replace('--base-url http://localhost:3000', `--base-url http://localhost:${port}`), { ...process.env }).done;
       expect({ code: result.code, tail: result.output.slice(-3000) }).toEqual({ code: 0, tail: expect.stringContaining('The server conforms to the contract.') });
+      const reportFile = /^reports: (\S+contract-report\.json),/m.exec(result.output)?.[1];
+      const report = JSON.parse(readFileSync(reportFile!, 'utf8')) as KitReport;
+      const unexpected = report.skipped.filter((entry) => !EXPECTED_SKIPS.some((reason) => reason.test(entry.reason)));
+      expect(unexpected).toEqual([]);
+      expect(result.output).not.toContain('Test results written to');
     } finally {
       // The group may be gone already (the server died); the failure above must then be the one reported.
       try {
