@@ -36,6 +36,8 @@ export default {
     { ...common, displayName: 'kit', testMatch: ['<rootDir>/tests/kit/**/*.test.ts'] },
     // Attacks on the reference server's own process: descriptors, memory, signals, a spawned server.
     { ...common, displayName: 'hardening', testMatch: ['<rootDir>/tests/hardening/**/*.test.ts'] },
+    // Clients made by other generators from the bundled contract, and Prism's mock started on it.
+    { ...common, displayName: 'generators', testMatch: ['<rootDir>/tests/generators/**/*.test.ts'] },
   ],
   reporters: ['default', '<rootDir>/tests/summary-reporter.cjs'],
 };

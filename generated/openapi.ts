@@ -6960,7 +6960,7 @@ export interface components {
                 /**
                  * @description Always `CAMPAIGN`.
                  * @default CAMPAIGN
-                 * @enum {string}
+                 * @constant
                  */
                 object?: "CAMPAIGN";
             };
@@ -9728,6 +9728,13 @@ export interface components {
             metadata?: components["schemas"]["Metadata"] | null;
         };
         /**
+         * QualificationRedeemableObjectType
+         * @description What kind of redeemable a qualification result names.
+         * @example voucher
+         * @enum {string}
+         */
+        QualificationRedeemableObjectType: "campaign" | "promotion_tier" | "promotion_stack" | "voucher";
+        /**
          * RedeemableBundle
          * @description How far the order's items fill a product bundle a redeemable requires, in the public API. This server
          *     has no bundle rules, so it never sends one.
@@ -9889,17 +9896,28 @@ export interface components {
             items?: components["schemas"]["OrderItemCalculated"][];
         };
         /**
+         * ApplicableToObjectType
+         * @description What kind of catalog object a discount or a validation rule names by `id`.
+         * @example product
+         * @enum {string}
+         */
+        ApplicableToObjectType: "product" | "sku" | "products_collection";
+        /**
+         * ApplicableToEffect
+         * @description Which of an order's matching units a discount goes to.
+         * @example APPLY_TO_EVERY
+         * @enum {string}
+         */
+        ApplicableToEffect: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
+        /**
          * ApplicableToFields
          * @description The fields of a product, SKU or collection a redeemable's discount applies to (or does not), none of them
          *     required: the older single-object validations of the public API describe them so. `ApplicableTo` is the
          *     same with its identifying fields required.
          */
         ApplicableToFields: {
-            /**
-             * @description What `id` names.
-             * @enum {string}
-             */
-            object?: "product" | "sku" | "products_collection";
+            /** @description What `id` names. */
+            object?: components["schemas"]["ApplicableToObjectType"];
             /** @description Product, SKU or collection ID. */
             id?: string;
             /** @description Its ID in an external system. */
@@ -9912,11 +9930,8 @@ export interface components {
             price?: number;
             /** @description The formula of that price. */
             price_formula?: number | string;
-            /**
-             * @description Which of the matching units the discount takes.
-             * @enum {string}
-             */
-            effect?: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
+            /** @description Which of the matching units the discount takes. */
+            effect?: components["schemas"]["ApplicableToEffect"];
             /** @description The most units the discount takes. */
             quantity_limit?: number;
             /** @description The most units, over all matching lines. */
@@ -10010,11 +10025,8 @@ export interface components {
              * @example promo_0c1d2e3f4a5b6c7d8e
              */
             id?: string;
-            /**
-             * @description What `id` names; `voucher` or `promotion_tier` here.
-             * @enum {string}
-             */
-            object?: "campaign" | "promotion_tier" | "promotion_stack" | "voucher";
+            /** @description What `id` names; `voucher` or `promotion_tier` here. */
+            object?: components["schemas"]["QualificationRedeemableObjectType"];
             created_at?: components["schemas"]["CreatedAt"];
             result?: components["schemas"]["RedeemableResult"];
             order?: components["schemas"]["OrderCalculated"];
@@ -10191,6 +10203,13 @@ export interface components {
                 conditions?: components["schemas"]["RedemptionFilterConditions"];
             };
         };
+        /**
+         * RedemptionStatus
+         * @description Where a redemption stands, in either spelling of a rollback the public API uses.
+         * @example SUCCEEDED
+         * @enum {string|null}
+         */
+        RedemptionStatus: "SUCCEEDED" | "FAILED" | "ROLLED_BACK" | "ROLLED BACK" | null;
         /**
          * RedemptionRelated
          * @description Redemptions and rollbacks tied to a redemption.
@@ -10522,9 +10541,8 @@ export interface components {
             /**
              * @description `ROLLED_BACK` once a rollback succeeded. The public API's webhook payloads spell it `ROLLED BACK`
              *     and may send null; this server always sends one of the three values without a space.
-             * @enum {string|null}
              */
-            status?: "SUCCEEDED" | "FAILED" | "ROLLED_BACK" | "ROLLED BACK" | null;
+            status?: components["schemas"]["RedemptionStatus"];
             /** @description The validation session the redemption was made in, when the request named one. */
             session?: {
                 /** @description The session key. */
@@ -10704,6 +10722,13 @@ export interface components {
             total: number;
         };
         /**
+         * RedeemableObjectType
+         * @description What kind of redeemable a validation or redemption names by `id`.
+         * @example voucher
+         * @enum {string}
+         */
+        RedeemableObjectType: "voucher" | "promotion_tier" | "promotion_stack";
+        /**
          * RedeemableRequest
          * @description A voucher (by code), promotion tier (by ID) or promotion stack (by ID) to apply; for a gift card, how much
          *     credit to use; for a loyalty card, the `COIN` reward that pays part of the order with the card's points.
@@ -10716,9 +10741,8 @@ export interface components {
             /**
              * @description What `id` names.
              * @default voucher
-             * @enum {string}
              */
-            object: "voucher" | "promotion_tier" | "promotion_stack";
+            object: components["schemas"]["RedeemableObjectType"];
             /**
              * @description The voucher code, the promotion tier ID or the promotion stack ID.
              * @example SUMMER-7K2Q
@@ -10840,11 +10864,8 @@ export interface components {
              * @example SUMMER-7K2Q
              */
             id: string;
-            /**
-             * @description What `id` names.
-             * @enum {string}
-             */
-            object: "voucher" | "promotion_tier" | "promotion_stack";
+            /** @description What `id` names. */
+            object: components["schemas"]["RedeemableObjectType"];
             applicable_to?: components["schemas"]["ApplicableToList"];
             inapplicable_to?: components["schemas"]["ApplicableToList"];
             result: components["schemas"]["RedeemableResult"];
@@ -11220,11 +11241,8 @@ export interface components {
          *     discount treats its units and the limits on them. Stored and returned as given.
          */
         ValidationRuleApplicableToItem: {
-            /**
-             * @description What `id` names.
-             * @enum {string}
-             */
-            object: "product" | "sku" | "products_collection";
+            /** @description What `id` names. */
+            object: components["schemas"]["ApplicableToObjectType"];
             /**
              * @description ID of the product (`prod_`), SKU (`sku_`) or collection (`pc_`).
              * @example prod_0b2c4d6e8f1a3c5e7a
@@ -11248,11 +11266,8 @@ export interface components {
             price?: number;
             /** @description The price as the public API computes it from a formula (kept as given; the reference server evaluates no formulas). */
             price_formula?: number;
-            /**
-             * @description Which of the matching units the discount goes to.
-             * @enum {string}
-             */
-            effect?: "APPLY_TO_EVERY" | "APPLY_TO_CHEAPEST" | "APPLY_FROM_CHEAPEST" | "APPLY_TO_MOST_EXPENSIVE" | "APPLY_FROM_MOST_EXPENSIVE";
+            /** @description Which of the matching units the discount goes to. */
+            effect?: components["schemas"]["ApplicableToEffect"];
             /** @description Most units of the item discounted in one order. */
             quantity_limit?: number;
             /** @description Most units discounted in one order over all matching items. */
@@ -11498,11 +11513,9 @@ export interface components {
         };
         /**
          * VoucherFilters
-         * @description Conditions on voucher fields, keyed by field name, joined by `junction`.
+         * @description Conditions on voucher fields, keyed by field name, joined by `junction` (`and`, the default, or `or`).
          */
         VoucherFilters: {
-            junction?: components["schemas"]["Junction"];
-        } & {
             [key: string]: components["schemas"]["Junction"] | {
                 /** @description Operators with one value or a list of values. */
                 conditions: {
@@ -12172,6 +12185,13 @@ export interface components {
             [key: string]: components["schemas"]["ProductCollectionFilterCondition"];
         };
         /**
+         * ProductCollectionItemObjectType
+         * @description Whether an item of a static collection is a product or a SKU.
+         * @example product
+         * @enum {string}
+         */
+        ProductCollectionItemObjectType: "product" | "sku";
+        /**
          * ProductCollectionItem
          * @description A reference to a product or a SKU in a static collection.
          */
@@ -12186,11 +12206,8 @@ export interface components {
              * @example prod_0a9f9aeddb019a42db
              */
             product_id?: string;
-            /**
-             * @description Whether `id` names a product or a SKU.
-             * @enum {string}
-             */
-            object: "product" | "sku";
+            /** @description Whether `id` names a product or a SKU. */
+            object: components["schemas"]["ProductCollectionItemObjectType"];
         };
         /**
          * ProductCollection
@@ -13039,6 +13056,12 @@ export interface components {
             role: components["schemas"]["UserRole"];
         };
         /**
+         * MetadataObjectType
+         * @description The custom resource type whose metadata schema describes the values of an `object` property.
+         * @example address
+         */
+        MetadataObjectType: string | null;
+        /**
          * MetadataSchemaProperty
          * @description The definition of one metadata property: its type, whether it holds an array of such values, whether it
          *     may be left out, and constraints on its values. Constraints apply to each value (each element of an
@@ -13075,7 +13098,7 @@ export interface components {
              *     the nested property by path (`metadata.address.city`, `metadata.stops[1].city`).
              * @example null
              */
-            objectType?: string | null;
+            objectType?: components["schemas"]["MetadataObjectType"];
             /**
              * @description Exact length of a string value.
              * @example 6
@@ -13092,7 +13115,7 @@ export interface components {
             /** @description The management API's spelling of `maxLength`; either is honoured. */
             max_length?: number;
             /** @description The management API's spelling of `objectType`; either is honoured. */
-            object_type?: string | null;
+            object_type?: components["schemas"]["MetadataObjectType"];
             /** @description Smallest allowed number (inclusive). */
             min?: number;
             /** @description Largest allowed number (inclusive). */
@@ -15192,6 +15215,13 @@ export interface components {
          */
         LoyaltyTiersCreateResponseBody: components["schemas"]["LoyaltyTier"][];
         /**
+         * RewardType
+         * @description What kind of reward it is.
+         * @example MATERIAL
+         * @enum {string}
+         */
+        RewardType: "CAMPAIGN" | "COIN" | "MATERIAL";
+        /**
          * RewardAttributes
          * @description How a material reward is shown.
          */
@@ -15217,11 +15247,7 @@ export interface components {
             id?: string;
             /** @description Reward name. */
             name?: string;
-            /**
-             * @description What kind of reward it is.
-             * @enum {string}
-             */
-            type?: "CAMPAIGN" | "COIN" | "MATERIAL";
+            type?: components["schemas"]["RewardType"];
             parameters?: components["schemas"]["RewardParameters"];
             /** @description Units left, for `MATERIAL` rewards; null for no limit. */
             stock?: number | null;
@@ -17305,6 +17331,20 @@ export interface components {
             has_more?: boolean;
         };
         /**
+         * ExportStatus
+         * @description Where an export stands.
+         * @example DONE
+         * @enum {string}
+         */
+        ExportStatus: "SCHEDULED" | "IN_PROGRESS" | "DONE" | "ERROR";
+        /**
+         * ExportedObjectType
+         * @description What kind of object an export writes, one row each.
+         * @example voucher
+         * @enum {string}
+         */
+        ExportedObjectType: "voucher" | "redemption" | "customer" | "publication" | "order" | "points_expiration" | "voucher_transactions";
+        /**
          * ExportFields
          * @description What every export has, whatever it exports. `ExportBase` is this with the fields every operation of the public
          *     API but one always sends.
@@ -17324,9 +17364,8 @@ export interface components {
             /**
              * @description `SCHEDULED` when made, `IN_PROGRESS` while the file is written, `DONE` once it can be downloaded, `ERROR` when
              *     it could not be written.
-             * @enum {string}
              */
-            status?: "SCHEDULED" | "IN_PROGRESS" | "DONE" | "ERROR";
+            status?: components["schemas"]["ExportStatus"];
             /**
              * @description How the export was asked for; `API` for every export this server makes.
              * @example API
@@ -17343,11 +17382,8 @@ export interface components {
             } | null;
             /** @description The dashboard user who asked for the export; null for an export asked for through the API. */
             user_id?: string | null;
-            /**
-             * @description What is exported.
-             * @enum {string}
-             */
-            exported_object?: "voucher" | "redemption" | "customer" | "publication" | "order" | "points_expiration" | "voucher_transactions";
+            /** @description What is exported. */
+            exported_object?: components["schemas"]["ExportedObjectType"];
         };
         /**
          * ExportBase
@@ -18600,6 +18636,13 @@ export interface components {
             };
         };
         /**
+         * TemplateCreatedResourceObjectType
+         * @description What kind of object a campaign template made when it was applied.
+         * @example validation_rules
+         * @enum {string}
+         */
+        TemplateCreatedResourceObjectType: "validation_rules" | "product" | "sku" | "products_collection" | "segments" | "location";
+        /**
          * TemplateCreatedResource
          * @description An object made while setting up from a template.
          */
@@ -18613,9 +18656,8 @@ export interface components {
              * @description What the object is. The reference server copies a template's validation rules, so it sends
              *     `validation_rules`; the other kinds are for objects the public API copies across projects.
              * @example validation_rules
-             * @enum {string}
              */
-            object?: "validation_rules" | "product" | "sku" | "products_collection" | "segments" | "location";
+            object?: components["schemas"]["TemplateCreatedResourceObjectType"];
         };
         /**
          * TemplateCreatedResources
@@ -19160,6 +19202,13 @@ export interface components {
             points_estimation: number;
         };
         /**
+         * WebhookSourceObjectType
+         * @description What kind of sender delivered a webhook payload.
+         * @example webhook
+         * @enum {string}
+         */
+        WebhookSourceObjectType: "webhook" | "distribution";
+        /**
          * WebhookSource
          * @description The webhook configuration the payload was sent for.
          */
@@ -19173,9 +19222,8 @@ export interface components {
              * @description What sent the payload: `webhook` for a project's webhook configuration, the only sender on this
              *     server; `distribution` is the public API's value for payloads sent by a distribution.
              * @example webhook
-             * @enum {string}
              */
-            object: "webhook" | "distribution";
+            object: components["schemas"]["WebhookSourceObjectType"];
             /**
              * @description The address the payload was sent to, as the configuration stood when the event was delivered.
              * @example https://hooks.coffee.example.com/promotions
@@ -21381,7 +21429,7 @@ export interface components {
          *       }
          *     }
          */
-        LoyaltyTransactionFilters: components["schemas"]["LoyaltyTransactionFilters"];
+        LoyaltyTransactionFiltersParameter: components["schemas"]["LoyaltyTransactionFilters"];
         /** @description The earning rule's ID. */
         EarningRuleId: string;
         /** @description Only the cards of this customer (ID or `source_id`). */
@@ -21422,7 +21470,7 @@ export interface components {
          *       }
          *     }
          */
-        LocationFilters: components["schemas"]["LocationFilters"];
+        LocationFiltersParameter: components["schemas"]["LocationFilters"];
         /**
          * @description The location's ID.
          * @example loc_0a1b2c3d4e5f6a7b8c
@@ -21478,7 +21526,7 @@ export interface components {
          *       }
          *     }
          */
-        SegmentFilters: components["schemas"]["SegmentFilters"];
+        SegmentFiltersParameter: components["schemas"]["SegmentFilters"];
         /**
          * @description Only these segments, by ID (`ids=seg_a&ids=seg_b`).
          * @example [
@@ -21529,7 +21577,7 @@ export interface components {
          *       }
          *     }
          */
-        CampaignTransactionFilters: components["schemas"]["CampaignTransactionFilters"];
+        CampaignTransactionFiltersParameter: components["schemas"]["CampaignTransactionFilters"];
         /** @description Sorts the entries by ID, ascending (`id`, the default) or descending (`-id`). */
         IdOrder: "id" | "-id";
         /**
@@ -21545,7 +21593,7 @@ export interface components {
          *       }
          *     }
          */
-        BinFilters: components["schemas"]["BinFilters"];
+        BinFiltersParameter: components["schemas"]["BinFilters"];
         /**
          * @description The bin entry's ID.
          * @example bin_4f1d2c3b4a5968778a
@@ -21568,7 +21616,7 @@ export interface components {
          *       }
          *     }
          */
-        TemplateFilters: components["schemas"]["TemplateFilters"];
+        TemplateFiltersParameter: components["schemas"]["TemplateFilters"];
         /**
          * @description The campaign template's ID.
          * @example camptpl_0f1e2d3c4b5a6978
@@ -21598,7 +21646,7 @@ export interface components {
          *       }
          *     }
          */
-        HolderFilters: components["schemas"]["HolderFilters"];
+        HolderFiltersParameter: components["schemas"]["HolderFilters"];
         /**
          * @description The holder entry's ID (a `redeemable_holder`'s `id`).
          * @example rh_0a1b2c3d4e5f6a7b8c
@@ -26606,7 +26654,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["LoyaltyTransactionFilters"];
+                filters?: components["parameters"]["LoyaltyTransactionFiltersParameter"];
             };
             header?: never;
             path: {
@@ -27369,7 +27417,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["LoyaltyTransactionFilters"];
+                filters?: components["parameters"]["LoyaltyTransactionFiltersParameter"];
             };
             header?: never;
             path: {
@@ -28054,7 +28102,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["LocationFilters"];
+                filters?: components["parameters"]["LocationFiltersParameter"];
                 /**
                  * @description Only objects created at or before this timestamp (ISO 8601).
                  * @example 2026-11-30T23:59:59.999Z
@@ -29594,7 +29642,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["SegmentFilters"];
+                filters?: components["parameters"]["SegmentFiltersParameter"];
                 /**
                  * @description Only these segments, by ID (`ids=seg_a&ids=seg_b`).
                  * @example [
@@ -30277,7 +30325,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["CampaignTransactionFilters"];
+                filters?: components["parameters"]["CampaignTransactionFiltersParameter"];
             };
             header?: never;
             path: {
@@ -30666,7 +30714,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["CampaignTransactionFilters"];
+                filters?: components["parameters"]["CampaignTransactionFiltersParameter"];
             };
             header?: never;
             path: {
@@ -30877,7 +30925,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["BinFilters"];
+                filters?: components["parameters"]["BinFiltersParameter"];
             };
             header?: never;
             path?: never;
@@ -30964,7 +31012,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["TemplateFilters"];
+                filters?: components["parameters"]["TemplateFiltersParameter"];
             };
             header?: never;
             path?: never;
@@ -31239,7 +31287,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["TemplateFilters"];
+                filters?: components["parameters"]["TemplateFiltersParameter"];
             };
             header?: never;
             path: {
@@ -31341,7 +31389,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["HolderFilters"];
+                filters?: components["parameters"]["HolderFiltersParameter"];
             };
             header?: never;
             path: {
@@ -31475,7 +31523,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                filters?: components["parameters"]["HolderFilters"];
+                filters?: components["parameters"]["HolderFiltersParameter"];
             };
             header?: never;
             path: {
