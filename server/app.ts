@@ -80,7 +80,10 @@ export interface AppOptions {
   publicBaseUrl?: string | (() => string);
   /** Where export files are kept; a temporary directory of the process, removed when it exits, when not given. */
   exportsDir?: string;
-  /** The log: a line per request, and webhook deliveries that failed; nothing is written when not given. */
+  /**
+   * The log: a line per request, and webhook deliveries that failed. Without it no request is logged, and
+   * failed deliveries go to the console.
+   */
   logger?: Logger;
   /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
@@ -115,11 +118,13 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
   const jobs = options.jobs ?? new Jobs();
   const logger = options.logger ?? silentLogger;
+  // Without a logger of its own, an app still tells of failed webhook deliveries, on the console as it always did.
+  const log = options.logger && ((level: 'warn' | 'error', message: string, error?: unknown) => (error === undefined ? logger[level](message) : logger[level]({ err: error }, message)));
   const webhookTargets = { allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? false, resolve: options.webhooks?.resolve ?? systemResolver };
   const metrics = new ServerMetrics((): number => deliveries.held);
   const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks }, webhookTargets, {
     settled: metrics.deliverySettled,
-    log: (level, message, error) => (error === undefined ? logger[level](message) : logger[level]({ err: error }, message)),
+    ...(log && { log }),
   });
   const retained = withRetention(options.store, { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION });
   const checked = withOutbox(withMetadataSchemas(retained), deliveries.committed);
@@ -159,7 +164,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.locals.readiness = readiness;
   app.use(healthRoutes(readiness));
   const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
-  app.get('/metrics', nameOperation('metrics'), failures.gate, metrics.endpoint(options.metricsToken, failures));
+  app.get('/metrics', nameOperation('metrics'), ...metrics.endpoint(options.metricsToken, failures));
   app.get('/openapi.json', nameOperation('openapi'), (_req, res) => {
     res.json(contract);
   });

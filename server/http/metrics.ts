@@ -86,10 +86,14 @@ export class ServerMetrics {
     this.deliveries.inc({ outcome }, count);
   };
 
-  /** The `/metrics` endpoint; with a token, a request must carry it as `Authorization: Bearer <token>`. */
-  endpoint(token: string | undefined, failures: FailedAuthenticationLimit): RequestHandler {
+  /**
+   * The `/metrics` endpoint. With a token, a request must carry it as `Authorization: Bearer <token>`, and
+   * wrong tokens count as failed authentications of the client's address; without one, a scraper behind the
+   * same address as clients with bad keys is never turned away.
+   */
+  endpoint(token: string | undefined, failures: FailedAuthenticationLimit): RequestHandler[] {
     const expected = token === undefined ? undefined : digest(token);
-    return async (req, res) => {
+    const scrape: RequestHandler = async (req, res) => {
       if (expected) {
         const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
         if (!given || !timingSafeEqual(digest(given), expected)) {
@@ -100,6 +104,7 @@ export class ServerMetrics {
       const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
       res.type(this.registry.contentType).set('Cache-Control', 'no-store').send(`${own}\n${process}`);
     };
+    return expected ? [failures.gate, scrape] : [scrape];
   }
 }
 
