@@ -26,7 +26,10 @@ export const silentLogger: Logger = pino({ level: 'silent' });
  */
 export async function createLogger(settings: { level: LogLevel; format: LogFormat }, destination?: DestinationStream): Promise<Logger> {
   const options = { level: settings.level, timestamp: pino.stdTimeFunctions.isoTime };
-  if (settings.format === 'json') return destination ? pino(options, destination) : pino(options);
+  // Standard output is written synchronously, as console.log writes a pipe. Buffered, it is flushed in a loop at
+  // exit that never ends once the reader has gone (EPIPE), so a server whose output was piped to `head` would
+  // never stop.
+  if (settings.format === 'json') return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
   let pretty: typeof import('pino-pretty').PinoPretty;
   try {
     ({ PinoPretty: pretty } = await import('pino-pretty'));
@@ -41,6 +44,7 @@ export async function createLogger(settings: { level: LogLevel; format: LogForma
     translateTime: 'SYS:HH:MM:ss.l',
     messageFormat: '{msg}{if operation} {operation}{end}{if project} {project}{end}{if duration_ms} {duration_ms} ms{end}{if request_id} [{request_id}]{end}',
     ignore: 'pid,hostname,request_id,method,path,operation,project,status,duration_ms',
+    sync: true,
     ...(destination && { destination }),
   });
   return pino(options, stream);

@@ -379,4 +379,19 @@ describe('the spawned server', () => {
     expect(requests.every((line) => typeof line.duration_ms === 'number')).toBe(true);
     expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^SIGTERM: closing/), 'stopped']));
   });
+
+  test('when the reader of its output has gone (as with `| head`), then it still stops at SIGTERM and exits 0', async () => {
+    const child = spawn(process.execPath, [MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let banner = '';
+    child.stdout!.on('data', (chunk: Buffer) => (banner += chunk.toString()));
+    const port = await eventually(() => /reference server on http:\/\/localhost:(\d+)/.exec(banner)?.[1], 60);
+    // An answer means the start is over, its signal handlers in place.
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    child.stdout!.destroy();
+    child.kill('SIGTERM');
+    const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000).unref());
+    expect(await Promise.race([exited, hung])).toBe(0);
+  });
 });
