@@ -1,10 +1,11 @@
 /**
- * Composition of the reference server: request id → authentication → rate limit → contract validation
- * → handlers → error mapper.
+ * Composition of the reference server: request id → request log and metrics → the server's own endpoints
+ * (health, metrics, docs) → authentication → rate limit → contract validation → handlers → error mapper.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOKENS_PER_HOUR } from './config.js';
 import type { Clock } from './domain/clock.js';
@@ -14,7 +15,7 @@ import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
 import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
-import { errorMapper, sendError } from './http/errors.js';
+import { errorMapper } from './http/errors.js';
 import { withBodyReading } from './http/body.js';
 import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
@@ -27,7 +28,12 @@ import { patchValidator } from './http/validator-patches.js';
 import { attachUploads, UPLOAD_LIMITS } from './http/uploads.js';
 import { ExportFiles } from './exports/files.js';
 import { TokenRegistry } from './oauth.js';
-import { BUNDLED_CONTRACT, DOCS_HTML, STRICT_CONTRACT } from './paths.js';
+import { BUNDLED_CONTRACT, STRICT_CONTRACT } from './paths.js';
+import { docsRoutes } from './http/docs.js';
+import { healthRoutes, Readiness, storeProbe } from './http/health.js';
+import { requestLogging, silentLogger } from './http/logging.js';
+import { ServerMetrics } from './http/metrics.js';
+import { nameOperation } from './http/request-facts.js';
 import { withMetadataSchemas } from './store/metadata-schemas.js';
 import { withRetention } from './store/retention.js';
 import type { Store } from './store/store.js';
@@ -74,6 +80,18 @@ export interface AppOptions {
   publicBaseUrl?: string | (() => string);
   /** Where export files are kept; a temporary directory of the process, removed when it exits, when not given. */
   exportsDir?: string;
+  /**
+   * The log: a line per request, and webhook deliveries that failed. Without it no request is logged, and
+   * failed deliveries go to the console.
+   */
+  logger?: Logger;
+  /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
+  /**
+   * Keys the interactive reference at `/docs/try` starts with, by security scheme name; only demo keys, since
+   * anyone who opens the page reads them.
+   */
+  docsCredentials?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -87,6 +105,11 @@ export function appStore(app: Express): Store {
   return app.locals.store as Store;
 }
 
+/** Tells the app that the server is stopping: from now on `/readyz` answers 503. */
+export function stopServing(app: Express): void {
+  (app.locals.readiness as Readiness).stop();
+}
+
 export function loadContract(file = BUNDLED_CONTRACT): Record<string, unknown> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
@@ -94,8 +117,15 @@ export function loadContract(file = BUNDLED_CONTRACT): Record<string, unknown> {
 export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
   const jobs = options.jobs ?? new Jobs();
+  const logger = options.logger ?? silentLogger;
+  // Without a logger of its own, an app still tells of failed webhook deliveries, on the console as it always did.
+  const log = options.logger && ((level: 'warn' | 'error', message: string, error?: unknown) => (error === undefined ? logger[level](message) : logger[level]({ err: error }, message)));
   const webhookTargets = { allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? false, resolve: options.webhooks?.resolve ?? systemResolver };
-  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks }, webhookTargets);
+  const metrics = new ServerMetrics((): number => deliveries.held);
+  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks }, webhookTargets, {
+    settled: metrics.deliverySettled,
+    ...(log && { log }),
+  });
   const retained = withRetention(options.store, { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION });
   const checked = withOutbox(withMetadataSchemas(retained), deliveries.committed);
   // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
@@ -123,18 +153,24 @@ export async function createApp(options: AppOptions): Promise<Express> {
     next();
   });
   app.use(requestId);
+  // The start-up probe of the contract (checkContractLoads) is not traffic: it is neither logged nor counted.
+  let started = false;
+  const observed = [requestLogging(logger), metrics.observe];
+  app.use(observed.map((middleware): RequestHandler => (req, res, next) => (started ? middleware(req, res, next) : next())));
   app.use(normalizeQueryEncoding);
 
-  app.get('/openapi.json', (_req, res) => {
+  // The server's own endpoints, outside the contract and without API keys.
+  const readiness = new Readiness(storeProbe(store, ORGANIZATION));
+  app.locals.readiness = readiness;
+  app.use(healthRoutes(readiness));
+  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
+  app.get('/metrics', nameOperation('metrics'), ...metrics.endpoint(options.metricsToken, failures));
+  app.get('/openapi.json', nameOperation('openapi'), (_req, res) => {
     res.json(contract);
   });
-  app.get('/docs', (_req, res) => {
-    if (existsSync(DOCS_HTML)) return res.sendFile(DOCS_HTML);
-    return sendError(res, 404, 'not_found', 'Resource not found', 'The API reference is not built; run `make docs`');
-  });
+  app.use(docsRoutes({ title: String((contract.info as { title?: unknown } | undefined)?.title ?? 'API reference'), credentials: options.docsCredentials }));
 
   const tokens = new TokenRegistry(options.clock);
-  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
   const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0);
   app.use(['/v1', '/client', '/management'], failures.gate);
   const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
@@ -197,6 +233,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use(errorMapper);
 
   await checkContractLoads(app);
+  started = true;
   return app;
 }
 

@@ -5,6 +5,7 @@ import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './webhooks/deliver
 /** Webhook delivery, and the two switches for local testing: plain `http` targets, and non-public addresses. */
 export type WebhookSettings = DeliveryPolicy & { allowPlainHttp: boolean; allowPrivateTargets: boolean };
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './http/logging.js';
 
 export interface ServerConfig {
   host: string;
@@ -30,6 +31,12 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   /** Then how long background work (webhook deliveries' last attempts) may take before the process gives up. */
   shutdownJobsMs: number;
+  /** The least severe log lines written (`LOG_LEVEL`); `silent` writes none. */
+  logLevel: LogLevel;
+  /** One JSON object a line, or readable lines for development (`LOG_FORMAT=pretty`). */
+  logFormat: LogFormat;
+  /** When set, `/metrics` answers only requests that carry it as a bearer token. */
+  metricsToken: string | undefined;
   /** Names of the variables that fell back to demo values. */
   defaulted: string[];
 }
@@ -64,6 +71,12 @@ function baseUrl(name: string, value: string | undefined): string | undefined {
     throw new Error(`${name} must be an http(s) URL without credentials, query or fragment, got '${value}'`);
   }
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value === '') return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got '${value}'`);
+  return value as T;
 }
 
 function flag(value: string | undefined): boolean {
@@ -109,6 +122,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     publicBaseUrl: baseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
     shutdownJobsMs: integer('SHUTDOWN_JOBS_MS', env.SHUTDOWN_JOBS_MS, 30_000, 1),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, LOG_FORMATS, 'json'),
+    metricsToken: env.METRICS_TOKEN || undefined,
     defaulted,
   };
 }
@@ -127,5 +143,20 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     queuePerProject: integer('WEBHOOK_QUEUE_PER_PROJECT', env.WEBHOOK_QUEUE_PER_PROJECT, d.queuePerProject, 1),
     queue: integer('WEBHOOK_QUEUE', env.WEBHOOK_QUEUE, d.queue, 1),
     shutdownDeadlineMs: integer('WEBHOOK_SHUTDOWN_DEADLINE_MS', env.WEBHOOK_SHUTDOWN_DEADLINE_MS, d.shutdownDeadlineMs, 0),
+  };
+}
+
+/**
+ * The keys the interactive reference at /docs/try starts with: the demo keys in use, never keys from the
+ * environment (anyone who opens the page reads them).
+ */
+export function demoCredentials(config: ServerConfig): Record<string, string> {
+  const demo = (...names: string[]) => names.every((name) => config.defaulted.includes(name));
+  const [key] = config.apiKeys;
+  const [client] = config.clientKeys;
+  return {
+    ...(key && demo('APP_ID', 'APP_TOKEN') && { 'X-App-Id': key.appId, 'X-App-Token': key.appToken }),
+    ...(demo('MANAGEMENT_ID', 'MANAGEMENT_TOKEN') && { 'X-Management-Id': config.managementKey.id, 'X-Management-Token': config.managementKey.token }),
+    ...(client && demo('CLIENT_APP_ID', 'CLIENT_TOKEN') && { 'X-Client-Application-Id': client.appId, 'X-Client-Token': client.token }),
   };
 }

@@ -8,8 +8,9 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appStore, createApp } from './app.js';
-import { configFromEnv, type ServerConfig } from './config.js';
+import { appStore, createApp, stopServing } from './app.js';
+import { configFromEnv, demoCredentials, type ServerConfig } from './config.js';
+import { createLogger } from './http/logging.js';
 import { systemClock } from './domain/clock.js';
 import { fixturesPath, loadFixtureFile } from './fixtures.js';
 import { Jobs } from './jobs.js';
@@ -42,7 +43,7 @@ function listen(server: Server, config: ServerConfig): Promise<void> {
 
 function printBanner(config: ServerConfig, port: number): void {
   const base = `http://localhost:${port}`;
-  console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs)`);
+  console.log(`Promotions and loyalty reference server on ${base} (docs: ${base}/docs, try it: ${base}/docs/try)`);
   if (config.defaulted.length > 0) {
     const [key] = config.apiKeys;
     console.log(`No ${config.defaulted.join('/')} set; using demo credentials:`);
@@ -66,6 +67,7 @@ function printBanner(config: ServerConfig, port: number): void {
 
 async function main(): Promise<void> {
   const config = configFromEnv();
+  const logger = await createLogger({ level: config.logLevel, format: config.logFormat });
   const jobs = new Jobs();
   const store = new MemoryStore();
   let boundPort = config.port;
@@ -84,6 +86,9 @@ async function main(): Promise<void> {
     eventRetention: config.eventRetention,
     projectSliceMs: config.projectSliceMs,
     publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${boundPort}`,
+    logger,
+    metricsToken: config.metricsToken,
+    docsCredentials: demoCredentials(config),
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
   const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
@@ -98,11 +103,12 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    stopServing(app);
     stopSettling();
-    console.log(`${signal}: closing; requests in flight have ${config.shutdownGraceMs} ms, then ${jobs.size} background job(s) finish`);
+    logger.info(`${signal}: closing; requests in flight have ${config.shutdownGraceMs} ms, then ${jobs.size} background job(s) finish`);
     server.close(() => {
       void jobs.shutdown().then(() => {
-        console.log('stopped');
+        logger.info('stopped');
         process.exit(0);
       });
     });
@@ -110,7 +116,7 @@ async function main(): Promise<void> {
     // A request still in flight when the grace period ends (such as a client that stalls mid-body) is cut off.
     setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
     setTimeout(() => {
-      console.error(`gave up waiting; ${jobs.size} background job(s) unfinished`);
+      logger.error(`gave up waiting; ${jobs.size} background job(s) unfinished`);
       process.exit(1);
     }, config.shutdownGraceMs + config.shutdownJobsMs).unref();
   };

@@ -99,6 +99,24 @@ const LOGGED_IDS = 20;
 
 const TARGET_REFUSED = 'ERR_WEBHOOK_TARGET_REFUSED';
 
+/** How a delivery ended: delivered, or FAILED for one of the reasons above, or dropped with its webhook or project. */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'dropped' | 'stopped' | 'discarded';
+
+const OUTCOME_OF_REASON: Record<string, DeliveryOutcome> = { [EXHAUSTED]: 'failed', [DROPPED]: 'dropped', [STOPPED]: 'stopped' };
+
+/** What the server around the deliveries hears of them (metrics, the log); each hook is optional. */
+export interface DeliveryHooks {
+  /** `count` deliveries ended with this outcome. */
+  settled?(outcome: DeliveryOutcome, count: number): void;
+  /** A line for the operator: deliveries that failed, and faults of the delivery machinery itself. */
+  log?(level: 'warn' | 'error', message: string, error?: unknown): void;
+}
+
+const consoleLog: NonNullable<DeliveryHooks['log']> = (_level, message, error) => {
+  if (error === undefined) console.error(message);
+  else console.error(message, error);
+};
+
 /** A delivery the server still holds: what it needs to make its next attempt, nothing more. */
 interface Pending {
   projectId: string;
@@ -181,6 +199,7 @@ export class WebhookDeliveries {
   private agent: Agent | undefined;
   /** Settles the background job that stands for all delivery work, once nothing is held. */
   private drained: (() => void) | undefined;
+  private readonly log: NonNullable<DeliveryHooks['log']>;
 
   constructor(
     private readonly store: Store,
@@ -188,8 +207,10 @@ export class WebhookDeliveries {
     private readonly clock: Clock,
     private readonly policy: DeliveryPolicy,
     private readonly targets: TargetPolicy = { allowPrivateTargets: false, resolve: systemResolver },
+    private readonly hooks: DeliveryHooks = {},
   ) {
     jobs.onShutdown(() => this.stop());
+    this.log = hooks.log ?? consoleLog;
   }
 
   /** Called with the deliverable events of each committed unit of work; returns at once. */
@@ -341,7 +362,7 @@ export class WebhookDeliveries {
       attempt = await this.send(item, number, moreForOrigin);
     } catch (error) {
       // Never expected; a slot must be given back whatever happens, or shutdown would wait for it forever.
-      console.error(`webhook delivery ${item.deliveryId}: attempt ${number} broke`, error);
+      this.log('error', `webhook delivery ${item.deliveryId}: attempt ${number} broke`, error);
       attempt = { number, started_at: this.clock.now().toISOString(), duration_ms: 0, status_code: null, error: UNREACHABLE };
     }
     item.made = number;
@@ -363,13 +384,17 @@ export class WebhookDeliveries {
     try {
       kept = await this.record(item, attempt, status, reason, nextAt);
     } catch (error) {
-      console.error(`webhook delivery ${item.deliveryId}: its attempt could not be recorded, so it is given up`, error);
+      this.log('error', `webhook delivery ${item.deliveryId}: its attempt could not be recorded, so it is given up`, error);
       kept = false;
     }
     if (!kept || last) {
       this.forget(item);
+      if (delivered) this.hooks.settled?.('delivered', 1);
       // Deleting a webhook (or its project) drops its history and pending retries, as the contract says; say so.
-      if (!kept && !delivered) console.error(`webhook delivery ${item.deliveryId} DROPPED: event ${item.eventId}; its webhook or project was deleted`);
+      if (!kept && !delivered) {
+        this.hooks.settled?.('discarded', 1);
+        this.log('warn', `webhook delivery ${item.deliveryId} DROPPED: event ${item.eventId}; its webhook or project was deleted`);
+      }
       // Marked FAILED already, with the attempt: only the log line is left to write.
       if (kept && !delivered) this.fail([item], reason!, `after ${number} attempt(s) to ${item.url}, last error: ${attempt.error}`, { marked: true });
     } else if (this.stopping) {
@@ -502,6 +527,7 @@ export class WebhookDeliveries {
 
   /** Marks deliveries FAILED with a reason (unless `marked` already) and logs them, in batches. */
   private fail(items: Pending[], reason: string, detail: string, { marked = false } = {}): void {
+    this.hooks.settled?.(OUTCOME_OF_REASON[reason] ?? 'failed', items.length);
     for (const { projectId, webhookId, deliveryId } of items) {
       const key = [projectId, webhookId, reason, detail, marked].join('\u0000');
       let batch = this.failing.get(key);
@@ -529,11 +555,11 @@ export class WebhookDeliveries {
             }
           });
         } catch (error) {
-          if (!(error instanceof UnknownProject)) console.error(`webhook deliveries of project ${projectId} could not be marked FAILED`, error);
+          if (!(error instanceof UnknownProject)) this.log('error', `webhook deliveries of project ${projectId} could not be marked FAILED`, error);
         }
         const named = ids.slice(0, LOGGED_IDS).join(', ');
         const more = ids.length > LOGGED_IDS ? ` and ${ids.length - LOGGED_IDS} more` : '';
-        console.error(`webhook deliveries FAILED (${reason}): ${ids.length} to webhook ${webhookId} of project ${projectId}, ${detail}: ${named}${more}`);
+        this.log('warn', `webhook deliveries FAILED (${reason}): ${ids.length} to webhook ${webhookId} of project ${projectId}, ${detail}: ${named}${more}`);
       }
     }
     this.flushing = false;
