@@ -6,13 +6,25 @@ REDOCLY := npx --no-install redocly
 # No usage reports from the CLI, and none from the docs page it renders (Redoc reports to Redocly unless told).
 export REDOCLY_TELEMETRY := off
 OPENAPI_SOURCES := $(shell find openapi -type f)
+# What `make serve` and `make test` need, as files with their sources, so that a second start rebuilds nothing
+# that has not changed: the bundle and types from openapi/, the docs page from the bundle, dist/ from the code.
+GENERATED := generated/openapi.json generated/openapi.strict.json generated/openapi.ts
+DOCS_HTML := dist/docs/index.html
+BUILD_STAMP := dist/.build-stamp
+# Everything tsc -p tsconfig.build.json reads (bin/ reaches into tests/contract); folders too, since adding or
+# removing a file changes its folder's time.
+BUILD_SOURCES := $(shell find server client bin tests/contract -name '*.ts' -o -type d) generated/openapi.ts \
+  tsconfig.json tsconfig.build.json package-lock.json
+# The kit's package is assembled from these files of this repository (its `files`), then packed.
+KIT_FILES = $(shell node -p "require('./packages/kit/package.json').files.join(' ')")
+KIT_PACK_DIR ?= .
 
-.PHONY: help install chromium generate check-generated lint typecheck build docs serve test unit contract fuzz bench clean inventory
+.PHONY: help install chromium generate check-generated lint typecheck build docs serve test unit contract fuzz bench clean inventory kit-pack
 
 help:
 	@echo "make serve   install, generate, build and start the reference server on http://localhost:3000"
 	@echo "make test    install, then check generated files, lint, typecheck, docs and run every test"
-	@echo "make lint | generate | docs | build | clean"
+	@echo "make lint | generate | docs | build | clean | kit-pack"
 
 # `npm ci` in npm 11 rejects lock files that lack other platforms' optional binaries, so install from the lock.
 $(NPM_STAMP): package.json package-lock.json
@@ -30,13 +42,17 @@ chromium:
 
 # The build step that derives the strict twin (every object closed) from the bundle; see server/contract/strict-twin.ts.
 TWIN_TOOL := dist/tools/server/contract/write-strict-twin.js
-$(TWIN_TOOL): server/contract/strict-twin.ts server/contract/write-strict-twin.ts $(NPM_STAMP)
+$(TWIN_TOOL): server/contract/strict-twin.ts server/contract/write-strict-twin.ts | $(NPM_STAMP)
 	npx --no-install tsc --outDir dist/tools --rootDir . --module NodeNext --moduleResolution NodeNext --target ES2022 \
 	  --strict --noUncheckedIndexedAccess --skipLibCheck --types node server/contract/write-strict-twin.ts
 	@echo '{"type":"module"}' > dist/tools/package.json
 
-# Bundle the multi-file source into one document, derive its strict twin, then the TypeScript types.
-generate: $(NPM_STAMP) $(TWIN_TOOL)
+# Bundle the multi-file source into one document, derive its strict twin, then the TypeScript types; again
+# only when the source, the lint config, the twin's code or the installed tools (the lock) changed.
+generate: $(GENERATED)
+
+$(GENERATED) &: $(OPENAPI_SOURCES) redocly.yaml server/contract/strict-twin.ts server/contract/write-strict-twin.ts \
+  package-lock.json | $(NPM_STAMP) $(TWIN_TOOL)
 	$(REDOCLY) bundle openapi/openapi.yaml --output generated/openapi.json --ext json
 	node $(TWIN_TOOL) generated/openapi.json generated/openapi.strict.json
 	npx --no-install openapi-typescript generated/openapi.json --output generated/openapi.ts --default-non-nullable false
@@ -58,10 +74,14 @@ lint: $(NPM_STAMP)
 typecheck: $(NPM_STAMP)
 	npx --no-install tsc -p tsconfig.json --noEmit
 
-build: $(NPM_STAMP)
+build: $(BUILD_STAMP)
+
+# Outputs of deleted sources must not linger in dist/ (the kit's package copies these folders whole).
+$(BUILD_STAMP): $(BUILD_SOURCES) | $(NPM_STAMP)
 	rm -rf dist/server dist/client dist/generated dist/bin dist/tests
 	npx --no-install tsc -p tsconfig.build.json
-	chmod +x dist/bin/contract.js
+	chmod +x dist/bin/contract.js dist/bin/launcher.js
+	@touch $@
 
 # Redoc's sidebar credit loads Redocly's logo from their CDN, and no option turns that off: the page gets a
 # small inline image of the name instead, so it makes no request to another host (the browser test checks).
@@ -70,7 +90,11 @@ docs: $(NPM_STAMP)
 	sed -i -E 's|https://cdn\.redoc\.ly/redoc/logo-mini(-full)?\.svg|data:image/svg+xml,%3Csvg%20xmlns=%27http://www.w3.org/2000/svg%27%20width=%2748%27%20height=%2714%27%3E%3Ctext%20x=%270%27%20y=%2711%27%20font-family=%27sans-serif%27%20font-size=%2711%27%20fill=%27%23808080%27%3ERedocly%3C/text%3E%3C/svg%3E|g' dist/docs/index.html
 	@if grep -q 'cdn\.redoc\.ly/redoc/logo' dist/docs/index.html; then echo 'dist/docs/index.html still loads a logo from cdn.redoc.ly' >&2; exit 1; fi
 
-serve: generate docs build
+# The page `make docs` renders, again only when the bundle (or the config it reads) changed.
+$(DOCS_HTML): generated/openapi.json redocly.yaml | $(NPM_STAMP)
+	@$(MAKE) --no-print-directory docs
+
+serve: $(BUILD_STAMP) $(DOCS_HTML)
 	node dist/server/main.js
 
 unit: $(NPM_STAMP)
@@ -79,8 +103,18 @@ unit: $(NPM_STAMP)
 contract: $(NPM_STAMP)
 	npm test -- --selectProjects contract
 
-test: install chromium check-generated lint typecheck docs build
+# check-generated compares a fresh bundle with generated/ before anything is built from generated/.
+test: install chromium check-generated lint typecheck $(DOCS_HTML) $(BUILD_STAMP)
 	npm test
+
+# The contract kit's package, promo-loyalty-contract-kit (packages/kit/package.json: its files and dependencies),
+# packed to KIT_PACK_DIR. It is assembled in a temporary folder from this repository's files, so the repository
+# keeps one layout and the light package (`npm pack` here) keeps out the kit's suite, server and dependencies.
+kit-pack: $(BUILD_STAMP) $(DOCS_HTML)
+	@stage=$$(mktemp -d) && trap 'rm -rf "$$stage"' EXIT && \
+	cp packages/kit/package.json packages/kit/README.md "$$stage/" && \
+	for part in $(KIT_FILES); do mkdir -p "$$stage/$$(dirname $$part)" && cp -R "$$part" "$$stage/$$part" || exit 1; done && \
+	(cd "$$stage" && npm pack --pack-destination "$(abspath $(KIT_PACK_DIR))")
 
 clean:
 	rm -rf dist node_modules

@@ -1,10 +1,13 @@
 /** Unit tests of the domain, the contract suite over HTTP, the docs in a browser, the contract kit, and hardening. */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // Installed as a dependency (the contract kit run through npx), this package sits under node_modules, which
-// Jest leaves out of its file map, its test paths and its transforms by default: keep this package in.
+// Jest leaves out of its file map, its test paths and its transforms by default: keep this package in. Its name
+// is read, not written here, because the kit's package (promo-loyalty-contract-kit) ships this same file.
 const installed = fileURLToPath(import.meta.url).includes('/node_modules/');
-const outsideThisPackage = ['/node_modules/(?!promo-loyalty-contract/)'];
+const { name } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const outsideThisPackage = [`/node_modules/(?!${name}/)`];
 const asDependency = installed
   ? { haste: { retainAllFiles: true }, testPathIgnorePatterns: outsideThisPackage, transformIgnorePatterns: outsideThisPackage }
   : {};
@@ -38,6 +41,8 @@ export default {
     { ...common, displayName: 'hardening', testMatch: ['<rootDir>/tests/hardening/**/*.test.ts'] },
     // Clients made by other generators from the bundled contract, and Prism's mock started on it.
     { ...common, displayName: 'generators', testMatch: ['<rootDir>/tests/generators/**/*.test.ts'] },
+    // The published packages: what each tarball holds, and the light one installed and used as the README says.
+    { ...common, displayName: 'packaging', testMatch: ['<rootDir>/tests/packaging/**/*.test.ts'] },
   ],
   reporters: ['default', '<rootDir>/tests/summary-reporter.cjs'],
 };

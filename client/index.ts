@@ -1,5 +1,7 @@
 /**
  * The typed client: openapi-fetch over the generated `paths`, with the base URL and credentials set once.
+ * `import createClient from 'promo-loyalty-contract/client'` and `import { createApiClient } from …` are the
+ * same function: the default follows openapi-fetch's own `createClient` habit, the name reads well beside it.
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../generated/openapi.js';
@@ -32,3 +34,5 @@ export function createApiClient(options: ClientOptions): ApiClient {
     ...(options.fetch && { fetch: options.fetch }),
   });
 }
+
+export default createApiClient;
