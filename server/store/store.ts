@@ -3,24 +3,23 @@
  * implementation can be swapped for a database one. All calls are asynchronous, and every write happens
  * inside one unit of work per project: it commits whole or not at all.
  */
-import { TABLE_SPECS, type Tables } from './tables.js';
+import type { Condition } from './conditions.js';
+import type { Row, RowOf, Schema } from './schema.js';
 
-export interface Row {
-  id: string;
-}
+export type { Row } from './schema.js';
 
 export interface Query<T> {
-  /** Scan only the rows whose indexed field equals the value, instead of the whole table. */
+  /** Scan only the rows whose indexed field equals the value (a hint; a SQL store reads it as one more condition). */
   index?: { field: keyof T & string; value: unknown };
-  /** Rows for which this returns false are left out. */
-  where?: (row: T) => boolean;
+  /** Rows that do not meet the condition are left out (see conditions.ts for what each condition means). */
+  where?: Condition;
   /** Sort key; ties keep insertion order (reversed for descending). Without it, insertion order. */
   orderBy?: { field: keyof T & string; direction: 'asc' | 'desc' };
   /**
    * With `orderBy`: only rows whose sort key comes strictly after this value in the query's direction (a
-   * cursor). `total` counts those rows.
+   * keyset cursor). `total` counts those rows.
    */
-  after?: unknown;
+  after?: string | number;
   offset?: number;
   limit?: number;
 }
@@ -47,9 +46,11 @@ export interface Table<T extends Row> {
   query(query: Query<T>): Promise<Page<T>>;
 }
 
-export type UnitOfWork = { readonly [K in keyof Tables]: Table<Tables[K]> };
+export type UnitOfWork<S extends Schema> = { readonly [K in keyof S]: Table<RowOf<S[K]>> };
 
-export interface Store {
+export interface Store<S extends Schema> {
+  /** The tables this store keeps. */
+  readonly schema: S;
   /** Adds an empty partition for a project. Idempotent. */
   createProject(projectId: string): Promise<void>;
   hasProject(projectId: string): Promise<boolean>;
@@ -60,7 +61,9 @@ export interface Store {
    * Runs `work` against one project's data. Units of work on the same project run one at a time; when
    * `work` throws, every write it made is undone before the error propagates.
    */
-  transaction<R>(projectId: string, work: (uow: UnitOfWork) => Promise<R>): Promise<R>;
+  transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
+  /** Releases what the store holds (connections, files). The store is not used afterwards. */
+  close(): Promise<void>;
 }
 
 export class UniqueViolation extends Error {
@@ -88,13 +91,13 @@ export class UnknownProject extends Error {
  * (`make bench`). The getters live on one prototype per layer, so a unit of work costs one small object.
  * `make` gets the state the layer gave this unit of work and the table's name.
  */
-export function lazyUnitOfWork<S>(make: (state: S, name: keyof Tables) => Table<Row>): (state: S) => UnitOfWork {
+export function lazyUnitOfWork<S extends Schema, State>(schema: S, make: (state: State, name: keyof S & string) => Table<Row>): (state: State) => UnitOfWork<S> {
   interface Instance {
-    state: S;
-    made: Partial<Record<keyof Tables, Table<Row>>>;
+    state: State;
+    made: Partial<Record<string, Table<Row>>>;
   }
   const prototype = {};
-  for (const name of Object.keys(TABLE_SPECS) as (keyof Tables)[]) {
+  for (const name of Object.keys(schema)) {
     Object.defineProperty(prototype, name, {
       enumerable: true,
       get(this: Instance) {
@@ -106,6 +109,6 @@ export function lazyUnitOfWork<S>(make: (state: S, name: keyof Tables) => Table<
     const instance = Object.create(prototype) as Instance;
     instance.state = state;
     instance.made = {};
-    return instance as unknown as UnitOfWork;
+    return instance as unknown as UnitOfWork<S>;
   };
 }
