@@ -14,8 +14,8 @@
  * - `lt`, `lte`, `gt`, `gte`: both sides are numbers (compared as numbers) or both are strings (compared by
  *   UTF-16 code units, as JavaScript's `<` does, which for ISO-8601 timestamps of one format is time order).
  *   Anything else (a null `v`, a type mismatch) does not match.
- * - `as` on a comparison reads `v` first: `'number'` takes a number as is and a string holding a decimal
- *   number (`'12.5'`) as that number; `'time'` takes a string that starts with a `YYYY-MM-DD` date and that
+ * - `as` on a comparison reads `v` first: `'number'` takes a number as is and a string of decimal digits with an
+ *   optional leading minus and fraction (`'12'`, `'-12.5'`, nothing else) as that number; `'time'` takes a string that starts with a `YYYY-MM-DD` date and that
  *   JavaScript's `Date.parse` reads as that instant (in milliseconds), and a number as is. The value given
  *   must then be a number. A `v` that does not read that way does not match.
  * - `is_null` / `not_null`: `v` is null (or missing) / is not.

@@ -4,7 +4,8 @@
  * backwards when the work throws.
  */
 import { Mutex } from 'async-mutex';
-import { TABLE_SPECS, type TableSpec, type Tables } from './tables.js';
+import { predicate, type Predicate } from './evaluate.js';
+import type { Schema, TableDeclaration } from './schema.js';
 import {
   lazyUnitOfWork,
   UniqueViolation,
@@ -177,6 +178,9 @@ class InsertionOrder {
   }
 }
 
+/** A query as the memory table runs it: its condition compiled to a predicate. */
+type Selection<T> = Omit<Query<T>, 'where'> & { where?: Predicate };
+
 class MemoryTable<T extends Row> {
   readonly rows = new Map<string, T>();
   private readonly seq = new Map<string, number>();
@@ -194,12 +198,13 @@ class MemoryTable<T extends Row> {
 
   constructor(
     readonly name: string,
-    readonly spec: TableSpec,
+    readonly spec: TableDeclaration<T>,
   ) {
     for (const field of spec.unique) this.unique.set(field, new Map());
     for (const field of spec.indexed) this.indexes.set(field, new Map());
-    this.sparse = new Set(spec.sparse ?? []);
-    for (const field of this.sparse) if (!spec.indexed.includes(field)) throw new Error(`${name}.${field} is sparse but not indexed`);
+    this.sparse = new Set<string>(spec.sparse ?? []);
+    const indexed = new Set<string>(spec.indexed);
+    for (const field of this.sparse) if (!indexed.has(field)) throw new Error(`${name}.${field} is sparse but not indexed`);
     for (const field of spec.ordered ?? []) this.followsInsertion.set(field, { holds: true, seen: false });
     for (const field of spec.sortedById ?? []) {
       if (!spec.indexed.includes(field)) throw new Error(`${name}.${field} is sorted by ID but not indexed`);
@@ -390,7 +395,11 @@ class MemoryTable<T extends Row> {
     return this.pageInOrder({ field, value }, false, 0, Infinity);
   }
 
-  select(query: Query<T>): Page<T> {
+  select({ where, ...rest }: Query<T>): Page<T> {
+    return this.run({ ...rest, ...(where && { where: predicate(where) }) });
+  }
+
+  private run(query: Selection<T>): Page<T> {
     const seeked = this.seekById(query);
     if (seeked) return seeked;
     if (query.after !== undefined) {
@@ -399,8 +408,8 @@ class MemoryTable<T extends Row> {
       // Otherwise the cursor is one more condition on the rows.
       const sign = order.direction === 'desc' ? -1 : 1;
       const { where, after } = query;
-      const past = (row: T) => sign * compareValues(this.field(row, order.field), after) > 0;
-      query = { ...query, after: undefined, where: where ? (row: T) => past(row) && where(row) : past };
+      const past = (row: object) => sign * compareValues(this.field(row as T, order.field), after) > 0;
+      query = { ...query, after: undefined, where: where ? (row: object) => past(row) && where(row) : past };
     }
     const ordered = !query.orderBy || this.followsInsertion.get(query.orderBy.field)?.holds;
     if (!query.where && ordered) {
@@ -431,7 +440,7 @@ class MemoryTable<T extends Row> {
    * A page in ID order on a `sortedById` index, from the start or after a cursor, read off the value's
    * sorted IDs; undefined when the query is not that.
    */
-  private seekById(query: Query<T>): Page<T> | undefined {
+  private seekById(query: Selection<T>): Page<T> | undefined {
     if (query.orderBy?.field !== 'id' || query.where || !query.index) return undefined;
     const byValue = this.sortedIds.get(query.index.field);
     if (!byValue) return undefined;
@@ -455,7 +464,7 @@ class MemoryTable<T extends Row> {
    * A sorted page near the start without sorting every match: one pass keeps the first `keep` rows in order
    * (binary insertion), and counts the matches. A cursor page of 10 over 10,000 entries no longer sorts them all.
    */
-  private selectTop(candidates: Iterable<T>, query: Query<T>, compare: (a: T, b: T) => number, keep: number): Page<T> {
+  private selectTop(candidates: Iterable<T>, query: Selection<T>, compare: (a: T, b: T) => number, keep: number): Page<T> {
     const best: T[] = [];
     let total = 0;
     for (const row of candidates) {
@@ -476,11 +485,7 @@ class MemoryTable<T extends Row> {
   }
 }
 
-type Partition = { [K in keyof Tables]: MemoryTable<Tables[K]> };
-
-const memoryUnitOfWork = lazyUnitOfWork<{ tables: Partition; undo: Undo[] }>(
-  ({ tables, undo }, name) => new MemoryUnitOfWorkTable(tables[name] as unknown as MemoryTable<Row>, undo),
-);
+type Partition = Record<string, MemoryTable<Row>>;
 
 class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
   constructor(
@@ -536,14 +541,17 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
   }
 }
 
-export class MemoryStore implements Store {
+export class MemoryStore<S extends Schema> implements Store<S> {
   private readonly partitions = new Map<string, { tables: Partition; lock: Mutex }>();
+  private readonly unitOfWork: (state: { tables: Partition; undo: Undo[] }) => UnitOfWork<S>;
+
+  constructor(readonly schema: S) {
+    this.unitOfWork = lazyUnitOfWork<S, { tables: Partition; undo: Undo[] }>(schema, ({ tables, undo }, name) => new MemoryUnitOfWorkTable(tables[name]!, undo));
+  }
 
   async createProject(projectId: string): Promise<void> {
     if (this.partitions.has(projectId)) return;
-    const tables = Object.fromEntries(
-      Object.entries(TABLE_SPECS).map(([name, spec]) => [name, new MemoryTable(name, spec)]),
-    ) as unknown as Partition;
+    const tables: Partition = Object.fromEntries(Object.entries(this.schema).map(([name, declaration]) => [name, new MemoryTable<Row>(name, declaration)]));
     this.partitions.set(projectId, { tables, lock: new Mutex() });
   }
 
@@ -563,12 +571,14 @@ export class MemoryStore implements Store {
     return [...this.partitions.keys()];
   }
 
-  async transaction<R>(projectId: string, work: (uow: UnitOfWork) => Promise<R>): Promise<R> {
+  async close(): Promise<void> {}
+
+  async transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     const partition = this.partitions.get(projectId);
     if (!partition) throw new UnknownProject(projectId);
     return partition.lock.runExclusive(async () => {
       const undo: Undo[] = [];
-      const uow = memoryUnitOfWork({ tables: partition.tables, undo });
+      const uow = this.unitOfWork({ tables: partition.tables, undo });
       try {
         return await work(uow);
       } catch (error) {
