@@ -34,15 +34,15 @@ import { healthRoutes, Readiness, storeProbe } from './http/health.js';
 import { requestLogging, silentLogger } from './http/logging.js';
 import { ServerMetrics } from './http/metrics.js';
 import { nameOperation } from './http/request-facts.js';
-import { withMetadataSchemas } from './store/metadata-schemas.js';
+import { withMetadataSchemas } from './domain/management/metadata-store.js';
 import { withRetention } from './store/retention.js';
-import type { Store } from './store/store.js';
+import type { DomainStore } from './domain/schema.js';
 import type { HostResolver } from './domain/management/webhook-targets.js';
 import { DEFAULT_DELIVERY_POLICY, systemResolver, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
 import { withOutbox } from './webhooks/outbox.js';
 
 export interface AppOptions {
-  store: Store;
+  store: DomainStore;
   clock: Clock;
   apiKeys: readonly ApiKey[];
   /** Check every response against the contract; on in tests, off by default in production. */
@@ -101,8 +101,8 @@ export interface AppOptions {
 /** Where the server is reached when nobody says: `make serve`'s address. */
 export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
 
-export function appStore(app: Express): Store {
-  return app.locals.store as Store;
+export function appStore(app: Express): DomainStore {
+  return app.locals.store as DomainStore;
 }
 
 /** Tells the app that the server is stopping: from now on `/readyz` answers 503. */
@@ -129,7 +129,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const retained = withRetention(options.store, { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION });
   const checked = withOutbox(withMetadataSchemas(retained), deliveries.committed);
   // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
-  const store: Store = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
+  const store: DomainStore = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
   await store.createProject(ORGANIZATION);
   for (const key of options.apiKeys) {
     await store.createProject(key.projectId);

@@ -19,7 +19,7 @@ import { upsertCustomer } from './domain/customers.js';
 import { DomainError } from './domain/errors.js';
 import { addLocation } from './domain/locations.js';
 import { createVoucher, generateCampaignVouchers } from './domain/vouchers.js';
-import type { Store } from './store/store.js';
+import type { DomainStore } from './domain/schema.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -108,7 +108,7 @@ export function checkFixtures(raw: unknown, contract: object, source: string): F
 }
 
 /** Loads the fixtures into one project in one unit of work: all of them, or none and an error naming the entry. */
-export async function loadFixtures(store: Store, clock: Clock, projectId: string, fixtures: Fixtures, source: string): Promise<void> {
+export async function loadFixtures(store: DomainStore, clock: Clock, projectId: string, fixtures: Fixtures, source: string): Promise<void> {
   await store.transaction(projectId, async (uow) => {
     const ctx = { uow, clock };
     for (const name of Object.keys(SECTIONS) as Section[]) {
@@ -154,7 +154,7 @@ export function fixturesPath(argv: readonly string[], env: NodeJS.ProcessEnv): s
 }
 
 /** Reads, checks and loads the fixture file, if one is named; returns how many objects it held. */
-export async function loadFixtureFile(store: Store, clock: Clock, projectId: string, path: string | undefined, contractFile: string): Promise<number> {
+export async function loadFixtureFile(store: DomainStore, clock: Clock, projectId: string, path: string | undefined, contractFile: string): Promise<number> {
   if (!path) return 0;
   const contract = JSON.parse(await readFile(contractFile, 'utf8')) as object;
   const fixtures = await readFixtures(path, contract);

@@ -5,16 +5,16 @@
  */
 import type { Clock } from './domain/clock.js';
 import { settleLoyalty } from './domain/loyalty/settle.js';
-import type { Store } from './store/store.js';
+import type { DomainStore } from './domain/schema.js';
 
-export async function settleAllProjects(store: Store, clock: Clock): Promise<void> {
+export async function settleAllProjects(store: DomainStore, clock: Clock): Promise<void> {
   for (const projectId of await store.projectIds()) {
     await store.transaction(projectId, (uow) => settleLoyalty({ uow, clock }));
   }
 }
 
 /** Starts settling every `intervalMs`; returns the function that stops it. */
-export function startLoyaltyTimer(store: Store, clock: Clock, intervalMs: number): () => void {
+export function startLoyaltyTimer(store: DomainStore, clock: Clock, intervalMs: number): () => void {
   const timer = setInterval(() => {
     settleAllProjects(store, clock).catch((error: unknown) => console.error('loyalty settling failed:', error));
   }, intervalMs);

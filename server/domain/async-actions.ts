@@ -2,6 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { notFound } from './errors.js';
 import { newId } from './ids.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 export type AsyncAction = Schemas['AsyncAction'];
@@ -22,6 +23,8 @@ export interface AsyncActionRecord {
   result: AsyncActionResult | null;
   object: 'async_action';
 }
+
+export const ASYNC_ACTIONS_TABLE = table<AsyncActionRecord>({ unique: [], indexed: [], kinds: { created_at: 'text' } });
 
 export async function startAsyncAction(ctx: DomainContext, type: AsyncActionType, requestId: string): Promise<AsyncActionRecord> {
   return ctx.uow.async_actions.insert({

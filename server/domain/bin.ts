@@ -10,6 +10,7 @@ import { newId } from './ids.js';
 import { idOrderedPage, listFilter, type IdCursorQuery } from './list-filters.js';
 import type { VoucherRecord } from './vouchers.js';
 import { dropHoldersOf } from './referrals.js';
+import { table } from '../store/schema.js';
 
 export type BinResourceType = 'campaign' | 'voucher';
 
@@ -28,6 +29,8 @@ export interface BinEntryRecord {
   campaign: CampaignRecord | null;
 }
 
+export const BIN_ENTRIES_TABLE = table<BinEntryRecord>({ unique: ['campaign_name'], indexed: [] });
+
 /** A voucher in the bin, alone or with its campaign; its code stays taken while it is here. */
 export interface BinnedVoucher {
   /** The voucher's ID. */
@@ -36,6 +39,8 @@ export interface BinnedVoucher {
   bin_entry_id: string;
   voucher: VoucherRecord;
 }
+
+export const BINNED_VOUCHERS_TABLE = table<BinnedVoucher>({ unique: ['code'], indexed: ['bin_entry_id'] });
 
 /** Refuses a code a binned voucher still holds, as a live voucher's code is refused. */
 export async function ensureCodeFree(ctx: DomainContext, code: string): Promise<void> {

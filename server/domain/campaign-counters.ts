@@ -5,6 +5,7 @@
  */
 import type { DomainContext } from './context.js';
 import type { EventRecord, EventType } from './events.js';
+import { table } from '../store/schema.js';
 
 export const COUNTED = [
   'redemptions',
@@ -41,6 +42,8 @@ export interface CampaignCounterBucket {
   events: number;
   counters: Partial<Counters>;
 }
+
+export const CAMPAIGN_COUNTERS_TABLE = table<CampaignCounterBucket>({ unique: [], indexed: ['campaign_id'] });
 
 const HOUR_MS = 3_600_000;
 const one = () => 1;

@@ -18,6 +18,7 @@ import { binCampaign, ensureCampaignNameFree } from './bin.js';
 import { dropHoldersOf } from './referrals.js';
 import { campaignFilter } from './campaign-filters.js';
 import { timeframeWithoutStart } from './validity.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 export type Campaign = Schemas['Campaign'];
@@ -71,6 +72,8 @@ export interface CampaignRecord {
   referral_program?: ReferralProgram;
   loyalty_tiers_expiration?: Schemas['CampaignLoyaltyTiersExpiration'];
 }
+
+export const CAMPAIGNS_TABLE = table<CampaignRecord>({ unique: ['name'], indexed: [], kinds: { created_at: 'text', updated_at: 'text', start_date: 'text', expiration_date: 'text' } });
 
 /** Up to this many vouchers are generated before the response; more go to the background. */
 export const SYNC_GENERATION_LIMIT = 1000;

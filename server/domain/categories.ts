@@ -4,10 +4,13 @@ import type { DomainContext } from './context.js';
 import { notFound } from './errors.js';
 import { newId } from './ids.js';
 import { writeUnique } from './unique.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 /** A category as stored and shown; `updated_at` appears once it has been updated. */
 export type Category = Schemas['Category'];
+
+export const CATEGORIES_TABLE = table<Category>({ unique: ['name'], indexed: [], kinds: { hierarchy: 'number', name: 'text' } });
 type CategoryCreate = Schemas['CategoriesCreateRequestBody'];
 type CategoryUpdate = Schemas['CategoriesUpdateRequestBody'];
 

@@ -1,12 +1,12 @@
 import type { components } from '../../generated/openapi.js';
-import type { UnitOfWork } from '../store/store.js';
+import type { DomainUnitOfWork } from './schema.js';
 import type { Clock } from './clock.js';
 
 export type EventSource = components['schemas']['EventSource'];
 
 /** What a use case works with: one project's unit of work and the clock, and who is calling. */
 export interface DomainContext {
-  uow: UnitOfWork;
+  uow: DomainUnitOfWork;
   clock: Clock;
   /** Who caused what this unit of work records; the service itself when absent. */
   source?: EventSource;

@@ -10,6 +10,7 @@ import { cursorPage, pageWindow, parseOrder, type PageRequest, type SortOrder } 
 import { noteSegmentChanges, segmentSnapshot, type SegmentSnapshot } from './segments.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
+import { table } from '../store/schema.js';
 
 type CustomerSchema = components['schemas']['Customer'];
 type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
@@ -28,6 +29,8 @@ export type Customer = Omit<CustomerSchema, 'loyalty' | 'referrals' | 'assets' |
     referrals: Referrals;
     summary: NonNullable<CustomerSchema['summary']>;
   };
+
+export const CUSTOMERS_TABLE = table<Customer>({ unique: ['source_id'], indexed: [], ordered: ['created_at'], kinds: { created_at: 'text', updated_at: 'text', source_id: 'text', name: 'text', email: 'text', id: 'text' } });
 
 export interface CustomerListQuery extends PageRequest {
   order?: SortOrder | 'source_id' | '-source_id';

@@ -8,6 +8,7 @@
 import { countEvent, countedIn } from './campaign-counters.js';
 import type { DomainContext, EventSource } from './context.js';
 import { newId } from './ids.js';
+import { table } from '../store/schema.js';
 
 export type EventType =
   | 'campaign.created'
@@ -74,6 +75,8 @@ export interface EventRecord {
   /** The campaign counters this event was counted into (see campaign-counters.ts); null when none. */
   counted_in: string | null;
 }
+
+export const EVENTS_TABLE = table<EventRecord>({ unique: [], indexed: ['counted_in', 'customer_id', 'voucher_id'], sparse: ['counted_in', 'customer_id', 'voucher_id'] });
 
 /**
  * How many events a project's log keeps unless configured otherwise: the most recent ones, the oldest

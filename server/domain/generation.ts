@@ -4,7 +4,7 @@
  * progress.
  */
 import type { components } from '../../generated/openapi.js';
-import type { Store } from '../store/store.js';
+import type { DomainStore } from './schema.js';
 import { finishAsyncAction, reportProgress } from './async-actions.js';
 import { setGenerationStatus } from './campaigns.js';
 import type { Clock } from './clock.js';
@@ -13,7 +13,7 @@ import { generateCampaignVouchers } from './vouchers.js';
 export const GENERATION_BATCH = 500;
 
 export async function generateInBackground(
-  store: Store,
+  store: DomainStore,
   clock: Clock,
   projectId: string,
   job: { campaignId: string; count: number; asyncActionId: string; input: components['schemas']['CampaignsVouchersCreateRequestBody'] },

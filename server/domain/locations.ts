@@ -6,8 +6,11 @@ import { matchesFilter } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { normalizeFilters } from './vouchers.js';
+import { table } from '../store/schema.js';
 
 export type Location = components['schemas']['Location'];
+
+export const LOCATIONS_TABLE = table<Location>({ unique: [], indexed: [], kinds: { created_at: 'text', updated_at: 'text' } });
 
 export interface LocationInput {
   id?: string;

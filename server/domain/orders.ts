@@ -8,6 +8,7 @@ import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } fro
 import { earnOnOrderPaid } from './loyalty/earning.js';
 import { namedCustomer } from './publications.js';
 import { writeUnique } from './unique.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type OrderCreate = Schemas['OrdersCreateRequestBody'];
@@ -59,6 +60,8 @@ export interface OrderRecord {
 }
 
 export type Order = OrderRecord;
+
+export const ORDERS_TABLE = table<Order>({ unique: ['source_id'], indexed: ['customer_id'], kinds: { created_at: 'text', updated_at: 'text', status: 'text' } });
 
 /** The order as the contract shows it. */
 export function presentOrder(order: OrderRecord): Schemas['Order'] {

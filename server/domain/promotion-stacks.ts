@@ -10,6 +10,7 @@ import { invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type PromotionStack = Schemas['PromotionStack'];
@@ -26,6 +27,8 @@ export interface PromotionStackRecord {
   created_at: string;
   updated_at?: string;
 }
+
+export const PROMOTION_STACKS_TABLE = table<PromotionStackRecord>({ unique: [], indexed: ['campaign_id'], ordered: ['created_at'], kinds: { created_at: 'text', updated_at: 'text', name: 'text' } });
 
 export async function presentPromotionStack(ctx: DomainContext, stack: PromotionStackRecord): Promise<PromotionStack> {
   const { categories } = await categoryFields(ctx, stack.category_id);

@@ -9,6 +9,7 @@ import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { forgetTierInStacks } from './promotion-stacks.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart, validityAt } from './validity.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 export type PromotionTier = Schemas['PromotionTier'];
@@ -26,6 +27,8 @@ type Complete<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
 export type PromotionTierRecord = Complete<Omit<PromotionTier, 'campaign' | 'validation_rule_assignments' | 'categories' | 'object' | 'summary'>> & {
   summary: { redemptions: Complete<NonNullable<Summary['redemptions']>>; orders: Complete<NonNullable<Summary['orders']>> };
 };
+
+export const PROMOTION_TIERS_TABLE = table<PromotionTierRecord>({ unique: [], indexed: ['campaign_id'], kinds: { hierarchy: 'number', created_at: 'text', updated_at: 'text' } });
 
 export async function findPromotionTier({ uow }: DomainContext, id: string): Promise<PromotionTierRecord> {
   const tier = await uow.promotion_tiers.get(id);

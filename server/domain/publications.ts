@@ -10,6 +10,7 @@ import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { validityAt } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 import { noteReferrer } from './referrals.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
@@ -32,6 +33,8 @@ export interface PublicationRecord {
   campaign_id: string | null;
   object: 'publication';
 }
+
+export const PUBLICATIONS_TABLE = table<PublicationRecord>({ unique: [], indexed: [], kinds: { created_at: 'text', id: 'text', voucher_code: 'text', tracking_id: 'text', customer_id: 'text', channel: 'text' } });
 
 /**
  * The customer of a loyalty member, a custom event or the like: by `id` (which must exist) or `source_id`

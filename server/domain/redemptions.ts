@@ -16,6 +16,7 @@ import { listFilter } from './publications.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 import { referralCodeRedeemed } from './referrals.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -73,6 +74,8 @@ export interface RollbackRecord extends EntryFields {
 
 /** A row of the redemptions table. */
 export type Redemption = RedemptionRecord | RollbackRecord;
+
+export const REDEMPTIONS_TABLE = table<Redemption>({ unique: [], indexed: ['parent_redemption_id', 'related_object_id'], kinds: { date: 'text', id: 'text', voucher_code: 'text', tracking_id: 'text', customer_id: 'text' } });
 
 /** The fields this server always sends on an entry, which the contract leaves optional for the public API's payloads. */
 type AlwaysSent = 'customer_id' | 'tracking_id' | 'redemption' | 'result' | 'order' | 'channel' | 'customer' | 'related_object_type' | 'related_object_id';

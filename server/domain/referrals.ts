@@ -15,6 +15,7 @@ import { idOrderedPage, listFilter, type IdCursorQuery } from './list-filters.js
 import { joiningCustomer } from './loyalty/members.js';
 import { giveCampaignVoucher } from './loyalty/rewards.js';
 import type { VoucherRecord } from './vouchers.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type HoldersCreate = Schemas['ReferralsHoldersCreateRequestBody'];
@@ -33,6 +34,8 @@ export interface HolderRecord {
   metadata: Record<string, unknown>;
   object: 'redeemable_holder';
 }
+
+export const REDEEMABLE_HOLDERS_TABLE = table<HolderRecord>({ unique: [], indexed: ['redeemable_id', 'customer_id'] });
 
 /** What converted a referral, as the referee's `referrals.campaigns` entry names it. */
 export interface ConversionTrigger {

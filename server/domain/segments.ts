@@ -12,6 +12,7 @@ import { checkFilter, checkOperatorValues, matchesFilter, type FilterDefinition 
 import { newId } from './ids.js';
 import { parseOrder } from './pagination.js';
 import { normalizeFilters } from './vouchers.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type Segment = Schemas['Segment'];
@@ -27,6 +28,8 @@ export interface SegmentRecord {
   customers: string[];
   created_at: string;
 }
+
+export const SEGMENTS_TABLE = table<SegmentRecord>({ unique: [], indexed: [], ordered: ['created_at'], kinds: { created_at: 'text' } });
 
 /** The customer as a segment filter reads it; only what `CustomerFacts` needs of the stored customer. */
 interface CustomerLike {

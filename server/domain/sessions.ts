@@ -12,6 +12,7 @@ import type { DomainContext } from './context.js';
 import type { Applied } from './engine.js';
 import { notFound } from './errors.js';
 import { randomHex } from './ids.js';
+import { table } from '../store/schema.js';
 
 type Session = components['schemas']['RedemptionSession'];
 type TtlUnit = NonNullable<Session['ttl_unit']>;
@@ -31,6 +32,8 @@ export interface SessionLock {
   created_at: string;
   expires_at: string;
 }
+
+export const SESSION_LOCKS_TABLE = table<SessionLock>({ unique: [], indexed: ['voucher_id'] });
 
 /** What other sessions hold of a voucher. */
 export interface Held {

@@ -7,6 +7,7 @@ import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type Fields = Schemas['StackingRulesFields'];
@@ -16,6 +17,8 @@ export type StackingSettings = Required<Fields>;
 
 /** A project's stacking rules as stored and shown. */
 export type StackingRulesRecord = StackingSettings & { id: string; created_at: string; updated_at?: string };
+
+export const STACKING_RULES_TABLE = table<StackingRulesRecord>({ unique: [], indexed: [] });
 
 /** What a project without stacking rules runs under, and what a field left out at creation takes. */
 export const DEFAULT_STACKING_SETTINGS: Readonly<StackingSettings> = Object.freeze({

@@ -13,6 +13,7 @@ import { idOrderedPage, listFilter, type IdCursorQuery } from './list-filters.js
 import { createPromotionTier, findPromotionTier, type PromotionTierRecord } from './promotion-tiers.js';
 import { writeUnique } from './unique.js';
 import { createValidationRule } from './validation-rules.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 type TemplateType = Schemas['CampaignTemplateType'];
@@ -55,6 +56,8 @@ export interface CampaignTemplateRecord {
   /** The validation rules to make for each campaign or tier set up from the template. */
   rules: RuleCreate[];
 }
+
+export const CAMPAIGN_TEMPLATES_TABLE = table<CampaignTemplateRecord>({ unique: ['name'], indexed: [] });
 
 function templateError(details: string) {
   return invalid('invalid_template_params', 'Invalid template params', details);

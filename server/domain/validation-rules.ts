@@ -6,11 +6,16 @@ import { newId } from './ids.js';
 import { createdBetween, pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { checkOperators, checkOperatorValues } from './filters.js';
 import { effectiveLogic, numberedRules, parseLogic, ruleNumbers } from './rule-logic.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 export type ValidationRule = Schemas['ValidationRule'];
 export type ValidationRuleRecord = Omit<ValidationRule, 'assignments_count'>;
+
+export const VALIDATION_RULES_TABLE = table<ValidationRuleRecord>({ unique: [], indexed: [], kinds: { created_at: 'text', updated_at: 'text', name: 'text' } });
 export type ValidationRuleAssignment = Schemas['ValidationRuleAssignment'];
+
+export const VALIDATION_RULE_ASSIGNMENTS_TABLE = table<ValidationRuleAssignment>({ unique: [], indexed: ['rule_id', 'related_object_id'], kinds: { created_at: 'text' } });
 type RuleCreate = Schemas['ValidationRulesCreateRequestBody'];
 type RuleUpdate = Schemas['ValidationRulesUpdateRequestBody'];
 type RuleSet = Schemas['ValidationRuleRules'];

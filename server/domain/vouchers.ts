@@ -18,6 +18,7 @@ import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './v
 import { timeframeWithoutStart } from './validity.js';
 import { binVoucher, codeInBin, ensureCodeFree } from './bin.js';
 import { dropHoldersOf } from './referrals.js';
+import { table } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -72,6 +73,8 @@ export interface VoucherRecord {
   redemption: { quantity: number | null; redeemed_quantity: number; redeemed_points: number };
   publish_count: number;
 }
+
+export const VOUCHERS_TABLE = table<VoucherRecord>({ unique: ['code'], indexed: ['campaign_id', 'holder_id', 'category_id'], ordered: ['created_at'], sparse: ['campaign_id', 'holder_id', 'category_id'], kinds: { created_at: 'text', updated_at: 'text', code: 'text', start_date: 'text', expiration_date: 'text' } });
 
 /** What a new voucher is made from: the request's fields over the campaign's template. */
 export type VoucherInput = VoucherFields & { code?: string | null; code_config?: CodeConfig | null };

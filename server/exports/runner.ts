@@ -11,14 +11,14 @@ import { stringify } from 'csv-stringify';
 import type { Clock } from '../domain/clock.js';
 import { exportPlan, setExportStatus } from '../domain/exports/exports.js';
 import { EXPORT_KINDS, type ExportLinks, type PageCache } from '../domain/exports/kinds.js';
-import type { Store } from '../store/store.js';
+import type { DomainStore } from '../domain/schema.js';
 import type { ExportFiles, ExportOutput } from './files.js';
 
 /** Rows read per unit of work. */
 export const EXPORT_PAGE = 500;
 
 export interface ExportDependencies {
-  store: Store;
+  store: DomainStore;
   clock: Clock;
   files: ExportFiles;
   links: ExportLinks;

@@ -11,7 +11,7 @@ import type { ExportFiles } from '../exports/files.js';
 import type { WebhookRules } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import type { TokenRegistry } from '../oauth.js';
-import type { Store } from '../store/store.js';
+import type { DomainStore } from '../domain/schema.js';
 
 /** Operations of the top-level `webhooks`: requests this server sends to receivers, not ones it serves. */
 type ReceiverOperationId = 'receive-event' | `events-${string}`;
@@ -81,7 +81,7 @@ export interface RequestContext {
 /** What the server gives every handler besides the request. */
 export interface Services {
   tokens: TokenRegistry;
-  store: Store;
+  store: DomainStore;
   clock: Clock;
   jobs: Jobs;
   /** Where clients reach the server, for absolute URLs in responses (configured, never the request's `Host`). */

@@ -5,7 +5,7 @@
  * flight finish, `/readyz` answers 503, so a balancer still probing on an open connection takes it out.
  */
 import { Router } from 'express';
-import type { Store } from '../store/store.js';
+import type { DomainStore } from '../domain/schema.js';
 import { sendError } from './errors.js';
 import { nameOperation } from './request-facts.js';
 
@@ -40,7 +40,7 @@ export class Readiness {
 }
 
 /** The store answers when it can say whether the organization's partition (made at start) is there. */
-export function storeProbe(store: Store, partition: string): () => Promise<unknown> {
+export function storeProbe(store: DomainStore, partition: string): () => Promise<unknown> {
   return async () => {
     if (!(await store.hasProject(partition))) throw new Error(`the partition ${partition} is missing`);
   };

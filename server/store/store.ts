@@ -112,3 +112,19 @@ export function lazyUnitOfWork<S extends Schema, State>(schema: S, make: (state:
     return instance as unknown as UnitOfWork<S>;
   };
 }
+
+/**
+ * A store that runs each unit of work through `transaction` and leaves everything else to `store`: the layers
+ * over a store (retention, the outbox, metadata checks) differ only in how a unit of work runs.
+ */
+export function withTransaction<S extends Schema>(store: Store<S>, transaction: Store<S>['transaction']): Store<S> {
+  return {
+    schema: store.schema,
+    createProject: (projectId) => store.createProject(projectId),
+    hasProject: (projectId) => store.hasProject(projectId),
+    dropProject: (projectId) => store.dropProject(projectId),
+    projectIds: () => store.projectIds(),
+    close: () => store.close(),
+    transaction,
+  };
+}

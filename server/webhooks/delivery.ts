@@ -29,7 +29,9 @@ import { newId } from '../domain/ids.js';
 import { isPublicAddress, literalAddress, refusedAddresses, type HostResolver } from '../domain/management/webhook-targets.js';
 import { subscribesTo, type Webhook, type WebhookDelivery } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
-import { UnknownProject, type Store } from '../store/store.js';
+import { eq } from '../store/conditions.js';
+import { UnknownProject } from '../store/store.js';
+import type { DomainStore } from '../domain/schema.js';
 import type { DeliverableEvent } from './outbox.js';
 import type { WebhookPayload } from './payloads.js';
 
@@ -202,7 +204,7 @@ export class WebhookDeliveries {
   private readonly log: NonNullable<DeliveryHooks['log']>;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: DomainStore,
     private readonly jobs: Jobs,
     private readonly clock: Clock,
     private readonly policy: DeliveryPolicy,
@@ -228,7 +230,7 @@ export class WebhookDeliveries {
     let made: Pending[];
     try {
       made = await this.store.transaction(projectId, async (uow) => {
-        const webhooks = (await uow.webhooks.query({ where: (webhook) => webhook.active })).rows;
+        const webhooks = (await uow.webhooks.query({ where: eq('active', true) })).rows;
         const items: Pending[] = [];
         const now = this.clock.now().toISOString();
         for (const deliverable of events) {

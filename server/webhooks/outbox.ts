@@ -9,8 +9,9 @@ import type { Clock } from '../domain/clock.js';
 import type { EventRecord } from '../domain/events.js';
 import type { CardTransaction } from '../domain/loyalty/types.js';
 import { isWebhookEventType, subscribedKind, type WebhookEventType } from '../domain/management/webhooks.js';
-import { lazyUnitOfWork, type Row, type Store, type Table, type UnitOfWork } from '../store/store.js';
-import type { Tables } from '../store/tables.js';
+import type { DomainStore, DomainUnitOfWork, Tables } from '../domain/schema.js';
+import { eq } from '../store/conditions.js';
+import { lazyUnitOfWork, withTransaction, type Row, type Table } from '../store/store.js';
 import { presentEvent, type EventScope, type PresentedEvent } from './payloads.js';
 
 /** An event that webhooks will deliver, with its payload data. */
@@ -21,29 +22,27 @@ export interface DeliverableEvent {
 
 export type CommittedEvents = (projectId: string, events: DeliverableEvent[]) => void;
 
-export function withOutbox(store: Store, committed: CommittedEvents): Store {
-  return {
-    createProject: (projectId) => store.createProject(projectId),
-    hasProject: (projectId) => store.hasProject(projectId),
-    dropProject: (projectId) => store.dropProject(projectId),
-    projectIds: () => store.projectIds(),
-    async transaction(projectId, work) {
-      const outbox: DeliverableEvent[] = [];
-      const result = await store.transaction(projectId, (uow) => work(noting(uow, outbox)));
-      if (outbox.length > 0) committed(projectId, outbox);
-      return result;
-    },
-  };
+type Wrap = (name: string, table: Table<Row>) => Table<Row>;
+type NotingUnitOfWork = (state: { uow: DomainUnitOfWork; wrap: Wrap }) => DomainUnitOfWork;
+
+export function withOutbox(store: DomainStore, committed: CommittedEvents): DomainStore {
+  const notingUnitOfWork: NotingUnitOfWork = lazyUnitOfWork(store.schema, ({ uow, wrap }: { uow: DomainUnitOfWork; wrap: Wrap }, name) => wrap(name, uow[name] as Table<Row>));
+  return withTransaction(store, async (projectId, work) => {
+    const outbox: DeliverableEvent[] = [];
+    const result = await store.transaction(projectId, (uow) => work(noting(uow, outbox, notingUnitOfWork)));
+    if (outbox.length > 0) committed(projectId, outbox);
+    return result;
+  });
 }
 
-function noting(uow: UnitOfWork, outbox: DeliverableEvent[]): UnitOfWork {
+function noting(uow: DomainUnitOfWork, outbox: DeliverableEvent[], notingUnitOfWork: NotingUnitOfWork): DomainUnitOfWork {
   const deleted = new Map<string, Row>();
   const transactions = new Map<string, CardTransaction>();
   const recorded: EventRecord[] = [];
   // Which kinds the project's active webhooks take, read once per unit of work and only if it records an event.
   let subscribed: Promise<Set<string>> | undefined;
   const wanted = async (type: string) => {
-    subscribed ??= uow.webhooks.query({ where: (webhook) => webhook.active }).then(({ rows }) => new Set(rows.flatMap((webhook) => webhook.events.map(subscribedKind))));
+    subscribed ??= uow.webhooks.query({ where: eq('active', true) }).then(({ rows }) => new Set(rows.flatMap((webhook) => webhook.events.map(subscribedKind))));
     return (await subscribed).has(type);
   };
   const scope = (event: EventRecord): EventScope => ({
@@ -65,7 +64,7 @@ function noting(uow: UnitOfWork, outbox: DeliverableEvent[]): UnitOfWork {
       console.error(`webhook payload of event ${event.id} (${event.type}) could not be built, so it is not delivered: ${(error as Error).stack ?? String(error)}`);
     }
   };
-  const wrap = (name: string, table: Table<Row>): Table<Row> => ({
+  const wrap: Wrap = (name, table) => ({
     get: (id) => table.get(id),
     getBy: (field, value) => table.getBy(field, value),
     findBy: (field, value) => table.findBy(field, value),
@@ -94,7 +93,3 @@ function noting(uow: UnitOfWork, outbox: DeliverableEvent[]): UnitOfWork {
 function fixedClock(at: string): Clock {
   return { now: () => new Date(at) };
 }
-
-const notingUnitOfWork = lazyUnitOfWork<{ uow: UnitOfWork; wrap: (name: string, table: Table<Row>) => Table<Row> }>(({ uow, wrap }, name) =>
-  wrap(name, uow[name] as Table<Row>),
-);

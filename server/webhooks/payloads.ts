@@ -17,7 +17,7 @@ import { presentPublication } from '../domain/publications.js';
 import { presentEntry, type RedemptionView, type RollbackView } from '../domain/redemptions.js';
 import { presentValidationRule } from '../domain/validation-rules.js';
 import { presentVoucher } from '../domain/vouchers.js';
-import type { Tables } from '../store/tables.js';
+import type { Tables } from '../domain/schema.js';
 
 type Schemas = components['schemas'];
 export type WebhookPayload = Schemas['WebhookEvent'];

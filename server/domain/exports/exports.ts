@@ -10,6 +10,7 @@ import { newId } from '../ids.js';
 import { pageWindow, parseOrder, type PageRequest } from '../pagination.js';
 import { checkExportFilter } from './conditions.js';
 import { EXPORT_KINDS, type ExportedObject, type ExportPlan } from './kinds.js';
+import { table } from '../../store/schema.js';
 
 type Schemas = components['schemas'];
 export type Export = Schemas['Export'];
@@ -40,6 +41,8 @@ export interface ExportRecord {
   /** Why the file could not be written, for an export in ERROR. */
   failure: string | null;
 }
+
+export const EXPORTS_TABLE = table<ExportRecord>({ unique: [], indexed: [], ordered: ['created_at'], kinds: { created_at: 'text', status: 'text' } });
 
 export interface ExportRequest {
   exported_object: ExportedObject;

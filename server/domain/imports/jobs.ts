@@ -5,7 +5,7 @@
  * reports progress as it goes and, at the end, what was done and what was not, by line or position and field.
  */
 import type { components } from '../../../generated/openapi.js';
-import type { Store } from '../../store/store.js';
+import type { DomainStore } from '../schema.js';
 import { finishAsyncAction, reportProgress } from '../async-actions.js';
 import type { Clock } from '../clock.js';
 import type { DomainContext, EventSource } from '../context.js';
@@ -30,7 +30,7 @@ export interface ImportItem<T> {
 }
 
 export interface JobScope {
-  store: Store;
+  store: DomainStore;
   clock: Clock;
   projectId: string;
   asyncActionId: string;

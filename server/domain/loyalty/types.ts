@@ -1,5 +1,6 @@
 /** Row types of the loyalty tables. */
 import type { components } from '../../../generated/openapi.js';
+import { table } from '../../store/schema.js';
 
 type Schemas = components['schemas'];
 /**
@@ -70,3 +71,13 @@ export interface LoyaltyClock {
   id: 'settled';
   through: string;
 }
+
+/** The loyalty tables: what the store keeps of each, declared next to its row type. */
+export const EARNING_RULES_TABLE = table<EarningRule>({ unique: [], indexed: ['campaign_id'], kinds: { created_at: 'text', updated_at: 'text' } });
+export const PENDING_POINTS_TABLE = table<PendingPoints>({ unique: [], indexed: ['campaign_id', 'voucher_id', 'activates_at'], sortedById: ['campaign_id', 'voucher_id'], kinds: { id: 'text' } });
+export const LOYALTY_TIERS_TABLE = table<LoyaltyTier>({ unique: [], indexed: ['campaign_id'] });
+export const REWARDS_TABLE = table<Reward>({ unique: [], indexed: [] });
+export const REWARD_ASSIGNMENTS_TABLE = table<RewardAssignment>({ unique: [], indexed: ['reward_id', 'related_object_id'] });
+export const LOYALTY_TRANSACTIONS_TABLE = table<CardTransaction>({ unique: [], indexed: ['voucher_id', 'campaign_id'], kinds: { created_at: 'text' } });
+export const LOYALTY_CARDS_TABLE = table<CardState>({ unique: [], indexed: ['campaign_id', 'next_expiration_date'] });
+export const LOYALTY_CLOCK_TABLE = table<LoyaltyClock>({ unique: [], indexed: [] });

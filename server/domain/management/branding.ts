@@ -3,8 +3,11 @@ import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { table } from '../../store/schema.js';
 
 export type Brand = components['schemas']['Brand'];
+
+export const BRANDS_TABLE = table<Brand>({ unique: [], indexed: [] });
 type BrandCreate = components['schemas']['BrandingCreateRequestBody'];
 type BrandUpdate = components['schemas']['BrandingUpdateRequestBody'];
 type Fields = components['schemas']['BrandFields'];

@@ -9,9 +9,12 @@ import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { assignUser } from './users.js';
+import { table } from '../../store/schema.js';
 
 /** A project as stored: the published shape, with the timestamps and `object` the reference server always keeps. */
 export type Project = components['schemas']['Project'] & { created_at: string; updated_at: string | null; object: 'project' };
+
+export const PROJECTS_TABLE = table<Project>({ unique: [], indexed: [] });
 type ProjectCreate = components['schemas']['ProjectsCreateRequestBody'];
 type ProjectUpdate = components['schemas']['ProjectsUpdateRequestBody'];
 type UsageAlerts = Project['api_usage_notifications'];
@@ -88,6 +91,8 @@ export interface ApiKeyRecord {
   project_id: string;
   created_at: string;
 }
+
+export const API_KEYS_TABLE = table<ApiKeyRecord>({ unique: ['app_id'], indexed: ['project_id'] });
 
 export async function findProject({ uow }: DomainContext, id: string): Promise<Project> {
   const project = await uow.projects.get(id);

@@ -4,10 +4,15 @@ import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
+import { table } from '../../store/schema.js';
 
 export type MetadataSchema = components['schemas']['MetadataSchema'];
+
+export const METADATA_SCHEMAS_TABLE = table<MetadataSchema>({ unique: ['related_object'], indexed: [] });
 /** A custom event schema as stored: `updated_at` is always kept (null until it changes). */
 export type CustomEventSchema = components['schemas']['CustomEventSchema'] & { updated_at: string | null };
+
+export const CUSTOM_EVENT_SCHEMAS_TABLE = table<CustomEventSchema>({ unique: ['name'], indexed: [] });
 type MetadataSchemaCreate = components['schemas']['MetadataSchemasCreateRequestBody'];
 type MetadataSchemaUpdate = components['schemas']['MetadataSchemasUpdateRequestBody'];
 type CustomEventCreate = components['schemas']['CustomEventSchemasCreateRequestBody'];

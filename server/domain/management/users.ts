@@ -8,6 +8,7 @@ import { DomainError, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
 import { findProject } from './projects.js';
+import { table } from '../../store/schema.js';
 
 export type ProjectUser = components['schemas']['ProjectUser'];
 type Role = components['schemas']['UserRole'];
@@ -17,6 +18,8 @@ type Invite = components['schemas']['ProjectUsersInviteRequestBody'];
 export interface UserRecord extends Omit<ProjectUser, 'role'> {
   created_at: string;
 }
+
+export const USERS_TABLE = table<UserRecord>({ unique: ['login'], indexed: [] });
 
 /** The user as a project's user operations show them: with `role`, their role in that project. */
 export function presentUser(user: UserRecord, projectId: string): ProjectUser {

@@ -5,9 +5,14 @@ import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { literalAddress, lookupName, refusedAddresses, type HostResolver, type ResolvedAddress } from './webhook-targets.js';
+import { table } from '../../store/schema.js';
 
 export type Webhook = components['schemas']['Webhook'];
+
+export const WEBHOOKS_TABLE = table<Webhook>({ unique: [], indexed: [] });
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+
+export const WEBHOOK_DELIVERIES_TABLE = table<WebhookDelivery>({ unique: [], indexed: ['webhook_id'] });
 export type WebhookEventType = components['schemas']['WebhookEventType'];
 type WebhookCreate = components['schemas']['WebhooksCreateRequestBody'];
 type WebhookUpdate = components['schemas']['WebhooksUpdateRequestBody'];

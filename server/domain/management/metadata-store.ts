@@ -5,13 +5,13 @@
  * schema existed stays readable and writable in other respects until it is next changed.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { checkMetadata, namedObjectTypes } from '../domain/management/metadata-rules.js';
-import type { MetadataSchema } from '../domain/management/schemas.js';
-import { lazyUnitOfWork, type Row, type Store, type Table, type UnitOfWork } from './store.js';
-import type { Tables } from './tables.js';
+import { lazyUnitOfWork, withTransaction, type Row, type Table } from '../../store/store.js';
+import type { DomainSchema, DomainStore, DomainUnitOfWork } from '../schema.js';
+import { checkMetadata, namedObjectTypes } from './metadata-rules.js';
+import type { MetadataSchema } from './schemas.js';
 
 /** Tables of resources that carry metadata, and the `related_object` of their schema. */
-const RESOURCES: Partial<Record<keyof Tables, string>> = {
+const RESOURCES: Partial<Record<keyof DomainSchema, string>> = {
   customers: 'customer',
   products: 'product',
   skus: 'sku',
@@ -26,19 +26,20 @@ const RESOURCES: Partial<Record<keyof Tables, string>> = {
   earning_rules: 'earning_rule',
 };
 
-export function withMetadataSchemas(store: Store): Store {
-  return {
-    createProject: (projectId) => store.createProject(projectId),
-    hasProject: (projectId) => store.hasProject(projectId),
-    dropProject: (projectId) => store.dropProject(projectId),
-    projectIds: () => store.projectIds(),
-    transaction: (projectId, work) => store.transaction(projectId, (uow) => work(checking(uow))),
-  };
+type WithMetadata = Row & { metadata?: Record<string, unknown> | null };
+type Wrap = (table: Table<WithMetadata>, relatedObject: string) => Table<WithMetadata>;
+type CheckedUnitOfWork = (state: { uow: DomainUnitOfWork; wrap: Wrap }) => DomainUnitOfWork;
+
+export function withMetadataSchemas(store: DomainStore): DomainStore {
+  const checkedUnitOfWork: CheckedUnitOfWork = lazyUnitOfWork(store.schema, ({ uow, wrap }: { uow: DomainUnitOfWork; wrap: Wrap }, name) => {
+    const relatedObject = RESOURCES[name];
+    const table = uow[name] as Table<Row>;
+    return relatedObject ? (wrap(table as Table<WithMetadata>, relatedObject) as Table<Row>) : table;
+  });
+  return withTransaction(store, (projectId, work) => store.transaction(projectId, (uow) => work(checking(uow, checkedUnitOfWork))));
 }
 
-type WithMetadata = Row & { metadata?: Record<string, unknown> | null };
-
-function checking(uow: UnitOfWork): UnitOfWork {
+function checking(uow: DomainUnitOfWork, checkedUnitOfWork: CheckedUnitOfWork): DomainUnitOfWork {
   const check = async (relatedObject: string, row: WithMetadata) => {
     const schema = await uow.metadata_schemas.getBy('related_object', relatedObject);
     if (!schema) return;
@@ -53,7 +54,7 @@ function checking(uow: UnitOfWork): UnitOfWork {
     }
     checkMetadata(schema, row.metadata, (type) => named.get(type));
   };
-  const wrap = (table: Table<WithMetadata>, relatedObject: string): Table<WithMetadata> => ({
+  const wrap: Wrap = (table, relatedObject) => ({
     get: (id) => table.get(id),
     getBy: (field, value) => table.getBy(field, value),
     findBy: (field, value) => table.findBy(field, value),
@@ -72,11 +73,3 @@ function checking(uow: UnitOfWork): UnitOfWork {
   });
   return checkedUnitOfWork({ uow, wrap });
 }
-
-const checkedUnitOfWork = lazyUnitOfWork<{ uow: UnitOfWork; wrap: (table: Table<WithMetadata>, relatedObject: string) => Table<WithMetadata> }>(
-  ({ uow, wrap }, name) => {
-    const relatedObject = RESOURCES[name];
-    const table = uow[name] as Table<Row>;
-    return relatedObject ? (wrap(table as Table<WithMetadata>, relatedObject) as Table<Row>) : table;
-  },
-);
