@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from '../server/app.js';
 import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
+import { SCHEMA } from '../server/domain/schema.js';
 import { buildFixture } from './fixture.js';
 
 const PROJECT = 'proj_bench_export';
@@ -42,7 +43,7 @@ function gc(): void {
 
 /** In the child: builds the vouchers, exports them and measures. */
 async function measure(vouchers: number): Promise<ExportMemory> {
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   const app = await createApp({ store, clock: systemClock, apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }], validateResponses: false });
   await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns: 10, customers: 0 });
   const server = app.listen(0, '127.0.0.1');

@@ -11,6 +11,7 @@ import { createApp } from '../server/app.js';
 import { createCustomEventSchema } from '../server/domain/management/schemas.js';
 import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
+import { SCHEMA } from '../server/domain/schema.js';
 import { buildFixture, buildLoyalty } from './fixture.js';
 
 const APP_ID = 'bench-app';
@@ -25,7 +26,7 @@ function heapUsed(): number {
 }
 
 async function reference(vouchers: number, campaigns: number, customers: number, members: number) {
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   const app = await createApp({
     store,
     clock: systemClock,

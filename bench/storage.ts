@@ -14,6 +14,7 @@ import { handlers } from '../server/handlers/index.js';
 import { Jobs } from '../server/jobs.js';
 import { TokenRegistry } from '../server/oauth.js';
 import { MemoryStore } from '../server/store/memory.js';
+import { SCHEMA } from '../server/domain/schema.js';
 import type { Store } from '../server/store/store.js';
 
 export interface StorageFigures {
@@ -66,7 +67,7 @@ async function eventCount(store: Store, projectId: string): Promise<number> {
 }
 
 export async function measureStorage(count = 5000): Promise<StorageFigures> {
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   const project = 'proj_storage';
   await store.createProject(project);
   const call = caller(store, project);

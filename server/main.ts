@@ -17,6 +17,7 @@ import { Jobs } from './jobs.js';
 import { startLoyaltyTimer } from './loyalty-timer.js';
 import { BUNDLED_CONTRACT } from './paths.js';
 import { MemoryStore } from './store/memory.js';
+import { SCHEMA } from './domain/schema.js';
 
 /** Binds the port, or rejects with what went wrong (port taken, no permission…) in words a user can act on. */
 function listen(server: Server, config: ServerConfig): Promise<void> {
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
   const config = configFromEnv();
   const logger = await createLogger({ level: config.logLevel, format: config.logFormat });
   const jobs = new Jobs();
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   let boundPort = config.port;
   const app = await createApp({
     jobs,

@@ -3,6 +3,7 @@ import type { DomainContext } from './context.js';
 import { notFound } from './errors.js';
 import { newId } from './ids.js';
 import { table } from '../store/schema.js';
+import { timeBound } from './time-range.js';
 
 type Schemas = components['schemas'];
 export type AsyncAction = Schemas['AsyncAction'];
@@ -75,9 +76,8 @@ export async function getAsyncAction(ctx: DomainContext, id: string): Promise<As
  */
 export async function listAsyncActions(ctx: DomainContext, query: { limit?: number; end_date?: string }) {
   const limit = query.limit ?? 10;
-  const before = query.end_date === undefined ? undefined : Date.parse(query.end_date);
   const page = await ctx.uow.async_actions.query({
-    ...(before !== undefined && { where: (action) => Date.parse(action.created_at) < before }),
+    ...(query.end_date !== undefined && { where: timeBound('lt', 'created_at', Date.parse(query.end_date)) }),
     orderBy: { field: 'created_at', direction: 'desc' },
     limit: limit + 1,
   });

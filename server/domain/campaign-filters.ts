@@ -1,16 +1,17 @@
 /**
- * The `filters` of the campaign list. Most fields take the interface's conditions and go through the
- * shared filter engine, over a view of the campaign named as the filter names its fields; `status` and
- * `active` take flags of their own. Anything else is refused, since ignoring it would widen the result.
+ * The `filters` of the campaign list, as one condition on the campaigns table. Most fields take the
+ * interface's conditions, compiled by the shared filter compiler over the campaign's fields as the filter
+ * names them; `status` and `active` take flags of their own. Anything else is refused, since ignoring it
+ * would widen the result.
  */
 import type { components } from '../../generated/openapi.js';
-import type { CampaignRecord } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid } from './errors.js';
-import { checkFilter, matchesConditions, type Conditions, type FilterProblem } from './filters.js';
+import { checkFilter, clauseCondition, type Conditions, type FieldSource, type FilterProblem } from './filters.js';
+import { and, eq, isNull, not, or, type Condition } from '../store/conditions.js';
+import { timeBound } from './time-range.js';
 
 type CampaignFilters = components['schemas']['CampaignFilters'];
-type Test = (campaign: CampaignRecord) => boolean;
 
 const PROBLEM: FilterProblem = { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' };
 const FIELDS: ReadonlySet<string> = new Set([
@@ -52,17 +53,19 @@ function flags(value: unknown, where: string, known: ReadonlySet<string>): strin
 }
 
 /**
- * A test for the campaign list, or undefined when the filters set no condition. Field conditions are
+ * The filters as a condition on the campaigns table, or undefined when they set none. Field conditions are
  * joined by `junction`; the flags of `status` or of `active` match when any of them does.
  */
-export async function campaignFilter(ctx: DomainContext, filters: CampaignFilters | undefined): Promise<Test | undefined> {
+export async function campaignFilter(ctx: DomainContext, filters: CampaignFilters | undefined): Promise<Condition | undefined> {
   if (!filters || !isObject(filters)) return undefined;
   const raw = filters as Record<string, unknown>;
   if (!Object.keys(raw).some((key) => key !== 'junction')) return undefined;
-  const categoryNames = new Map((await ctx.uow.categories.query({})).rows.map((category) => [category.id, category.name]));
   const generic = Object.fromEntries(Object.entries(raw).filter(([field]) => !FLAG_FIELDS.has(field)));
   const checked = checkFilter(generic, FIELDS, PROBLEM);
-  const tests: Test[] = [];
+  const categoryNames = Object.hasOwn(checked, 'categories')
+    ? new Map((await ctx.uow.categories.query({})).rows.map((category) => [category.id, [category.name]]))
+    : new Map<string, string[]>();
+  const parts: Condition[] = [];
   for (const [field, clause] of Object.entries(checked)) {
     if (field === 'junction') continue;
     const conditions = (clause as { conditions: Record<string, unknown> }).conditions;
@@ -76,86 +79,78 @@ export async function campaignFilter(ctx: DomainContext, filters: CampaignFilter
         return [operator, values as (string | number)[]];
       }),
     );
-    tests.push((campaign) => matchesConditions(readField(campaign, field, categoryNames), normalized));
+    parts.push(clauseCondition(fieldSource(field, categoryNames), normalized));
   }
-  const now = ctx.clock.now();
+  const now = ctx.clock.now().getTime();
   if (raw.status !== undefined) {
     if (!isObject(raw.status)) refuse('filters.status must be an object with conditions');
     const unknownKey = Object.keys(raw.status).find((key) => key !== 'conditions');
     if (unknownKey !== undefined) refuse(`filters.status takes only conditions, not '${unknownKey}'`);
     const given = flags(raw.status.conditions, 'filters.status.conditions', STATUS_FLAGS);
-    tests.push((campaign) => given.some((flag) => statusFlag(campaign, flag, now)));
+    parts.push(or(...given.map((flag) => statusFlag(flag, now))));
   }
   if (raw.active !== undefined) {
     const given = flags(raw.active, 'filters.active', ACTIVE_FLAGS);
-    tests.push((campaign) => given.some((flag) => activeFlag(campaign, flag, now)));
+    parts.push(or(...given.map((flag) => activeFlag(flag, now))));
   }
-  if (tests.length === 0) return undefined;
-  const any = checked.junction === 'or';
-  return (campaign) => (any ? tests.some((test) => test(campaign)) : tests.every((test) => test(campaign)));
+  if (parts.length === 0) return undefined;
+  return checked.junction === 'or' ? or(...parts) : and(...parts);
 }
 
-/** The campaign's value for a filter field, as the filter names it. */
-function readField(campaign: CampaignRecord, field: string, categoryNames: ReadonlyMap<string, string>): unknown {
+/** Where the campaign's value for a filter field comes from, as the filter names it. */
+function fieldSource(field: string, categoryNames: ReadonlyMap<string, string[]>): FieldSource {
   switch (field) {
     case 'campaigns':
-      return campaign.name;
+      return 'name';
     case 'campaigns_id':
-      return campaign.id;
+      return 'id';
     case 'campaign_status':
-      return campaign.creation_status;
+      return 'creation_status';
     case 'is_referral_code':
-      return campaign.voucher?.is_referral_code ? 'TRUE' : 'FALSE';
+      return { key: ['voucher', 'is_referral_code'], lookup: new Map([[true, 'TRUE']]), otherwise: 'FALSE' };
     case 'voucher_type':
-      return campaign.voucher?.type ?? null;
+      return ['voucher', 'type'];
     case 'categories':
-      return campaign.category_id ? [categoryNames.get(campaign.category_id)].filter((name) => name !== undefined) : [];
+      return { key: 'category_id', lookup: categoryNames, otherwise: [] };
     case 'category_ids':
-      return campaign.category_id ? [campaign.category_id] : [];
+      return { singleton: 'category_id' };
     case 'created_date':
-      return campaign.created_at;
+      return 'created_at';
     default:
-      return (campaign as unknown as Record<string, unknown>)[field] ?? null;
+      return field;
   }
 }
 
-function started(campaign: CampaignRecord, now: Date): boolean {
-  return !campaign.start_date || Date.parse(campaign.start_date) <= now.getTime();
-}
-
-function expired(campaign: CampaignRecord, now: Date): boolean {
-  return Boolean(campaign.expiration_date) && Date.parse(campaign.expiration_date!) < now.getTime();
-}
-
+/** Started: no start date, or one not after now. */
+const started = (now: number) => or(isNull('start_date'), timeBound('lte', 'start_date', now));
+const expired = (now: number) => timeBound('lt', 'expiration_date', now);
 /** Enabled, started and not yet expired. */
-function usable(campaign: CampaignRecord, now: Date): boolean {
-  return campaign.active && started(campaign, now) && !expired(campaign, now);
-}
+const usable = (now: number) => and(eq('active', true), started(now), not(expired(now)));
 
-function statusFlag(campaign: CampaignRecord, flag: string, now: Date): boolean {
+function statusFlag(flag: string, now: number): Condition {
   switch (flag) {
     case '$active':
-      return usable(campaign, now);
+      return usable(now);
     case '$failed':
-      return campaign.creation_status === 'FAILED';
+      return eq('creation_status', 'FAILED');
     case '$in_progress':
-      return campaign.creation_status === 'IN_PROGRESS';
+      return eq('creation_status', 'IN_PROGRESS');
     case '$expired':
-      return expired(campaign, now);
+      return expired(now);
     default:
-      return !started(campaign, now);
+      return not(started(now));
   }
 }
 
-function activeFlag(campaign: CampaignRecord, flag: string, now: Date): boolean {
+function activeFlag(flag: string, now: number): Condition {
   switch (flag) {
     case '$enabled':
-      return campaign.active;
+      return eq('active', true);
     case '$disabled':
-      return !campaign.active;
+      return not(eq('active', true));
     case '$expired':
-      return expired(campaign, now);
+      return expired(now);
     default:
-      return usable(campaign, now);
+      return usable(now);
   }
 }

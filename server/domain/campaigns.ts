@@ -19,6 +19,7 @@ import { dropHoldersOf } from './referrals.js';
 import { campaignFilter } from './campaign-filters.js';
 import { timeframeWithoutStart } from './validity.js';
 import { table } from '../store/schema.js';
+import { and, eq, not } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 export type Campaign = Schemas['Campaign'];
@@ -361,14 +362,15 @@ export interface CampaignListQuery extends PageRequest {
 }
 
 export async function listCampaigns(ctx: DomainContext, query: CampaignListQuery) {
-  const filter = await campaignFilter(ctx, query.filters);
-  const conditions: ((campaign: CampaignRecord) => boolean)[] = [];
-  if (query.campaign_type) conditions.push((campaign) => campaign.campaign_type === query.campaign_type);
-  if (query.campaign_status) conditions.push((campaign) => campaign.creation_status === query.campaign_status);
-  if (query.is_referral_code !== undefined) conditions.push((campaign) => (campaign.voucher?.is_referral_code ?? false) === query.is_referral_code);
-  if (filter) conditions.push(filter);
+  const conditions = [
+    query.campaign_type ? eq('campaign_type', query.campaign_type) : undefined,
+    query.campaign_status ? eq('creation_status', query.campaign_status) : undefined,
+    // A campaign without voucher settings makes no referral codes.
+    query.is_referral_code === undefined ? undefined : query.is_referral_code ? eq(['voucher', 'is_referral_code'], true) : not(eq(['voucher', 'is_referral_code'], true)),
+    await campaignFilter(ctx, query.filters),
+  ].filter((condition) => condition !== undefined);
   const page = await ctx.uow.campaigns.query({
-    ...(conditions.length > 0 && { where: (campaign: CampaignRecord) => conditions.every((condition) => condition(campaign)) }),
+    ...(conditions.length > 0 && { where: and(...conditions) }),
     orderBy: parseTimestampOrder(query.order),
     ...pageWindow(query),
   });

@@ -11,6 +11,7 @@ import { cursorPage } from './pagination.js';
 import { listFilter } from './publications.js';
 import { validityAt } from './validity.js';
 import { presentVoucher, type VoucherRecord, type VoucherView } from './vouchers.js';
+import { eq } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 type Status = Schemas['CustomerRedeemable']['redeemable']['status'];
@@ -65,7 +66,7 @@ export async function listCustomerRedeemables(ctx: DomainContext, customerRef: s
   const filter = query.filters ? listFilter(query.filters, FILTER_FIELDS) : undefined;
   // When the customer came to hold each voucher: its latest publication to them, or else its creation.
   const publishedAt = new Map<string, string>();
-  for (const publication of (await ctx.uow.publications.query({ where: (entry) => entry.customer_id === customer.id })).rows) {
+  for (const publication of (await ctx.uow.publications.query({ where: eq('customer_id', customer.id) })).rows) {
     for (const voucherId of publication.vouchers_id) {
       const known = publishedAt.get(voucherId);
       if (!known || known < publication.created_at) publishedAt.set(voucherId, publication.created_at);

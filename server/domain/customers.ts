@@ -8,9 +8,10 @@ import { currentTier } from './loyalty/tiers.js';
 import { newId } from './ids.js';
 import { cursorPage, pageWindow, parseOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { noteSegmentChanges, segmentSnapshot, type SegmentSnapshot } from './segments.js';
-import { withinRange, type TimeRange } from './time-range.js';
+import { timeBound, withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
+import { and, eq, has, notNull, type Condition } from '../store/conditions.js';
 
 type CustomerSchema = components['schemas']['Customer'];
 type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
@@ -146,33 +147,34 @@ export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<v
   const customer = await findCustomer(ctx, ref);
   await ctx.uow.customers.delete(customer.id);
   // A deleted customer leaves the static segments that held it; filters stop matching it by themselves.
-  for (const segment of (await ctx.uow.segments.query({ where: (row) => row.customers.includes(customer.id) })).rows) {
+  for (const segment of (await ctx.uow.segments.query({ where: has('customers', customer.id) })).rows) {
     await ctx.uow.segments.update({ ...segment, customers: segment.customers.filter((id) => id !== customer.id) });
   }
   await recordEvent(ctx, 'customer.deleted', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
 }
 
-/** `members`: the customers of the segment `segment_id` names, which the caller works out (see segmentMemberIds). */
-export async function listCustomers(ctx: DomainContext, query: CustomerListQuery, members?: ReadonlySet<string>) {
+/** `members`: the customers of the segment `segment_id` names, which the caller works out (see segmentMembers). */
+export async function listCustomers(ctx: DomainContext, query: CustomerListQuery, members?: Condition) {
   // Newest first by default: the published SDKs' scroll helpers page back in time when no order is given.
   const orderName = query.order ?? '-created_at';
   const order = parseOrder<'created_at' | 'updated_at' | 'source_id'>(orderName);
   const cursor = query.starting_after === undefined ? undefined : Date.parse(query.starting_after);
   const backwards = orderName.startsWith('-');
-  const conditions: ((customer: Customer) => boolean)[] = [];
-  if (query.email !== undefined) conditions.push((customer) => customer.email === query.email);
-  if (query.name !== undefined) conditions.push((customer) => customer.name === query.name);
-  if (query.city !== undefined) conditions.push((customer) => customer.address?.city === query.city);
-  if (members !== undefined) conditions.push((customer) => members.has(customer.id));
-  // (The validator fills in the deepObject ranges as `{}` when they are not given.)
-  if (query.created_at && Object.keys(query.created_at).length > 0) conditions.push((customer) => withinRange(customer.created_at, query.created_at));
-  if (query.updated_at && Object.keys(query.updated_at).length > 0) conditions.push((customer) => withinRange(customer.updated_at, query.updated_at));
-  if (cursor !== undefined) conditions.push((customer) => (backwards ? Date.parse(customer.created_at) < cursor : Date.parse(customer.created_at) > cursor));
+  const conditions = [
+    query.email === undefined ? undefined : eq('email', query.email),
+    query.name === undefined ? undefined : eq('name', query.name),
+    query.city === undefined ? undefined : eq(['address', 'city'], query.city),
+    members,
+    // (The validator fills in the deepObject ranges as `{}` when they are not given; those set no condition.)
+    withinRange('created_at', query.created_at),
+    withinRange('updated_at', query.updated_at),
+    cursor === undefined ? undefined : timeBound(backwards ? 'lt' : 'gt', 'created_at', cursor),
+  ].filter((condition) => condition !== undefined);
   const window = pageWindow(query);
   // Without a condition, the store reads the page straight off insertion order (customers are kept in
   // creation order), so a page costs the same however many customers the project has.
   const page = await ctx.uow.customers.query({
-    ...(conditions.length > 0 && { where: (customer: Customer) => conditions.every((condition) => condition(customer)) }),
+    ...(conditions.length > 0 && { where: and(...conditions) }),
     orderBy: order,
     ...window,
   });
@@ -459,7 +461,7 @@ export async function deleteCustomerPermanently(ctx: DomainContext, ref: string)
   for (const holder of await ctx.uow.redeemable_holders.findBy('customer_id', customer.id)) {
     if (holder.holder_role === 'REFEREE') await ctx.uow.redeemable_holders.delete(holder.id);
   }
-  const copies = await ctx.uow.redemptions.query({ where: (entry) => entry.customer_id === customer.id && entry.customer !== null });
+  const copies = await ctx.uow.redemptions.query({ where: and(eq('customer_id', customer.id), notNull('customer')) });
   for (const entry of copies.rows) await ctx.uow.redemptions.update({ ...entry, customer: { id: customer.id, object: 'customer' } });
   await ctx.uow.customers.delete(customer.id);
   // Told to webhooks, but kept out of any customer's activity: nothing about the customer stays listed.

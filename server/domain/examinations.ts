@@ -9,6 +9,7 @@ import type { DomainContext } from './context.js';
 import { evaluate } from './engine.js';
 import { engineOrder, namedEngineCustomer } from './single-object.js';
 import { presentVoucher, type VoucherRecord, type VoucherView } from './vouchers.js';
+import { isIn, isNull } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -115,8 +116,8 @@ export async function examineCampaigns(ctx: DomainContext, body: Schemas['Campai
   const { ref } = await namedEngineCustomer(ctx, body);
   const order = engineOrder(body.order);
   const qualifying: CampaignRecord[] = [];
-  for (const campaign of (await ctx.uow.campaigns.query({ where: (candidate) => EXAMINED_TYPES.has(candidate.campaign_type) })).rows) {
-    const [free] = (await ctx.uow.vouchers.query({ index: { field: 'campaign_id', value: campaign.id }, where: (voucher) => voucher.holder_id === null, limit: 1 })).rows;
+  for (const campaign of (await ctx.uow.campaigns.query({ where: isIn('campaign_type', [...EXAMINED_TYPES]) })).rows) {
+    const [free] = (await ctx.uow.vouchers.query({ index: { field: 'campaign_id', value: campaign.id }, where: isNull('holder_id'), limit: 1 })).rows;
     if (!free) continue;
     const evaluation = await evaluate(ctx, { redeemables: [{ object: 'voucher', id: free.code }], ...(order && { order }), ...(ref && { customer: ref }) });
     if (evaluation.valid && evaluation.applied.length > 0) qualifying.push(campaign);

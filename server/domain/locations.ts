@@ -2,11 +2,13 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
-import { matchesFilter } from './filters.js';
+import { filterCondition } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { normalizeFilters } from './vouchers.js';
 import { table } from '../store/schema.js';
+import { and } from '../store/conditions.js';
+import { timeBound } from './time-range.js';
 
 export type Location = components['schemas']['Location'];
 
@@ -83,10 +85,10 @@ export async function listLocations(
 ) {
   const filter =
     query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, LOCATION_FILTER_FIELDS) : undefined;
-  const until = query.end_date ? Date.parse(query.end_date) : Infinity;
+  const until = query.end_date ? timeBound('lte', 'created_at', Date.parse(query.end_date)) : undefined;
   const window = pageWindow(query);
   const page = await ctx.uow.locations.query({
-    where: (location) => Date.parse(location.created_at) <= until && (filter === undefined || matchesFilter(location, filter)),
+    ...((until || filter) && { where: and(until, filter && filterCondition(filter)) }),
     orderBy: parseTimestampOrder(query.order),
     ...window,
   });

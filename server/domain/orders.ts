@@ -48,6 +48,8 @@ export interface OrderRecord {
   discount_amount: number;
   /** Item-level discounts. */
   items_discount_amount: number;
+  /** The two together, kept on the row so that a filter (an export's) can read it as a field. */
+  total_discount_amount: number;
   total_amount: number;
   items: OrderLine[];
   metadata: Record<string, unknown>;
@@ -174,6 +176,7 @@ export async function createOrder(ctx: DomainContext, input: OrderCreate): Promi
       initial_amount: amount,
       discount_amount: 0,
       items_discount_amount: 0,
+      total_discount_amount: 0,
       total_amount: amount,
       items,
       metadata: input.metadata ?? {},
@@ -312,6 +315,7 @@ export async function orderForRedemption(
       items,
       discount_amount: discount,
       items_discount_amount: lineDiscount,
+      total_discount_amount: discount + lineDiscount,
       total_amount: Math.max(0, calculated.amount - discount - lineDiscount),
       customer_id: existing.customer_id ?? customerId,
       updated_at: now,
@@ -327,6 +331,7 @@ export async function orderForRedemption(
     initial_amount: calculated.initial_amount ?? calculated.amount,
     discount_amount: calculated.discount_amount,
     items_discount_amount: itemsDiscount,
+    total_discount_amount: calculated.discount_amount + itemsDiscount,
     total_amount: Math.max(0, calculated.amount - calculated.discount_amount - itemsDiscount),
     items: computed,
     metadata: request?.metadata ?? {},

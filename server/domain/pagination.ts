@@ -1,4 +1,6 @@
 /** Page pagination: `page` starts at 1, `limit` defaults to 10. */
+import { and, type Condition } from '../store/conditions.js';
+import { timeBound } from './time-range.js';
 export interface PageRequest {
   limit?: number;
   page?: number;
@@ -23,15 +25,10 @@ export function parseTimestampOrder(order: SortOrder = 'created_at') {
   return parseOrder<'created_at' | 'updated_at'>(order);
 }
 
-/** Keeps rows created within [start, end]; either bound may be absent. */
-export function createdBetween(start?: string, end?: string): ((row: { created_at: string }) => boolean) | undefined {
+/** Rows created within [start, end]; either bound may be absent, and without both there is no condition. */
+export function createdBetween(start?: string, end?: string): Condition | undefined {
   if (!start && !end) return undefined;
-  const from = start ? Date.parse(start) : -Infinity;
-  const to = end ? Date.parse(end) : Infinity;
-  return (row) => {
-    const at = Date.parse(row.created_at);
-    return at >= from && at <= to;
-  };
+  return and(start ? timeBound('gte', 'created_at', Date.parse(start)) : undefined, end ? timeBound('lte', 'created_at', Date.parse(end)) : undefined);
 }
 
 /** Cursor pagination over rows already in order: the page after `starting_after_id`, if given. */

@@ -11,6 +11,7 @@ import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { table } from '../store/schema.js';
+import { and } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 type PromotionStack = Schemas['PromotionStack'];
@@ -115,8 +116,10 @@ export interface StackListQuery extends PageRequest {
 }
 
 export async function listAllStacks(ctx: DomainContext, query: StackListQuery): Promise<{ rows: PromotionStack[]; total: number }> {
+  const ranges = [withinRange('created_at', query.created_at), withinRange('updated_at', query.updated_at)].filter((range) => range !== undefined);
+  // Without a range, the page is read straight off creation order.
   const page = await ctx.uow.promotion_stacks.query({
-    where: (stack) => withinRange(stack.created_at, query.created_at) && withinRange(stack.updated_at, query.updated_at),
+    ...(ranges.length > 0 && { where: and(...ranges) }),
     orderBy: parseOrder<'created_at' | 'updated_at' | 'name'>(query.order ?? 'created_at'),
     ...pageWindow(query),
   });

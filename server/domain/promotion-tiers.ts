@@ -10,6 +10,7 @@ import { forgetTierInStacks } from './promotion-stacks.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart, validityAt } from './validity.js';
 import { table } from '../store/schema.js';
+import { isIn, notIn } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 export type PromotionTier = Schemas['PromotionTier'];
@@ -143,13 +144,14 @@ export async function listPromotionTiers(
   ctx: DomainContext,
   query: PageRequest & { is_available?: boolean; order?: 'hierarchy' | '-hierarchy' | 'created_at' | '-created_at' | 'updated_at' | '-updated_at' },
 ) {
-  let available: Set<string> | undefined;
+  // Availability is worked out tier by tier (it reads the campaign and the clock); the query takes their IDs.
+  let available: string[] | undefined;
   if (query.is_available !== undefined) {
-    available = new Set();
-    for (const tier of (await ctx.uow.promotion_tiers.query({})).rows) if (await tierAvailable(ctx, tier)) available.add(tier.id);
+    available = [];
+    for (const tier of (await ctx.uow.promotion_tiers.query({})).rows) if (await tierAvailable(ctx, tier)) available.push(tier.id);
   }
   const page = await ctx.uow.promotion_tiers.query({
-    ...(available && { where: (tier: PromotionTierRecord) => available!.has(tier.id) === query.is_available }),
+    ...(available && { where: query.is_available ? isIn('id', available) : notIn('id', available) }),
     orderBy: parseOrder<'hierarchy' | 'created_at' | 'updated_at'>(query.order ?? 'hierarchy'),
     ...pageWindow(query),
   });

@@ -4,7 +4,8 @@ import { presentCustomer, upsertCustomer, type Customer } from './customers.js';
 import { trackingIdOf } from './engine.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
-import { checkFilter, matchesFilter, type FilterDefinition } from './filters.js';
+import { checkFilter, filterCondition, type FieldSource, type FilterDefinition } from './filters.js';
+import { and, eq, has, or } from '../store/conditions.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { validityAt } from './validity.js';
@@ -31,6 +32,12 @@ export interface PublicationRecord {
   /** The codes, when the request asked for more than one voucher. */
   vouchers?: string[];
   campaign_id: string | null;
+  /**
+   * The type and referral flag of the (first) voucher, which never change: kept on the publication so that
+   * the list's conditions on them read the row alone. Not shown.
+   */
+  voucher_type: VoucherRecord['type'];
+  is_referral_code: boolean;
   object: 'publication';
 }
 
@@ -120,7 +127,7 @@ export type PublishOutcome = { ok: true; publication: PublicationRecord; voucher
 /** An earlier publication the request asks for again: by its `source_id`, or the customer's latest of the campaign with `join_once`. */
 async function earlierPublication(ctx: DomainContext, input: PublicationCreate, customerId: string, joinOnce: boolean): Promise<PublicationRecord | undefined> {
   if (input.source_id !== undefined) {
-    const [same] = (await ctx.uow.publications.query({ where: (publication) => publication.source_id === input.source_id, limit: 1 })).rows;
+    const [same] = (await ctx.uow.publications.query({ where: eq('source_id', input.source_id), limit: 1 })).rows;
     if (same) {
       if (same.customer_id !== customerId) {
         throw invalid('invalid_publish_params', 'Invalid publish params', `Publication source_id ${input.source_id} belongs to another customer`);
@@ -132,7 +139,7 @@ async function earlierPublication(ctx: DomainContext, input: PublicationCreate, 
     const campaign = await campaignOf(ctx, input.campaign.name);
     const [latest] = (
       await ctx.uow.publications.query({
-        where: (publication) => publication.customer_id === customerId && publication.campaign_id === campaign.id,
+        where: and(eq('customer_id', customerId), eq('campaign_id', campaign.id)),
         orderBy: { field: 'created_at', direction: 'desc' },
         limit: 1,
       })
@@ -177,6 +184,8 @@ export async function publish(ctx: DomainContext, input: PublicationCreate, opti
     vouchers_id: held.map((voucher) => voucher.id),
     ...(held.length > 1 && { vouchers: held.map((voucher) => voucher.code) }),
     campaign_id: first.campaign_id,
+    voucher_type: first.type,
+    is_referral_code: first.is_referral_code,
     object: 'publication',
   });
   for (const voucher of held) {
@@ -236,39 +245,36 @@ export async function listPublications(ctx: DomainContext, query: PublicationLis
   const customerId = query.customer ? (((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? missing) : undefined;
   const campaignId = query.campaign ? (((await ctx.uow.campaigns.get(query.campaign)) ?? (await ctx.uow.campaigns.getBy('name', query.campaign)))?.id ?? missing) : undefined;
   const filter = query.filters ? listFilter(query.filters, PUBLICATION_FILTER_FIELDS) : undefined;
-  // What the filters and type conditions read of a publication, looked up once per publication.
-  const views = new Map<string, Record<string, unknown>>();
-  const needsViews = filter !== undefined || query.voucher_type !== undefined || query.is_referral_code !== undefined;
-  for (const publication of needsViews ? (await ctx.uow.publications.query({})).rows : []) {
-    const voucher = await ctx.uow.vouchers.getBy('code', publication.voucher_code);
-    const campaign = publication.campaign_id ? await ctx.uow.campaigns.get(publication.campaign_id) : undefined;
-    views.set(publication.id, {
-      failure_code: null,
-      result: publication.result,
-      customer_id: publication.customer_id,
-      campaign_name: campaign?.name ?? null,
-      voucher_type: voucher?.type ?? null,
-      is_referral_code: voucher ? String(voucher.is_referral_code) : null,
-      parent_object_id: publication.campaign_id,
-      related_object_id: publication.vouchers_id,
-      source_id: publication.source_id,
-    });
-  }
+  const names = filter && 'campaign_name' in filter ? new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name])) : new Map<string, string>();
+  const source = (field: string): FieldSource => {
+    switch (field) {
+      case 'failure_code':
+        return { constant: null };
+      case 'campaign_name':
+        return { key: 'campaign_id', lookup: names, otherwise: null };
+      // The list's filters read the referral flag as the text `true` or `false`.
+      case 'is_referral_code':
+        return { key: 'is_referral_code', lookup: new Map([[true, 'true'], [false, 'false']]), otherwise: null };
+      case 'parent_object_id':
+        return 'campaign_id';
+      case 'related_object_id':
+        return 'vouchers_id';
+      default:
+        return field;
+    }
+  };
   const order = parseOrder<PublicationSortField>(query.order ?? '-created_at');
   return ctx.uow.publications.query({
-    where: (publication) => {
-      const view = views.get(publication.id);
-      return (
-        (customerId === undefined || publication.customer_id === customerId) &&
-        (campaignId === undefined || publication.campaign_id === campaignId) &&
-        (query.voucher === undefined || publication.voucher_code === query.voucher || (publication.vouchers ?? []).includes(query.voucher)) &&
-        (query.result === undefined || publication.result === query.result) &&
-        (query.source_id === undefined || publication.source_id === query.source_id) &&
-        (query.voucher_type === undefined || view?.voucher_type === (query.voucher_type === 'loyalty' ? 'LOYALTY_CARD' : 'DISCOUNT_VOUCHER')) &&
-        (query.is_referral_code === undefined || view?.is_referral_code === String(query.is_referral_code)) &&
-        (!filter || (view !== undefined && matchesFilter(view, filter)))
-      );
-    },
+    where: and(
+      customerId === undefined ? undefined : eq('customer_id', customerId),
+      campaignId === undefined ? undefined : eq('campaign_id', campaignId),
+      query.voucher === undefined ? undefined : or(eq('voucher_code', query.voucher), has('vouchers', query.voucher)),
+      query.result === undefined ? undefined : eq('result', query.result),
+      query.source_id === undefined ? undefined : eq('source_id', query.source_id),
+      query.voucher_type === undefined ? undefined : eq('voucher_type', query.voucher_type === 'loyalty' ? 'LOYALTY_CARD' : 'DISCOUNT_VOUCHER'),
+      query.is_referral_code === undefined ? undefined : eq('is_referral_code', query.is_referral_code),
+      filter && filterCondition(filter, source),
+    ),
     orderBy: { field: order.field, direction: order.direction },
     ...pageWindow(query),
   });
@@ -276,9 +282,10 @@ export async function listPublications(ctx: DomainContext, query: PublicationLis
 
 /** The publication as the contract shows it, with its customer; the voucher is the caller's to attach. */
 export async function presentPublication(ctx: DomainContext, record: PublicationRecord): Promise<Schemas['Publication']> {
+  const { voucher_type: _type, is_referral_code: _referral, ...shown } = record;
   const customer = await ctx.uow.customers.get(record.customer_id);
   return {
-    ...record,
+    ...shown,
     // The API always names the customer; one deleted since (or erased for good) is left with its ID alone.
     customer: customer ? await presentCustomer(ctx, customer) : { id: record.customer_id, object: 'customer' },
   } as Schemas['Publication'];

@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { evaluate, simpleCustomer, type Evaluation, type RewardSnapshot, type Verdict } from './engine.js';
-import { matchesFilter } from './filters.js';
+import { filterCondition, type FieldSource } from './filters.js';
 import { movePoints } from './loyalty/cards.js';
 import { recordGiftMovement } from './gift-transactions.js';
 import { recordEvent } from './events.js';
@@ -17,6 +17,7 @@ import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 import { referralCodeRedeemed } from './referrals.js';
 import { table } from '../store/schema.js';
+import { and, eq } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -532,39 +533,30 @@ export async function listRedemptions(ctx: DomainContext, query: RedemptionListQ
   let customerId: string | undefined;
   if (query.customer) customerId = ((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? '\u0000';
   const filter = query.filters ? listFilter(query.filters, REDEMPTION_FILTER_FIELDS) : undefined;
-  // Campaign names for `campaign_name`, looked up once per campaign.
-  const campaignNames = new Map<string, string | null>();
-  if (filter && 'campaign_name' in filter) {
-    for (const entry of (await ctx.uow.redemptions.query({})).rows) {
-      if (entry.campaign_id && !campaignNames.has(entry.campaign_id)) campaignNames.set(entry.campaign_id, (await ctx.uow.campaigns.get(entry.campaign_id))?.name ?? null);
-    }
-  }
-  const matches = (entry: Redemption) =>
-    !filter ||
-    matchesFilter(
-      {
-        voucher_code: entry.voucher_code ?? null,
-        related_object_id: entry.related_object_id,
-        related_object_parent_id: entry.campaign_id,
-        parent_redemption_id: entry.object === 'redemption' ? entry.parent_redemption_id : null,
-        failure_code: entry.object === 'redemption' ? (entry.failure_code ?? null) : null,
-        result: entry.result,
-        object: entry.object,
-        customer_id: entry.customer_id,
-        campaign_name: entry.campaign_id ? (campaignNames.get(entry.campaign_id) ?? null) : null,
+  const names = filter && 'campaign_name' in filter ? new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name])) : new Map<string, string>();
+  const source = (field: string): FieldSource => {
+    switch (field) {
+      case 'related_object_parent_id':
+        return 'campaign_id';
+      case 'campaign_name':
+        return { key: 'campaign_id', lookup: names, otherwise: null };
+      case 'user_login':
         // Every entry here came through the API, so none has a dashboard user.
-        user_login: null,
-      },
-      filter,
-    );
+        return { constant: null };
+      default:
+        // A rollback has neither `parent_redemption_id` nor `failure_code`: both read as null.
+        return field;
+    }
+  };
   const order = parseOrder<RedemptionSortField>(query.order ?? '-created_at');
   const page = await ctx.uow.redemptions.query({
-    where: (entry) =>
-      (query.result === undefined || entry.result === query.result) &&
-      (campaignId === undefined || entry.campaign_id === campaignId) &&
-      (customerId === undefined || entry.customer_id === customerId) &&
-      withinRange(entry.date, query.created_at) &&
-      matches(entry),
+    where: and(
+      query.result === undefined ? undefined : eq('result', query.result),
+      campaignId === undefined ? undefined : eq('campaign_id', campaignId),
+      customerId === undefined ? undefined : eq('customer_id', customerId),
+      withinRange('date', query.created_at),
+      filter && filterCondition(filter, source),
+    ),
     orderBy: { field: order.field === 'created_at' ? 'date' : order.field, direction: order.direction },
     ...pageWindow(query),
   });

@@ -8,11 +8,12 @@ import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
-import { checkFilter, checkOperatorValues, matchesFilter, type FilterDefinition } from './filters.js';
+import { checkFilter, checkOperatorValues, filterCondition, matchesFilter, rowField, type FilterDefinition } from './filters.js';
 import { newId } from './ids.js';
 import { parseOrder } from './pagination.js';
 import { normalizeFilters } from './vouchers.js';
 import { table } from '../store/schema.js';
+import { and, eq, isIn, or, type Condition, type Field } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 type Segment = Schemas['Segment'];
@@ -166,9 +167,10 @@ export interface SegmentListQuery {
 
 export async function listSegments(ctx: DomainContext, query: SegmentListQuery): Promise<{ rows: Segment[]; total: number }> {
   const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, SEGMENT_LIST_FIELDS) : undefined;
-  const ids = query.ids && query.ids.length > 0 ? new Set(query.ids) : undefined;
+  const ids = query.ids && query.ids.length > 0 ? query.ids : undefined;
+  // Without a condition, the page is read straight off creation order.
   const page = await ctx.uow.segments.query({
-    where: (segment) => (ids === undefined || ids.has(segment.id)) && (filter === undefined || matchesFilter(segment, filter)),
+    ...((ids || filter) && { where: and(ids && isIn('id', ids), filter && filterCondition(filter)) }),
     orderBy: parseOrder<'created_at'>(query.order ?? 'created_at'),
     offset: 0,
     limit: query.limit ?? 10,
@@ -176,20 +178,36 @@ export async function listSegments(ctx: DomainContext, query: SegmentListQuery):
   return { rows: page.rows.map(presentSegment), total: page.total };
 }
 
-/** The IDs of the customers a segment holds now (the customers list's `segment_id`). */
-export async function segmentMemberIds(ctx: DomainContext, segmentId: string): Promise<Set<string>> {
+/** Where a segment filter's field is on the stored customer; undefined for a figure worked out from other tables. */
+function storedCustomerField(name: string): Field | undefined {
+  if (name.startsWith('summary.orders.') || name === 'loyalty.points') return undefined;
+  if (name.startsWith('metadata.')) return rowField(name);
+  // `address.city`, `summary.redemptions.total_redeemed`: paths into the customer.
+  return name.includes('.') ? name.split('.') : name;
+}
+
+/**
+ * The customers a segment holds now, as a condition on the customers table (the customers list's
+ * `segment_id`). A filter on the stored customer's fields is the condition itself; one that reads order totals
+ * or loyalty points, which are worked out from other tables, is worked out customer by customer first.
+ */
+export async function segmentMembers(ctx: DomainContext, segmentId: string): Promise<Condition> {
   const segment = await findSegment(ctx, segmentId);
-  if (segment.type === 'static') return new Set(segment.customers);
-  const members = new Set<string>();
-  for (const customer of (await ctx.uow.customers.query({})).rows) if (await segmentHolds(ctx, segment, customer)) members.add(customer.id);
-  return members;
+  if (segment.type === 'static') return isIn('id', segment.customers);
+  const { filter } = segment;
+  if (!filter) return or();
+  const fields = Object.keys(filter).filter((field) => field !== 'junction');
+  if (fields.every((field) => storedCustomerField(field) !== undefined)) return filterCondition(filter, (field) => storedCustomerField(field)!);
+  const members: string[] = [];
+  for (const customer of (await ctx.uow.customers.query({})).rows) if (await segmentHolds(ctx, segment, customer)) members.push(customer.id);
+  return isIn('id', members);
 }
 
 /** The auto-update segments that hold the customer: the ones whose entering and leaving is told. */
 async function announcedSegments(ctx: DomainContext, customer: CustomerLike | undefined): Promise<Map<string, SegmentRecord>> {
   const held = new Map<string, SegmentRecord>();
   if (!customer) return held;
-  for (const segment of (await ctx.uow.segments.query({ where: (row) => row.type === 'auto-update' })).rows) {
+  for (const segment of (await ctx.uow.segments.query({ where: eq('type', 'auto-update') })).rows) {
     if (await segmentHolds(ctx, segment, customer)) held.set(segment.id, segment);
   }
   return held;

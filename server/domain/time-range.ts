@@ -1,3 +1,5 @@
+import { and, compare, or, type ComparisonOp, type Condition, type Field } from '../store/conditions.js';
+
 /** `before`/`after` bounds on a timestamp, as the list filters take them; both are exclusive. */
 export interface TimeRange {
   before?: string;
@@ -9,9 +11,16 @@ export function instant(value: string): number {
   return Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 }
 
-export function withinRange(value: string | null | undefined, range: TimeRange | undefined): boolean {
-  if (!range || (range.before === undefined && range.after === undefined)) return true;
-  if (!value) return false;
-  const at = Date.parse(value);
-  return (range.before === undefined || at < instant(range.before)) && (range.after === undefined || at > instant(range.after));
+/** A timestamp field compared with an instant; an instant that is not one (a bound that did not parse) keeps nothing. */
+export function timeBound(op: ComparisonOp, field: Field, at: number): Condition {
+  return Number.isNaN(at) ? or() : compare(op, field, at, 'time');
+}
+
+/** A timestamp field strictly within the range; undefined when the range sets no bound. */
+export function withinRange(field: Field, range: TimeRange | undefined): Condition | undefined {
+  if (!range || (range.before === undefined && range.after === undefined)) return undefined;
+  return and(
+    range.before === undefined ? undefined : timeBound('lt', field, instant(range.before)),
+    range.after === undefined ? undefined : timeBound('gt', field, instant(range.after)),
+  );
 }

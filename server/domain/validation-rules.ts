@@ -7,6 +7,7 @@ import { createdBetween, pageWindow, parseOrder, type PageRequest } from './pagi
 import { checkOperators, checkOperatorValues } from './filters.js';
 import { effectiveLogic, numberedRules, parseLogic, ruleNumbers } from './rule-logic.js';
 import { table } from '../store/schema.js';
+import { and, eq } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 export type ValidationRule = Schemas['ValidationRule'];
@@ -240,9 +241,10 @@ export async function listAssignments(
   query: PageRequest & { order?: 'created_at' | '-created_at'; rule?: string; related_object_id?: string },
 ) {
   return ctx.uow.validation_rule_assignments.query({
-    where: (assignment) =>
-      (query.rule === undefined || assignment.rule_id === query.rule) &&
-      (query.related_object_id === undefined || assignment.related_object_id === query.related_object_id),
+    where: and(
+      query.rule === undefined ? undefined : eq('rule_id', query.rule),
+      query.related_object_id === undefined ? undefined : eq('related_object_id', query.related_object_id),
+    ),
     orderBy: { field: 'created_at', direction: (query.order ?? '-created_at') === '-created_at' ? 'desc' : 'asc' },
     ...pageWindow(query),
   });

@@ -7,7 +7,7 @@ import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { recordGiftMovement } from './gift-transactions.js';
-import { checkFilter, matchesFilter, type FilterDefinition, type FilterProblem } from './filters.js';
+import { checkFilter, filterCondition, type FilterDefinition, type FilterProblem } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
@@ -19,6 +19,7 @@ import { timeframeWithoutStart } from './validity.js';
 import { binVoucher, codeInBin, ensureCodeFree } from './bin.js';
 import { dropHoldersOf } from './referrals.js';
 import { table } from '../store/schema.js';
+import { and, eq, isIn } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -453,7 +454,6 @@ export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) 
     if (!customer) return empty;
     holderId = customer.id;
   }
-  const ids = query.ids ? new Set(query.ids) : undefined;
   const filter =
     query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, VOUCHER_FILTER_FIELDS) : undefined;
   const [campaignId] = campaignIds;
@@ -464,26 +464,19 @@ export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) 
         ? { field: 'holder_id' as const, value: holderId }
         : undefined;
   // Without a condition beyond the index, the store reads the page straight off its insertion order.
-  // (The validator fills in the deepObject ranges as `{}` when they are not given.)
-  const ranged = (range?: TimeRange) => range !== undefined && Object.keys(range).length > 0;
-  const filtered =
-    (holderId !== undefined && index?.field !== 'holder_id') ||
-    ranged(query.created_at) ||
-    ranged(query.updated_at) ||
-    [categoryId, query.code, ids, filter].some((condition) => condition !== undefined);
+  // (The validator fills in the deepObject ranges as `{}` when they are not given; those set no condition.)
+  const conditions = [
+    categoryId === undefined ? undefined : eq('category_id', categoryId),
+    holderId === undefined || index?.field === 'holder_id' ? undefined : eq('holder_id', holderId),
+    query.code === undefined ? undefined : eq('code', query.code),
+    query.ids === undefined ? undefined : isIn('id', query.ids),
+    withinRange('created_at', query.created_at),
+    withinRange('updated_at', query.updated_at),
+    filter && filterCondition(filter),
+  ].filter((condition) => condition !== undefined);
   const page = await ctx.uow.vouchers.query({
     ...(index && { index }),
-    ...(filtered && {
-      where: (voucher: VoucherRecord) =>
-        (campaignId === undefined || voucher.campaign_id === campaignId) &&
-        (categoryId === undefined || voucher.category_id === categoryId) &&
-        (holderId === undefined || voucher.holder_id === holderId) &&
-        (query.code === undefined || voucher.code === query.code) &&
-        (ids === undefined || ids.has(voucher.id)) &&
-        withinRange(voucher.created_at, query.created_at) &&
-        withinRange(voucher.updated_at, query.updated_at) &&
-        (filter === undefined || matchesFilter(voucher, filter)),
-    }),
+    ...(conditions.length > 0 && { where: and(...conditions) }),
     orderBy: parseOrder<'created_at' | 'updated_at' | 'code'>(query.order ?? '-created_at'),
     ...pageWindow(query),
   });

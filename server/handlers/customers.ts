@@ -9,7 +9,7 @@ import {
   updateCustomer,
   upsertCustomer,
 } from '../domain/customers.js';
-import { segmentMemberIds } from '../domain/segments.js';
+import { segmentMembers } from '../domain/segments.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 
@@ -26,7 +26,7 @@ type CustomerOperations =
 export const customerHandlers: HandlersOf<CustomerOperations> = {
   'list-customers': async ({ query, context, services }) => {
     const page = await inProject(services, context, async (ctx) => {
-      const members = query.segment_id !== undefined ? await segmentMemberIds(ctx, query.segment_id) : undefined;
+      const members = query.segment_id !== undefined ? await segmentMembers(ctx, query.segment_id) : undefined;
       const found = await listCustomers(ctx, query, members);
       return { ...found, rows: await Promise.all(found.rows.map((row) => presentCustomer(ctx, row))) };
     });

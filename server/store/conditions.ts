@@ -22,6 +22,9 @@
  * - `has`: `v` is an array with an element that is the same JSON scalar as the value.
  * - `contains`, `starts_with`, `ends_with`: `v` is a string that contains / starts with / ends with the value,
  *   case-sensitively; with `each: true`, `v` may also be an array, and any string element that does matches.
+ * - `length`: the number of elements of `v` when it is an array, and 0 when it is anything else (null, missing,
+ *   a scalar, an object), is equal to (`compare: 'eq'`), less than (`'lt'`) or more than (`'gt'`) the value.
+ *   (Added for the export filters' `$count`, `$count_less` and `$count_more`.)
  * - `and` / `or`: all / any of the conditions (an empty `and` matches every row, an empty `or` none).
  * - `not`: the condition does not match. Conditions are two-valued: nothing is ever "unknown".
  */
@@ -36,6 +39,7 @@ export type Condition =
   | { readonly op: 'is_null' | 'not_null'; readonly field: Field }
   | { readonly op: 'has'; readonly field: Field; readonly value: Scalar }
   | { readonly op: 'contains' | 'starts_with' | 'ends_with'; readonly field: Field; readonly value: string; readonly each?: boolean }
+  | { readonly op: 'length'; readonly field: Field; readonly compare: 'eq' | 'lt' | 'gt'; readonly value: number }
   | { readonly op: 'and' | 'or'; readonly conditions: readonly Condition[] }
   | { readonly op: 'not'; readonly condition: Condition };
 
@@ -53,6 +57,7 @@ export const isNull = (field: Field): Condition => ({ op: 'is_null', field });
 export const notNull = (field: Field): Condition => ({ op: 'not_null', field });
 export const has = (field: Field, value: Scalar): Condition => ({ op: 'has', field, value });
 export const text = (op: TextOp, field: Field, value: string, each = false): Condition => (each ? { op, field, value, each } : { op, field, value });
+export const length = (field: Field, compare: 'eq' | 'lt' | 'gt', value: number): Condition => ({ op: 'length', field, compare, value });
 export const and = (...conditions: (Condition | undefined)[]): Condition => ({ op: 'and', conditions: conditions.filter((c): c is Condition => c !== undefined) });
 export const or = (...conditions: (Condition | undefined)[]): Condition => ({ op: 'or', conditions: conditions.filter((c): c is Condition => c !== undefined) });
 export const not = (condition: Condition): Condition => ({ op: 'not', condition });

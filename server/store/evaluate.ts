@@ -122,6 +122,15 @@ export function predicate(condition: Condition): Predicate {
         return each === true && Array.isArray(actual) && actual.some((item) => typeof item === 'string' && test(item, value));
       };
     }
+    case 'length': {
+      const read = reader(condition.field);
+      const { compare, value } = condition;
+      return (row) => {
+        const actual = read(row);
+        const count = Array.isArray(actual) ? actual.length : 0;
+        return compare === 'eq' ? count === value : compare === 'lt' ? count < value : count > value;
+      };
+    }
     case 'and': {
       const parts = condition.conditions.map(predicate);
       return (row) => parts.every((part) => part(row));

@@ -15,6 +15,7 @@ import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { BUNDLED_CONTRACT, DOCS_HTML, packageRoot } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { listen, secret } from '../contract/target.js';
 
 jest.setTimeout(120_000);
@@ -57,7 +58,7 @@ const state = {} as {
 
 beforeAll(async () => {
   const app = await createApp({
-    store: new MemoryStore(),
+    store: new MemoryStore(SCHEMA),
     clock: systemClock,
     apiKeys: [{ name: 'docs', ...key, projectId: 'proj_docs' }],
     validateResponses: true,

@@ -6,6 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { expectError, failed } from './expect-error.js';
 import { because, clientFor, listen, managementClientFor, raw, runsWith, secret, skip, unique, useTarget, type Target } from './target.js';
 
@@ -37,7 +38,7 @@ describeManaged('management credentials', () => {
 
   test('when the server has no management key configured, then every management call is 401', async () => {
     if (!ctx.target.inProcess) return skip(because('inProcess'));
-    const app = await createApp({ store: new MemoryStore(), clock: systemClock, apiKeys: [], validateResponses: true });
+    const app = await createApp({ store: new MemoryStore(SCHEMA), clock: systemClock, apiKeys: [], validateResponses: true });
     const { server, baseUrl } = await listen(app);
     try {
       const target: Target = { ...ctx.target, baseUrl };
@@ -605,7 +606,7 @@ describeManaged('webhook configurations', () => {
   test('when the server does not allow plain HTTP webhooks, then an http target is 400 invalid_target_url, https is fine', async () => {
     if (!ctx.target.inProcess) return skip(because('inProcess'));
     const management = { id: 'm', token: secret() };
-    const app = await createApp({ store: new MemoryStore(), clock: systemClock, apiKeys: [], validateResponses: true, managementKey: management });
+    const app = await createApp({ store: new MemoryStore(SCHEMA), clock: systemClock, apiKeys: [], validateResponses: true, managementKey: management });
     const { server, baseUrl } = await listen(app);
     try {
       const target: Target = { ...ctx.target, baseUrl, management };

@@ -5,6 +5,7 @@ import { createApp, type AppOptions } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { expectError, failed } from './expect-error.js';
 import { because, clientFor, listen, raw, secret, skip, unique, useTarget } from './target.js';
 
@@ -121,7 +122,7 @@ describe('rate limit', () => {
     const key = { appId: `app-${secret()}`, appToken: secret() };
     const management = { id: `mgmt-${secret()}`, token: secret() };
     const app = await createApp({
-      store: new MemoryStore(),
+      store: new MemoryStore(SCHEMA),
       clock: systemClock,
       apiKeys: [{ name: 'limited', ...key, projectId: 'proj_limited' }],
       managementKey: management,

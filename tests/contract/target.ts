@@ -16,6 +16,7 @@ import { createApp, type AppOptions } from '../../server/app.js';
 import { OffsetClock } from '../../server/domain/clock.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import type { Store } from '../../server/store/store.js';
 import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot, STRICT_CONTRACT } from '../../server/paths.js';
@@ -116,7 +117,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
   const jobs = new Jobs();
   const management = { id: `mgmt-${secret()}`, token: secret() };
   const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   const app = await createApp({
     store,
     clock,

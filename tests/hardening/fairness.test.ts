@@ -11,6 +11,7 @@ import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { upsertCustomer } from '../../server/domain/customers.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { listen, secret } from '../contract/target.js';
 
 const CUSTOMERS = 50_000;
@@ -61,7 +62,7 @@ async function underLoad(connections: number, path: (call: number) => string): P
 
 describe('fairness between projects', () => {
   beforeAll(async () => {
-    const store = new MemoryStore();
+    const store = new MemoryStore(SCHEMA);
     const app = await createApp({
       store,
       clock: systemClock,

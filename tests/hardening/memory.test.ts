@@ -10,6 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { listen, secret } from '../contract/target.js';
 
 setFlagsFromString('--expose-gc');
@@ -27,7 +28,7 @@ const PROJECT = 'proj_memory';
 const credentials = { appId: `app-${secret()}`, appToken: secret() };
 let server: Server;
 let baseUrl: string;
-let store: MemoryStore;
+let store: MemoryStore<typeof SCHEMA>;
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}${path}`, {
@@ -43,7 +44,7 @@ const eventCount = () => store.transaction(PROJECT, async (uow) => (await uow.ev
 
 describe('bounded memory', () => {
   beforeAll(async () => {
-    store = new MemoryStore();
+    store = new MemoryStore(SCHEMA);
     const app = await createApp({
       store,
       clock: systemClock,

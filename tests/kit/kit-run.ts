@@ -12,6 +12,7 @@ import { systemClock } from '../../server/domain/clock.js';
 import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import type { KitReport } from '../../bin/kit-report.js';
 import { CONTRACT_FIXTURES, listen, secret, type Credentials } from '../contract/target.js';
 
@@ -32,7 +33,7 @@ export async function referenceApp({ fixtures = true } = {}): Promise<ReferenceA
   const other = { appId: `app-${secret()}`, appToken: secret() };
   const management = { id: `mgmt-${secret()}`, token: secret() };
   const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   // Absolute URLs in answers (export downloads, asset images) name wherever the server ends up listening.
   const address = { baseUrl: '' };
   const app = await createApp({

@@ -14,6 +14,7 @@ import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/domain/clock.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { codeBlocks, installed, mustRun, readmeSection, root, run, shellLines } from './packaging.js';
 
 jest.setTimeout(600_000);
@@ -41,7 +42,7 @@ beforeAll(async () => {
   }
   jobs = new Jobs();
   const app = await createApp({
-    store: new MemoryStore(),
+    store: new MemoryStore(SCHEMA),
     clock: systemClock,
     jobs,
     apiKeys: [{ name: 'demo', ...DEMO, projectId: 'proj_readme' }],

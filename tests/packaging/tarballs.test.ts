@@ -16,6 +16,7 @@ import { loadFixtureFile } from '../../server/fixtures.js';
 import { Jobs } from '../../server/jobs.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { mustRun, root, run, userEnv } from './packaging.js';
 
 jest.setTimeout(600_000);
@@ -131,7 +132,7 @@ describe('the kit\'s package', () => {
       if (!existsSync(join(modules, name))) symlinkSync(join(root, 'node_modules', name), join(modules, name));
     }
     const credentials = { appId: 'kit-app', appToken: 'kit-token' };
-    const store = new MemoryStore();
+    const store = new MemoryStore(SCHEMA);
     const jobs = new Jobs();
     const app = await createApp({
       store,

@@ -6,11 +6,12 @@ import { describe, expect, test } from '@jest/globals';
 import { systemClock } from '../../server/domain/clock.js';
 import { listCustomers, upsertCustomer, type Customer } from '../../server/domain/customers.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import type { Query, UnitOfWork } from '../../server/store/store.js';
 
 describe('listing customers', () => {
   test('when no filter is given, then the store is asked for a page in creation order with no condition, and it matches a full sort', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryStore(SCHEMA);
     await store.createProject('p');
     await store.transaction('p', async (uow) => {
       for (let i = 0; i < 300; i++) await upsertCustomer({ uow, clock: systemClock }, { source_id: `c${i}`, name: i % 2 ? 'Odd' : 'Even' });

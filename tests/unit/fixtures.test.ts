@@ -6,6 +6,7 @@ import { systemClock } from '../../server/domain/clock.js';
 import { checkFixtures, fixturesPath, loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 
 const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as object;
 const circle = { type: 'circle', format: 'distance', distance: { center: 'geo:52.2,21.0', radius: '2km' } };
@@ -14,7 +15,7 @@ async function storeWith(content: string) {
   const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
   const file = join(dir, 'fixtures.json');
   writeFileSync(file, content);
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   await store.createProject('proj_a');
   return { store, file };
 }

@@ -7,6 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { VoucherRecord } from '../../server/domain/vouchers.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import type { Query } from '../../server/store/store.js';
 
 type Step =
@@ -38,7 +39,7 @@ describe('MemoryStore pages in insertion order', () => {
         fc.integer({ min: 0, max: 8 }),
         fc.integer({ min: 1, max: 6 }),
         async (steps, useIndex, direction, offset, limit) => {
-          const store = new MemoryStore();
+          const store = new MemoryStore(SCHEMA);
           await store.createProject('p');
           let clock = Date.UTC(2026, 0, 1);
           let next = 0;

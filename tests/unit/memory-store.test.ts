@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { Product } from '../../server/domain/catalog/types.js';
 import type { PendingPoints } from '../../server/domain/loyalty/types.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { UniqueViolation, UnknownProject } from '../../server/store/store.js';
 
 function product(id: string, fields: Partial<Product> = {}): Product {
@@ -21,7 +22,7 @@ function product(id: string, fields: Partial<Product> = {}): Product {
 }
 
 async function storeWithProject() {
-  const store = new MemoryStore();
+  const store = new MemoryStore(SCHEMA);
   await store.createProject('p');
   return store;
 }
@@ -117,7 +118,7 @@ describe('MemoryStore', () => {
 
 describe('MemoryStore index scans', () => {
   test('a query scoped to an index sees only those rows, in insertion order, with the same where, order and total', async () => {
-    const store = new MemoryStore();
+    const store = new MemoryStore(SCHEMA);
     await store.createProject('p');
     await store.transaction('p', async (uow) => {
       for (const [id, product_id, price] of [['s1', 'a', 3], ['s2', 'b', 1], ['s3', 'a', 1], ['s4', 'a', 2]] as const) {

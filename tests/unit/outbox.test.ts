@@ -4,12 +4,13 @@ import { ManualClock } from '../../server/domain/clock.js';
 import { deleteCustomer, updateCustomer, upsertCustomer } from '../../server/domain/customers.js';
 import type { WebhookEventType } from '../../server/domain/management/webhooks.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { signatureHeader } from '../../server/webhooks/delivery.js';
 import { withOutbox, type DeliverableEvent } from '../../server/webhooks/outbox.js';
 
 async function outboxStore(events: WebhookEventType[] = ['customer.created', 'customer.deleted'], active = true) {
   const handed: { projectId: string; events: DeliverableEvent[] }[] = [];
-  const memory = new MemoryStore();
+  const memory = new MemoryStore(SCHEMA);
   await memory.createProject('p');
   const store = withOutbox(memory, (projectId, noted) => handed.push({ projectId, events: noted }));
   const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));

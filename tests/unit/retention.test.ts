@@ -4,11 +4,12 @@ import { campaignCounters } from '../../server/domain/campaign-counters.js';
 import { OffsetClock } from '../../server/domain/clock.js';
 import { recordEvent } from '../../server/domain/events.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { withRetention } from '../../server/store/retention.js';
 
 describe('event retention', () => {
   test('when a project records more events than it keeps, then the oldest are dropped, in each project apart', async () => {
-    const store = withRetention(new MemoryStore(), { events: 10 });
+    const store = withRetention(new MemoryStore(SCHEMA), { events: 10 });
     const clock = new OffsetClock();
     for (const project of ['a', 'b']) await store.createProject(project);
     for (let i = 0; i < 25; i++) {
@@ -24,8 +25,8 @@ describe('event retention', () => {
   test('when counted events are dropped, then the campaign counters do not change, whole or in a window', async () => {
     const clock = new OffsetClock();
     const start = Date.UTC(2026, 0, 1, 10, 0, 0);
-    const kept = withRetention(new MemoryStore(), { events: 5 });
-    const whole = withRetention(new MemoryStore(), { events: 1000 });
+    const kept = withRetention(new MemoryStore(SCHEMA), { events: 5 });
+    const whole = withRetention(new MemoryStore(SCHEMA), { events: 1000 });
     for (const store of [kept, whole]) {
       await store.createProject('p');
       for (let i = 0; i < 40; i++) {
@@ -53,7 +54,7 @@ describe('event retention', () => {
 
   test('when a window cuts an hour whose events are still all kept, then it counts to the millisecond', async () => {
     const clock = new OffsetClock();
-    const store = withRetention(new MemoryStore(), { events: 1000 });
+    const store = withRetention(new MemoryStore(SCHEMA), { events: 1000 });
     await store.createProject('p');
     const start = Date.UTC(2026, 0, 1, 10, 0, 0);
     for (let i = 0; i < 6; i++) {

@@ -7,6 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { Sku } from '../../server/domain/catalog/types.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import type { Query } from '../../server/store/store.js';
 
 const sku = (id: string, productId: string, price: number | null): Sku =>
@@ -26,7 +27,7 @@ describe('sorted pages selected in one pass', () => {
           limit: fc.integer({ min: 0, max: 30 }),
         }),
         async (rows, q) => {
-          const store = new MemoryStore();
+          const store = new MemoryStore(SCHEMA);
           await store.createProject('p');
           await store.transaction('p', async (uow) => {
             for (const [i, row] of rows.entries()) await uow.skus.insert(sku(`sku_${String(i).padStart(3, '0')}`, row.product, row.price));

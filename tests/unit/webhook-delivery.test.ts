@@ -14,6 +14,7 @@ import type { HostResolver } from '../../server/domain/management/webhook-target
 import { vetTarget, type WebhookDelivery } from '../../server/domain/management/webhooks.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 import { DEFAULT_DELIVERY_POLICY, DROPPED, REFUSED_ADDRESS, STOPPED, UNREACHABLE, WebhookDeliveries, type DeliveryPolicy, type TargetPolicy } from '../../server/webhooks/delivery.js';
 import { withOutbox } from '../../server/webhooks/outbox.js';
 import { neverAccepts, neverAnswers, refuses, type Misbehaving } from '../hardening/webhook-receivers.js';
@@ -26,7 +27,7 @@ afterEach(async () => {
 
 /** The delivery machinery on a memory store with one project, 'p'. */
 async function harness(policy: Partial<DeliveryPolicy> = {}, targets: Partial<TargetPolicy> = {}) {
-  const memory = new MemoryStore();
+  const memory = new MemoryStore(SCHEMA);
   await memory.createProject('p');
   await memory.createProject('q');
   const jobs = new Jobs();

@@ -13,7 +13,9 @@ import type { OrderRecord } from '../orders.js';
 import type { PublicationRecord } from '../publications.js';
 import type { Redemption } from '../redemptions.js';
 import type { VoucherRecord } from '../vouchers.js';
-import { meetsExportFilter, type ExportFilter } from './conditions.js';
+import { conditionsOn, rowField, type FieldSource } from '../filters.js';
+import { and, isNull, notNull, or, type Condition } from '../../store/conditions.js';
+import { datePartOf, exportCondition, type ExportFilter } from './conditions.js';
 
 export type ExportedObject = 'voucher' | 'redemption' | 'customer' | 'publication' | 'order' | 'points_expiration' | 'voucher_transactions';
 
@@ -71,9 +73,15 @@ const campaignName = (ctx: DomainContext, cache: PageCache, id: string | null | 
 const customerOf = (ctx: DomainContext, cache: PageCache, id: string | null | undefined) =>
   id ? cached(cache, `customer:${id}`, () => ctx.uow.customers.get(id)) : Promise.resolve(undefined);
 
-/** A metadata value for `metadata.<key>`, or undefined for another field. */
-function metadataValue(field: string, metadata: Record<string, unknown> | undefined): unknown {
-  return field.startsWith('metadata.') ? metadata?.[field.slice('metadata.'.length)] : undefined;
+/** The plan's filter as a store condition over the fields `source` names, or nothing when it has none. */
+function filterWhere(plan: ExportPlan, source: (name: string) => FieldSource): { where?: Condition } {
+  return plan.filter ? { where: exportCondition(plan.filter, source, plan.now) } : {};
+}
+
+/** Campaign names by ID, for `campaign_name`: loaded only when the filter names it. */
+async function campaignNames(ctx: DomainContext, plan: ExportPlan): Promise<Map<string, string>> {
+  if (!plan.filter?.clauses.some(([field]) => field === 'campaign_name')) return new Map();
+  return new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name]));
 }
 
 function orderBy<T>(plan: ExportPlan, fields: Record<string, keyof T & string>) {
@@ -104,24 +112,23 @@ async function voucherCategories(ctx: DomainContext, cache: PageCache, voucher: 
   return name === null ? [] : [name];
 }
 
-function voucherFilterValue(voucher: VoucherRecord, field: string, categoryNames: Map<string, string>): unknown {
+/** Where a voucher filter's field comes from; `categoryNames` holds each category's name as a list of one. */
+function voucherSource(field: string, categoryNames: ReadonlyMap<string, string[]>, now: number): FieldSource {
   switch (field) {
     case 'created_date':
-      return voucher.created_at.slice(0, 10);
+      return datePartOf('created_at', now);
     case 'vouchers':
-      return voucher.id;
+      return 'id';
     case 'published_for_customer_id':
-      return voucher.holder_id;
+      return 'holder_id';
     case 'category_ids':
-      return voucher.category_id ? [voucher.category_id] : [];
-    case 'categories': {
-      const name = voucher.category_id ? categoryNames.get(voucher.category_id) : undefined;
-      return name === undefined ? [] : [name];
-    }
+      return { singleton: 'category_id' };
+    case 'categories':
+      return { key: 'category_id', lookup: categoryNames, otherwise: [] };
     case 'validity_day_of_week':
-      return voucher.validity_day_of_week ?? [];
+      return { field: 'validity_day_of_week', whenNull: [] };
     default:
-      return field.startsWith('metadata.') ? metadataValue(field, voucher.metadata) : (voucher as unknown as Record<string, unknown>)[field];
+      return rowField(field);
   }
 }
 
@@ -146,14 +153,14 @@ const vouchers: ExportKind = {
   listFields: new Set(['validity_day_of_week', 'categories', 'category_ids']),
   metadata: true,
   async scan(ctx, plan) {
-    const categoryNames = new Map<string, string>();
+    const categoryNames = new Map<string, string[]>();
     if (plan.filter?.clauses.some(([field]) => field === 'categories')) {
-      for (const category of (await ctx.uow.categories.query({})).rows) categoryNames.set(category.id, category.name);
+      for (const category of (await ctx.uow.categories.query({})).rows) categoryNames.set(category.id, [category.name]);
     }
-    const { filter, scope, now } = plan;
+    const { scope, now } = plan;
     const { rows } = await ctx.uow.vouchers.query({
       ...(scope && { index: { field: 'campaign_id', value: scope.value } }),
-      ...(filter && { where: (voucher) => meetsExportFilter(filter, (field) => voucherFilterValue(voucher, field, categoryNames), now) }),
+      ...filterWhere(plan, (field) => voucherSource(field, categoryNames, now)),
       orderBy: orderBy<VoucherRecord>(plan, {}),
     });
     return rows.map((voucher) => voucher.id);
@@ -226,39 +233,32 @@ const redemptions: ExportKind = {
   listFields: new Set(),
   metadata: true,
   async scan(ctx, plan) {
-    const names = new Map<string, string | null>();
-    if (plan.filter?.clauses.some(([field]) => field === 'campaign_name')) {
-      for (const campaign of (await ctx.uow.campaigns.query({})).rows) names.set(campaign.id, campaign.name);
-    }
-    const read = (entry: Redemption, field: string): unknown => {
+    const names = await campaignNames(ctx, plan);
+    const source = (field: string): FieldSource => {
       switch (field) {
         case 'created_at':
-          return entry.date;
+          return 'date';
         case 'campaign':
         case 'related_object_parent_id':
-          return entry.campaign_id;
+          return 'campaign_id';
         case 'customer':
-          return entry.customer_id;
+          return 'customer_id';
         case 'voucher':
-          return entry.voucher_code ?? null;
+          return 'voucher_code';
         case 'related_object':
-          return entry.related_object_type;
-        case 'parent_redemption_id':
-          return entry.object === 'redemption' ? entry.parent_redemption_id : null;
-        case 'failure_code':
-          return entry.object === 'redemption' ? (entry.failure_code ?? null) : null;
+          return 'related_object_type';
         case 'campaign_name':
-          return entry.campaign_id ? (names.get(entry.campaign_id) ?? null) : null;
+          return { key: 'campaign_id', lookup: names, otherwise: null };
         case 'user_login':
           // Every entry here came through the API, so none has a dashboard user.
-          return null;
+          return { constant: null };
         default:
-          return field.startsWith('metadata.') ? metadataValue(field, entry.metadata) : (entry as unknown as Record<string, unknown>)[field];
+          // A rollback has neither `parent_redemption_id` nor `failure_code`: both read as null.
+          return rowField(field);
       }
     };
-    const { filter, now } = plan;
     const { rows } = await ctx.uow.redemptions.query({
-      ...(filter && { where: (entry) => meetsExportFilter(filter, (field) => read(entry, field), now) }),
+      ...filterWhere(plan, source),
       orderBy: orderBy<Redemption>(plan, { created_at: 'date' }),
     });
     return rows.map((entry) => entry.id);
@@ -307,32 +307,41 @@ const customers: ExportKind = {
   listFields: new Set(['publications.created_at', 'publications.related_object_id']),
   metadata: true,
   async scan(ctx, plan) {
-    // A customer meets a `publications.*` condition through any one of its publications.
-    const published = new Map<string, { created_at: string; vouchers: string[] }[]>();
+    // A customer's `publications.*` are lists over its publications, worked out before the query.
+    const published = new Map<string, { created_at: string[]; vouchers: string[] }>();
     if (plan.filter?.clauses.some(([field]) => field.startsWith('publications.'))) {
       for (const publication of (await ctx.uow.publications.query({})).rows) {
-        const list = published.get(publication.customer_id) ?? [];
-        list.push({ created_at: publication.created_at, vouchers: publication.vouchers_id });
-        published.set(publication.customer_id, list);
+        const lists = published.get(publication.customer_id) ?? { created_at: [], vouchers: [] };
+        lists.created_at.push(publication.created_at);
+        lists.vouchers.push(...publication.vouchers_id);
+        published.set(publication.customer_id, lists);
       }
     }
-    const read = (customer: Customer, field: string): unknown => {
+    const listed = (pick: (lists: { created_at: string[]; vouchers: string[] }) => string[]): FieldSource => ({
+      key: 'id',
+      lookup: new Map([...published].map(([id, lists]) => [id, pick(lists)])),
+      otherwise: [],
+    });
+    const source = (field: string): FieldSource => {
       switch (field) {
         case 'city':
-          return customer.address?.city ?? null;
+          return ['address', 'city'];
         case 'birthday':
-          return customer.birthday ?? customer.birthdate ?? null;
+          // The birthday, or else the birthdate.
+          return {
+            compile: (conditions, extra) =>
+              or(and(notNull('birthday'), conditionsOn('birthday', conditions, extra)), and(isNull('birthday'), conditionsOn('birthdate', conditions, extra))),
+          };
         case 'publications.created_at':
-          return (published.get(customer.id) ?? []).map((entry) => entry.created_at);
+          return listed((lists) => lists.created_at);
         case 'publications.related_object_id':
-          return (published.get(customer.id) ?? []).flatMap((entry) => entry.vouchers);
+          return listed((lists) => lists.vouchers);
         default:
-          return field.startsWith('metadata.') ? metadataValue(field, customer.metadata ?? undefined) : (customer as unknown as Record<string, unknown>)[field];
+          return rowField(field);
       }
     };
-    const { filter, now } = plan;
     const { rows } = await ctx.uow.customers.query({
-      ...(filter && { where: (customer) => meetsExportFilter(filter, (field) => read(customer, field), now) }),
+      ...filterWhere(plan, source),
       orderBy: orderBy<Customer>(plan, {}),
     });
     return rows.map((customer) => customer.id);
@@ -392,48 +401,29 @@ const publications: ExportKind = {
   listFields: new Set(['related_object_id']),
   metadata: true,
   async scan(ctx, plan) {
-    const { filter, now } = plan;
-    const cache: PageCache = new Map();
-    // What the filter reads of a publication's voucher and campaign, looked up before the query.
-    const views = new Map<string, { voucher?: VoucherRecord; campaign: string | null }>();
-    if (filter) {
-      for (const publication of (await ctx.uow.publications.query({})).rows) {
-        views.set(publication.id, {
-          voucher: await cached(cache, `voucher:${publication.voucher_code}`, () => ctx.uow.vouchers.getBy('code', publication.voucher_code)),
-          campaign: await campaignName(ctx, cache, publication.campaign_id),
-        });
+    const names = await campaignNames(ctx, plan);
+    const source = (field: string): FieldSource => {
+      switch (field) {
+        case 'campaign':
+        case 'parent_object_id':
+          return 'campaign_id';
+        case 'customer':
+          return 'customer_id';
+        case 'voucher':
+          return 'voucher_code';
+        case 'related_object_id':
+          return 'vouchers_id';
+        case 'failure_code':
+          return { constant: null };
+        case 'campaign_name':
+          return { key: 'campaign_id', lookup: names, otherwise: null };
+        default:
+          // `is_referral_code` and `voucher_type` are the voucher's, kept on the publication when it was made.
+          return rowField(field);
       }
-    }
+    };
     const { rows } = await ctx.uow.publications.query({
-      ...(filter && {
-        where: (publication) => {
-          const view = views.get(publication.id);
-          const read = (field: string): unknown => {
-            switch (field) {
-              case 'campaign':
-              case 'parent_object_id':
-                return publication.campaign_id;
-              case 'customer':
-                return publication.customer_id;
-              case 'voucher':
-                return publication.voucher_code;
-              case 'related_object_id':
-                return publication.vouchers_id;
-              case 'failure_code':
-                return null;
-              case 'campaign_name':
-                return view?.campaign ?? null;
-              case 'is_referral_code':
-                return view?.voucher?.is_referral_code ?? null;
-              case 'voucher_type':
-                return view?.voucher?.type ?? null;
-              default:
-                return field.startsWith('metadata.') ? metadataValue(field, publication.metadata) : (publication as unknown as Record<string, unknown>)[field];
-            }
-          };
-          return meetsExportFilter(filter, read, now);
-        },
-      }),
+      ...filterWhere(plan, source),
       orderBy: orderBy<PublicationRecord>(plan, {}),
     });
     return rows.map((publication) => publication.id);
@@ -469,21 +459,8 @@ const orders: ExportKind = {
   listFields: new Set(),
   metadata: true,
   async scan(ctx, plan) {
-    const { filter, now } = plan;
     const { rows } = await ctx.uow.orders.query({
-      ...(filter && {
-        where: (order) =>
-          meetsExportFilter(
-            filter,
-            (field) =>
-              field === 'total_discount_amount'
-                ? order.discount_amount + order.items_discount_amount
-                : field.startsWith('metadata.')
-                  ? metadataValue(field, order.metadata)
-                  : (order as unknown as Record<string, unknown>)[field],
-            now,
-          ),
-      }),
+      ...filterWhere(plan, rowField),
       orderBy: orderBy<OrderRecord>(plan, {}),
     });
     return rows.map((order) => order.id);
@@ -523,11 +500,14 @@ const pointsExpiration: ExportKind = {
   listFields: new Set(),
   metadata: false,
   async scan(ctx, plan) {
-    const { filter, scope, now } = plan;
-    const { rows: cards } = await ctx.uow.loyalty_cards.query(scope ? { index: { field: 'campaign_id', value: scope.value } } : {});
+    const { scope } = plan;
+    const { rows: cards } = await ctx.uow.loyalty_cards.query({
+      ...(scope && { index: { field: 'campaign_id', value: scope.value } }),
+      // A card's ID is its voucher's.
+      ...filterWhere(plan, (field) => (field === 'voucher_id' ? 'id' : 'campaign_id')),
+    });
     const entries: { key: string; day: string }[] = [];
     for (const card of cards) {
-      if (!meetsExportFilter(filter, (field) => (field === 'voucher_id' ? card.id : card.campaign_id), now)) continue;
       for (const bucket of card.buckets) {
         if (bucket.expires_on !== null && bucket.points > 0) entries.push({ key: expirationKey(card.id, bucket.expires_on), day: bucket.expires_on });
       }
@@ -558,12 +538,10 @@ const voucherTransactions: ExportKind = {
   listFields: new Set(),
   metadata: false,
   async scan(ctx, plan) {
-    const { filter, scope, now } = plan;
+    const { scope } = plan;
     const { rows } = await ctx.uow.loyalty_transactions.query({
       ...(scope && { index: { field: scope.field as 'voucher_id' | 'campaign_id', value: scope.value } }),
-      ...(filter && {
-        where: (transaction) => meetsExportFilter(filter, (field) => (transaction as unknown as Record<string, unknown>)[field], now),
-      }),
+      ...filterWhere(plan, rowField),
       orderBy: orderBy<CardTransaction>(plan, {}),
     });
     return rows.map((transaction) => transaction.id);

@@ -21,6 +21,7 @@ import { addPending } from './pending-points.js';
 import { findProgram } from './programs.js';
 import { currentTier, mapped } from './tiers.js';
 import type { EarningRule, LoyaltyTier } from './types.js';
+import { and, eq } from '../../store/conditions.js';
 
 type Schemas = components['schemas'];
 type RuleRequest = Schemas['EarningRuleRequest'];
@@ -334,7 +335,7 @@ function ruleApplies(ctx: DomainContext, rule: EarningRule): boolean {
 async function cardsForEvent(ctx: DomainContext, customerId: string, event: string): Promise<VoucherRecord[]> {
   const cards = (await ctx.uow.vouchers.findBy('holder_id', customerId)).filter((card) => card.type === 'LOYALTY_CARD' && card.active && card.campaign_id);
   if (event === ORDER_PAID) {
-    const programs = await ctx.uow.campaigns.query({ where: (campaign) => campaign.campaign_type === 'LOYALTY_PROGRAM' && campaign.auto_join && campaign.active });
+    const programs = await ctx.uow.campaigns.query({ where: and(eq('campaign_type', 'LOYALTY_PROGRAM'), eq('auto_join', true), eq('active', true)) });
     for (const program of programs.rows) {
       if (cards.some((card) => card.campaign_id === program.id)) continue;
       const rules = await ctx.uow.earning_rules.findBy('campaign_id', program.id);

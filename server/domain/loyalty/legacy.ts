@@ -58,6 +58,7 @@ async function draftOrder(ctx: DomainContext, input: EstimateRequest['order']): 
     initial_amount: amount,
     discount_amount: 0,
     items_discount_amount: 0,
+    total_discount_amount: 0,
     total_amount: amount,
     items: lines.map((line, index) => ({
       id: `ordli_estimate_${index}`,

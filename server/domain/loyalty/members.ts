@@ -10,6 +10,8 @@ import { cardState, movePoints, recordCardEvent, transactionVoucher } from './ca
 import { findProgram } from './programs.js';
 import { followTier } from './tiers.js';
 import type { CampaignRecord } from '../campaigns.js';
+import { and, eq, isIn, notNull } from '../../store/conditions.js';
+import { withinRange } from '../time-range.js';
 
 type MemberCreate = components['schemas']['LoyaltyMembersCreateRequestBody'];
 
@@ -80,14 +82,6 @@ export interface MemberQuery extends PageRequest {
   updated_at?: { before?: string; after?: string };
 }
 
-/** Whether a moment lies strictly inside the range (either bound may be absent). */
-function within(moment: string | null, range: { before?: string; after?: string } | undefined): boolean {
-  if (!range) return true;
-  if (moment === null) return range.before === undefined && range.after === undefined;
-  const at = Date.parse(moment);
-  return (range.before === undefined || at < Date.parse(range.before)) && (range.after === undefined || at > Date.parse(range.after));
-}
-
 export async function listMembers(ctx: DomainContext, campaignRef: string, query: MemberQuery) {
   const program = await findProgram(ctx, campaignRef);
   let holderId: string | undefined;
@@ -98,13 +92,13 @@ export async function listMembers(ctx: DomainContext, campaignRef: string, query
   }
   const page = await ctx.uow.vouchers.query({
     index: { field: 'campaign_id', value: program.id },
-    where: (card) =>
-      card.holder_id !== null &&
-      (holderId === undefined || card.holder_id === holderId) &&
-      (query.code === undefined || card.code === query.code) &&
-      (query.ids === undefined || query.ids.includes(card.id)) &&
-      within(card.created_at, query.created_at) &&
-      within(card.updated_at, query.updated_at),
+    where: and(
+      holderId === undefined ? notNull('holder_id') : eq('holder_id', holderId),
+      query.code === undefined ? undefined : eq('code', query.code),
+      query.ids === undefined ? undefined : isIn('id', query.ids),
+      withinRange('created_at', query.created_at),
+      withinRange('updated_at', query.updated_at),
+    ),
     orderBy: parseOrder<'created_at' | 'updated_at' | 'code'>(query.order ?? '-created_at'),
     ...pageWindow(query),
   });

@@ -14,6 +14,7 @@ import { enroll } from './members.js';
 import { findProgram } from './programs.js';
 import { currentTier, findTier, mapped } from './tiers.js';
 import type { LoyaltyTier, Reward, RewardAssignment, StoredRewardParameters } from './types.js';
+import { eq } from '../../store/conditions.js';
 
 type Schemas = components['schemas'];
 type RewardCreate = Schemas['RewardsCreateRequestBody'];
@@ -133,7 +134,7 @@ export async function listRewards(ctx: DomainContext, query: PageRequest & { ass
     if (!assignment) return { rows: [], total: 0 };
     only = assignment.reward_id;
   }
-  return ctx.uow.rewards.query({ ...(only !== undefined && { where: (reward) => reward.id === only }), ...pageWindow(query) });
+  return ctx.uow.rewards.query({ ...(only !== undefined && { where: eq('id', only) }), ...pageWindow(query) });
 }
 
 export async function findAssignment(ctx: DomainContext, rewardId: string, assignmentId: string): Promise<RewardAssignment> {
@@ -199,7 +200,7 @@ export async function listProgramAssignments(ctx: DomainContext, campaignRef: st
   const program = await findProgram(ctx, campaignRef);
   return ctx.uow.reward_assignments.query({
     index: { field: 'related_object_id', value: program.id },
-    ...(query.assignment_id !== undefined && { where: (assignment: RewardAssignment) => assignment.id === query.assignment_id }),
+    ...(query.assignment_id !== undefined && { where: eq('id', query.assignment_id) }),
     ...pageWindow(query),
   });
 }

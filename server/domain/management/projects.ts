@@ -8,7 +8,7 @@ import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { assignUser } from './users.js';
+import { assignedTo, assignUser } from './users.js';
 import { table } from '../../store/schema.js';
 
 /** A project as stored: the published shape, with the timestamps and `object` the reference server always keeps. */
@@ -160,7 +160,7 @@ export async function updateProject(ctx: DomainContext, id: string, input: Proje
 export async function deleteProject(ctx: DomainContext, id: string): Promise<void> {
   await findProject(ctx, id);
   for (const key of await ctx.uow.api_keys.findBy('project_id', id)) await ctx.uow.api_keys.delete(key.id);
-  for (const user of (await ctx.uow.users.query({ where: (user) => Object.hasOwn(user.projects, id) })).rows) {
+  for (const user of (await ctx.uow.users.query({ where: assignedTo(id) })).rows) {
     const { [id]: _dropped, ...projects } = user.projects;
     await ctx.uow.users.update({ ...user, projects });
   }

@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
 import { findProject } from './projects.js';
 import { table } from '../../store/schema.js';
+import { notNull, type Condition } from '../../store/conditions.js';
 
 export type ProjectUser = components['schemas']['ProjectUser'];
 type Role = components['schemas']['UserRole'];
@@ -20,6 +21,11 @@ export interface UserRecord extends Omit<ProjectUser, 'role'> {
 }
 
 export const USERS_TABLE = table<UserRecord>({ unique: ['login'], indexed: [] });
+
+/** Users with a role in the project (a user's `projects` maps each of its projects to its role there). */
+export function assignedTo(projectId: string): Condition {
+  return notNull(['projects', projectId]);
+}
 
 /** The user as a project's user operations show them: with `role`, their role in that project. */
 export function presentUser(user: UserRecord, projectId: string): ProjectUser {
@@ -55,7 +61,7 @@ export async function assignUser(ctx: DomainContext, projectId: string, input: A
 
 export async function listProjectUsers(ctx: DomainContext, projectId: string): Promise<UserRecord[]> {
   await findProject(ctx, projectId);
-  return (await ctx.uow.users.query({ where: (user) => Object.hasOwn(user.projects, projectId) })).rows;
+  return (await ctx.uow.users.query({ where: assignedTo(projectId) })).rows;
 }
 
 export async function getProjectUser(ctx: DomainContext, projectId: string, idOrLogin: string): Promise<UserRecord> {
