@@ -9,7 +9,7 @@ import { generateCampaignVouchers } from '../server/domain/vouchers.js';
 import { AssetSigner } from '../server/assets.js';
 import { handlers } from '../server/handlers/index.js';
 import { Jobs } from '../server/jobs.js';
-import type { Store } from '../server/store/store.js';
+import type { DomainStore } from '../server/domain/schema.js';
 
 export interface FixtureSize {
   vouchers: number;
@@ -25,7 +25,7 @@ export interface Fixture {
 
 const BATCH = 5000;
 
-export async function buildFixture(store: Store, clock: Clock, projectId: string, size: FixtureSize): Promise<Fixture> {
+export async function buildFixture(store: DomainStore, clock: Clock, projectId: string, size: FixtureSize): Promise<Fixture> {
   const campaigns: CampaignRecord[] = [];
   for (let i = 0; i < size.campaigns; i++) {
     campaigns.push(
@@ -69,7 +69,7 @@ export async function buildFixture(store: Store, clock: Clock, projectId: string
  * points for paid orders, and one paid order per member: `members` members with pending points. Built
  * through the operation handlers, so it takes exactly the path a request would.
  */
-export async function buildLoyalty(store: Store, clock: Clock, projectId: string, members: number): Promise<{ programId: string; firstMember: string }> {
+export async function buildLoyalty(store: DomainStore, clock: Clock, projectId: string, members: number): Promise<{ programId: string; firstMember: string }> {
   const services = { store, clock, jobs: new Jobs(), assets: new AssetSigner(), publicBaseUrl: () => 'http://localhost' };
   const context = { requestId: 'bench', projectId, apiKey: { name: 'bench', appId: 'bench' } };
   const call = async (operationId: string, input: { path?: Record<string, string>; body?: unknown }) => {

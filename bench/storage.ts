@@ -14,8 +14,7 @@ import { handlers } from '../server/handlers/index.js';
 import { Jobs } from '../server/jobs.js';
 import { TokenRegistry } from '../server/oauth.js';
 import { MemoryStore } from '../server/store/memory.js';
-import { SCHEMA } from '../server/domain/schema.js';
-import type { Store } from '../server/store/store.js';
+import { SCHEMA, type DomainStore } from '../server/domain/schema.js';
 
 export interface StorageFigures {
   count: number;
@@ -40,7 +39,7 @@ async function heapUsed(): Promise<number> {
 
 type Call = (operationId: string, input: { path?: Record<string, string>; body?: unknown }) => Promise<{ id?: string; code?: string }>;
 
-function caller(store: Store, projectId: string): Call {
+function caller(store: DomainStore, projectId: string): Call {
   const context = { requestId: 'bench', baseUrl: 'http://localhost', projectId, apiKey: { name: 'bench', appId: 'bench-app' } };
   return async (operationId, input) => {
     // Services of its own per call: the asset signer keeps the tokens of recently shown codes (a bounded
@@ -54,7 +53,7 @@ function caller(store: Store, projectId: string): Call {
 }
 
 /** Average JSON length of the stored rows of a table. */
-async function jsonBytes(store: Store, projectId: string, table: 'customers' | 'vouchers'): Promise<number> {
+async function jsonBytes(store: DomainStore, projectId: string, table: 'customers' | 'vouchers'): Promise<number> {
   return store.transaction(projectId, async (uow) => {
     const { rows } = await uow[table].query({});
     const total = rows.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row)), 0);
@@ -62,7 +61,7 @@ async function jsonBytes(store: Store, projectId: string, table: 'customers' | '
   });
 }
 
-async function eventCount(store: Store, projectId: string): Promise<number> {
+async function eventCount(store: DomainStore, projectId: string): Promise<number> {
   return store.transaction(projectId, async (uow) => (await uow.events.query({ limit: 0 })).total);
 }
 

@@ -16,8 +16,7 @@ import { createApp, type AppOptions } from '../../server/app.js';
 import { OffsetClock } from '../../server/domain/clock.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import { SCHEMA } from '../../server/domain/schema.js';
-import type { Store } from '../../server/store/store.js';
+import { SCHEMA, type DomainStore } from '../../server/domain/schema.js';
 import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot, STRICT_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker } from './conformance.js';
@@ -55,7 +54,7 @@ export interface Target {
   /** The in-process server's background jobs (webhook deliveries, generation); absent for a remote target. */
   jobs?: Jobs;
   /** The in-process server's storage, for the few checks that must not send a request; absent for a remote target. */
-  store?: Store;
+  store?: DomainStore;
   close(): Promise<void>;
 }
 

@@ -21,6 +21,7 @@ import { packageRoot } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { listen, secret, TEST_WEBHOOKS } from '../contract/target.js';
 import { eventually, startReceiver } from '../contract/webhook-receiver.js';
+import { SCHEMA } from '../../server/domain/schema.js';
 
 const PROJECT = 'proj_ops';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -30,7 +31,7 @@ afterEach(async () => {
 });
 
 /** A store whose every answer can be made to fail, as a lost database would. */
-class BreakableStore extends MemoryStore {
+class BreakableStore extends MemoryStore<typeof SCHEMA> {
   broken = false;
   override async hasProject(projectId: string): Promise<boolean> {
     if (this.broken) throw new Error('the disk is gone');
@@ -67,7 +68,7 @@ async function start(options: Partial<AppOptions> = {}): Promise<Running> {
   const appToken = secret();
   const managementKey = { id: `mgmt-${secret()}`, token: secret() };
   const jobs = new Jobs();
-  const store = new BreakableStore();
+  const store = new BreakableStore(SCHEMA);
   const app = await createApp({
     store,
     clock: systemClock,

@@ -6,8 +6,9 @@ import { describe, expect, test } from '@jest/globals';
 import { systemClock } from '../../server/domain/clock.js';
 import { listCustomers, upsertCustomer, type Customer } from '../../server/domain/customers.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import { SCHEMA } from '../../server/domain/schema.js';
-import type { Query, UnitOfWork } from '../../server/store/store.js';
+import { SCHEMA, type DomainUnitOfWork } from '../../server/domain/schema.js';
+import { and } from '../../server/store/conditions.js';
+import type { Query } from '../../server/store/store.js';
 
 describe('listing customers', () => {
   test('when no filter is given, then the store is asked for a page in creation order with no condition, and it matches a full sort', async () => {
@@ -22,12 +23,12 @@ describe('listing customers', () => {
         get: (target, name) =>
           name === 'customers'
             ? { ...target.customers, query: (query: Query<Customer>) => (asked.push(query), target.customers.query(query)) }
-            : target[name as keyof UnitOfWork],
+            : target[name as keyof DomainUnitOfWork],
       });
       const page = await listCustomers({ uow: spying, clock: systemClock }, { limit: 10, page: 20 } as never);
       expect(asked[0]).toMatchObject({ orderBy: { field: 'created_at', direction: 'desc' }, offset: 190, limit: 10 });
       expect(asked[0]!.where).toBeUndefined();
-      const sorted = await uow.customers.query({ where: () => true, orderBy: { field: 'created_at', direction: 'desc' } });
+      const sorted = await uow.customers.query({ where: and(), orderBy: { field: 'created_at', direction: 'desc' } });
       expect(page.rows.map((row) => row.id)).toEqual(sorted.rows.slice(190, 200).map((row) => row.id));
       expect(page).toMatchObject({ total: 300, has_more: true });
 

@@ -3,7 +3,9 @@
  * from the moment the export reads its rows.
  */
 import { describe, expect, test } from '@jest/globals';
-import { checkExportFilter, meetsExportFilter } from '../../server/domain/exports/conditions.js';
+import { checkExportFilter, exportCondition } from '../../server/domain/exports/conditions.js';
+import { rowField } from '../../server/domain/filters.js';
+import { meets } from '../../server/store/evaluate.js';
 import { DomainError } from '../../server/domain/errors.js';
 
 const FIELDS = new Set(['created_at', 'code', 'days']);
@@ -11,7 +13,7 @@ const LISTS = new Set(['days']);
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 
 function keeps(filter: Record<string, unknown>, row: Record<string, unknown>): boolean {
-  return meetsExportFilter(checkExportFilter(filter, FIELDS, LISTS, true), (field) => (field.startsWith('metadata.') ? (row.metadata as Record<string, unknown>)?.[field.slice(9)] : row[field]), NOW);
+  return meets(row, exportCondition(checkExportFilter(filter, FIELDS, LISTS, true)!, rowField, NOW));
 }
 
 function refused(filter: Record<string, unknown>): string {

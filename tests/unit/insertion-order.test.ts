@@ -9,6 +9,7 @@ import type { VoucherRecord } from '../../server/domain/vouchers.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { SCHEMA } from '../../server/domain/schema.js';
 import type { Query } from '../../server/store/store.js';
+import { and } from '../../server/store/conditions.js';
 
 type Step =
   | { kind: 'insert'; campaign: string; tick: number }
@@ -82,7 +83,7 @@ describe('MemoryStore pages in insertion order', () => {
               limit,
             };
             const direct = await uow.vouchers.query(base);
-            const sorted = await uow.vouchers.query({ ...base, where: () => true });
+            const sorted = await uow.vouchers.query({ ...base, where: and() });
             expect(direct.total).toBe(sorted.total);
             expect(direct.rows.map((row) => row.id)).toEqual(sorted.rows.map((row) => row.id));
           });

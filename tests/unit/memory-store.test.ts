@@ -4,6 +4,7 @@ import type { PendingPoints } from '../../server/domain/loyalty/types.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { SCHEMA } from '../../server/domain/schema.js';
 import { UniqueViolation, UnknownProject } from '../../server/store/store.js';
+import { ne } from '../../server/store/conditions.js';
 
 function product(id: string, fields: Partial<Product> = {}): Product {
   return {
@@ -106,7 +107,7 @@ describe('MemoryStore', () => {
     await store.transaction('p', async (uow) => {
       for (const [id, price] of [['a', 3], ['b', 1], ['c', 2], ['d', 1]] as const) await uow.products.insert(product(id, { price }));
       const page = await uow.products.query({
-        where: (row) => row.id !== 'c',
+        where: ne('id', 'c'),
         orderBy: { field: 'price', direction: 'desc' },
         offset: 1,
         limit: 2,
@@ -139,7 +140,7 @@ describe('MemoryStore index scans', () => {
       }
       const scoped = await uow.skus.query({ index: { field: 'product_id', value: 'a' } });
       expect(scoped.rows.map((row) => row.id)).toEqual(['s1', 's3', 's4']);
-      const sorted = await uow.skus.query({ index: { field: 'product_id', value: 'a' }, where: (row) => row.id !== 's1', orderBy: { field: 'price', direction: 'asc' }, limit: 1 });
+      const sorted = await uow.skus.query({ index: { field: 'product_id', value: 'a' }, where: ne('id', 's1'), orderBy: { field: 'price', direction: 'asc' }, limit: 1 });
       expect(sorted).toEqual({ rows: [expect.objectContaining({ id: 's3' })], total: 2 });
     });
   });
@@ -211,7 +212,7 @@ describe('MemoryStore pages in ID order on a sorted index', () => {
     const store = await storeWithProject();
     await store.transaction('p', async (uow) => {
       for (const [id, price] of [['a', 3], ['b', 1], ['c', 2], ['d', 1]] as const) await uow.products.insert(product(id, { price }));
-      const page = await uow.products.query({ orderBy: { field: 'id', direction: 'desc' }, after: 'c', where: (row) => row.price !== 3 });
+      const page = await uow.products.query({ orderBy: { field: 'id', direction: 'desc' }, after: 'c', where: ne('price', 3) });
       expect(page).toEqual({ rows: [expect.objectContaining({ id: 'b' })], total: 1 });
       await expect(uow.products.query({ after: 'c' })).rejects.toThrow('orderBy');
     });

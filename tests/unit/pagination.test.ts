@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { createdBetween, pageWindow, parseTimestampOrder } from '../../server/domain/pagination.js';
+import { meets } from '../../server/store/evaluate.js';
 
 describe('pagination', () => {
   test('page windows start at page 1 with a default limit of 10', () => {
@@ -14,8 +15,9 @@ describe('pagination', () => {
 
   test('creation windows include both bounds', () => {
     const inWindow = createdBetween('2026-01-01T00:00:00Z', '2026-01-31T23:59:59.999Z')!;
-    expect(inWindow({ created_at: '2026-01-01T00:00:00.000Z' })).toBe(true);
-    expect(inWindow({ created_at: '2026-02-01T00:00:00.000Z' })).toBe(false);
+    expect(meets({ created_at: '2026-01-01T00:00:00.000Z' }, inWindow)).toBe(true);
+    expect(meets({ created_at: '2026-01-31T23:59:59.999Z' }, inWindow)).toBe(true);
+    expect(meets({ created_at: '2026-02-01T00:00:00.000Z' }, inWindow)).toBe(false);
     expect(createdBetween()).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import type { Sku } from '../../server/domain/catalog/types.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { SCHEMA } from '../../server/domain/schema.js';
 import type { Query } from '../../server/store/store.js';
+import { ne } from '../../server/store/conditions.js';
 
 const sku = (id: string, productId: string, price: number | null): Sku =>
   ({ id, source_id: null, product_id: productId, sku: null, price, currency: null, attributes: {}, image_url: null, metadata: {}, created_at: '2026-01-01T00:00:00.000Z', updated_at: null, object: 'sku' }) as Sku;
@@ -40,7 +41,7 @@ describe('sorted pages selected in one pass', () => {
           });
           const query: Query<Sku> = {
             ...(q.index !== null && { index: { field: 'product_id', value: q.index } }),
-            ...(q.skipPrice !== null && { where: (row: Sku) => row.price !== q.skipPrice }),
+            ...(q.skipPrice !== null && { where: ne('price', q.skipPrice) }),
             orderBy: { field: q.field, direction: q.direction },
           };
           const [page, full] = await store.transaction('p', (uow) => Promise.all([uow.skus.query({ ...query, offset: q.offset, limit: q.limit }), uow.skus.query(query)]));
