@@ -19,8 +19,9 @@
  *   `'.5'`) no longer equals or compares as that number (it still equals the same text given).
  * - A number given no longer equals or compares with a date field as its milliseconds; a date given no longer
  *   compares with a decimal text field.
- * - A list's items equal a number given only as that number, as its plain decimal text (`'5'`, not `'5.0'`) or
- *   as the boolean it stands for; text operators read a list's items, not lists nested in it.
+ * - A list's items equal a value given only as that very value or, for a number given, as its plain decimal
+ *   text (`'5'`, not `'5.0'`) or the boolean it stands for: an item that is another text of the same number or
+ *   instant no longer does. Text operators read a list's items, not lists nested in it.
  * - `'Infinity'` given is a text, no longer a number; a number that is not finite matches nothing.
  *
  * The contract's objects are open, so a filter reaches the domain with whatever keys the client sent. A filter

@@ -64,4 +64,9 @@ describe('event retention', () => {
     const counted = await store.transaction('p', (uow) => campaignCounters({ uow, clock }, 'camp', start + 7, start + 22));
     expect(counted).toMatchObject({ validations: 3, validations_succeeded: 3 });
   });
+
+  test('when a retention names a table the store does not keep, or is not a whole number of rows, then it is refused', () => {
+    expect(() => withRetention(new MemoryStore(SCHEMA), { event: 10 } as never)).toThrow('no table event');
+    expect(() => withRetention(new MemoryStore(SCHEMA), { events: 0.5 })).toThrow('whole number');
+  });
 });
