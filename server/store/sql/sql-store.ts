@@ -37,8 +37,6 @@ interface Declaration {
   readonly kinds?: Readonly<Partial<Record<string, FieldKind>>>;
 }
 
-type TakenRow = { taken: string[]; written: number; present?: boolean };
-
 class SqlTable<T extends Row> implements Table<T> {
   constructor(
     private readonly name: string,
@@ -93,44 +91,51 @@ class SqlTable<T extends Row> implements Table<T> {
     return (await this.run<{ n: number }>(sql, params.values))[0]!.n;
   }
 
-  /**
-   * Which of the row's unique values another row holds, found in the same statement that writes: a failed
-   * statement would abort the whole PostgreSQL transaction, and the domain may catch a UniqueViolation and
-   * go on in the same unit of work. Units of work on a project run one at a time, so nothing can take a value
-   * between the look-up and the write.
-   */
-  private taken(row: T, params: Params, id: string, insert: boolean): string {
-    const branches = insert ? [`SELECT 'id'::text AS field FROM store_rows WHERE ${this.scope(params)} AND id = ${id}`] : [];
+  /** The row's non-null unique values, each read as its index reads it. */
+  private uniqueValues(row: T, params: Params): { field: string; match: string }[] {
+    const values: { field: string; match: string }[] = [];
     for (const field of this.declaration.unique) {
       const value = (row as unknown as Record<string, unknown>)[field];
-      if (value === null || value === undefined) continue;
-      const holder = `${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}${insert ? '' : ` AND id <> ${id}`}`;
-      branches.push(`SELECT ${params.add(field, 'text')} AS field FROM store_rows WHERE ${this.scope(params)} AND ${holder}`);
+      if (value !== null && value !== undefined) values.push({ field, match: `${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}` });
     }
-    return branches.length === 0 ? 'SELECT NULL::text AS field WHERE false' : branches.join(' UNION ALL ');
+    return values;
   }
 
-  /** Throws the UniqueViolation the memory store would: the id first, then the unique fields in declared order. */
-  private violation(row: T, taken: readonly string[]): void {
-    for (const field of ['id', ...this.declaration.unique]) {
-      if (taken.includes(field)) throw new UniqueViolation(this.name, field, (row as unknown as Record<string, unknown>)[field]);
-    }
+  /**
+   * After a write that did not happen: throws the UniqueViolation the memory store would (the id first, then
+   * the unique fields in declared order), or says that the row is missing. Units of work on a project run
+   * one at a time, so nothing changed between the write and this look-up.
+   */
+  private async refusal(row: T, insert: boolean): Promise<never> {
+    const params = new Params();
+    const id = params.add(row.id, 'text');
+    const taken = this.uniqueValues(row, params).map(
+      ({ field, match }) => `SELECT ${params.add(field, 'text')} AS field FROM store_rows WHERE ${this.scope(params)} AND ${match} AND id <> ${id}`,
+    );
+    const sql = `SELECT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id = ${id}) AS present,
+      array(${taken.length > 0 ? taken.join(' UNION ALL ') : 'SELECT NULL::text WHERE false'}) AS taken`;
+    const [{ present, taken: fields }] = (await this.run<{ present: boolean; taken: string[] }>(sql, params.values)) as [{ present: boolean; taken: string[] }];
+    if (insert && present) throw new UniqueViolation(this.name, 'id', row.id);
+    if (!insert && !present) throw new Error(`${this.name} has no row ${row.id} to update`);
+    const field = this.declaration.unique.find((unique) => fields.includes(unique));
+    if (field !== undefined) throw new UniqueViolation(this.name, field, (row as unknown as Record<string, unknown>)[field]);
+    throw new Error(`${this.name}: row ${row.id} conflicts with a unique index the schema does not declare`);
   }
+
+  /*
+   * Writes never fail on a taken value: a failed statement would abort the whole PostgreSQL transaction, and
+   * the domain may catch a UniqueViolation and go on in the same unit of work. An insert does nothing on a
+   * conflict (with the primary key or any unique index), an update does nothing while another row holds one
+   * of its unique values; either then finds out why (`refusal`).
+   */
 
   async insert(row: T): Promise<T> {
     const params = new Params();
     const doc = JSON.stringify(row);
-    const id = params.add(row.id, 'text');
-    const sql = `WITH taken AS (${this.taken(row, params, id, true)}),
-      written AS (
-        INSERT INTO store_rows (project_id, tbl, id, doc)
-        SELECT ${params.add(this.state.projectId, 'text')}, ${params.add(this.name, 'text')}, ${id}, ${params.add(doc, 'jsonb')}
-        WHERE NOT EXISTS (SELECT 1 FROM taken)
-        ON CONFLICT DO NOTHING RETURNING 1)
-      SELECT array(SELECT field FROM taken) AS taken, (SELECT count(*)::int FROM written) AS written`;
-    const [result] = await this.run<TakenRow>(sql, params.values);
-    this.violation(row, result!.taken);
-    if (result!.written === 0) throw new Error(`${this.name}: row ${row.id} conflicts with a unique index the schema does not declare`);
+    const sql = `INSERT INTO store_rows (project_id, tbl, id, doc)
+      VALUES (${params.add(this.state.projectId, 'text')}, ${params.add(this.name, 'text')}, ${params.add(row.id, 'text')}, ${params.add(doc, 'jsonb')})
+      ON CONFLICT DO NOTHING RETURNING 1 AS written`;
+    if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, true);
     // What a later get returns: JSON's reading of the row (undefined fields gone), a plain object.
     return JSON.parse(doc) as T;
   }
@@ -139,15 +144,10 @@ class SqlTable<T extends Row> implements Table<T> {
     const params = new Params();
     const doc = JSON.stringify(row);
     const id = params.add(row.id, 'text');
-    const sql = `WITH taken AS (${this.taken(row, params, id, false)}),
-      written AS (
-        UPDATE store_rows SET doc = ${params.add(doc, 'jsonb')}
-        WHERE ${this.scope(params)} AND id = ${id} AND NOT EXISTS (SELECT 1 FROM taken) RETURNING 1)
-      SELECT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id = ${id}) AS present,
-             array(SELECT field FROM taken) AS taken, (SELECT count(*)::int FROM written) AS written`;
-    const [result] = await this.run<TakenRow>(sql, params.values);
-    if (!result!.present) throw new Error(`${this.name} has no row ${row.id} to update`);
-    this.violation(row, result!.taken);
+    const taken = this.uniqueValues(row, params).map(({ match }) => match);
+    const free = taken.length === 0 ? '' : ` AND NOT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id <> ${id} AND (${taken.join(' OR ')}))`;
+    const sql = `UPDATE store_rows SET doc = ${params.add(doc, 'jsonb')} WHERE ${this.scope(params)} AND id = ${id}${free} RETURNING 1 AS written`;
+    if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, false);
     return JSON.parse(doc) as T;
   }
 
