@@ -1,0 +1,144 @@
+/**
+ * Conditions (conditions.ts) compiled to SQL over `store_rows.doc`, with exactly the meaning conditions.ts
+ * gives them. Values and field names are always parameters, never spliced into the text.
+ *
+ * How the meaning is kept:
+ * - A field reads as `nullif(doc -> 'a' -> 'b', 'null')`: `->` with a text key reads nothing from an array or
+ *   a scalar, as a path through anything but objects reads null, and JSON null becomes SQL null. Top-level
+ *   fields read exactly as the declared indexes do (sql/indexes.ts), so an equality on one uses its index.
+ * - Equality is jsonb equality: same JSON type and value (`'5'` is not `5`, `1.0` is `1`).
+ * - SQL's third value, unknown, only ever arises where the meaning is "no match", and `and`/`or` keep that;
+ *   `not` turns unknown into false first (`NOT coalesce(…, false)`), and `ne` is `IS DISTINCT FROM`.
+ * - Strings compare under `COLLATE "C"`, in code point order whatever the database's collation. That is
+ *   JavaScript's UTF-16 code unit order except between characters past U+FFFF and those in U+E000–U+FFFF,
+ *   which no identifier, code or timestamp holds.
+ * - `as` readings are SQL functions (migrations/0001-rows.ts) that read as JavaScript does.
+ */
+import { fieldPath, type Condition, type Field, type Scalar } from '../conditions.js';
+import type { FieldKind } from '../schema.js';
+
+export class Params {
+  readonly values: unknown[] = [];
+  /** The server's time zone, in which `as: 'time'` reads a date-time without an offset, as Date.parse does. */
+  readonly zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+  /** A placeholder for the value, cast to a type so that PostgreSQL never has to guess it. */
+  add(value: unknown, type: string): string {
+    this.values.push(value);
+    return `$${this.values.length}::${type}`;
+  }
+}
+
+/** The field's JSON value, SQL null where the field reads as null. */
+export function fieldValue(field: Field, params: Params): string {
+  const keys = fieldPath(field).map((key) => ` -> ${params.add(key, 'text')}`);
+  return `nullif(doc${keys.join('')}, 'null'::jsonb)`;
+}
+
+/** A JSON scalar as a jsonb parameter; undefined for a number JSON cannot hold, which equals nothing. */
+function jsonScalar(value: Scalar, params: Params): string | undefined {
+  if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
+  return params.add(JSON.stringify(value), 'jsonb');
+}
+
+const ofType = (json: string, type: string, then: string) => `CASE WHEN jsonb_typeof(${json}) = '${type}' THEN ${then} END`;
+const asText = (json: string) => ofType(json, 'string', `${json} #>> '{}'`);
+/** The elements of the value when it is an array (none otherwise), as `e.v`. */
+const elements = (json: string) => `jsonb_array_elements(${ofType(json, 'array', json)}) AS e(v)`;
+
+const ORDER_OPS = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+export function compileCondition(condition: Condition, params: Params): string {
+  switch (condition.op) {
+    case 'eq':
+    case 'ne': {
+      if (condition.value === null) return compileCondition({ op: condition.op === 'eq' ? 'is_null' : 'not_null', field: condition.field }, params);
+      const value = jsonScalar(condition.value, params);
+      if (value === undefined) return condition.op === 'eq' ? 'false' : 'true';
+      return `${fieldValue(condition.field, params)} ${condition.op === 'eq' ? '=' : 'IS DISTINCT FROM'} ${value}`;
+    }
+    case 'in':
+    case 'not_in': {
+      const json = condition.values.filter((value) => value !== null && (typeof value !== 'number' || Number.isFinite(value))).map((value) => JSON.stringify(value));
+      const parts: string[] = [];
+      if (json.length === 0 && !condition.values.includes(null)) return condition.op === 'in' ? 'false' : 'true';
+      const field = fieldValue(condition.field, params);
+      if (json.length > 0) parts.push(`${field} = ANY(${params.add(json, 'jsonb[]')})`);
+      if (condition.values.includes(null)) parts.push(`${field} IS NULL`);
+      const member = `(${parts.join(' OR ')})`;
+      return condition.op === 'in' ? member : `NOT coalesce(${member}, false)`;
+    }
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte': {
+      const { value, as } = condition;
+      // A number JavaScript compares as false with everything; PostgreSQL would put NaN above all numbers.
+      if (typeof value === 'number' && Number.isNaN(value)) return 'false';
+      // With a reading, the value must be a number.
+      if (as !== undefined && typeof value !== 'number') return 'false';
+      const field = fieldValue(condition.field, params);
+      const op = ORDER_OPS[condition.op];
+      if (as !== undefined) {
+        const read = as === 'number' ? `store_number(${field})` : `store_time_ms(${field}, ${params.add(params.zone, 'text')})`;
+        return `${read} ${op} ${params.add(value, 'float8')}`;
+      }
+      if (typeof value === 'number') return `${ofType(field, 'number', `${field}::float8`)} ${op} ${params.add(value, 'float8')}`;
+      return `(${asText(field)}) COLLATE "C" ${op} ${params.add(value, 'text')}`;
+    }
+    case 'is_null':
+      return `${fieldValue(condition.field, params)} IS NULL`;
+    case 'not_null':
+      return `${fieldValue(condition.field, params)} IS NOT NULL`;
+    case 'has': {
+      const value = jsonScalar(condition.value, params);
+      if (value === undefined) return 'false';
+      return `EXISTS (SELECT 1 FROM ${elements(fieldValue(condition.field, params))} WHERE e.v = ${value})`;
+    }
+    case 'contains':
+    case 'starts_with':
+    case 'ends_with': {
+      const value = params.add(condition.value, 'text');
+      const test = (text: string) =>
+        condition.op === 'contains' ? `strpos(${text}, ${value}) > 0` : condition.op === 'starts_with' ? `starts_with(${text}, ${value})` : `right(${text}, char_length(${value})) = ${value}`;
+      const field = fieldValue(condition.field, params);
+      const own = test(asText(field));
+      if (condition.each !== true) return own;
+      return `(${own} OR EXISTS (SELECT 1 FROM ${elements(field)} WHERE jsonb_typeof(e.v) = 'string' AND ${test(`(e.v #>> '{}')`)}))`;
+    }
+    case 'and':
+    case 'or': {
+      if (condition.conditions.length === 0) return condition.op === 'and' ? 'true' : 'false';
+      return `(${condition.conditions.map((inner) => compileCondition(inner, params)).join(condition.op === 'and' ? ' AND ' : ' OR ')})`;
+    }
+    case 'not':
+      return `NOT coalesce(${compileCondition(condition.condition, params)}, false)`;
+  }
+}
+
+/**
+ * A top-level field read as its declared kind, for ORDER BY and keyset cursors; a value of another kind
+ * reads as null. Text orders by code point (see above).
+ */
+export function sortKey(field: string, kind: FieldKind, params: Params): string {
+  const key = params.add(field, 'text');
+  const json = `doc -> ${key}`;
+  if (kind === 'number') return ofType(json, 'number', `(${json})::float8`);
+  if (kind === 'boolean') return ofType(json, 'boolean', `(${json})::boolean`);
+  // Any value as its text, as the memory store compares values that are not both numbers by String().
+  return `(doc ->> ${key}) COLLATE "C"`;
+}
+
+/** A keyset cursor's value as a parameter of the sort key's kind. */
+export function cursorValue(after: string | number, kind: FieldKind, params: Params): string {
+  if (kind === 'number') {
+    const number = Number(after);
+    if (typeof after === 'string' && (after.trim() === '' || Number.isNaN(number))) throw new Error(`The cursor ${JSON.stringify(after)} is not a number`);
+    return params.add(number, 'float8');
+  }
+  if (kind === 'boolean') {
+    if (after !== 'true' && after !== 'false') throw new Error(`The cursor ${JSON.stringify(after)} is not a boolean`);
+    return params.add(after, 'boolean');
+  }
+  return params.add(String(after), 'text');
+}

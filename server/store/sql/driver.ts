@@ -1,0 +1,76 @@
+/**
+ * The little the SQL store needs of a database client, so that one store runs over PostgreSQL (`pg`'s pool,
+ * for `DATABASE_URL`) and over PGlite (PostgreSQL compiled to WebAssembly, in process: in memory for tests, a
+ * directory for `DATA_DIR`). Both speak the same SQL; only how a connection is had and given back differs.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export interface Session {
+  /** One statement, with `$1`… parameters; the rows it returns. */
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Several statements without parameters (a migration's script). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Driver extends Session {
+  /** Runs `work` in one transaction on one connection: committed when it returns, rolled back when it throws. */
+  transaction<R>(work: (session: Session) => Promise<R>): Promise<R>;
+  /**
+   * Whether transactions can run side by side. PGlite has one connection, so its transactions run one at a
+   * time whatever project they are on.
+   */
+  readonly concurrent: boolean;
+  close(): Promise<void>;
+}
+
+export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
+  const pool = new pg.Pool({ connectionString: url, ...options });
+  // An idle connection that fails (the server restarted) is dropped from the pool, which connects anew on the
+  // next checkout; without a listener the error would end the process.
+  pool.on('error', () => {});
+  const session = (client: pg.Pool | pg.PoolClient): Session => ({
+    query: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, params as unknown[])).rows as R[],
+    exec: async (sql) => {
+      // Without parameters pg sends the simple protocol, which runs several statements.
+      await client.query(sql);
+    },
+  });
+  return {
+    ...session(pool),
+    concurrent: true,
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(session(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        // A connection that cannot even roll back is destroyed rather than handed to the next unit of work.
+        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+export async function pgliteDriver(dataDir?: string): Promise<Driver> {
+  const db = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+  const session = (client: Pick<PGlite, 'query' | 'exec'>): Session => ({
+    query: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query<R>(sql, params as unknown[])).rows,
+    exec: async (sql) => {
+      await client.exec(sql);
+    },
+  });
+  return {
+    ...session(db),
+    concurrent: false,
+    transaction: (work) => db.transaction((tx) => work(session(tx))),
+    close: () => db.close(),
+  };
+}

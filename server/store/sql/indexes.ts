@@ -1,0 +1,101 @@
+/**
+ * The real indexes behind a schema's declarations. Every declared unique field is a unique index and every
+ * indexed field an index, each partial on its table (`WHERE tbl = '…'`) and led by the project, over the
+ * field's JSON value with JSON null read as SQL null (`nullif(doc -> 'f', 'null')`): so null and missing
+ * values are exempt from uniqueness as in the memory store, a sparse index leaves them out, and queries that
+ * read the field the same way (sql/compile.ts `fieldValue`) are served by it. An indexed field's index ends
+ * with `seq`, so findBy reads its rows in insertion order without sorting.
+ *
+ * Migrations create them (a migration is a fixed file, so a new declaration needs a new migration), and
+ * `indexDrift` tells a declaration that no migration made, which the store refuses to open with.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Session } from './driver.js';
+
+/** What an index migration is told of a table: a frozen copy of its declaration's index fields. */
+export interface IndexDeclaration {
+  readonly unique?: readonly string[];
+  readonly indexed?: readonly string[];
+  readonly sparse?: readonly string[];
+}
+
+export interface IndexSpec {
+  readonly name: string;
+  readonly table: string;
+  readonly field: string;
+  readonly unique: boolean;
+  readonly ddl: string;
+}
+
+/** PostgreSQL's limit on an identifier's length. */
+const NAME_MAX = 63;
+
+/**
+ * The index's name says what it indexes and how (u: unique, i: indexed, s: sparse), so a changed declaration
+ * is a missing index. Names past PostgreSQL's limit are cut and end with a hash of the whole. Never change
+ * this: released migrations made their indexes under these names.
+ */
+function indexName(kind: 'u' | 'i' | 's', table: string, field: string): string {
+  const name = `store_${kind}_${table}_${field}`;
+  if (Buffer.byteLength(name) <= NAME_MAX) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
+  return `${Buffer.from(name).subarray(0, NAME_MAX - 11).toString('utf8').replace(/\uFFFD+$/, '')}_${hash}`;
+}
+
+/** The indexes a set of declarations calls for. */
+export function indexSpecs(declarations: { readonly [table: string]: IndexDeclaration }): IndexSpec[] {
+  const { escapeIdentifier: ident, escapeLiteral: literal } = pg;
+  const specs: IndexSpec[] = [];
+  for (const [table, declaration] of Object.entries(declarations)) {
+    const sparse = new Set(declaration.sparse ?? []);
+    for (const field of declaration.unique ?? []) {
+      const name = indexName('u', table, field);
+      const value = `nullif(doc -> ${literal(field)}, 'null'::jsonb)`;
+      const ddl = `CREATE UNIQUE INDEX ${ident(name)} ON store_rows (project_id, (${value})) WHERE tbl = ${literal(table)}`;
+      specs.push({ name, table, field, unique: true, ddl });
+    }
+    for (const field of declaration.indexed ?? []) {
+      const name = indexName(sparse.has(field) ? 's' : 'i', table, field);
+      const value = `nullif(doc -> ${literal(field)}, 'null'::jsonb)`;
+      const where = `tbl = ${literal(table)}${sparse.has(field) ? ` AND ${value} IS NOT NULL` : ''}`;
+      const ddl = `CREATE INDEX ${ident(name)} ON store_rows (project_id, (${value}), seq) WHERE ${where}`;
+      specs.push({ name, table, field, unique: false, ddl });
+    }
+  }
+  return specs;
+}
+
+/** Creates the indexes of a set of declarations: what an index migration does. */
+export async function createIndexes(sql: Session, declarations: { readonly [table: string]: IndexDeclaration }): Promise<void> {
+  for (const spec of indexSpecs(declarations)) await sql.query(spec.ddl);
+}
+
+export interface IndexDrift {
+  /** Declared, but no such index in the database: a declaration without a migration. */
+  readonly missing: readonly string[];
+  /**
+   * Unique indexes in the database on a declared table that no declaration asks for: the database would
+   * refuse rows the schema allows.
+   */
+  readonly unexpected: readonly string[];
+}
+
+/** Compares a schema's declarations with the indexes the database has. */
+export async function indexDrift(sql: Session, declarations: { readonly [table: string]: IndexDeclaration }): Promise<IndexDrift> {
+  const present = await sql.query<{ name: string; unique: boolean; tbl: string | null }>(
+    `SELECT c.relname AS name, i.indisunique AS unique,
+            substring(pg_get_expr(i.indpred, i.indrelid) FROM $$tbl = '((?:[^']|'')*)'$$) AS tbl
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE i.indrelid = 'store_rows'::regclass`,
+  );
+  const byName = new Map(present.map((index) => [index.name, index]));
+  const specs = indexSpecs(declarations);
+  const describe = (spec: IndexSpec) => `${spec.table}.${spec.field} (${spec.unique ? 'unique' : 'indexed'}): ${spec.name}`;
+  const missing = specs.filter((spec) => byName.get(spec.name)?.unique !== spec.unique).map(describe);
+  const expected = new Set(specs.map((spec) => spec.name));
+  const unexpected = present
+    .filter((index) => index.unique && index.tbl !== null && Object.hasOwn(declarations, index.tbl.replaceAll("''", "'")) && !expected.has(index.name))
+    .map((index) => `${index.tbl}: ${index.name}`);
+  return { missing, unexpected };
+}

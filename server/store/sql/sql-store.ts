@@ -1,0 +1,297 @@
+/**
+ * The SQL store: `Store<S>` over PostgreSQL or PGlite (sql/driver.ts). Every table of every project lives in
+ * `store_rows` as JSON documents (migrations/0001-rows.ts), declared fields are real indexes
+ * (sql/indexes.ts), and queries are compiled to SQL (sql/compile.ts): no table comes back to JavaScript to be
+ * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter).
+ */
+import { Mutex } from 'async-mutex';
+import type { FieldKind, Row, Schema } from '../schema.js';
+import { lazyUnitOfWork, UniqueViolation, UnknownProject, type Page, type Query, type Store, type Table, type UnitOfWork } from '../store.js';
+import { MIGRATIONS, type Migration } from '../migrations/index.js';
+import { compileCondition, cursorValue, fieldValue, Params, sortKey } from './compile.js';
+import { pgDriver, pgliteDriver, type Driver, type Session } from './driver.js';
+import { indexDrift, type IndexDrift } from './indexes.js';
+import { migrate } from './migrator.js';
+import type pg from 'pg';
+
+export interface SqlStoreOptions {
+  /** The migrations to run at open (default: the store's own); tests add their schema's indexes. */
+  readonly migrations?: readonly Migration[];
+  /** Sees each statement a unit of work runs, with its parameters (for tests and debugging). */
+  readonly trace?: (sql: string, params: readonly unknown[]) => void;
+}
+
+interface UnitState {
+  readonly sql: Session;
+  readonly projectId: string;
+  readonly trace: SqlStoreOptions['trace'];
+  /** False once the transaction is over: a table kept past its unit of work must not reach another's connection. */
+  open: boolean;
+}
+
+/** A table's declaration, read with its fields as plain strings. */
+interface Declaration {
+  readonly unique: readonly string[];
+  readonly indexed: readonly string[];
+  readonly sparse?: readonly string[];
+  readonly kinds?: Readonly<Partial<Record<string, FieldKind>>>;
+}
+
+class SqlTable<T extends Row> implements Table<T> {
+  constructor(
+    private readonly name: string,
+    private readonly declaration: Declaration,
+    private readonly state: UnitState,
+  ) {}
+
+  private async run<R>(sql: string, params: readonly unknown[]): Promise<R[]> {
+    if (!this.state.open) throw new Error(`${this.name}: the unit of work is over`);
+    this.state.trace?.(sql, params);
+    return this.state.sql.query<R>(sql, params);
+  }
+
+  /** The rows of this table in this project. */
+  private scope(params: Params): string {
+    return `project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${params.add(this.name, 'text')}`;
+  }
+
+  /** The field equals the value, as an index lookup reads it (the memory store's Map: `'5'` is not `5`). */
+  private matches(field: string, value: unknown, params: Params): string {
+    if (!this.declaration.indexed.includes(field)) throw new Error(`${this.name}.${field} is not an indexed field`);
+    if (value === null || value === undefined) {
+      if (this.declaration.sparse?.includes(field)) throw new Error(`${this.name}.${field} is not indexed for ${String(value)}`);
+      return `${fieldValue(field, params)} IS NULL`;
+    }
+    return `${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    const params = new Params();
+    const rows = await this.run<{ doc: T }>(`SELECT doc FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}`, params.values);
+    return rows[0]?.doc;
+  }
+
+  async getBy(field: keyof T & string, value: unknown): Promise<T | undefined> {
+    if (!this.declaration.unique.includes(field)) throw new Error(`${this.name}.${field} is not a unique field`);
+    if (value === null || value === undefined) return undefined;
+    const params = new Params();
+    const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
+    return (await this.run<{ doc: T }>(sql, params.values))[0]?.doc;
+  }
+
+  async findBy(field: keyof T & string, value: unknown): Promise<T[]> {
+    const params = new Params();
+    const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${this.matches(field, value, params)} ORDER BY seq`;
+    return (await this.run<{ doc: T }>(sql, params.values)).map((row) => row.doc);
+  }
+
+  async countBy(field: keyof T & string, value: unknown): Promise<number> {
+    const params = new Params();
+    const sql = `SELECT count(*)::int AS n FROM store_rows WHERE ${this.scope(params)} AND ${this.matches(field, value, params)}`;
+    return (await this.run<{ n: number }>(sql, params.values))[0]!.n;
+  }
+
+  /** The row's non-null unique values, each read as its index reads it. */
+  private uniqueValues(row: T, params: Params): { field: string; match: string }[] {
+    const values: { field: string; match: string }[] = [];
+    for (const field of this.declaration.unique) {
+      const value = (row as unknown as Record<string, unknown>)[field];
+      if (value !== null && value !== undefined) values.push({ field, match: `${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}` });
+    }
+    return values;
+  }
+
+  /**
+   * After a write that did not happen: throws the UniqueViolation the memory store would (the id first, then
+   * the unique fields in declared order), or says that the row is missing. Units of work on a project run
+   * one at a time, so nothing changed between the write and this look-up.
+   */
+  private async refusal(row: T, insert: boolean): Promise<never> {
+    const params = new Params();
+    const id = params.add(row.id, 'text');
+    const taken = this.uniqueValues(row, params).map(
+      ({ field, match }) => `SELECT ${params.add(field, 'text')} AS field FROM store_rows WHERE ${this.scope(params)} AND ${match} AND id <> ${id}`,
+    );
+    const sql = `SELECT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id = ${id}) AS present,
+      array(${taken.length > 0 ? taken.join(' UNION ALL ') : 'SELECT NULL::text WHERE false'}) AS taken`;
+    const [{ present, taken: fields }] = (await this.run<{ present: boolean; taken: string[] }>(sql, params.values)) as [{ present: boolean; taken: string[] }];
+    if (insert && present) throw new UniqueViolation(this.name, 'id', row.id);
+    if (!insert && !present) throw new Error(`${this.name} has no row ${row.id} to update`);
+    const field = this.declaration.unique.find((unique) => fields.includes(unique));
+    if (field !== undefined) throw new UniqueViolation(this.name, field, (row as unknown as Record<string, unknown>)[field]);
+    throw new Error(`${this.name}: row ${row.id} conflicts with a unique index the schema does not declare`);
+  }
+
+  /*
+   * Writes never fail on a taken value: a failed statement would abort the whole PostgreSQL transaction, and
+   * the domain may catch a UniqueViolation and go on in the same unit of work. An insert does nothing on a
+   * conflict (with the primary key or any unique index), an update does nothing while another row holds one
+   * of its unique values; either then finds out why (`refusal`).
+   */
+
+  async insert(row: T): Promise<T> {
+    const params = new Params();
+    const doc = JSON.stringify(row);
+    const sql = `INSERT INTO store_rows (project_id, tbl, id, doc)
+      VALUES (${params.add(this.state.projectId, 'text')}, ${params.add(this.name, 'text')}, ${params.add(row.id, 'text')}, ${params.add(doc, 'jsonb')})
+      ON CONFLICT DO NOTHING RETURNING 1 AS written`;
+    if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, true);
+    // What a later get returns: JSON's reading of the row (undefined fields gone), a plain object.
+    return JSON.parse(doc) as T;
+  }
+
+  async update(row: T): Promise<T> {
+    const params = new Params();
+    const doc = JSON.stringify(row);
+    const id = params.add(row.id, 'text');
+    const taken = this.uniqueValues(row, params).map(({ match }) => match);
+    const free = taken.length === 0 ? '' : ` AND NOT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id <> ${id} AND (${taken.join(' OR ')}))`;
+    const sql = `UPDATE store_rows SET doc = ${params.add(doc, 'jsonb')} WHERE ${this.scope(params)} AND id = ${id}${free} RETURNING 1 AS written`;
+    if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, false);
+    return JSON.parse(doc) as T;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const params = new Params();
+    const sql = `DELETE FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} RETURNING 1 AS gone`;
+    return (await this.run(sql, params.values)).length > 0;
+  }
+
+  async query(query: Query<T>): Promise<Page<T>> {
+    const { orderBy, after } = query;
+    if (after !== undefined && !orderBy) throw new Error(`${this.name}: a query with \`after\` needs \`orderBy\``);
+    const kind = orderBy ? (this.declaration.kinds?.[orderBy.field] ?? 'text') : undefined;
+    const descending = orderBy?.direction === 'desc';
+    // The rows the query matches: the page's and the count's statements each number their own parameters.
+    const matching = (params: Params) => {
+      const filters = [this.scope(params)];
+      if (query.index) filters.push(this.matches(query.index.field, query.index.value, params));
+      if (query.where) filters.push(compileCondition(query.where, params));
+      if (orderBy && after !== undefined) {
+        const key = sortKey(orderBy.field, kind!, params);
+        const cursor = cursorValue(after, kind!, params);
+        filters.push(descending ? `(${key} < ${cursor} OR ${key} IS NULL)` : `${key} > ${cursor}`);
+      }
+      return filters.join(' AND ');
+    };
+    const params = new Params();
+    const where = matching(params);
+    // Ties keep insertion order, reversed for descending; null sorts before every value, as in the memory store.
+    const key = orderBy && sortKey(orderBy.field, kind!, params);
+    const order = !key ? 'seq' : descending ? `${key} DESC NULLS LAST, seq DESC` : `${key} ASC NULLS FIRST, seq`;
+    // The total rides along with the page as one sub-select; only an empty page needs a second statement.
+    let sql = `SELECT doc, (SELECT count(*)::int FROM store_rows WHERE ${where}) AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
+    if (query.limit !== undefined) sql += ` LIMIT ${params.add(query.limit, 'bigint')}`;
+    if (query.offset) sql += ` OFFSET ${params.add(query.offset, 'bigint')}`;
+    const rows = await this.run<{ doc: T; total: number }>(sql, params.values);
+    if (rows.length > 0) return { rows: rows.map((row) => row.doc), total: rows[0]!.total };
+    const countParams = new Params();
+    const [count] = await this.run<{ total: number }>(`SELECT count(*)::int AS total FROM store_rows WHERE ${matching(countParams)}`, countParams.values);
+    return { rows: [], total: count!.total };
+  }
+}
+
+/**
+ * Per-project queues in this process, in front of the database's per-project lock: a unit of work waiting for
+ * its project holds no connection, so a burst on one project cannot take every connection of the pool from
+ * the other projects.
+ */
+class ProjectQueues {
+  private readonly queues = new Map<string, { mutex: Mutex; waiting: number }>();
+
+  async run<R>(projectId: string, work: () => Promise<R>): Promise<R> {
+    let queue = this.queues.get(projectId);
+    if (!queue) this.queues.set(projectId, (queue = { mutex: new Mutex(), waiting: 0 }));
+    queue.waiting++;
+    try {
+      return await queue.mutex.runExclusive(work);
+    } finally {
+      if (--queue.waiting === 0) this.queues.delete(projectId);
+    }
+  }
+}
+
+export class SqlStore<S extends Schema> implements Store<S> {
+  private readonly queues = new ProjectQueues();
+  private readonly unitOfWork: (state: UnitState) => UnitOfWork<S>;
+
+  constructor(
+    readonly schema: S,
+    readonly driver: Driver,
+    private readonly options: SqlStoreOptions = {},
+  ) {
+    this.unitOfWork = lazyUnitOfWork<S, UnitState>(schema, (state, name) => new SqlTable(name, schema[name]!, state));
+  }
+
+  async createProject(projectId: string): Promise<void> {
+    await this.driver.query('INSERT INTO store_projects (id) VALUES ($1::text) ON CONFLICT DO NOTHING', [projectId]);
+  }
+
+  async hasProject(projectId: string): Promise<boolean> {
+    return (await this.driver.query('SELECT 1 FROM store_projects WHERE id = $1::text', [projectId])).length > 0;
+  }
+
+  async dropProject(projectId: string): Promise<void> {
+    // Under the project's lock, so it waits for the units of work running on the project, here or elsewhere.
+    await this.queues.run(projectId, () =>
+      this.driver.transaction(async (sql) => {
+        await sql.query('SELECT store_enter($1::text)', [projectId]);
+        await sql.query('DELETE FROM store_rows WHERE project_id = $1::text', [projectId]);
+        await sql.query('DELETE FROM store_projects WHERE id = $1::text', [projectId]);
+      }),
+    );
+  }
+
+  async projectIds(): Promise<string[]> {
+    return (await this.driver.query<{ id: string }>('SELECT id FROM store_projects ORDER BY seq')).map((row) => row.id);
+  }
+
+  transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    return this.queues.run(projectId, () =>
+      this.driver.transaction(async (sql) => {
+        const [entered] = await sql.query<{ found: boolean }>('SELECT store_enter($1::text) AS found', [projectId]);
+        if (!entered!.found) throw new UnknownProject(projectId);
+        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true };
+        try {
+          return await work(this.unitOfWork(state));
+        } finally {
+          state.open = false;
+        }
+      }),
+    );
+  }
+
+  /** How the database's indexes differ from the schema's declarations (see sql/indexes.ts). */
+  indexDrift(): Promise<IndexDrift> {
+    return indexDrift(this.driver, this.schema);
+  }
+
+  close(): Promise<void> {
+    return this.driver.close();
+  }
+}
+
+/** Migrates, then opens the store; refuses a database whose indexes do not match the schema's declarations. */
+export async function openSqlStore<S extends Schema>(schema: S, driver: Driver, options: SqlStoreOptions = {}): Promise<SqlStore<S>> {
+  try {
+    await migrate(driver, options.migrations ?? MIGRATIONS);
+    const store = new SqlStore(schema, driver, options);
+    const { missing, unexpected } = await store.indexDrift();
+    if (missing.length > 0) throw new Error(`Declared indexes that no migration creates: ${missing.join('; ')}`);
+    if (unexpected.length > 0) throw new Error(`Unique indexes that no declaration asks for: ${unexpected.join('; ')}`);
+    return store;
+  } catch (error) {
+    await driver.close();
+    throw error;
+  }
+}
+
+/** The store on a PostgreSQL server (`DATABASE_URL=postgres://…`). */
+export function openPostgresStore<S extends Schema>(schema: S, url: string, options: SqlStoreOptions & { pool?: pg.PoolConfig } = {}): Promise<SqlStore<S>> {
+  return openSqlStore(schema, pgDriver(url, options.pool), options);
+}
+
+/** The store on PGlite: in memory without a directory, kept in the directory (`DATA_DIR`) with one. */
+export async function openPgliteStore<S extends Schema>(schema: S, dataDir?: string, options: SqlStoreOptions = {}): Promise<SqlStore<S>> {
+  return openSqlStore(schema, await pgliteDriver(dataDir), options);
+}

@@ -1,0 +1,409 @@
+/**
+ * One behaviour, every store: the same cases run against each store factory (tests/unit/store/factories.ts).
+ * PGlite in memory always; PostgreSQL when TEST_DATABASE_URL is set.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { and, compare, eq, has, isIn, isNull, ne, not, notIn, notNull, or, text, type Condition } from '../../server/store/conditions.js';
+import { UniqueViolation, UnknownProject, type Query } from '../../server/store/store.js';
+import { storeFactories, type Item, type TestStore } from './store/factories.js';
+
+const factories = storeFactories();
+let projects = 0;
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(factories)('$name store', (factory) => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await factory.open();
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close();
+    await factory.cleanUp();
+  });
+
+  async function project(...rows: Item[]): Promise<string> {
+    const id = `p${projects++}`;
+    await store.createProject(id);
+    if (rows.length > 0) await store.transaction(id, async (uow) => void (await Promise.all(rows.map((row) => uow.items.insert(row)))));
+    return id;
+  }
+  /** Inserts one at a time, so that insertion order is the order given. */
+  async function projectInOrder(rows: Item[]): Promise<string> {
+    const id = await project();
+    await store.transaction(id, async (uow) => {
+      for (const row of rows) await uow.items.insert(row);
+    });
+    return id;
+  }
+  const read = <R>(projectId: string, work: (uow: Parameters<Parameters<TestStore['transaction']>[1]>[0]) => Promise<R>) => store.transaction(projectId, work);
+  const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
+
+  describe('rows', () => {
+    test('when rows are inserted, updated and deleted, then get reads what was written, as plain objects', async () => {
+      const p = await project();
+      const written = await read(p, (uow) => uow.items.insert({ id: 'a', name: 'apple', meta: { deep: [1, { x: null }] }, tags: undefined }));
+      expect(written).toEqual({ id: 'a', name: 'apple', meta: { deep: [1, { x: null }] } });
+      const got = await read(p, (uow) => uow.items.get('a'));
+      expect(got).toEqual({ id: 'a', name: 'apple', meta: { deep: [1, { x: null }] } });
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+      await read(p, (uow) => uow.items.update({ id: 'a', name: 'apricot' }));
+      expect(await read(p, (uow) => uow.items.get('a'))).toEqual({ id: 'a', name: 'apricot' });
+      expect(await read(p, (uow) => uow.items.delete('a'))).toBe(true);
+      expect(await read(p, (uow) => uow.items.delete('a'))).toBe(false);
+      expect(await read(p, (uow) => uow.items.get('a'))).toBeUndefined();
+      await expect(read(p, (uow) => uow.items.update({ id: 'a' }))).rejects.toThrow('items has no row a to update');
+    });
+
+    test('when two tables hold the same id, then each keeps its own row', async () => {
+      const p = await project({ id: 'x', name: 'item' });
+      await read(p, (uow) => uow.counters.insert({ id: 'x', value: 7 }));
+      expect(await read(p, (uow) => Promise.all([uow.items.get('x'), uow.counters.get('x')]))).toEqual([{ id: 'x', name: 'item' }, { id: 'x', value: 7 }]);
+    });
+  });
+
+  describe('uniqueness', () => {
+    test('when an id or a unique value is taken, then insert and update throw UniqueViolation naming it', async () => {
+      const p = await project({ id: 'a', code: 'A', email: 'a@x' }, { id: 'b', code: 'B' });
+      await expect(read(p, (uow) => uow.items.insert({ id: 'a' }))).rejects.toEqual(new UniqueViolation('items', 'id', 'a'));
+      await expect(read(p, (uow) => uow.items.insert({ id: 'c', code: 'A' }))).rejects.toMatchObject({ table: 'items', field: 'code', value: 'A' });
+      await expect(read(p, (uow) => uow.items.insert({ id: 'c', email: 'a@x' }))).rejects.toMatchObject({ field: 'email', value: 'a@x' });
+      await expect(read(p, (uow) => uow.items.update({ id: 'b', code: 'A' }))).rejects.toBeInstanceOf(UniqueViolation);
+      // A row keeps its own value, and a value becomes free when its holder lets it go.
+      await read(p, (uow) => uow.items.update({ id: 'a', code: 'A', email: null }));
+      await read(p, (uow) => uow.items.insert({ id: 'c', email: 'a@x' }));
+      expect(await read(p, (uow) => uow.items.getBy('email', 'a@x'))).toEqual({ id: 'c', email: 'a@x' });
+    });
+
+    test('when unique values are null, missing, or the same text as a number, then they are not taken', async () => {
+      const p = await project({ id: 'a', code: null }, { id: 'b', code: null }, { id: 'c' }, { id: 'd', code: 5 }, { id: 'e', code: '5' });
+      expect(await read(p, (uow) => Promise.all([uow.items.getBy('code', 5), uow.items.getBy('code', '5'), uow.items.getBy('code', null)]))).toEqual([
+        { id: 'd', code: 5 },
+        { id: 'e', code: '5' },
+        undefined,
+      ]);
+      await expect(read(p, (uow) => uow.items.getBy('group', 'g'))).rejects.toThrow('items.group is not a unique field');
+    });
+
+    test('when a unit of work catches a UniqueViolation, then it goes on and commits its other writes', async () => {
+      const p = await project({ id: 'a', code: 'A' });
+      await read(p, async (uow) => {
+        await expect(uow.items.insert({ id: 'b', code: 'A' })).rejects.toBeInstanceOf(UniqueViolation);
+        await expect(uow.items.insert({ id: 'a' })).rejects.toBeInstanceOf(UniqueViolation);
+        await uow.items.insert({ id: 'c', code: 'C' });
+        await expect(uow.items.update({ id: 'c', code: 'A' })).rejects.toBeInstanceOf(UniqueViolation);
+        await uow.items.update({ id: 'a', code: 'A', name: 'kept' });
+      });
+      const rows = await read(p, (uow) => uow.items.query({}));
+      expect(rows.rows).toEqual([{ id: 'a', code: 'A', name: 'kept' }, { id: 'c', code: 'C' }]);
+    });
+  });
+
+  test('when a unit of work throws, then its inserts, updates and deletes are all undone, the deleted row back in its place', async () => {
+    const p = await projectInOrder([{ id: 'a', group: 'g', code: 'A' }, { id: 'b', group: 'g' }, { id: 'c', group: 'g' }]);
+    await expect(
+      read(p, async (uow) => {
+        await uow.items.insert({ id: 'd', group: 'g', code: 'D' });
+        await uow.items.update({ id: 'a', group: 'h', code: 'A2' });
+        await uow.items.delete('b');
+        await uow.counters.insert({ id: 'n', value: 1 });
+        throw new Error('work failed');
+      }),
+    ).rejects.toThrow('work failed');
+    await read(p, async (uow) => {
+      expect(ids(await uow.items.findBy('group', 'g'))).toEqual(['a', 'b', 'c']);
+      expect(await uow.items.get('a')).toEqual({ id: 'a', group: 'g', code: 'A' });
+      expect(await uow.items.getBy('code', 'D')).toBeUndefined();
+      expect(await uow.counters.get('n')).toBeUndefined();
+      expect(ids((await uow.items.query({})).rows)).toEqual(['a', 'b', 'c']);
+    });
+  });
+
+  test('when rows are found by an indexed field, then they come in insertion order, counted, with null found only where the index holds it', async () => {
+    const p = await projectInOrder([
+      { id: 'a', group: 'g', owner: 'o' },
+      { id: 'b', group: 'h' },
+      { id: 'c', group: 'g', owner: null },
+      { id: 'd', group: null },
+      { id: 'e' },
+      { id: 'f', group: 'g' },
+    ]);
+    await read(p, async (uow) => {
+      // An update moves a row into another value's list at its insertion position.
+      await uow.items.update({ id: 'b', group: 'g' });
+      expect(ids(await uow.items.findBy('group', 'g'))).toEqual(['a', 'b', 'c', 'f']);
+      expect(await uow.items.countBy('group', 'g')).toBe(4);
+      expect(ids(await uow.items.findBy('group', null))).toEqual(['d', 'e']);
+      expect(await uow.items.countBy('group', 'none')).toBe(0);
+      expect(ids(await uow.items.findBy('owner', 'o'))).toEqual(['a']);
+      await expect(uow.items.findBy('owner', null)).rejects.toThrow('items.owner is not indexed for null');
+      await expect(uow.items.findBy('name', 'x')).rejects.toThrow('items.name is not an indexed field');
+      expect(ids((await uow.items.query({ index: { field: 'group', value: 'g' }, orderBy: { field: 'id', direction: 'desc' }, limit: 2 })).rows)).toEqual(['f', 'c']);
+    });
+  });
+
+  describe('conditions', () => {
+    const rows: Item[] = [
+      { id: 'a', name: 'apple', n: 5, group: 'g1', tags: ['red', 'fruit'], meta: { color: 'red', size: 3 }, at: '2026-11-24T10:00:00.000Z', flag: true, num: 12 },
+      { id: 'b', name: 'Banana', n: '5', group: 'g1', tags: ['yellow'], meta: { color: null }, at: '2026-11-24', flag: false, num: '12.5' },
+      { id: 'c', name: 'cherry', n: 12, group: 'g2', tags: [], meta: { color: 'dark red', nested: { deep: 1 } }, at: '2026-11-24T11:30:00+02:00', num: '7' },
+      { id: 'd', name: null, n: null, group: null, meta: null, at: 'not a date', num: 'abc' },
+      { id: 'e' },
+      { id: 'f', name: '\u00e9clair', n: -1.5, group: 'g2', tags: ['red', 5, null, ['blue']], meta: { color: ['red'] }, at: 1795514400000, flag: true, num: 3 },
+      { id: 'g', name: 'Zebra', n: 100, tags: 'red-ish', meta: ['color'], at: '2026-02-30', num: '-0.5' },
+      { id: 'h', name: 'kiwi', n: 0, at: '2026-11-24T09:00:00.000-01:30', num: '1e3', meta: { size: '3' } },
+    ];
+    let p: string;
+    beforeAll(async () => {
+      p = await projectInOrder(rows);
+    });
+    const where = async (condition: Condition) => ids((await read(p, (uow) => uow.items.query({ where: condition }))).rows);
+
+    test.each<[string, Condition, string[]]>([
+      ['eq is type-strict', eq('n', 5), ['a']],
+      ['eq on a string', eq('n', '5'), ['b']],
+      ['eq on a boolean', eq('flag', true), ['a', 'f']],
+      ['eq null is is_null, missing included', eq('name', null), ['d', 'e']],
+      ['eq on a path', eq(['meta', 'color'], 'red'), ['a']],
+      ['eq never matches an array or object', eq('meta', 'color'), []],
+      ['ne keeps nulls and other types', ne('n', 5), ['b', 'c', 'd', 'e', 'f', 'g', 'h']],
+      ['ne null is not_null', ne('group', null), ['a', 'b', 'c', 'f']],
+      ['in', isIn('n', [5, 12, '100']), ['a', 'c']],
+      ['in with null', isIn('group', ['g2', null]), ['c', 'd', 'e', 'f', 'g', 'h']],
+      ['empty in matches nothing', isIn('n', []), []],
+      ['not_in keeps nulls', notIn('group', ['g1']), ['c', 'd', 'e', 'f', 'g', 'h']],
+      ['not_in with null', notIn('group', ['g1', null]), ['c', 'f']],
+      ['empty not_in matches everything', notIn('n', []), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']],
+      ['lt on numbers leaves out strings and nulls', compare('lt', 'n', 5), ['f', 'h']],
+      ['gte on numbers', compare('gte', 'n', 12), ['c', 'g']],
+      ['gt on strings in code unit order', compare('gt', 'name', 'Zebra'), ['a', 'c', 'f', 'h']],
+      ['lte on strings leaves out numbers', compare('lte', 'n', '5'), ['b']],
+      ['strings after ASCII', compare('gt', 'name', 'z'), ['f']],
+      ['ISO timestamps of one format in time order', compare('lt', 'at', '2026-11-24T10:00:00.000Z'), ['b', 'g', 'h']],
+      ['as number reads decimal strings', compare('gt', 'num', 5, 'number'), ['a', 'b', 'c']],
+      ['as number leaves out what is not a decimal', compare('lte', 'num', 5, 'number'), ['f', 'g']],
+      ['as number with a string value matches nothing', compare('gt', 'num', '5', 'number'), []],
+      ['as time reads dates, offsets and numbers', compare('gte', 'at', Date.parse('2026-11-24T10:00:00.000Z'), 'time'), ['a', 'f', 'h']],
+      ['as time: a date alone is midnight UTC', compare('lte', 'at', Date.parse('2026-11-24T00:00:00.000Z'), 'time'), ['b', 'g']],
+      ['as time: offsets', compare('lt', 'at', Date.parse('2026-11-24T09:31:00.000Z'), 'time'), ['b', 'c', 'g']],
+      ['as time: a day past the month runs on, as Date.parse', compare('gt', 'at', Date.parse('2026-03-01T23:00:00.000Z'), 'time'), ['a', 'b', 'c', 'f', 'g', 'h']],
+      ['is_null', isNull(['meta', 'color']), ['b', 'd', 'e', 'g', 'h']],
+      ['not_null on a path', notNull(['meta', 'nested', 'deep']), ['c']],
+      ['a path through an array reads null', isNull(['tags', '0']), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']],
+      ['has', has('tags', 'red'), ['a', 'f']],
+      ['has is type-strict and matches null elements', or(has('tags', '5'), has('tags', null)), ['f']],
+      ['has never matches a nested array or a string', has('tags', 'blue'), []],
+      ['contains', text('contains', 'name', 'an'), ['b']],
+      ['contains is case-sensitive', text('contains', 'name', 'A'), []],
+      ['starts_with', text('starts_with', 'name', '\u00e9c'), ['f']],
+      ['ends_with', text('ends_with', 'name', 'y'), ['c']],
+      ['contains the empty string: every string', text('contains', 'name', ''), ['a', 'b', 'c', 'f', 'g', 'h']],
+      ['contains each reads string elements', text('starts_with', 'tags', 're', true), ['a', 'f', 'g']],
+      ['contains without each reads strings only', text('starts_with', 'tags', 're'), ['g']],
+      ['contains each on a path', text('contains', ['meta', 'color'], 'red', true), ['a', 'c', 'f']],
+      ['and', and(eq('group', 'g1'), eq('flag', false)), ['b']],
+      ['or', or(eq('n', 0), eq('name', 'apple')), ['a', 'h']],
+      ['empty and matches everything', and(), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']],
+      ['empty or matches nothing', or(), []],
+      ['not is two-valued: nulls do not match eq, so they match its not', not(eq('group', 'g1')), ['c', 'd', 'e', 'f', 'g', 'h']],
+      ['not of a comparison keeps nulls and other types', not(compare('gte', 'n', 5)), ['b', 'd', 'e', 'f', 'h']],
+      ['not of as number', not(compare('gt', 'num', 5, 'number')), ['d', 'e', 'f', 'g', 'h']],
+      ['not of contains', not(text('contains', 'name', 'e')), ['b', 'd', 'e', 'f', 'h']],
+      ['not of or', not(or(eq('group', 'g1'), isNull('group'))), ['c', 'f']],
+      ['not of not', not(not(eq(['meta', 'color'], 'red'))), ['a']],
+      ['not inside and', and(notNull('name'), not(eq('flag', true))), ['b', 'c', 'g', 'h']],
+    ])('%s', async (_name, condition, expected) => {
+      expect(await where(condition)).toEqual(expected);
+    });
+
+    test('as time reads a date-time without an offset in the server process\u2019s zone, as Date.parse does', async () => {
+      const local = '2026-06-01T12:00';
+      const q = await project({ id: 'l', at: local });
+      const at = Date.parse(local);
+      const matches = (c: Condition) => read(q, async (uow) => ids((await uow.items.query({ where: c })).rows));
+      expect(await matches(and(compare('gte', 'at', at, 'time'), compare('lte', 'at', at, 'time')))).toEqual(['l']);
+    });
+  });
+
+  describe('lists', () => {
+    const rows: Item[] = [
+      { id: 'r1', n: 3, name: 'b', flag: true, group: 'g' },
+      { id: 'r2', n: null, name: 'B', flag: false },
+      { id: 'r3', n: 1, name: '10', group: 'g' },
+      { id: 'r4', n: 3, name: 'a', flag: true, group: 'g' },
+      { id: 'r5', n: 10, name: '\u00e9', flag: null },
+      { id: 'r6', n: 9, name: 'Z', flag: false, group: 'g' },
+      { id: 'r7', name: '9' },
+      { id: 'r8', n: 3, name: 'b', flag: true },
+    ];
+    let p: string;
+    beforeAll(async () => {
+      p = await projectInOrder(rows);
+    });
+    const list = async (query: Query<Item>) => {
+      const page = await read(p, (uow) => uow.items.query(query));
+      return { ids: ids(page.rows), total: page.total };
+    };
+
+    test('when ordered by a number field, then numbers order as numbers, null first, ties in insertion order, and descending is the exact reverse', async () => {
+      const ascending = ['r2', 'r7', 'r3', 'r1', 'r4', 'r8', 'r6', 'r5'];
+      expect(await list({ orderBy: { field: 'n', direction: 'asc' } })).toEqual({ ids: ascending, total: 8 });
+      expect(await list({ orderBy: { field: 'n', direction: 'desc' } })).toEqual({ ids: [...ascending].reverse(), total: 8 });
+    });
+
+    test('when ordered by a text field, then strings order by code unit whatever the database\u2019s collation', async () => {
+      expect((await list({ orderBy: { field: 'name', direction: 'asc' } })).ids).toEqual(['r3', 'r7', 'r2', 'r6', 'r4', 'r1', 'r8', 'r5']);
+    });
+
+    test('when ordered by a boolean field, then false before true, null first', async () => {
+      expect((await list({ orderBy: { field: 'flag', direction: 'asc' } })).ids).toEqual(['r3', 'r5', 'r7', 'r2', 'r6', 'r1', 'r4', 'r8']);
+    });
+
+    test('when a list has no order, then rows come in insertion order', async () => {
+      expect(await list({ where: eq('group', 'g') })).toEqual({ ids: ['r1', 'r3', 'r4', 'r6'], total: 4 });
+    });
+
+    test('when paged with offset and limit, then the pages make up the whole list and total counts every match', async () => {
+      const orderBy = { field: 'n', direction: 'desc' } as const;
+      const pages = await Promise.all([0, 3, 6].map((offset) => list({ orderBy, offset, limit: 3 })));
+      expect(pages.flatMap((page) => page.ids)).toEqual((await list({ orderBy })).ids);
+      expect(pages.map((page) => page.total)).toEqual([8, 8, 8]);
+      expect(await list({ orderBy, offset: 20, limit: 3 })).toEqual({ ids: [], total: 8 });
+      expect(await list({ orderBy, limit: 0 })).toEqual({ ids: [], total: 8 });
+      expect(await list({ where: notNull('group'), index: { field: 'group', value: 'g' }, offset: 1, limit: 2 })).toEqual({ ids: ['r3', 'r4'], total: 4 });
+    });
+
+    test('when paged with a keyset cursor, then a page holds the rows strictly past it and total counts those', async () => {
+      expect(await list({ orderBy: { field: 'n', direction: 'asc' }, after: 3, limit: 2 })).toEqual({ ids: ['r6', 'r5'], total: 2 });
+      // Descending, null sorts last: it is past every cursor.
+      expect(await list({ orderBy: { field: 'n', direction: 'desc' }, after: 3 })).toEqual({ ids: ['r3', 'r7', 'r2'], total: 3 });
+      expect(await list({ orderBy: { field: 'n', direction: 'asc' }, after: 3, where: eq('group', 'g') })).toEqual({ ids: ['r6'], total: 1 });
+      expect(await list({ orderBy: { field: 'name', direction: 'asc' }, after: 'Z', limit: 1 })).toEqual({ ids: ['r4'], total: 4 });
+      expect(await list({ orderBy: { field: 'id', direction: 'desc' }, after: 'r3', offset: 1 })).toEqual({ ids: ['r1'], total: 2 });
+      expect(await list({ orderBy: { field: 'n', direction: 'asc' }, after: 100 })).toEqual({ ids: [], total: 0 });
+    });
+  });
+
+  describe('projects', () => {
+    test('when two projects hold the same ids, then each sees only its own rows', async () => {
+      const p = await project({ id: 'a', code: 'A', name: 'in p' });
+      const q = await project({ id: 'a', code: 'A', name: 'in q' });
+      expect(await read(p, (uow) => uow.items.get('a'))).toEqual({ id: 'a', code: 'A', name: 'in p' });
+      expect(await read(q, (uow) => uow.items.query({}))).toEqual({ rows: [{ id: 'a', code: 'A', name: 'in q' }], total: 1 });
+    });
+
+    test('when a project is created twice, then it keeps its data; when dropped, its data and name are gone', async () => {
+      const p = await project({ id: 'a' });
+      await store.createProject(p);
+      expect(await read(p, (uow) => uow.items.get('a'))).toEqual({ id: 'a' });
+      expect(await store.hasProject(p)).toBe(true);
+      expect(await store.projectIds()).toContain(p);
+      await store.dropProject(p);
+      expect(await store.hasProject(p)).toBe(false);
+      expect(await store.projectIds()).not.toContain(p);
+      await expect(read(p, (uow) => uow.items.get('a'))).rejects.toBeInstanceOf(UnknownProject);
+      await store.createProject(p);
+      expect(await read(p, (uow) => uow.items.get('a'))).toBeUndefined();
+    });
+
+    test('when a project is dropped while a unit of work runs on it, then the drop waits for it', async () => {
+      const p = await project();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const work = read(p, async (uow) => {
+        await uow.items.insert({ id: 'a' });
+        started();
+        await held;
+      });
+      await running;
+      let dropped = false;
+      const drop = store.dropProject(p).then(() => (dropped = true));
+      await sleep(200);
+      expect(dropped).toBe(false);
+      release();
+      await Promise.all([work, drop]);
+      expect(await store.hasProject(p)).toBe(false);
+    });
+  });
+
+  describe('concurrency', () => {
+    /** Reads a counter, lets every other waiting task run, then writes it plus one: a lost update shows. */
+    const increment = (s: TestStore, p: string) =>
+      s.transaction(p, async (uow) => {
+        const counter = (await uow.counters.get('c'))!;
+        await settle();
+        await uow.counters.update({ ...counter, value: counter.value + 1 });
+      });
+    const loop = async (s: TestStore, p: string, times: number) => {
+      for (let i = 0; i < times; i++) await increment(s, p);
+    };
+    const counterProject = async () => {
+      const p = await project();
+      await read(p, (uow) => uow.counters.insert({ id: 'c', value: 0 }));
+      return p;
+    };
+
+    test('when two loops read-modify-write one counter 50 times each at once, then it ends at exactly 100', async () => {
+      const p = await counterProject();
+      await Promise.all([loop(store, p, 50), loop(store, p, 50)]);
+      expect(await read(p, (uow) => uow.counters.get('c'))).toEqual({ id: 'c', value: 100 });
+    }, 60_000);
+
+    const acrossInstances = typeof factory.second === 'string' ? test.skip : test;
+    if (typeof factory.second === 'string') console.log(`${factory.name}: units of work across two instances skipped: ${factory.second}`);
+    acrossInstances('when two store instances on one database each increment one counter 50 times at once, then it ends at exactly 100', async () => {
+      const other = await (factory.second as () => Promise<TestStore>)();
+      try {
+        const p = await counterProject();
+        await Promise.all([loop(store, p, 50), loop(other, p, 50)]);
+        expect(await read(p, (uow) => uow.counters.get('c'))).toEqual({ id: 'c', value: 100 });
+      } finally {
+        await other.close();
+      }
+    }, 60_000);
+
+    const twoProjects = factory.concurrentProjects === true ? test : test.skip;
+    if (factory.concurrentProjects !== true) console.log(`${factory.name}: units of work on two projects at once skipped: ${factory.concurrentProjects}`);
+    twoProjects('when a unit of work holds one project, then a unit of work on another project runs meanwhile', async () => {
+      const [p, q] = [await project(), await project()];
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const first = read(p, async (uow) => {
+        await uow.items.insert({ id: 'a' });
+        await held;
+      });
+      try {
+        const other = read(q, (uow) => uow.items.insert({ id: 'b' }));
+        const late = sleep(5_000).then(() => 'blocked');
+        expect(await Promise.race([other.then(() => 'ran'), late])).toBe('ran');
+      } finally {
+        release();
+        await first;
+      }
+    });
+  });
+
+  test('figures: inserting 2 000 rows, and a 10-row page over them', async () => {
+    const p = await project();
+    const started = performance.now();
+    for (let batch = 0; batch < 20; batch++) {
+      await read(p, async (uow) => {
+        for (let i = 0; i < 100; i++) {
+          const n = batch * 100 + i;
+          await uow.items.insert({ id: `i${String(n).padStart(5, '0')}`, code: `C${n}`, group: `g${n % 10}`, n: (n * 7919) % 2000, name: `item ${n}` });
+        }
+      });
+    }
+    const inserted = performance.now() - started;
+    const pageStarted = performance.now();
+    let page;
+    for (let i = 0; i < 20; i++) page = await read(p, (uow) => uow.items.query({ where: eq('group', 'g3'), orderBy: { field: 'n', direction: 'desc' }, limit: 10 }));
+    const pageMs = (performance.now() - pageStarted) / 20;
+    expect(page!.rows).toHaveLength(10);
+    expect(page!.total).toBe(200);
+    console.log(`${factory.name}: ${Math.round(2000 / (inserted / 1000))} rows/s inserting 2 000 rows (100 a unit of work); ${pageMs.toFixed(1)} ms for a 10-row page over them`);
+  }, 120_000);
+});

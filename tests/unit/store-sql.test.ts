@@ -1,0 +1,161 @@
+/**
+ * What only the SQL store has: migrations, the check of declared indexes against the database, the use of
+ * those indexes, the `as` readings against JavaScript's, and PGlite's directory. PostgreSQL cases run when
+ * TEST_DATABASE_URL is set.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { eq } from '../../server/store/conditions.js';
+import { MIGRATIONS } from '../../server/store/migrations/index.js';
+import { table } from '../../server/store/schema.js';
+import { pgDriver, pgliteDriver, type Session } from '../../server/store/sql/driver.js';
+import { migrate } from '../../server/store/sql/migrator.js';
+import { openPgliteStore, openSqlStore, SqlStore } from '../../server/store/sql/sql-store.js';
+import { freshDatabase, testSchema, TEST_MIGRATIONS, type Item } from './store/factories.js';
+
+const postgresUrl = process.env.TEST_DATABASE_URL;
+const withPostgres = postgresUrl ? test : test.skip;
+if (!postgresUrl) console.log('PostgreSQL cases skipped: TEST_DATABASE_URL is not set.');
+
+/** Checks the `as` readings of one database against Date.parse and Number, in several time zones. */
+async function checkReadings(sql: Session): Promise<void> {
+  // A small seeded generator: the same strings every run.
+  let seed = 18;
+  const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const two = (n: number) => String(next(n)).padStart(2, '0');
+  const pick = <T>(values: readonly T[]) => values[next(values.length)]!;
+  const times = ['2026-11-24T10:00:00.000Z', '2026-11-24', '2026-11-24T10:00:00.000+01:00', '0000-02-29', '9999-12-31T23:59:59.999Z', '2026-02-30'];
+  // Wall-clock times in the hours that clocks skip or repeat in the zones below.
+  times.push('2026-10-25T02:30', '2026-03-29T02:30', '2026-10-04T02:15', '2026-04-05T01:45', '2026-11-01T01:30', '2026-03-08T02:30');
+  for (let i = 0; i < 600; i++) {
+    let value = `${pick(['2026', '1970', '0400', String(next(10000)).padStart(4, '0')])}-${two(14)}-${two(33)}`;
+    if (next(5) > 0) {
+      value += `${pick(['T', 't', 'X'])}${two(26)}:${two(61)}`;
+      if (next(3) > 0) value += `:${two(61)}${next(2) ? `.${String(next(100000)).slice(0, 1 + next(5))}` : ''}`;
+      value += pick(['', 'Z', 'z', `+${two(25)}:${two(61)}`, `-${two(25)}${two(61)}`, '+01']);
+    }
+    times.push(value);
+  }
+  const numbers = ['12.5', '-0.5', '007', '1e3', '.5', '5.', '-', '', ' 5', '0.1', '123456789012345678901234567890.123456789', `1${'0'.repeat(299)}`];
+  for (const zone of ['UTC', 'Europe/Berlin', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'America/New_York']) {
+    // Date.parse in a process of that zone (a test cannot change its own process's zone).
+    const script = `const times = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+      console.log(JSON.stringify(times.map((t) => (/^\\d{4}-\\d{2}-\\d{2}/.test(t) && !Number.isNaN(Date.parse(t)) ? Date.parse(t) : null))));`;
+    const expected = JSON.parse(execFileSync(process.execPath, ['-e', script], { input: JSON.stringify(times), env: { ...process.env, TZ: zone } }).toString()) as (number | null)[];
+    const rows = await sql.query<{ ms: number | null }>('SELECT store_time_ms(to_jsonb(value), $2) AS ms FROM unnest($1::text[]) WITH ORDINALITY AS t(value, i) ORDER BY i', [times, zone]);
+    expect(rows.flatMap((row, i) => (row.ms === expected[i] ? [] : [`${zone} ${times[i]}: ${row.ms} ≠ ${expected[i]}`]))).toEqual([]);
+  }
+  const read = await sql.query<{ value: string; n: number | null }>('SELECT value, store_number(to_jsonb(value)) AS n FROM unnest($1::text[]) AS value', [numbers]);
+  expect(read.map((row) => row.n)).toEqual(numbers.map((value) => (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : null)));
+}
+
+describe('SQL store on PGlite in memory', () => {
+  const statements: { sql: string; params: readonly unknown[] }[] = [];
+  let store: SqlStore<typeof testSchema>;
+  beforeAll(async () => {
+    store = await openPgliteStore(testSchema, undefined, { migrations: TEST_MIGRATIONS, trace: (sql, params) => statements.push({ sql, params }) });
+    await store.createProject('p');
+  }, 120_000);
+  afterAll(() => store?.close());
+
+  test('when the migrations run again, then none runs twice', async () => {
+    expect(await migrate(store.driver, TEST_MIGRATIONS)).toEqual([]);
+    const ran = await store.driver.query<{ name: string }>('SELECT name FROM store_migrations ORDER BY name');
+    expect(ran.map((row) => row.name)).toEqual(TEST_MIGRATIONS.map((migration) => migration.name));
+  });
+
+  test('when the schema declares an index no migration made, or drops a unique one, then the drift names it', async () => {
+    expect(await store.indexDrift()).toEqual({ missing: [], unexpected: [] });
+    const drifted = new SqlStore(
+      { ...testSchema, items: table<Item>({ unique: ['code', 'name'], indexed: ['group', 'owner', 'flag'], sparse: ['owner'] }) },
+      store.driver,
+    );
+    expect(await drifted.indexDrift()).toEqual({
+      missing: ['items.name (unique): store_u_items_name', 'items.flag (indexed): store_i_items_flag'],
+      unexpected: ['items: store_u_items_email'],
+    });
+    // A field made sparse is another index.
+    const sparse = new SqlStore({ ...testSchema, items: table<Item>({ unique: ['code', 'email'], indexed: ['group', 'owner'], sparse: ['owner', 'group'] }) }, store.driver);
+    expect((await sparse.indexDrift()).missing).toEqual(['items.group (indexed): store_s_items_group']);
+  });
+
+  test('when a store opens on a schema whose indexes no migration made, then it refuses', async () => {
+    const schema = { ...testSchema, other: table<Item>({ unique: ['code'], indexed: [] }) };
+    await expect(openSqlStore(schema, await pgliteDriver(), { migrations: TEST_MIGRATIONS })).rejects.toThrow(
+      'Declared indexes that no migration creates: other.code (unique): store_u_other_code',
+    );
+  }, 60_000);
+
+  test('when rows are looked up by declared fields, then the plan uses their indexes', async () => {
+    await store.transaction('p', async (uow) => {
+      for (let i = 0; i < 50; i++) await uow.items.insert({ id: `i${i}`, code: `c${i}`, group: `g${i % 5}`, owner: i % 2 ? `o${i}` : null });
+    });
+    const planOf = async (run: () => Promise<unknown>) => {
+      statements.length = 0;
+      await run();
+      const { sql, params } = statements.at(-1)!;
+      // With sequential scans priced out, only a matching index expression and predicate can serve the query.
+      return store.driver.transaction(async (session: Session) => {
+        await session.query('SET LOCAL enable_seqscan = off');
+        const plan = await session.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
+        return plan.map((line) => line['QUERY PLAN']).join('\n');
+      });
+    };
+    expect(await planOf(() => store.transaction('p', (u) => u.items.getBy('code', 'c7')))).toContain('store_u_items_code');
+    expect(await planOf(() => store.transaction('p', (u) => u.items.findBy('group', 'g1')))).toContain('store_i_items_group');
+    expect(await planOf(() => store.transaction('p', (u) => u.items.countBy('owner', 'o3')))).toContain('store_s_items_owner');
+    expect(await planOf(() => store.transaction('p', (u) => u.items.query({ where: eq('code', 'c9') })))).toContain('store_u_items_code');
+    expect(await planOf(() => store.transaction('p', (u) => u.items.query({ index: { field: 'group', value: 'g2' }, limit: 3 })))).toContain('store_i_items_group');
+  });
+
+  test('as readings agree with Date.parse and Number, in several time zones', () => checkReadings(store.driver), 60_000);
+});
+
+test('when a PGlite store in a directory is closed and opened again, then its data is there', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'store-pglite-'));
+  try {
+    const first = await openPgliteStore(testSchema, dir, { migrations: TEST_MIGRATIONS });
+    await first.createProject('kept');
+    await first.transaction('kept', (uow) => uow.items.insert({ id: 'a', code: 'A', meta: { n: 1 } }));
+    await first.close();
+    const second = await openPgliteStore(testSchema, dir, { migrations: TEST_MIGRATIONS });
+    try {
+      expect(await second.projectIds()).toEqual(['kept']);
+      expect(await second.transaction('kept', (uow) => uow.items.getBy('code', 'A'))).toEqual({ id: 'a', code: 'A', meta: { n: 1 } });
+      expect(await migrate(second.driver, TEST_MIGRATIONS)).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+withPostgres('when two servers migrate one empty PostgreSQL database at once, then the migrations run once', async () => {
+  const database = await freshDatabase(postgresUrl!);
+  const drivers = [pgDriver(database.url), pgDriver(database.url)];
+  try {
+    const ran = await Promise.all(drivers.map((driver) => migrate(driver, MIGRATIONS)));
+    expect(ran.map((names) => names.length).sort()).toEqual([0, MIGRATIONS.length]);
+    const rows = await drivers[0]!.query<{ name: string }>('SELECT name FROM store_migrations ORDER BY name');
+    expect(rows.map((row) => row.name)).toEqual(MIGRATIONS.map((migration) => migration.name));
+  } finally {
+    await Promise.all(drivers.map((driver) => driver.close()));
+    await database.drop();
+  }
+}, 60_000);
+
+withPostgres('as readings on PostgreSQL agree with Date.parse and Number, in several time zones', async () => {
+  const database = await freshDatabase(postgresUrl!);
+  const driver = pgDriver(database.url);
+  try {
+    await migrate(driver, MIGRATIONS);
+    await checkReadings(driver);
+  } finally {
+    await driver.close();
+    await database.drop();
+  }
+}, 60_000);
