@@ -104,8 +104,9 @@ docs: $(NPM_STAMP)
 $(DOCS_HTML): generated/openapi.json redocly.yaml | $(NPM_STAMP)
 	@$(MAKE) --no-print-directory docs
 
+# Readable log lines for the person at the terminal; LOG_FORMAT=json make serve for the production format.
 serve: $(BUILD_STAMP) $(DOCS_HTML)
-	node dist/server/main.js
+	LOG_FORMAT=$${LOG_FORMAT:-pretty} node dist/server/main.js
 
 unit: $(NPM_STAMP)
 	npm test -- --selectProjects unit
