@@ -19,7 +19,7 @@ BUILD_SOURCES := $(shell find server client bin tests/contract -name '*.ts' -o -
 KIT_FILES = $(shell node -p "require('./packages/kit/package.json').files.join(' ')")
 KIT_PACK_DIR ?= .
 
-.PHONY: help install chromium generate check-generated lint typecheck build docs serve test unit contract fuzz bench clean inventory kit-pack
+.PHONY: help install chromium postgresql generate check-generated lint typecheck build docs serve test unit contract fuzz bench clean inventory kit-pack
 
 help:
 	@echo "make serve   install, generate, build and start the reference server on http://localhost:3000"
@@ -38,6 +38,16 @@ chromium:
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  $$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends chromium; \
+	fi
+
+# The PostgreSQL store's tests run against a real server too: Debian's, in a throwaway cluster that
+# scripts/test-postgres.sh makes for each run. Only the server programs are used, so the package is told not to
+# create and start a cluster of its own.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$sudo mkdir -p /etc/postgresql-common && echo 'create_main_cluster = false' | $$sudo tee -a /etc/postgresql-common/createcluster.conf >/dev/null && \
+	  $$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends postgresql; \
 	fi
 
 # The build step that derives the strict twin (every object closed) from the bundle; see server/contract/strict-twin.ts.
@@ -94,8 +104,9 @@ docs: $(NPM_STAMP)
 $(DOCS_HTML): generated/openapi.json redocly.yaml | $(NPM_STAMP)
 	@$(MAKE) --no-print-directory docs
 
+# Readable log lines for the person at the terminal; LOG_FORMAT=json make serve for the production format.
 serve: $(BUILD_STAMP) $(DOCS_HTML)
-	node dist/server/main.js
+	LOG_FORMAT=$${LOG_FORMAT:-pretty} node dist/server/main.js
 
 unit: $(NPM_STAMP)
 	npm test -- --selectProjects unit
@@ -104,8 +115,8 @@ contract: $(NPM_STAMP)
 	npm test -- --selectProjects contract
 
 # check-generated compares a fresh bundle with generated/ before anything is built from generated/.
-test: install chromium check-generated lint typecheck $(DOCS_HTML) $(BUILD_STAMP)
-	npm test
+test: install chromium postgresql check-generated lint typecheck $(DOCS_HTML) $(BUILD_STAMP)
+	scripts/test-postgres.sh run -- npm test
 
 # The contract kit's package, promo-loyalty-contract-kit (packages/kit/package.json: its files and dependencies),
 # packed to KIT_PACK_DIR. It is assembled in a temporary folder from this repository's files, so the repository

@@ -27,7 +27,9 @@ export interface ServerConfig {
   webhooks: WebhookSettings;
   /** Scheme, host and port clients reach the server at, for absolute URLs in responses; never taken from a request. */
   publicBaseUrl: string | undefined;
-  /** On SIGINT/SIGTERM, how long requests in flight may still take before their connections are cut. */
+  /** On SIGINT/SIGTERM, how long /readyz answers 503 while the server still serves, before it stops accepting. */
+  shutdownDrainMs: number;
+  /** Then how long requests in flight may still take before their connections are cut. */
   shutdownGraceMs: number;
   /** Then how long background work (webhook deliveries' last attempts) may take before the process gives up. */
   shutdownJobsMs: number;
@@ -120,6 +122,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     ],
     webhooks: webhookSettings(env),
     publicBaseUrl: baseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL),
+    shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 0),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
     shutdownJobsMs: integer('SHUTDOWN_JOBS_MS', env.SHUTDOWN_JOBS_MS, 30_000, 1),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),

@@ -1,7 +1,8 @@
 /**
  * Process entry: read the configuration, start the server, stop gracefully on SIGINT/SIGTERM.
  *
- * Stopping keeps a deadline: the server stops accepting connections and closes idle ones at once, gives
+ * Stopping keeps a deadline: after `SHUTDOWN_DRAIN_MS` of answering /readyz with 503 while still serving (0 by
+ * default; give it a load balancer's probe interval or more), the server stops accepting connections and closes idle ones at once, gives
  * requests in flight `SHUTDOWN_GRACE_MS` to finish (a client that stalls mid-body is then cut off), then
  * lets background work end (each pending webhook delivery gets its last attempt and, failing that, its
  * FAILED mark) and exits 0. Only background work that outlives a further deadline makes it exit 1.
@@ -106,6 +107,15 @@ async function main(): Promise<void> {
     stopping = true;
     stopServing(app);
     stopSettling();
+    if (config.shutdownDrainMs === 0) close(signal);
+    else {
+      // Behind a load balancer, /readyz has answered 503 since now; serving on for a while lets the balancer
+      // see it and send new requests elsewhere before this instance stops accepting them.
+      logger.info(`${signal}: not ready; still serving for ${config.shutdownDrainMs} ms so that load balancers take this instance out`);
+      setTimeout(() => close(signal), config.shutdownDrainMs);
+    }
+  };
+  const close = (signal: string) => {
     logger.info(`${signal}: closing; requests in flight have ${config.shutdownGraceMs} ms, then ${jobs.size} background job(s) finish`);
     server.close(() => {
       void jobs.shutdown().then(() => {

@@ -91,6 +91,24 @@ describe('reference server process', () => {
     expect(server.output()).not.toMatch(/gave up waiting/);
   });
 
+  test('when told to stop with a drain period, then it answers /readyz 503 while still serving new connections, then stops accepting and exits 0', async () => {
+    const server = run({ SHUTDOWN_DRAIN_MS: '1500' });
+    const port = await server.port();
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A new connection (a balancer's probe, a request it has not yet moved) is still served.
+    const probe = await fetch(`http://127.0.0.1:${port}/readyz`, { headers: { Connection: 'close' } });
+    expect(probe.status).toBe(503);
+    const served = await fetch(`http://127.0.0.1:${port}/v1/customers?limit=1`, { headers: { ...DEMO, Connection: 'close' } });
+    expect(served.status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+    const { code } = await server.exit;
+    expect(code).toBe(0);
+    expect(server.output()).toMatch(/SIGTERM: not ready; still serving for 1500 ms/);
+    await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
+  });
+
   test('when a webhook delivery waits for its retry and the server is told to stop, then it gets its last attempt, is marked FAILED, and the server exits 0', async () => {
     let attempts = 0;
     const receiver = createHttpServer((_req, res) => {
