@@ -19,7 +19,7 @@ BUILD_SOURCES := $(shell find server client bin tests/contract -name '*.ts' -o -
 KIT_FILES = $(shell node -p "require('./packages/kit/package.json').files.join(' ')")
 KIT_PACK_DIR ?= .
 
-.PHONY: help install chromium postgresql generate check-generated lint typecheck build docs serve test unit contract fuzz bench clean inventory kit-pack
+.PHONY: help install chromium postgresql migrate generate check-generated lint typecheck build docs serve test unit contract fuzz bench clean inventory kit-pack
 
 help:
 	@echo "make serve   install, generate, build and start the reference server on http://localhost:3000"
@@ -103,6 +103,11 @@ docs: $(NPM_STAMP)
 # The page `make docs` renders, again only when the bundle (or the config it reads) changed.
 $(DOCS_HTML): generated/openapi.json redocly.yaml | $(NPM_STAMP)
 	@$(MAKE) --no-print-directory docs
+
+# The SQL store's pending migrations, run ahead of a deployment on DATABASE_URL (or the PGlite directory DATA_DIR);
+# servers also run them when they start.
+migrate: $(BUILD_STAMP)
+	node dist/server/store/sql/migrate.js
 
 # Readable log lines for the person at the terminal; LOG_FORMAT=json make serve for the production format.
 serve: $(BUILD_STAMP) $(DOCS_HTML)

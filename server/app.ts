@@ -13,7 +13,7 @@ import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
-import { findApiKey, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
+import { findApiKey, listProjects, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper } from './http/errors.js';
 import { withBodyReading } from './http/body.js';
@@ -134,6 +134,11 @@ export async function createApp(options: AppOptions): Promise<Express> {
   for (const key of options.apiKeys) {
     await store.createProject(key.projectId);
     await store.transaction(ORGANIZATION, (uow) => registerConfiguredKey({ uow, clock: options.clock }, key));
+  }
+  // On a store that outlives the process, every project registered before has its partition (made again if a
+  // start was cut off between registering a project and making its partition).
+  for (const project of await store.transaction(ORGANIZATION, (uow) => listProjects({ uow, clock: options.clock }))) {
+    await store.createProject(project.id);
   }
   const lookupKey = async (appId: string): Promise<ApiKey | undefined> => {
     const key = await store.transaction(ORGANIZATION, (uow) => findApiKey({ uow, clock: options.clock }, appId));

@@ -7,9 +7,13 @@ export type WebhookSettings = DeliveryPolicy & { allowPlainHttp: boolean; allowP
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './http/logging.js';
 
+/** Where the server keeps its data: in memory (lost at exit), in PostgreSQL, or in an embedded PGlite directory. */
+export type StorageConfig = { kind: 'memory' } | { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
+
 export interface ServerConfig {
   host: string;
   port: number;
+  storage: StorageConfig;
   apiKeys: ApiKey[];
   validateResponses: boolean;
   rateLimitPerMinute: number;
@@ -96,6 +100,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   return {
     host: env.HOST || '0.0.0.0',
     port: integer('PORT', env.PORT, 3000),
+    storage: storageFromEnv(env),
     apiKeys: [
       {
         name: 'default',
@@ -162,4 +167,25 @@ export function demoCredentials(config: ServerConfig): Record<string, string> {
     ...(demo('MANAGEMENT_ID', 'MANAGEMENT_TOKEN') && { 'X-Management-Id': config.managementKey.id, 'X-Management-Token': config.managementKey.token }),
     ...(client && demo('CLIENT_APP_ID', 'CLIENT_TOKEN') && { 'X-Client-Application-Id': client.appId, 'X-Client-Token': client.token }),
   };
+}
+
+/** `DATABASE_URL` selects PostgreSQL, `DATA_DIR` an embedded PGlite directory; neither, the memory store. */
+function storageFromEnv(env: NodeJS.ProcessEnv): StorageConfig {
+  const url = env.DATABASE_URL || undefined;
+  const dataDir = env.DATA_DIR || undefined;
+  if (url && dataDir) throw new Error('Set DATABASE_URL or DATA_DIR, not both: each names where the data lives');
+  if (url) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
+    }
+    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+      throw new Error(`DATABASE_URL must start with postgres:// or postgresql://, got ${parsed.protocol}//`);
+    }
+    return { kind: 'postgres', url, poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1) };
+  }
+  if (dataDir) return { kind: 'pglite', dataDir };
+  return { kind: 'memory' };
 }

@@ -17,8 +17,7 @@ import { fixturesPath, loadFixtureFile } from './fixtures.js';
 import { Jobs } from './jobs.js';
 import { startLoyaltyTimer } from './loyalty-timer.js';
 import { BUNDLED_CONTRACT } from './paths.js';
-import { MemoryStore } from './store/memory.js';
-import { SCHEMA } from './domain/schema.js';
+import { describeStorage, openStore } from './storage.js';
 
 /** Binds the port, or rejects with what went wrong (port taken, no permission…) in words a user can act on. */
 function listen(server: Server, config: ServerConfig): Promise<void> {
@@ -65,13 +64,14 @@ function printBanner(config: ServerConfig, port: number): void {
     console.log('Webhooks may target loopback and private addresses (WEBHOOKS_ALLOW_PRIVATE); use for local testing only');
   }
   console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
+  console.log(`Data: ${describeStorage(config.storage)}`);
 }
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   const logger = await createLogger({ level: config.logLevel, format: config.logFormat });
   const jobs = new Jobs();
-  const store = new MemoryStore(SCHEMA);
+  const store = await openStore(config.storage);
   let boundPort = config.port;
   const app = await createApp({
     jobs,
@@ -118,10 +118,13 @@ async function main(): Promise<void> {
   const close = (signal: string) => {
     logger.info(`${signal}: closing; requests in flight have ${config.shutdownGraceMs} ms, then ${jobs.size} background job(s) finish`);
     server.close(() => {
-      void jobs.shutdown().then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      });
+      void jobs
+        .shutdown()
+        .then(() => store.close())
+        .then(() => {
+          logger.info('stopped');
+          process.exit(0);
+        });
     });
     server.closeIdleConnections();
     // A request still in flight when the grace period ends (such as a client that stalls mid-body) is cut off.

@@ -59,12 +59,11 @@ function list<T>(data: T[]) {
 export const managementHandlers: HandlersOf<ManagementOperations> = {
   'list-projects': async ({ services }) => ({ status: 200, body: list(await inOrganization(services, listProjects)) }),
   'create-project': async ({ body, services }) => {
-    const { project, key } = await inOrganization(services, async (ctx) => {
-      const made = await createProject(ctx, body);
-      // The partition is made inside the unit of work, so a failure undoes the registry entry with it.
-      await services.store.createProject(made.project.id);
-      return made;
-    });
+    const { project, key } = await inOrganization(services, (ctx) => createProject(ctx, body));
+    // The partition is made once the registry entry is committed: a SQL store's partition is a write of its own,
+    // which must not wait inside the organization's unit of work (PGlite has one connection). Should it fail,
+    // the next start makes it (createApp makes a partition for every registered project).
+    await services.store.createProject(project.id);
     return { status: 200, body: { ...project, server_side_key: { app_id: key.app_id, app_token: key.app_token } } };
   },
   'get-project': async ({ path, services }) => ({ status: 200, body: await inOrganization(services, (ctx) => findProject(ctx, path.projectId)) }),

@@ -212,8 +212,9 @@ class MemoryTable<T extends Row> {
     }
   }
 
+  /** A missing field reads as null, as conditions and the SQL store read it: in indexes, ordering and cursors. */
   private field(row: T, field: string): unknown {
-    return (row as unknown as Record<string, unknown>)[field];
+    return (row as unknown as Record<string, unknown>)[field] ?? null;
   }
 
   checkUnique(row: T): void {

@@ -3,7 +3,7 @@
  * PGlite in memory always; PostgreSQL when TEST_DATABASE_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { and, compare, eq, has, isIn, isNull, ne, not, notIn, notNull, or, text, type Condition } from '../../server/store/conditions.js';
+import { and, compare, eq, has, isIn, length, isNull, ne, not, notIn, notNull, or, text, type Condition } from '../../server/store/conditions.js';
 import { UniqueViolation, UnknownProject, type Query } from '../../server/store/store.js';
 import { storeFactories, type Item, type TestStore } from './store/factories.js';
 
@@ -202,6 +202,11 @@ describe.each(factories)('$name store', (factory) => {
       ['contains each reads string elements', text('starts_with', 'tags', 're', true), ['a', 'f', 'g']],
       ['contains without each reads strings only', text('starts_with', 'tags', 're'), ['g']],
       ['contains each on a path', text('contains', ['meta', 'color'], 'red', true), ['a', 'c', 'f']],
+      ['length counts array elements', length('tags', 'eq', 2), ['a']],
+      ['length of anything but an array is 0', length('tags', 'eq', 0), ['c', 'd', 'e', 'g', 'h']],
+      ['length less than', length('tags', 'lt', 2), ['b', 'c', 'd', 'e', 'g', 'h']],
+      ['length more than, on a path', length(['meta', 'color'], 'gt', 0), ['f']],
+      ['not of length', not(length('tags', 'gt', 1)), ['b', 'c', 'd', 'e', 'g', 'h']],
       ['and', and(eq('group', 'g1'), eq('flag', false)), ['b']],
       ['or', or(eq('n', 0), eq('name', 'apple')), ['a', 'h']],
       ['empty and matches everything', and(), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']],

@@ -47,6 +47,7 @@ const asText = (json: string) => ofType(json, 'string', `${json} #>> '{}'`);
 const elements = (json: string) => `jsonb_array_elements(${ofType(json, 'array', json)}) AS e(v)`;
 
 const ORDER_OPS = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+const LENGTH_OPS = { eq: '=', lt: '<', gt: '>' } as const;
 
 export function compileCondition(condition: Condition, params: Params): string {
   switch (condition.op) {
@@ -105,6 +106,13 @@ export function compileCondition(condition: Condition, params: Params): string {
       const own = test(asText(field));
       if (condition.each !== true) return own;
       return `(${own} OR EXISTS (SELECT 1 FROM ${elements(field)} WHERE jsonb_typeof(e.v) = 'string' AND ${test(`(e.v #>> '{}')`)}))`;
+    }
+    case 'length': {
+      // JavaScript compares nothing with NaN; PostgreSQL would put NaN above every number.
+      if (Number.isNaN(condition.value)) return 'false';
+      const field = fieldValue(condition.field, params);
+      const count = `coalesce(${ofType(field, 'array', `jsonb_array_length(${field})`)}, 0)`;
+      return `${count} ${LENGTH_OPS[condition.compare]} ${params.add(condition.value, 'float8')}`;
     }
     case 'and':
     case 'or': {

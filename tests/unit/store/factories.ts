@@ -8,6 +8,7 @@ import { MIGRATIONS, type Migration } from '../../../server/store/migrations/ind
 import { table } from '../../../server/store/schema.js';
 import { createIndexes } from '../../../server/store/sql/indexes.js';
 import { openPgliteStore, openPostgresStore, type SqlStoreOptions } from '../../../server/store/sql/sql-store.js';
+import { MemoryStore } from '../../../server/store/memory.js';
 import type { Store } from '../../../server/store/store.js';
 
 export interface Item {
@@ -106,8 +107,13 @@ export function postgresFactory(serverUrl: string): StoreFactory {
 /** Every store the suite can run here; says which it cannot run and why. */
 export function storeFactories(): StoreFactory[] {
   const factories = [pgliteFactory()];
-  // The memory store joins with one line once it takes a schema:
-  // factories.push({ name: 'memory', open: async () => new MemoryStore(testSchema), second: 'one process', concurrentProjects: true, cleanUp: async () => {} });
+  factories.push({
+    name: 'memory',
+    open: async () => new MemoryStore(testSchema),
+    second: 'the memory store lives in one process: no second instance can share it',
+    concurrentProjects: true,
+    cleanUp: async () => {},
+  });
   const url = process.env.TEST_DATABASE_URL;
   if (url) factories.push(postgresFactory(url));
   else console.log('PostgreSQL store cases skipped: TEST_DATABASE_URL is not set (make test starts a throwaway cluster and sets it).');

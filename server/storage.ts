@@ -1,0 +1,25 @@
+/**
+ * The store the server runs on, as the configuration says (server/config.ts `StorageConfig`): the memory
+ * store by default, PostgreSQL with `DATABASE_URL`, an embedded PGlite directory with `DATA_DIR`. The SQL
+ * store is loaded only when chosen, so a server on the memory store never loads a database driver.
+ */
+import type { StorageConfig } from './config.js';
+import { SCHEMA, type DomainSchema } from './domain/schema.js';
+import { MemoryStore } from './store/memory.js';
+import type { Store } from './store/store.js';
+
+export async function openStore(storage: StorageConfig): Promise<Store<DomainSchema>> {
+  if (storage.kind === 'memory') return new MemoryStore(SCHEMA);
+  const sql = await import('./store/sql/sql-store.js');
+  if (storage.kind === 'postgres') return sql.openPostgresStore(SCHEMA, storage.url, { pool: { max: storage.poolSize } });
+  return sql.openPgliteStore(SCHEMA, storage.dataDir);
+}
+
+/** Where the data lives, for the start banner (a database URL's password is not shown). */
+export function describeStorage(storage: StorageConfig): string {
+  if (storage.kind === 'memory') return 'in memory (lost when the server stops; set DATABASE_URL or DATA_DIR to keep it)';
+  if (storage.kind === 'pglite') return `in the embedded PGlite directory ${storage.dataDir}`;
+  const url = new URL(storage.url);
+  if (url.password) url.password = '***';
+  return `in PostgreSQL at ${url.toString()}`;
+}
