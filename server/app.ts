@@ -11,6 +11,7 @@ import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOK
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
+import { sharedSecret } from './domain/management/server-secrets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
 import { findApiKey, listProjects, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
@@ -62,7 +63,7 @@ export interface AppOptions {
   projectSliceMs?: number;
   /** Background work; one is made when not given. */
   jobs?: Jobs;
-  /** Secret for signing asset URLs; random when not given. */
+  /** Secret for signing asset URLs; when not given, the one the store keeps for every instance (made on first use). */
   assetSecret?: string;
   /** Client-side keys for `/client/v1`. */
   clientKeys?: readonly ClientKey[];
@@ -226,7 +227,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     store,
     clock: options.clock,
     jobs,
-    assets: new AssetSigner(options.assetSecret),
+    assets: new AssetSigner(options.assetSecret ?? (await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'asset-signing')))),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false, ...webhookTargets },
     exportFiles: new ExportFiles(options.exportsDir),
