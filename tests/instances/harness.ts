@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { packageRoot } from '../../server/paths.js';
-import { freshDatabase } from '../unit/store/factories.js';
+import { freshDatabase } from '../support/databases.js';
 
 export const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
 
