@@ -142,6 +142,10 @@ export async function roundRobin(upstreams: readonly string[]): Promise<Balancer
       },
     );
   });
+  // Clients close idle connections first (undici after 4 s): a connection the balancer closed just as a client
+  // reused it would fail that request.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
