@@ -26,7 +26,9 @@ import { operationRoutes } from './http/routes.js';
 import { pruneUnknownFields } from './http/prune.js';
 import { patchValidator } from './http/validator-patches.js';
 import { attachUploads, UPLOAD_LIMITS } from './http/uploads.js';
-import { ExportFiles } from './exports/files.js';
+import { DiskExportFiles, StoreExportFiles } from './exports/files.js';
+import { JobLeases } from './job-leases.js';
+import { sharedSecret } from './domain/management/secrets.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, STRICT_CONTRACT } from './paths.js';
 import { docsRoutes } from './http/docs.js';
@@ -81,6 +83,13 @@ export interface AppOptions {
   /** Where export files are kept; a temporary directory of the process, removed when it exits, when not given. */
   exportsDir?: string;
   /**
+   * Keep export files in the store instead of on disk: on a store that outlives the process, so that every
+   * instance serves every file.
+   */
+  exportFilesInStore?: boolean;
+  /** How long the lease of a background job lasts before another instance takes it over (DEFAULT_JOB_LEASE_MS). */
+  jobLeaseMs?: number;
+  /**
    * The log: a line per request, and webhook deliveries that failed. Without it no request is logged, and
    * failed deliveries go to the console.
    */
@@ -103,6 +112,11 @@ export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
 
 export function appStore(app: Express): DomainStore {
   return app.locals.store as DomainStore;
+}
+
+/** The app's leases on background jobs: main starts their timer, which also takes over jobs of dead instances. */
+export function jobLeases(app: Express): JobLeases {
+  return app.locals.leases as JobLeases;
 }
 
 /** Tells the app that the server is stopping: from now on `/readyz` answers 503. */
@@ -175,7 +189,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   });
   app.use(docsRoutes({ title: String((contract.info as { title?: unknown } | undefined)?.title ?? 'API reference'), credentials: options.docsCredentials }));
 
-  const tokens = new TokenRegistry(options.clock);
+  const tokens = new TokenRegistry(store, options.clock);
   const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0);
   app.use(['/v1', '/client', '/management'], failures.gate);
   const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
@@ -221,19 +235,24 @@ export async function createApp(options: AppOptions): Promise<Express> {
       }),
     );
   }
+  // Every instance on one database signs download addresses and asset URLs alike, so each serves the others'.
+  const secret = (name: string) => store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, name));
+  const exportsSecret = await secret('export-downloads');
   const services = {
+    leases: new JobLeases(store, options.clock, jobs, options.jobLeaseMs),
     tokens,
     store,
     clock: options.clock,
     jobs,
-    assets: new AssetSigner(options.assetSecret),
+    assets: new AssetSigner(options.assetSecret ?? (await secret('asset-urls')).toString('base64')),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false, ...webhookTargets },
-    exportFiles: new ExportFiles(options.exportsDir),
+    exportFiles: options.exportFilesInStore ? new StoreExportFiles(store, options.clock, exportsSecret) : new DiskExportFiles(options.exportsDir, exportsSecret),
   };
   // Exports still being written stop at their next page when the server stops.
   jobs.onShutdown(() => services.exportFiles.stop());
   app.locals.store = store;
+  app.locals.leases = services.leases;
   app.use(operationRoutes(contract as never, handlers, services));
   app.use(errorMapper);
 
