@@ -19,7 +19,7 @@ import { errorMapper } from './http/errors.js';
 import { withBodyReading } from './http/body.js';
 import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
-import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit } from './http/rate-limit.js';
+import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit, type CounterStores } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
@@ -57,6 +57,8 @@ export interface AppOptions {
   authFailuresPerMinute?: number;
   /** OAuth tokens an hour per API key before 429 (DEFAULT_TOKENS_PER_HOUR); 0 for no limit. */
   tokensPerHour?: number;
+  /** Where rate-limit counters are kept (shared by instances, http/rate-limit-postgres.ts); in memory when not given. */
+  rateLimitCounters?: CounterStores;
   /**
    * Milliseconds of each event-loop turn one project's requests may take before its next requests wait for a
    * later turn (DEFAULT_PROJECT_SLICE_MS); 0 for no such limit.
@@ -182,7 +184,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const readiness = new Readiness(storeProbe(store, ORGANIZATION));
   app.locals.readiness = readiness;
   app.use(healthRoutes(readiness));
-  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
+  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE, options.rateLimitCounters);
   app.get('/metrics', nameOperation('metrics'), ...metrics.endpoint(options.metricsToken, failures));
   app.get('/openapi.json', nameOperation('openapi'), (_req, res) => {
     res.json(contract);
@@ -190,11 +192,11 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.use(docsRoutes({ title: String((contract.info as { title?: unknown } | undefined)?.title ?? 'API reference'), credentials: options.docsCredentials }));
 
   const tokens = new TokenRegistry(store, options.clock);
-  const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0);
+  const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0, options.rateLimitCounters);
   app.use(['/v1', '/client', '/management'], failures.gate);
   const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
   app.use('/v1', serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare);
-  app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR));
+  app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR, options.rateLimitCounters));
   app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare);
   app.use('/management', managementAuth(options.managementKey, failures), perKey());
   app.use('/assets', perKey());

@@ -72,6 +72,8 @@ async function main(): Promise<void> {
   const logger = await createLogger({ level: config.logLevel, format: config.logFormat });
   const jobs = new Jobs();
   const store = await openStore(config.storage);
+  // Several instances on one PostgreSQL database count against the same limits (the driver is loaded only then).
+  const counters = config.storage.kind === 'postgres' ? await (await import('./http/rate-limit-postgres.js')).postgresRateLimits(config.storage.url) : undefined;
   let boundPort = config.port;
   const app = await createApp({
     jobs,
@@ -93,6 +95,7 @@ async function main(): Promise<void> {
     docsCredentials: demoCredentials(config),
     exportFilesInStore: config.storage.kind !== 'memory',
     jobLeaseMs: config.jobLeaseMs,
+    ...(counters && { rateLimitCounters: counters.store }),
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
   const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
@@ -125,6 +128,7 @@ async function main(): Promise<void> {
       void jobs
         .shutdown()
         .then(() => store.close())
+        .then(() => counters?.close())
         .then(() => {
           logger.info('stopped');
           process.exit(0);
