@@ -88,7 +88,7 @@ export async function endCutOffJob(ctx: DomainContext, job: BackgroundJobRecord)
   } else if (job.kind === 'export') {
     const record = await ctx.uow.exports.get(job.id);
     if (record && record.status !== 'DONE' && record.status !== 'ERROR') {
-      await deleteChunks(ctx, job.id, Number.MAX_SAFE_INTEGER);
+      while ((await deleteChunks(ctx, job.id)) > 0);
       await setExportStatus(ctx, job.id, 'ERROR', `Cut off: ${reason}`);
     }
   }

@@ -29,8 +29,11 @@ export async function chunkAfter({ uow }: DomainContext, exportId: string, seq: 
   return row && { seq: row.seq, bytes: Buffer.from(row.data, 'base64') };
 }
 
-/** Deletes the export's file, a piece at a time, so that a large file does not make one huge read. */
-export async function deleteChunks({ uow }: DomainContext, exportId: string, limit = 200): Promise<number> {
+/**
+ * Deletes up to `limit` pieces of the export's file; how many. A few at a time: each piece is read whole before it
+ * is deleted, so a large file is never read at once.
+ */
+export async function deleteChunks({ uow }: DomainContext, exportId: string, limit = 8): Promise<number> {
   const { rows } = await uow.export_chunks.query({ index: { field: 'export_id', value: exportId }, limit });
   for (const row of rows) await uow.export_chunks.delete(row.id);
   return rows.length;
