@@ -11,6 +11,7 @@ import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOK
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
+import { sharedSecret } from './domain/management/server-secrets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
 import { findApiKey, listProjects, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
@@ -28,7 +29,6 @@ import { patchValidator } from './http/validator-patches.js';
 import { attachUploads, UPLOAD_LIMITS } from './http/uploads.js';
 import { DiskExportFiles, StoreExportFiles } from './exports/files.js';
 import { JobLeases } from './job-leases.js';
-import { sharedSecret } from './domain/management/secrets.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, STRICT_CONTRACT } from './paths.js';
 import { docsRoutes } from './http/docs.js';
@@ -66,7 +66,7 @@ export interface AppOptions {
   projectSliceMs?: number;
   /** Background work; one is made when not given. */
   jobs?: Jobs;
-  /** Secret for signing asset URLs; random when not given. */
+  /** Secret for signing asset URLs; when not given, the one the store keeps for every instance (made on first use). */
   assetSecret?: string;
   /** Client-side keys for `/client/v1`. */
   clientKeys?: readonly ClientKey[];
@@ -237,16 +237,15 @@ export async function createApp(options: AppOptions): Promise<Express> {
       }),
     );
   }
-  // Every instance on one database signs download addresses and asset URLs alike, so each serves the others'.
-  const secret = (name: string) => store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, name));
-  const exportsSecret = await secret('export-downloads');
+  // Every instance on one database signs download addresses alike, so each serves the files of the others.
+  const exportsSecret = Buffer.from(await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'export-downloads')));
   const services = {
     leases: new JobLeases(store, options.clock, jobs, options.jobLeaseMs),
     tokens,
     store,
     clock: options.clock,
     jobs,
-    assets: new AssetSigner(options.assetSecret ?? (await secret('asset-urls')).toString('base64')),
+    assets: new AssetSigner(options.assetSecret ?? (await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'asset-signing')))),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false, ...webhookTargets },
     exportFiles: options.exportFilesInStore ? new StoreExportFiles(store, options.clock, exportsSecret) : new DiskExportFiles(options.exportsDir, exportsSecret),

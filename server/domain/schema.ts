@@ -34,7 +34,7 @@ import { BIN_ENTRIES_TABLE, BINNED_VOUCHERS_TABLE } from './bin.js';
 import { CAMPAIGN_TEMPLATES_TABLE } from './templates.js';
 import { REDEEMABLE_HOLDERS_TABLE } from './referrals.js';
 import { OAUTH_TOKENS_TABLE } from './management/oauth-tokens.js';
-import { SECRETS_TABLE } from './management/secrets.js';
+import { SERVER_SECRETS_TABLE } from './management/server-secrets.js';
 import { BACKGROUND_JOBS_TABLE } from './background-jobs.js';
 import { EXPORT_CHUNKS_TABLE } from './exports/chunks.js';
 
@@ -90,8 +90,8 @@ export const SCHEMA = {
   redeemable_holders: REDEEMABLE_HOLDERS_TABLE,
   /** OAuth tokens (organization partition), by the hash of the token. */
   oauth_tokens: OAUTH_TOKENS_TABLE,
-  /** Secrets every server instance shares (organization partition). */
-  server_secrets: SECRETS_TABLE,
+  /** The server's own secrets, in the organization's partition (see management/server-secrets.ts). */
+  server_secrets: SERVER_SECRETS_TABLE,
   /** Leases and state of the jobs that run in the background (see domain/background-jobs.ts). */
   background_jobs: BACKGROUND_JOBS_TABLE,
   /** Export files, in pieces, on a store that outlives the process (see exports/files.ts). */

@@ -6,7 +6,7 @@
  * serves every file; the download is still streamed a piece at a time.
  *
  * Download addresses carry a token: an HMAC of the project and the export, so it needs no storage and cannot be
- * made up for another export. Instances on one database share the secret (domain/management/secrets.ts).
+ * made up for another export. Instances on one database share the secret (domain/management/server-secrets.ts).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';

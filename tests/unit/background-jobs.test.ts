@@ -18,8 +18,6 @@ import { EXPORT_CHUNK_BYTES, StoreExportFiles } from '../../server/exports/files
 import { JobLeases } from '../../server/job-leases.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import { ORGANIZATION } from '../../server/domain/management/projects.js';
-import { sharedSecret } from '../../server/domain/management/secrets.js';
 import { generateCampaignVouchers } from '../../server/domain/vouchers.js';
 import { openPgliteStore } from '../../server/store/sql/sql-store.js';
 
@@ -150,17 +148,5 @@ describe.each(stores)('background jobs on the %s store', (_name, open) => {
     await files.remove(PROJECT, 'exp_file');
     expect(await files.open(PROJECT, 'exp_file')).toBeUndefined();
     await setup.store.close();
-  });
-});
-
-describe('secrets shared by the instances on one store', () => {
-  test('when two instances ask for a secret, then the first makes it and the second reads the same; another name is another secret', async () => {
-    const store = new MemoryStore(SCHEMA);
-    await store.createProject(ORGANIZATION);
-    const ask = (name: string) => store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: new SetClock() }, name));
-    const first = await ask('export-downloads');
-    expect(first).toHaveLength(32);
-    expect((await ask('export-downloads')).equals(first)).toBe(true);
-    expect((await ask('asset-urls')).equals(first)).toBe(false);
   });
 });
