@@ -6,64 +6,29 @@
  * gives both).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { packageRoot } from '../../server/paths.js';
-import { freshDatabase } from '../unit/store/factories.js';
+import { deployment, KEYS, NO_DATABASE, type Deployment, type Instance } from '../instances/harness.js';
 
-const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
-const postgresUrl = process.env.TEST_DATABASE_URL;
-const withPostgres = postgresUrl ? test : test.skip;
-if (!postgresUrl) console.log('Two instances on one database skipped: TEST_DATABASE_URL is not set (make test sets it).');
+const withPostgres = NO_DATABASE ? test.skip : test;
+if (NO_DATABASE) console.log(`Two instances on one database skipped: ${NO_DATABASE}`);
 
 /** Failed authentications a minute per address, low enough to reach in a few requests. */
 const FAILURES = 6;
-const KEY = { 'X-App-Id': 'demo-app-id', 'X-App-Token': 'demo-app-token' };
+const KEY = { 'X-App-Id': KEYS.appId, 'X-App-Token': KEYS.appToken };
 const JSON_KEY = { ...KEY, 'Content-Type': 'application/json' };
+const SETTINGS = {
+  AUTH_FAILURES_PER_MINUTE: String(FAILURES),
+  // A short lease, so that the test does not wait half a minute for a dead instance's job.
+  JOB_LEASE_MS: '1500',
+};
 
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-const instances: Instance[] = [];
+let servers: Deployment | undefined;
+/** The instances still running. */
+const live = new Set<Instance>();
 
 async function start(): Promise<Instance> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATABASE_URL: database!.url,
-    DATA_DIR: undefined,
-    AUTH_FAILURES_PER_MINUTE: String(FAILURES),
-    // A short lease, so that the test does not wait half a minute for a dead instance's job.
-    JOB_LEASE_MS: '1500',
-    LOG_LEVEL: 'warn',
-  };
-  const child = spawn(process.execPath, [MAIN], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const waiting: (() => void)[] = [];
-  const read = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const wake of waiting.splice(0)) wake();
-  };
-  child.stdout!.on('data', read);
-  child.stderr!.on('data', read);
-  child.on('exit', () => {
-    for (const wake of waiting.splice(0)) wake();
-  });
-  for (;;) {
-    const found = /reference server on http:\/\/localhost:(\d+)/.exec(output);
-    if (found) {
-      const instance = { child, url: `http://127.0.0.1:${found[1]}`, output: () => output };
-      instances.push(instance);
-      return instance;
-    }
-    if (child.exitCode !== null) throw new Error(`the server exited: ${output}`);
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  }
+  const instance = await servers!.start(SETTINGS);
+  live.add(instance);
+  return instance;
 }
 
 /** Fails with the body when the status is not the one expected, so a refusal says why. */
@@ -89,37 +54,35 @@ let a: Instance;
 let b: Instance;
 
 beforeAll(async () => {
-  if (!postgresUrl) return;
-  database = await freshDatabase(postgresUrl);
+  if (NO_DATABASE) return;
+  servers = await deployment();
   // One after the other: the first makes the layout, the second finds it.
   a = await start();
   b = await start();
 }, 60_000);
 
 afterAll(async () => {
-  for (const { child } of instances) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(instances.map(({ child }) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
-  await database?.drop();
+  await servers?.close();
 });
 
 describe('two instances on one database', () => {
   withPostgres('when a token is obtained on one instance, then it works on the other, and revoked there it ends on both', async () => {
     const form = { ...KEY, 'Content-Type': 'application/x-www-form-urlencoded' };
-    const minted = await fetch(`${a.url}/v1/oauth/token`, { method: 'POST', headers: form, body: 'grant_type=client_credentials&scope=api' });
+    const minted = await fetch(`${a.baseUrl}/v1/oauth/token`, { method: 'POST', headers: form, body: 'grant_type=client_credentials&scope=api' });
     await expectStatus(minted, 200);
     const { access_token: token } = await json<{ access_token: string }>(minted);
     const bearer = { Authorization: `Bearer ${token}` };
-    expect((await fetch(`${b.url}/v1/products`, { headers: bearer })).status).toBe(200);
-    const introspected = await fetch(`${b.url}/v1/oauth/introspect`, { method: 'POST', headers: form, body: `access_token=${token}` });
-    expect(await json(introspected)).toMatchObject({ active: true, scope: 'api', client_id: 'demo-app-id' });
-    expect((await fetch(`${b.url}/v1/oauth/token/revoke`, { method: 'POST', headers: form, body: `access_token=${token}` })).status).toBe(204);
-    expect((await fetch(`${a.url}/v1/products`, { headers: bearer })).status).toBe(401);
-    const after = await fetch(`${a.url}/v1/oauth/introspect`, { method: 'POST', headers: form, body: `access_token=${token}` });
+    expect((await fetch(`${b.baseUrl}/v1/products`, { headers: bearer })).status).toBe(200);
+    const introspected = await fetch(`${b.baseUrl}/v1/oauth/introspect`, { method: 'POST', headers: form, body: `access_token=${token}` });
+    expect(await json(introspected)).toMatchObject({ active: true, scope: 'api', client_id: KEYS.appId });
+    expect((await fetch(`${b.baseUrl}/v1/oauth/token/revoke`, { method: 'POST', headers: form, body: `access_token=${token}` })).status).toBe(204);
+    expect((await fetch(`${a.baseUrl}/v1/products`, { headers: bearer })).status).toBe(401);
+    const after = await fetch(`${a.baseUrl}/v1/oauth/introspect`, { method: 'POST', headers: form, body: `access_token=${token}` });
     expect(await json(after)).toMatchObject({ active: false, scope: 'api' });
   });
 
   withPostgres('when an export is made on one instance, then the other serves its file', async () => {
-    const campaign = await fetch(`${a.url}/v1/campaigns`, {
+    const campaign = await fetch(`${a.baseUrl}/v1/campaigns`, {
       method: 'POST',
       headers: JSON_KEY,
       body: JSON.stringify({
@@ -130,7 +93,7 @@ describe('two instances on one database', () => {
       }),
     });
     await expectStatus(campaign, 200);
-    const made = await fetch(`${a.url}/v1/exports`, {
+    const made = await fetch(`${a.baseUrl}/v1/exports`, {
       method: 'POST',
       headers: JSON_KEY,
       body: JSON.stringify({ exported_object: 'voucher', parameters: { fields: ['code', 'campaign_id'], filters: { code: { conditions: { $starts_with: 'EXPORTED-' } } } } }),
@@ -139,7 +102,7 @@ describe('two instances on one database', () => {
     const { id } = await json<{ id: string }>(made);
     const done = await until(
       'the export',
-      async () => json<{ status: string; result: { url: string } | null }>(await fetch(`${b.url}/v1/exports/${id}`, { headers: KEY })),
+      async () => json<{ status: string; result: { url: string } | null }>(await fetch(`${b.baseUrl}/v1/exports/${id}`, { headers: KEY })),
       (record) => record.status === 'DONE' || record.status === 'ERROR',
     );
     expect(done.status).toBe('DONE');
@@ -147,7 +110,7 @@ describe('two instances on one database', () => {
     const path = new URL(done.result!.url);
     const files = [];
     for (const instance of [b, a]) {
-      const file = await fetch(`${instance.url}${path.pathname}${path.search}`, { headers: KEY });
+      const file = await fetch(`${instance.baseUrl}${path.pathname}${path.search}`, { headers: KEY });
       await expectStatus(file, 200);
       files.push(await file.text());
     }
@@ -159,38 +122,38 @@ describe('two instances on one database', () => {
 
   withPostgres('when the instance generating vouchers is killed mid-way, then the other takes the job over and makes exactly the count asked for', async () => {
     const count = 12_000;
-    const campaign = await fetch(`${a.url}/v1/campaigns`, {
+    const campaign = await fetch(`${a.baseUrl}/v1/campaigns`, {
       method: 'POST',
       headers: JSON_KEY,
       body: JSON.stringify({ name: 'resumed', type: 'AUTO_UPDATE', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, code_config: { length: 10 } } }),
     });
     await expectStatus(campaign, 200);
     const { id: campaignId } = await json<{ id: string }>(campaign);
-    const started = await fetch(`${a.url}/v1/campaigns/${campaignId}/vouchers?vouchers_count=${count}`, { method: 'POST', headers: JSON_KEY, body: '{}' });
+    const started = await fetch(`${a.baseUrl}/v1/campaigns/${campaignId}/vouchers?vouchers_count=${count}`, { method: 'POST', headers: JSON_KEY, body: '{}' });
     await expectStatus(started, 202);
     const { async_action_id: actionId } = await json<{ async_action_id: string }>(started);
-    const action = async () => json<{ status: string; progress: number; result: { done_count?: number } | null }>(await fetch(`${b.url}/v1/async-actions/${actionId}`, { headers: KEY }));
+    const action = async () => json<{ status: string; progress: number; result: { done_count?: number } | null }>(await fetch(`${b.baseUrl}/v1/async-actions/${actionId}`, { headers: KEY }));
     const midway = await until('the generation to start', action, (state) => state.progress > 0 || state.status !== 'IN_PROGRESS');
     expect(midway.status).toBe('IN_PROGRESS');
-    a.child.kill('SIGKILL');
-    await new Promise((resolve) => a.child.once('exit', resolve));
-    const before = await json<{ vouchers_count: number }>(await fetch(`${b.url}/v1/campaigns/${campaignId}`, { headers: KEY }));
+    await a.stop('SIGKILL');
+    live.delete(a);
+    const before = await json<{ vouchers_count: number }>(await fetch(`${b.baseUrl}/v1/campaigns/${campaignId}`, { headers: KEY }));
     console.log(`killed the generating instance with ${before.vouchers_count} of ${count} vouchers made (progress ${midway.progress}%)`);
     expect(before.vouchers_count).toBeLessThan(count);
     const finished = await until('the generation to end on the other instance', action, (state) => state.status !== 'IN_PROGRESS', 120_000);
     expect(finished).toMatchObject({ status: 'DONE', progress: 100, result: { done_count: count } });
-    const after = await json<{ vouchers_count: number; vouchers_generation_status: string }>(await fetch(`${b.url}/v1/campaigns/${campaignId}`, { headers: KEY }));
+    const after = await json<{ vouchers_count: number; vouchers_generation_status: string }>(await fetch(`${b.baseUrl}/v1/campaigns/${campaignId}`, { headers: KEY }));
     expect(after).toMatchObject({ vouchers_count: count, vouchers_generation_status: 'DONE' });
   }, 180_000);
 
   // Last: it locks this address out of both instances for the rest of the minute.
   withPostgres('when failed authentications alternate between the instances, then both count them and the address is locked out of both', async () => {
-    const live = instances.filter(({ child }) => child.exitCode === null && child.signalCode === null);
-    const second = live.length >= 2 ? live : [...live, await start()];
+    if (live.size < 2) await start();
+    const second = [...live];
     const wrong = { ...KEY, 'X-App-Token': 'wrong' };
     const left: number[] = [];
     for (let i = 0; ; i++) {
-      const response = await fetch(`${second[i % 2]!.url}/v1/products`, { headers: wrong });
+      const response = await fetch(`${second[i % 2]!.baseUrl}/v1/products`, { headers: wrong });
       if (response.status === 429) break;
       await expectStatus(response, 401);
       left.push(Number(/r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')?.[1]));
@@ -200,6 +163,6 @@ describe('two instances on one database', () => {
     expect(left.length).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < left.length; i++) expect(left[i]).toBe(left[i - 1]! - 1);
     expect(left.at(-1)).toBe(0);
-    for (const instance of second.slice(0, 2)) expect((await fetch(`${instance.url}/v1/products`, { headers: KEY })).status).toBe(429);
+    for (const instance of second.slice(0, 2)) expect((await fetch(`${instance.baseUrl}/v1/products`, { headers: KEY })).status).toBe(429);
   }, 60_000);
 });
