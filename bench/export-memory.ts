@@ -9,7 +9,9 @@
  * old garbage a major collection has not reached yet, so an upper bound of the live growth). Forcing collections
  * to sample would slow the run many times over. Printed, never asserted.
  *
- * Setting: BENCH_EXPORT_VOUCHERS (100000; 0 skips this part).
+ * Settings: BENCH_EXPORT_VOUCHERS (100000; 0 skips this part); BENCH_EXPORT_STORE=pglite measures on an embedded
+ * PGlite store instead of the memory store, with the file kept in the store (as on a durable store) and streamed
+ * back from it a piece at a time.
  */
 import { fork } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -18,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from '../server/app.js';
 import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
+import { openPgliteStore } from '../server/store/sql/sql-store.js';
 import { SCHEMA } from '../server/domain/schema.js';
 import { buildFixture } from './fixture.js';
 
@@ -42,9 +45,16 @@ function gc(): void {
 }
 
 /** In the child: builds the vouchers, exports them and measures. */
-async function measure(vouchers: number): Promise<ExportMemory> {
-  const store = new MemoryStore(SCHEMA);
-  const app = await createApp({ store, clock: systemClock, apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }], validateResponses: false });
+async function measure(vouchers: number, kind: string): Promise<ExportMemory> {
+  const inStore = kind === 'pglite';
+  const store = inStore ? await openPgliteStore(SCHEMA) : new MemoryStore(SCHEMA);
+  const app = await createApp({
+    store,
+    clock: systemClock,
+    apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }],
+    validateResponses: false,
+    exportFilesInStore: inStore,
+  });
   await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns: 10, customers: 0 });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -118,9 +128,13 @@ async function measure(vouchers: number): Promise<ExportMemory> {
 export async function exportMemory(): Promise<void> {
   const vouchers = Number(process.env.BENCH_EXPORT_VOUCHERS ?? 100_000);
   if (vouchers <= 0) return;
+  const kind = process.env.BENCH_EXPORT_STORE === 'pglite' ? 'pglite' : 'memory';
   console.log('');
-  console.log(`Export memory: ${vouchers} vouchers exported to CSV (default columns), heap measured while it runs`);
-  const child = fork(fileURLToPath(import.meta.url), ['measure', String(vouchers)], {
+  console.log(
+    `Export memory: ${vouchers} vouchers exported to CSV (default columns), heap measured while it runs` +
+      (kind === 'pglite' ? ' (PGlite store, file kept in the store)' : ''),
+  );
+  const child = fork(fileURLToPath(import.meta.url), ['measure', String(vouchers), kind], {
     execArgv: ['--expose-gc', '--max-old-space-size=8192'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -141,7 +155,7 @@ export async function exportMemory(): Promise<void> {
 }
 
 if (process.argv[2] === 'measure') {
-  measure(Number(process.argv[3])).then(
+  measure(Number(process.argv[3]), process.argv[4] ?? 'memory').then(
     (result) => process.send?.(result, () => process.exit(0)),
     (error: unknown) => {
       console.error(error);

@@ -21,14 +21,15 @@ import { errorMapper } from './http/errors.js';
 import { withBodyReading } from './http/body.js';
 import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
-import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit } from './http/rate-limit.js';
+import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit, type CounterStores } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { normalizeQueryEncoding } from './http/query-encoding.js';
 import { operationRoutes } from './http/routes.js';
 import { pruneUnknownFields } from './http/prune.js';
 import { patchValidator } from './http/validator-patches.js';
 import { attachUploads, UPLOAD_LIMITS } from './http/uploads.js';
-import { ExportFiles } from './exports/files.js';
+import { DiskExportFiles, StoreExportFiles } from './exports/files.js';
+import { JobLeases } from './job-leases.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, STRICT_CONTRACT } from './paths.js';
 import { docsRoutes } from './http/docs.js';
@@ -57,6 +58,8 @@ export interface AppOptions {
   authFailuresPerMinute?: number;
   /** OAuth tokens an hour per API key before 429 (DEFAULT_TOKENS_PER_HOUR); 0 for no limit. */
   tokensPerHour?: number;
+  /** Where rate-limit counters are kept (shared by instances, http/rate-limit-postgres.ts); in memory when not given. */
+  rateLimitCounters?: CounterStores;
   /**
    * Milliseconds of each event-loop turn one project's requests may take before its next requests wait for a
    * later turn (DEFAULT_PROJECT_SLICE_MS); 0 for no such limit.
@@ -85,6 +88,13 @@ export interface AppOptions {
   /** Where export files are kept; a temporary directory of the process, removed when it exits, when not given. */
   exportsDir?: string;
   /**
+   * Keep export files in the store instead of on disk: on a store that outlives the process, so that every
+   * instance serves every file.
+   */
+  exportFilesInStore?: boolean;
+  /** How long the lease of a background job lasts before another instance takes it over (DEFAULT_JOB_LEASE_MS). */
+  jobLeaseMs?: number;
+  /**
    * The log: a line per request, and webhook deliveries that failed. Without it no request is logged, and
    * failed deliveries go to the console.
    */
@@ -107,6 +117,11 @@ export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
 
 export function appStore(app: Express): DomainStore {
   return app.locals.store as DomainStore;
+}
+
+/** The app's leases on background jobs: main starts their timer, which also takes over jobs of dead instances. */
+export function jobLeases(app: Express): JobLeases {
+  return app.locals.leases as JobLeases;
 }
 
 /** Tells the app that the server is stopping: from now on `/readyz` answers 503. */
@@ -176,19 +191,19 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const readiness = new Readiness(storeProbe(store, ORGANIZATION));
   app.locals.readiness = readiness;
   app.use(healthRoutes(readiness));
-  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
+  const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE, options.rateLimitCounters);
   app.get('/metrics', nameOperation('metrics'), ...metrics.endpoint(options.metricsToken, failures));
   app.get('/openapi.json', nameOperation('openapi'), (_req, res) => {
     res.json(contract);
   });
   app.use(docsRoutes({ title: String((contract.info as { title?: unknown } | undefined)?.title ?? 'API reference'), credentials: options.docsCredentials }));
 
-  const tokens = new TokenRegistry(options.clock);
-  const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0);
+  const tokens = new TokenRegistry(store, options.clock);
+  const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0, options.rateLimitCounters);
   app.use(['/v1', '/client', '/management'], failures.gate);
   const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
   app.use('/v1', serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare);
-  app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR));
+  app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR, options.rateLimitCounters));
   app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare);
   app.use('/management', managementAuth(options.managementKey, failures), perKey());
   app.use('/assets', perKey());
@@ -229,7 +244,10 @@ export async function createApp(options: AppOptions): Promise<Express> {
       }),
     );
   }
+  // Every instance on one database signs download addresses alike, so each serves the files of the others.
+  const exportsSecret = Buffer.from(await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'export-downloads')));
   const services = {
+    leases: new JobLeases(store, options.clock, jobs, options.jobLeaseMs),
     tokens,
     store,
     clock: options.clock,
@@ -237,12 +255,13 @@ export async function createApp(options: AppOptions): Promise<Express> {
     assets: new AssetSigner(options.assetSecret ?? (await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'asset-signing')))),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false, ...webhookTargets },
-    exportFiles: new ExportFiles(options.exportsDir),
+    exportFiles: options.exportFilesInStore ? new StoreExportFiles(store, options.clock, exportsSecret) : new DiskExportFiles(options.exportsDir, exportsSecret),
     keysChanged: () => keys.clear(),
   };
   // Exports still being written stop at their next page when the server stops.
   jobs.onShutdown(() => services.exportFiles.stop());
   app.locals.store = store;
+  app.locals.leases = services.leases;
   app.use(operationRoutes(contract as never, handlers, services));
   app.use(errorMapper);
 

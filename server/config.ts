@@ -10,10 +10,15 @@ import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './http/l
 /** Where the server keeps its data: in memory (lost at exit), in PostgreSQL, or in an embedded PGlite directory. */
 export type StorageConfig = { kind: 'memory' } | { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
 
+/** How long a background job's lease lasts unless renewed (server/job-leases.ts renews it three times in that span). */
+export const DEFAULT_JOB_LEASE_MS = 30_000;
+
 export interface ServerConfig {
   host: string;
   port: number;
   storage: StorageConfig;
+  /** How long a background job's lease lasts before another instance takes the job over (JOB_LEASE_MS). */
+  jobLeaseMs: number;
   apiKeys: ApiKey[];
   validateResponses: boolean;
   rateLimitPerMinute: number;
@@ -101,6 +106,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     host: env.HOST || '0.0.0.0',
     port: integer('PORT', env.PORT, 3000),
     storage: storageFromEnv(env),
+    jobLeaseMs: integer('JOB_LEASE_MS', env.JOB_LEASE_MS, DEFAULT_JOB_LEASE_MS, 300),
     apiKeys: [
       {
         name: 'default',

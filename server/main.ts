@@ -9,7 +9,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appStore, createApp, stopServing } from './app.js';
+import { appStore, createApp, jobLeases, stopServing } from './app.js';
 import { configFromEnv, demoCredentials, type ServerConfig } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock } from './domain/clock.js';
@@ -72,6 +72,8 @@ async function main(): Promise<void> {
   const logger = await createLogger({ level: config.logLevel, format: config.logFormat });
   const jobs = new Jobs();
   const store = await openStore(config.storage);
+  // Several instances on one PostgreSQL database count against the same limits (the driver is loaded only then).
+  const counters = config.storage.kind === 'postgres' ? await (await import('./http/rate-limit-postgres.js')).postgresRateLimits(config.storage.url) : undefined;
   let boundPort = config.port;
   const app = await createApp({
     jobs,
@@ -91,6 +93,9 @@ async function main(): Promise<void> {
     logger,
     metricsToken: config.metricsToken,
     docsCredentials: demoCredentials(config),
+    exportFilesInStore: config.storage.kind !== 'memory',
+    jobLeaseMs: config.jobLeaseMs,
+    ...(counters && { rateLimitCounters: counters.store }),
   });
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
   const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
@@ -100,6 +105,7 @@ async function main(): Promise<void> {
   boundPort = (server.address() as AddressInfo).port;
   printBanner(config, boundPort);
   const stopSettling = startLoyaltyTimer(appStore(app), systemClock, 60_000);
+  const stopLeases = jobLeases(app).start((error) => logger.error({ err: error }, 'renewing or claiming background jobs failed'));
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -107,6 +113,7 @@ async function main(): Promise<void> {
     stopping = true;
     stopServing(app);
     stopSettling();
+    stopLeases();
     if (config.shutdownDrainMs === 0) close(signal);
     else {
       // Behind a load balancer, /readyz has answered 503 since now; serving on for a while lets the balancer
@@ -121,6 +128,7 @@ async function main(): Promise<void> {
       void jobs
         .shutdown()
         .then(() => store.close())
+        .then(() => counters?.close())
         .then(() => {
           logger.info('stopped');
           process.exit(0);

@@ -1,6 +1,6 @@
 /**
  * OAuth 2.0 bearer tokens: issued to an API key with scopes, usable in place of the key within those
- * scopes until they expire or are revoked. Tokens live in memory, beside the API keys they act for.
+ * scopes until they expire or are revoked. Tokens live in the store, beside the API keys they act for.
  *
  * Only the API key itself obtains tokens (a token cannot mint another; see server/http/auth.ts), so every
  * token derives from its key alone: it ends when it expires, when it is revoked, or when its key is gone.
@@ -8,7 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './domain/clock.js';
+import type { DomainContext } from './domain/context.js';
 import { invalid } from './domain/errors.js';
+import { ORGANIZATION } from './domain/management/projects.js';
+import { countTokens, findToken, purgeTokens, revokeToken, revokeTokensOf, tokenHash, type OAuthTokenRecord } from './domain/management/oauth-tokens.js';
+import type { DomainStore } from './domain/schema.js';
 
 export const SCOPES = [
   'api', 'client_api', 'assets', 'async-actions', 'campaigns', 'categories', 'client_consents', 'client_customers',
@@ -61,19 +65,41 @@ export interface IssuedToken {
   revokedAt?: number;
 }
 
+function issued(token: string, record: OAuthTokenRecord): IssuedToken {
+  return {
+    token,
+    projectId: record.project_id,
+    apiKey: { name: record.api_key.name, appId: record.api_key.app_id },
+    scopes: record.scopes,
+    issuedAt: record.issued_at,
+    expiresAt: record.expires_at,
+    ...(record.revoked_at !== null && { revokedAt: record.revoked_at }),
+  };
+}
+
+/**
+ * The tokens, kept in the store's organization partition (domain/management/oauth-tokens.ts), so that every
+ * server instance on one database knows every token and a restart forgets none.
+ */
 export class TokenRegistry {
-  private readonly tokens = new Map<string, IssuedToken>();
   private lastSweep = 0;
   /** The request contexts that authentication made for a bearer token (rather than for a key). */
   private readonly bearerContexts = new WeakSet<object>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly store: DomainStore,
+    private readonly clock: Clock,
+  ) {}
+
+  private organization<R>(work: (ctx: DomainContext) => Promise<R>): Promise<R> {
+    return this.store.transaction(ORGANIZATION, (uow) => work({ uow, clock: this.clock }));
+  }
 
   /**
    * A new token for the API key, with the scopes asked for, living exactly the seconds asked for (at least
    * a minute, at most a day; 15 minutes when not asked).
    */
-  issue(owner: { projectId: string; apiKey: { name: string; appId: string } }, scope: string, lifetime = DEFAULT_LIFETIME_SECONDS): IssuedToken {
+  async issue(owner: { projectId: string; apiKey: { name: string; appId: string } }, scope: string, lifetime = DEFAULT_LIFETIME_SECONDS): Promise<IssuedToken> {
     const scopes = [...new Set(scope.split(' '))];
     const unknown = scopes.filter((name) => !(SCOPES as readonly string[]).includes(name));
     if (unknown.length > 0) throw invalid('invalid_scope', 'Invalid scope', `Unknown scope ${unknown.join(', ')}; see the token request's description for the scopes`);
@@ -81,26 +107,30 @@ export class TokenRegistry {
       throw invalid('invalid_payload', 'Invalid payload', `expires_in must be ${MIN_LIFETIME_SECONDS} to ${MAX_LIFETIME_SECONDS} seconds, got ${lifetime}`);
     }
     const now = this.clock.now().getTime();
-    this.sweep(now);
-    const token: IssuedToken = {
-      token: randomBytes(24).toString('base64url'),
-      projectId: owner.projectId,
-      apiKey: { name: owner.apiKey.name, appId: owner.apiKey.appId },
+    await this.sweep(now);
+    const token = randomBytes(24).toString('base64url');
+    const record: OAuthTokenRecord = {
+      id: tokenHash(token),
+      project_id: owner.projectId,
+      api_key: { name: owner.apiKey.name, app_id: owner.apiKey.appId },
+      app_id: owner.apiKey.appId,
       scopes,
-      issuedAt: now,
-      expiresAt: now + lifetime * 1000,
+      issued_at: now,
+      expires_at: now + lifetime * 1000,
+      revoked_at: null,
+      ends_at: now + lifetime * 1000,
     };
-    this.tokens.set(token.token, token);
-    return token;
+    await this.organization(({ uow }) => uow.oauth_tokens.insert(record));
+    return issued(token, record);
   }
 
   /** The token if it can be used now. */
-  active(value: string): IssuedToken | undefined {
+  async active(value: string): Promise<IssuedToken | undefined> {
     const now = this.clock.now().getTime();
-    this.sweep(now);
-    const token = this.tokens.get(value);
-    if (!token || TokenRegistry.ended(token, now)) return undefined;
-    return token;
+    await this.sweep(now);
+    const record = await this.organization((ctx) => findToken(ctx, value));
+    if (!record || TokenRegistry.ended(record, now)) return undefined;
+    return issued(value, record);
   }
 
   /** Notes that a request acts with a bearer token, not with its API key. */
@@ -115,53 +145,53 @@ export class TokenRegistry {
   }
 
   /** How many tokens are known, ended ones included until they are forgotten. */
-  get size(): number {
-    return this.tokens.size;
+  count(): Promise<number> {
+    return this.organization(countTokens);
   }
 
   /**
    * Forgets the tokens that ended (expired or were revoked) more than ENDED_TOKENS_KEPT_MS ago. Runs at
-   * most once a minute, so a lookup rarely pays for it.
+   * most once a minute on each instance, so a lookup rarely pays for it.
    */
-  sweep(now = this.clock.now().getTime(), force = false): void {
+  async sweep(now = this.clock.now().getTime(), force = false): Promise<void> {
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS && now >= this.lastSweep) return;
     this.lastSweep = now;
-    for (const [value, token] of this.tokens) {
-      const endedAt = Math.min(token.expiresAt, token.revokedAt ?? Infinity);
-      if (endedAt + ENDED_TOKENS_KEPT_MS <= now) this.tokens.delete(value);
-    }
+    await this.organization((ctx) => purgeTokens(ctx, now - ENDED_TOKENS_KEPT_MS));
   }
 
   /** Ends every token an API key obtained (the key was deleted or replaced). */
-  revokeAllOf(appId: string): void {
+  async revokeAllOf(appId: string): Promise<void> {
     const now = this.clock.now().getTime();
-    for (const token of this.tokens.values()) if (token.apiKey.appId === appId && token.revokedAt === undefined) token.revokedAt = now;
+    await this.organization((ctx) => revokeTokensOf(ctx, appId, now));
   }
 
-  private static ended(token: IssuedToken, now: number): boolean {
-    return token.revokedAt !== undefined || token.expiresAt <= now;
+  private static ended(record: OAuthTokenRecord, now: number): boolean {
+    return record.revoked_at !== null || record.expires_at <= now;
   }
 
   /** The token as introspection shows it to a caller of `projectId`. */
-  introspect(value: string, projectId: string) {
-    const token = this.tokens.get(value);
-    const mine = token && token.projectId === projectId ? token : undefined;
+  async introspect(value: string, projectId: string) {
+    const token = await this.organization((ctx) => findToken(ctx, value));
+    const mine = token && token.project_id === projectId ? token : undefined;
     const now = this.clock.now().getTime();
     const active = mine !== undefined && !TokenRegistry.ended(mine, now);
     return {
       access_token: value,
-      client_id: mine?.apiKey.appId ?? '',
-      expires_at: mine ? Math.floor(mine.expiresAt / 1000) : 0,
-      expires_in: active ? Math.max(0, Math.floor((mine.expiresAt - now) / 1000)) : 0,
+      client_id: mine?.api_key.app_id ?? '',
+      expires_at: mine ? Math.floor(mine.expires_at / 1000) : 0,
+      expires_in: active ? Math.max(0, Math.floor((mine.expires_at - now) / 1000)) : 0,
       scope: mine?.scopes.join(' ') ?? '',
       token_type: 'Bearer' as const,
       active,
     };
   }
 
-  revoke(value: string, projectId: string): void {
-    const token = this.tokens.get(value);
-    if (token && token.projectId === projectId && token.revokedAt === undefined) token.revokedAt = this.clock.now().getTime();
+  async revoke(value: string, projectId: string): Promise<void> {
+    const now = this.clock.now().getTime();
+    await this.organization(async (ctx) => {
+      const token = await findToken(ctx, value);
+      if (token && token.project_id === projectId) await revokeToken(ctx, token, now);
+    });
   }
 
   /**

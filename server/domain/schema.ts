@@ -33,7 +33,10 @@ import { EXPORTS_TABLE } from './exports/exports.js';
 import { BIN_ENTRIES_TABLE, BINNED_VOUCHERS_TABLE } from './bin.js';
 import { CAMPAIGN_TEMPLATES_TABLE } from './templates.js';
 import { REDEEMABLE_HOLDERS_TABLE } from './referrals.js';
+import { OAUTH_TOKENS_TABLE } from './management/oauth-tokens.js';
 import { SERVER_SECRETS_TABLE } from './management/server-secrets.js';
+import { BACKGROUND_JOBS_TABLE } from './background-jobs.js';
+import { EXPORT_CHUNKS_TABLE } from './exports/chunks.js';
 
 export const SCHEMA = {
   categories: CATEGORIES_TABLE,
@@ -85,8 +88,14 @@ export const SCHEMA = {
   campaign_templates: CAMPAIGN_TEMPLATES_TABLE,
   /** Referral codes' referrers and referees. */
   redeemable_holders: REDEEMABLE_HOLDERS_TABLE,
+  /** OAuth tokens (organization partition), by the hash of the token. */
+  oauth_tokens: OAUTH_TOKENS_TABLE,
   /** The server's own secrets, in the organization's partition (see management/server-secrets.ts). */
   server_secrets: SERVER_SECRETS_TABLE,
+  /** Leases and state of the jobs that run in the background (see domain/background-jobs.ts). */
+  background_jobs: BACKGROUND_JOBS_TABLE,
+  /** Export files, in pieces, on a store that outlives the process (see exports/files.ts). */
+  export_chunks: EXPORT_CHUNKS_TABLE,
 } as const satisfies Schema;
 
 export type DomainSchema = typeof SCHEMA;

@@ -10,7 +10,7 @@ import {
   SYNC_GENERATION_LIMIT,
   updateCampaign,
 } from '../domain/campaigns.js';
-import { generateInBackground } from '../domain/generation.js';
+import { scheduleGeneration } from '../domain/generation.js';
 import { createPromotionTier } from '../domain/promotion-tiers.js';
 import { invalid } from '../domain/errors.js';
 import { campaignForNewVouchers, createVoucher, generateCampaignVouchers } from '../domain/vouchers.js';
@@ -55,13 +55,10 @@ export async function createCampaignWithVouchers(
       return { campaign: await presentCampaign(ctx, record), background: undefined, count };
     }
     const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATE', context.requestId);
-    return { campaign: await presentCampaign(ctx, record), background: { campaignId: record.id, asyncActionId: action.id }, count };
+    await scheduleGeneration(ctx, services.leases.lease, { campaignId: record.id, asyncActionId: action.id, count, input: {} });
+    return { campaign: await presentCampaign(ctx, record), background: action.id, count };
   });
-  if (background) {
-    services.jobs.start(`generate ${background.campaignId}`, () =>
-      generateInBackground(services.store, services.clock, context.projectId, { ...background, count, input: {} }),
-    );
-  }
+  if (background) services.leases.generate(context.projectId, background);
   return { status: 200 as const, body: campaign };
 }
 
@@ -106,12 +103,11 @@ export const campaignHandlers: HandlersOf<CampaignOperations> = {
       const campaign = await campaignForNewVouchers(ctx, path.campaignId);
       const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATE', context.requestId);
       await ctx.uow.campaigns.update({ ...campaign, vouchers_generation_status: 'IN_PROGRESS' });
-      return { campaignId: campaign.id, asyncActionId: action.id };
+      await scheduleGeneration(ctx, services.leases.lease, { campaignId: campaign.id, asyncActionId: action.id, count, input: body });
+      return action.id;
     });
-    services.jobs.start(`add vouchers to ${job.campaignId}`, () =>
-      generateInBackground(services.store, services.clock, context.projectId, { ...job, count, input: body }),
-    );
-    return { status: 202, body: { async_action_id: job.asyncActionId } };
+    services.leases.generate(context.projectId, job);
+    return { status: 202, body: { async_action_id: job } };
   },
   'add-voucher-with-specific-code-to-campaign': ({ path, body, context, services }) =>
     voucherResponse(services, context, async (ctx) => {

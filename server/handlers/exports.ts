@@ -6,6 +6,7 @@ import { createExport, deleteExport, findExport, listExports, presentExport, typ
 import { findMember, findProgram } from '../domain/loyalty/programs.js';
 import { findVoucher } from '../domain/vouchers.js';
 import { runExport } from '../exports/runner.js';
+import { newJob } from '../domain/background-jobs.js';
 import { HttpError } from '../http/errors.js';
 import { FileBody, type HandlersOf, type RequestContext, type Services } from './types.js';
 import { inProject } from './unit-of-work.js';
@@ -47,7 +48,11 @@ async function startExport<T extends Schemas['ExportFields'] = Export>(
   request: ExportRequest,
   scoped?: (ctx: DomainContext) => Promise<Scope>,
 ): Promise<T> {
-  const record = await inProject(services, context, async (ctx) => createExport(ctx, request, scoped ? await scoped(ctx) : undefined));
+  const record = await inProject(services, context, async (ctx) => {
+    const made = await createExport(ctx, request, scoped ? await scoped(ctx) : undefined);
+    await newJob(ctx, services.leases.lease, made.id, 'export');
+    return made;
+  });
   const { projectId } = context;
   const links = {
     assets: (code: string) => {
@@ -55,7 +60,7 @@ async function startExport<T extends Schemas['ExportFields'] = Export>(
       return { qr: assets.qr.url, barcode: assets.barcode.url };
     },
   };
-  services.jobs.start(`export ${record.id}`, () => runExport({ store: services.store, clock: services.clock, files: services.exportFiles, links }, projectId, record.id));
+  services.leases.run(projectId, record.id, `export ${record.id}`, () => runExport({ store: services.store, clock: services.clock, files: services.exportFiles, links }, projectId, record.id));
   // The kind of export is the request's, so the view is that kind's.
   return present(services, context, record) as T;
 }

@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import { startAsyncAction, type AsyncActionType } from '../domain/async-actions.js';
+import { newJob } from '../domain/background-jobs.js';
 import { createProduct, updateProduct } from '../domain/catalog/products.js';
 import { createSku } from '../domain/catalog/skus.js';
 import type { DomainContext } from '../domain/context.js';
@@ -45,7 +46,9 @@ async function start(
 ): Promise<{ async_action_id: string }> {
   const action = await inProject(services, context, async (ctx) => {
     await before?.(ctx);
-    return startAsyncAction(ctx, type, context.requestId);
+    const started = await startAsyncAction(ctx, type, context.requestId);
+    await newJob(ctx, services.leases.lease, started.id, 'import');
+    return started;
   });
   const scope: JobScope = {
     store: services.store,
@@ -54,7 +57,7 @@ async function start(
     asyncActionId: action.id,
     source: { channel: 'API', api_key: { name: context.apiKey.name, app_id: context.apiKey.appId } },
   };
-  services.jobs.start(`${type} ${action.id}`, () => work(scope));
+  services.leases.run(context.projectId, action.id, `${type} ${action.id}`, () => work(scope));
   return { async_action_id: action.id };
 }
 

@@ -8,7 +8,7 @@ export const oauthHandlers: HandlersOf<'generate-oauth-token' | 'introspect-oaut
     if (services.tokens.actsWithToken(context)) {
       throw new HttpError(403, 'forbidden', 'Forbidden', 'A bearer token cannot obtain a token; ask with the API key (X-App-Id and X-App-Token)');
     }
-    const token = services.tokens.issue(context, body.scope, body.expires_in === undefined ? undefined : Number(body.expires_in));
+    const token = await services.tokens.issue(context, body.scope, body.expires_in === undefined ? undefined : Number(body.expires_in));
     return {
       status: 200,
       body: {
@@ -22,9 +22,9 @@ export const oauthHandlers: HandlersOf<'generate-oauth-token' | 'introspect-oaut
       },
     };
   },
-  'introspect-oauth-token': async ({ body, context, services }) => ({ status: 200, body: services.tokens.introspect(body.access_token, context.projectId) }),
+  'introspect-oauth-token': async ({ body, context, services }) => ({ status: 200, body: await services.tokens.introspect(body.access_token, context.projectId) }),
   'revoke-oauth-token': async ({ body, context, services }) => {
-    services.tokens.revoke(body.access_token, context.projectId);
+    await services.tokens.revoke(body.access_token, context.projectId);
     return { status: 204 };
   },
 };

@@ -8,6 +8,7 @@ import type { operations } from '../../generated/openapi.js';
 import type { AssetSigner } from '../assets.js';
 import type { Clock } from '../domain/clock.js';
 import type { ExportFiles } from '../exports/files.js';
+import type { JobLeases } from '../job-leases.js';
 import type { WebhookRules } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
 import type { TokenRegistry } from '../oauth.js';
@@ -90,6 +91,8 @@ export interface Services {
   webhookRules: WebhookRules;
   /** Where export files are written and read. */
   exportFiles: ExportFiles;
+  /** Runs background jobs under a lease, so another instance takes them over if this one dies. */
+  leases: JobLeases;
   /** API keys changed (a project deleted): authentication must look them up again. */
   keysChanged?: () => void;
 }

@@ -39,11 +39,11 @@ export interface ManagementKey {
 
 /** The token if it is active and its key still exists in its project; when the key is gone, so are its tokens. */
 async function liveToken(lookup: ApiKeyLookup, tokens: TokenRegistry, value: string): Promise<IssuedToken | undefined> {
-  const token = tokens.active(value);
+  const token = await tokens.active(value);
   if (!token) return undefined;
   const key = await lookup(token.apiKey.appId);
   if (key && key.projectId === token.projectId) return token;
-  tokens.revokeAllOf(token.apiKey.appId);
+  await tokens.revokeAllOf(token.apiKey.appId);
   return undefined;
 }
 

@@ -7,15 +7,26 @@
  *   cannot be guessed at speed; once an address is over, it gets 429 whatever it sends, right keys included,
  *   until its minute is up (else a 429 for wrong keys and a 200 for the right one would still tell them apart);
  * - `tokens`: OAuth tokens issued an hour per API key, which bounds how many tokens can be alive at once.
+ *
+ * The counters are in memory by default; given shared stores (http/rate-limit-postgres.ts, with DATABASE_URL),
+ * each limit holds across every instance that shares them.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, MemoryStore, rateLimit, type Options } from 'express-rate-limit';
+import { ipKeyGenerator, MemoryStore, rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { RequestContext } from '../handlers/types.js';
 import { sendError } from './errors.js';
 
 /** The client address a limit counts for: the socket's address (IPv6 by its /56, as one client's). */
 export function clientAddress(req: Request): string {
   return `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
+}
+
+/** Where a limit's counters are kept, by the limit's name; express-rate-limit's memory store when not given. */
+export type CounterStores = (identifier: string) => Store & Required<Pick<Store, 'get'>>;
+
+/** The limit's options for where its counters are kept. */
+function kept(identifier: string, stores: CounterStores | undefined): Partial<Options> {
+  return { identifier, ...(stores && { store: stores(identifier) }) };
 }
 
 const common: Partial<Options> = {
@@ -27,13 +38,13 @@ const common: Partial<Options> = {
 };
 
 /** Limits each API key (or, for public routes, each client address) to `perMinute` requests a minute; 0 turns the limit off. */
-export function rateLimitPerKey(perMinute: number): RequestHandler {
+export function rateLimitPerKey(perMinute: number, stores?: CounterStores): RequestHandler {
   if (perMinute <= 0) return (_req, _res, next) => next();
   return rateLimit({
     ...common,
     windowMs: 60_000,
     limit: perMinute,
-    identifier: 'requests',
+    ...kept('requests', stores),
     keyGenerator: (req, res) => String((res.locals.context as RequestContext | undefined)?.apiKey.appId || clientAddress(req)),
     handler: (_req, res) =>
       sendError(res, 429, 'too_many_requests', 'Too Many Requests', `More than ${perMinute} requests a minute from this API key; retry after the seconds in Retry-After`),
@@ -51,9 +62,9 @@ export interface FailedAuthenticationLimit {
   failed(req: Request, res: Response, unauthorized: () => void): void;
 }
 
-export function failedAuthenticationLimit(perMinute: number): FailedAuthenticationLimit {
+export function failedAuthenticationLimit(perMinute: number, stores?: CounterStores): FailedAuthenticationLimit {
   if (perMinute <= 0) return { gate: (_req, _res, next) => next(), failed: (_req, _res, unauthorized) => unauthorized() };
-  const store = new MemoryStore();
+  const store = stores?.('failed-authentication') ?? new MemoryStore();
   const count = rateLimit({
     ...common,
     windowMs: 60_000,
@@ -83,13 +94,13 @@ export function failedAuthenticationLimit(perMinute: number): FailedAuthenticati
 }
 
 /** Limits the OAuth tokens each API key obtains to `perHour` an hour. */
-export function tokenIssueLimit(perHour: number): RequestHandler {
+export function tokenIssueLimit(perHour: number, stores?: CounterStores): RequestHandler {
   if (perHour <= 0) return (_req, _res, next) => next();
   return rateLimit({
     ...common,
     windowMs: 3_600_000,
     limit: perHour,
-    identifier: 'tokens',
+    ...kept('tokens', stores),
     keyGenerator: (req, res) => String((res.locals.context as RequestContext | undefined)?.apiKey.appId || clientAddress(req)),
     handler: (_req, res) =>
       sendError(res, 429, 'too_many_requests', 'Too Many Requests', `More than ${perHour} tokens an hour for this API key; retry after the seconds in Retry-After`),
