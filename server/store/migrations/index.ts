@@ -1,8 +1,9 @@
 /** The SQL store's migrations, in the order they run. Append only: a released migration never changes. */
 import { rows } from './0001-rows.js';
 import { domainIndexes } from './0002-domain-indexes.js';
+import { claimIndexes } from './0003-claim-indexes.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes];
+export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes];
