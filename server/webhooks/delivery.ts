@@ -454,11 +454,22 @@ export class WebhookDeliveries {
     this.pump();
   }
 
-  /** Reads the webhook's address and secret into the delivery; false when the webhook (or its project) is gone. */
+  /**
+   * Before an attempt: checks that the delivery is still this instance's, renews its lease when half of it has
+   * run (a delivery may wait long for a slot behind a slow target), and reads the webhook's address and secret
+   * as they are now. False when the delivery is no longer this instance's to send (its lease lapsed and another
+   * took it over), or its webhook or project is gone.
+   */
   private async readTarget(item: Pending): Promise<boolean> {
     let webhook: Webhook | undefined;
     try {
-      webhook = await this.store.transaction(item.projectId, (uow) => uow.webhooks.get(item.webhookId));
+      webhook = await this.store.transaction(item.projectId, async (uow) => {
+        const delivery = await uow.webhook_deliveries.get(item.deliveryId);
+        if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) return undefined;
+        const now = Date.now();
+        if ((delivery.lease_until ?? 0) < now + this.policy.leaseMs / 2) await uow.webhook_deliveries.update({ ...delivery, lease_until: now + this.policy.leaseMs });
+        return uow.webhooks.get(item.webhookId);
+      });
     } catch (error) {
       if (error instanceof UnknownProject) return false;
       throw error;

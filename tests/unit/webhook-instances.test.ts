@@ -4,7 +4,7 @@
  * a worker on a durable store leaves pending deliveries PENDING at shutdown, and the next one retries them.
  * Each attempt names its delivery and event in headers. On the memory store and on PGlite.
  */
-import { afterEach, describe, expect, test } from '@jest/globals';
+import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +107,31 @@ describe.each(stores)('$name store', ({ name, open }) => {
     await eventually(async () => ((await list(store))[0]?.status === 'DELIVERED' ? true : undefined));
     console.log(`${name}: a delivery whose holder died was delivered ${Date.now() - started} ms later (lease 300 ms, polling every 50 ms)`);
     expect(target.received).toHaveLength(1);
+  });
+  test('when another instance took a delivery over while this one waited to retry it, then this one does not send it again', async () => {
+    const store = await open();
+    cleanups.push(() => store.close());
+    const target = await receiver(() => 500);
+    await setUp(store, target.url);
+    const a = instance(store, { backoffMs: 300, pollMs: 0 });
+    await a.store.transaction('p', (uow) => upsertCustomer({ uow, clock: systemClock }, { name: 'c' }));
+    await eventually(async () => ((await list(store))[0]?.attempts.length === 1 ? true : undefined));
+    // As if this instance had stalled past its lease and another had claimed the delivery.
+    await store.transaction('p', async (uow) => {
+      const [row] = (await uow.webhook_deliveries.query({})).rows;
+      await uow.webhook_deliveries.update({ ...row!, leased_by: 'another', lease_until: Date.now() + 60_000 });
+    });
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    let logged: string[];
+    try {
+      await a.jobs.idle();
+    } finally {
+      logged = errors.mock.calls.map((call) => String(call[0]));
+      errors.mockRestore();
+    }
+    expect(target.received).toHaveLength(1);
+    expect((await list(store))[0]).toMatchObject({ status: 'PENDING', leased_by: 'another', attempts: [{ number: 1 }] });
+    expect(logged.some((line) => line.includes('another instance holds it'))).toBe(true);
   });
 });
 
