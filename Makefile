@@ -140,10 +140,11 @@ fuzz: $(NPM_STAMP)
 	FUZZ_RUNS=$${FUZZ_RUNS:-300} npm test -- --selectProjects contract --runTestsByPath tests/contract/fuzz.test.ts
 
 # Throughput and latency of the reference server against bare Express 5, memory per voucher, and list
-# latency at 1k and 1M vouchers. Prints figures; asserts nothing. Settings: see bench/run.ts.
-bench: $(NPM_STAMP)
+# latency at 1k and 1M vouchers, and the voucher list and customer creation on PostgreSQL with one and two instances
+# (beside a throwaway cluster). Prints figures; asserts nothing. Settings: see bench/run.ts.
+bench: $(NPM_STAMP) postgresql
 	npx --no-install tsc -p tsconfig.bench.json
-	node dist/bench/run.js
+	scripts/test-postgres.sh run -- node dist/bench/run.js
 
 # Every gap between the contract and the public API's field inventory (tests/inventory/data), by operation:
 # `make inventory` for errors, `make inventory WARNINGS=1` with warnings, `make inventory ONLY="list-vouchers Vouchers"`

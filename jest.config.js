@@ -39,6 +39,8 @@ export default {
     { ...common, displayName: 'kit', testMatch: ['<rootDir>/tests/kit/**/*.test.ts'] },
     // Attacks on the reference server's own process: descriptors, memory, signals, a spawned server.
     { ...common, displayName: 'hardening', testMatch: ['<rootDir>/tests/hardening/**/*.test.ts'] },
+    // Several server processes on one PostgreSQL database (the throwaway cluster make test starts).
+    { ...common, displayName: 'instances', testMatch: ['<rootDir>/tests/instances/**/*.test.ts'] },
     // Clients made by other generators from the bundled contract, and Prism's mock started on it.
     { ...common, displayName: 'generators', testMatch: ['<rootDir>/tests/generators/**/*.test.ts'] },
     // The published packages: what each tarball holds, and the light one installed and used as the README says.

@@ -8,7 +8,7 @@
  * Settings (environment): BENCH_DURATION seconds per route (10), BENCH_CONNECTIONS (50), BENCH_VOUCHERS
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
- * BENCH_STORED (5000 customers and vouchers for the storage figures).
+ * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL).
  */
 import autocannon, { type Result } from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
 import { describeStorage, type StorageFigures } from './storage.js';
+import { freshDatabase } from '../tests/support/databases.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -29,6 +30,7 @@ const MEMBERS = env('BENCH_MEMBERS', 10_000);
 const SMALL = env('BENCH_SMALL', 1_000);
 const LARGE = env('BENCH_LARGE', 1_000_000);
 const STORED = env('BENCH_STORED', 5_000);
+const PG_VOUCHERS = env('BENCH_PG_VOUCHERS', 20_000);
 
 interface Ready {
   type: 'ready';
@@ -251,6 +253,49 @@ async function main(): Promise<void> {
   await exportMemory();
   await storage();
   if (LARGE > 0) await scaling();
+  await onPostgres();
+}
+
+/**
+ * The voucher list and customer creation on PostgreSQL (make bench runs beside a throwaway cluster and sets
+ * TEST_DATABASE_URL; BENCH_DATABASE_URL names another server), with one instance and then two sharing the
+ * database, each of the two driven with half the connections at once; the ratio is two against one.
+ */
+async function onPostgres(): Promise<void> {
+  console.log('');
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    console.log('PostgreSQL figures skipped: neither BENCH_DATABASE_URL nor TEST_DATABASE_URL is set (make bench starts a throwaway cluster and sets it)');
+    return;
+  }
+  const database = await freshDatabase(serverUrl);
+  const servers: BenchServer[] = [];
+  try {
+    const first = await startServer('postgres', database.url, String(PG_VOUCHERS));
+    servers.push(first);
+    servers.push(await startServer('postgres', database.url, '0'));
+    const headers = { 'x-app-id': first.ready.appId!, 'x-app-token': first.ready.appToken! };
+    let customer = 0;
+    const routes: Route[] = [
+      { name: 'GET /v1/vouchers?limit=10', method: 'GET', path: '/v1/vouchers?limit=10' },
+      { name: 'POST /v1/customers', method: 'POST', path: '/v1/customers', body: () => JSON.stringify({ source_id: `bench-pg-${customer++}`, name: 'Bench' }) },
+    ];
+    console.log(`PostgreSQL: ${PG_VOUCHERS} vouchers (built in ${((first.ready.buildMs ?? 0) / 1000).toFixed(1)} s), ${DURATION} s per route, ${CONNECTIONS} connections in all`);
+    const widths = [30, 12, 10, 10, 14, 8];
+    console.log(pad(['route', '1 inst req/s', 'p50', 'p99', '2 inst req/s', 'scaling'], widths));
+    for (const route of routes) {
+      const one = await drive(first, route, headers);
+      const both = await Promise.all(servers.map((server) => drive(server, route, headers, DURATION, Math.max(1, Math.round(CONNECTIONS / servers.length)))));
+      const total = both.reduce((sum, measured) => sum + measured.rps, 0);
+      const failures = [one, ...both].reduce((sum, measured) => sum + measured.non2xx + measured.errors, 0);
+      console.log(pad([route.name, one.rps.toFixed(0), ms(one.p50), ms(one.p99), total.toFixed(0), `${(total / one.rps).toFixed(2)}x`], widths) + (failures > 0 ? `  (${failures} non-2xx or errors)` : ''));
+    }
+    console.log('(both instances and the database share this machine\'s cores: the scaling says what a second instance adds here, not on separate machines)');
+  } finally {
+    for (const server of servers) server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await database.drop();
+  }
 }
 
 /** Bytes per stored customer and voucher beyond their JSON, measured in a process of their own. */

@@ -12,6 +12,7 @@ import { createCustomEventSchema } from '../server/domain/management/schemas.js'
 import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
 import { SCHEMA } from '../server/domain/schema.js';
+import { openPostgresStore } from '../server/store/sql/sql-store.js';
 import { buildFixture, buildLoyalty } from './fixture.js';
 
 const APP_ID = 'bench-app';
@@ -63,9 +64,27 @@ function bare() {
   return { app, info: {} };
 }
 
+/**
+ * The reference server on a PostgreSQL database (`postgres <url> <vouchers>`): the instance given vouchers
+ * builds them, in 10 campaigns; an instance given none serves what is there, as a second server would.
+ */
+async function onPostgres(url: string, vouchers: number) {
+  const store = await openPostgresStore(SCHEMA, url, { pool: { max: 20 } });
+  const app = await createApp({ store, clock: systemClock, apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }], validateResponses: false });
+  const started = Date.now();
+  const fixture = vouchers > 0 ? await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns: 10, customers: 0 }) : undefined;
+  return { app, info: { buildMs: Date.now() - started, appId: APP_ID, appToken: APP_TOKEN, ...(fixture && { campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id }) } };
+}
+
 async function main() {
-  const [mode, vouchers = '0', campaigns = '1', customers = '0', members = '0'] = process.argv.slice(2);
-  const { app, info } = mode === 'bare' ? bare() : await reference(Number(vouchers), Number(campaigns), Number(customers), Number(members));
+  const [mode, ...args] = process.argv.slice(2);
+  const [vouchers = '0', campaigns = '1', customers = '0', members = '0'] = args;
+  const { app, info } =
+    mode === 'bare'
+      ? bare()
+      : mode === 'postgres'
+        ? await onPostgres(args[0]!, Number(args[1] ?? 0))
+        : await reference(Number(vouchers), Number(campaigns), Number(customers), Number(members));
   const server = app.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;
     process.send?.({ type: 'ready', port, ...info });

@@ -44,7 +44,7 @@ function caller(store: DomainStore, projectId: string): Call {
   return async (operationId, input) => {
     // Services of its own per call: the asset signer keeps the tokens of recently shown codes (a bounded
     // cache, not storage), which would otherwise count as part of each voucher.
-    const services = { store, clock: systemClock, jobs: new Jobs(), assets: new AssetSigner(), tokens: new TokenRegistry(systemClock), webhookRules: { allowPlainHttp: false } };
+    const services = { store, clock: systemClock, jobs: new Jobs(), assets: new AssetSigner(), publicBaseUrl: () => 'http://localhost:3000', tokens: new TokenRegistry(systemClock), webhookRules: { allowPlainHttp: false } };
     const handler = handlers[operationId as keyof typeof handlers] as unknown as (input: object) => Promise<{ status: number; body: unknown }>;
     const result = await handler({ path: {}, query: {}, ...input, context, services });
     if (result.status >= 300) throw new Error(`${operationId} answered ${result.status}: ${JSON.stringify(result.body)}`);

@@ -11,6 +11,8 @@ import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOK
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { AssetSigner } from './assets.js';
+import { KeyCache } from './http/key-cache.js';
+import { sharedSecret } from './domain/management/server-secrets.js';
 import { handlers } from './handlers/index.js';
 import { Jobs } from './jobs.js';
 import { findApiKey, listProjects, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
@@ -62,7 +64,9 @@ export interface AppOptions {
   projectSliceMs?: number;
   /** Background work; one is made when not given. */
   jobs?: Jobs;
-  /** Secret for signing asset URLs; random when not given. */
+  /** How long an API key found is trusted without looking again (see http/key-cache.ts); 0 looks every time. */
+  keyCacheMs?: number;
+  /** Secret for signing asset URLs; when not given, the one the store keeps for every instance (made on first use). */
   assetSecret?: string;
   /** Client-side keys for `/client/v1`. */
   clientKeys?: readonly ClientKey[];
@@ -114,6 +118,9 @@ export function loadContract(file = BUNDLED_CONTRACT): Record<string, unknown> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
 
+/** Long enough that a burst of requests costs one look-up, short enough that a key deleted elsewhere soon stops working. */
+const DEFAULT_KEY_CACHE_MS = 5000;
+
 export async function createApp(options: AppOptions): Promise<Express> {
   const contract = loadContract();
   const jobs = options.jobs ?? new Jobs();
@@ -142,10 +149,11 @@ export async function createApp(options: AppOptions): Promise<Express> {
   for (const project of await store.transaction(ORGANIZATION, (uow) => listProjects({ uow, clock: options.clock }))) {
     await store.createProject(project.id);
   }
-  const lookupKey = async (appId: string): Promise<ApiKey | undefined> => {
+  const keys = new KeyCache<ApiKey>(async (appId) => {
     const key = await store.transaction(ORGANIZATION, (uow) => findApiKey({ uow, clock: options.clock }, appId));
     return key && { name: key.name, appId: key.app_id, appToken: key.app_token, projectId: key.project_id };
-  };
+  }, options.keyCacheMs ?? DEFAULT_KEY_CACHE_MS);
+  const lookupKey = keys.lookup;
 
   const app = express();
   app.disable('x-powered-by');
@@ -228,10 +236,11 @@ export async function createApp(options: AppOptions): Promise<Express> {
     store,
     clock: options.clock,
     jobs,
-    assets: new AssetSigner(options.assetSecret),
+    assets: new AssetSigner(options.assetSecret ?? (await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'asset-signing')))),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,
     webhookRules: { allowPlainHttp: options.webhooks?.allowPlainHttp ?? false, ...webhookTargets },
     exportFiles: new ExportFiles(options.exportsDir),
+    keysChanged: () => keys.clear(),
   };
   // Exports still being written stop at their next page when the server stops.
   jobs.onShutdown(() => services.exportFiles.stop());

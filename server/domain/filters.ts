@@ -7,18 +7,16 @@
  *
  * What the operators mean: `$is`/`$in` (any value) and `$is_not`/`$not_in` (none) compare as the interface's
  * filters always have here, across types: `'5'` equals `5` and `'5.0'`, a boolean equals 1 or 0, two dates
- * (texts starting `YYYY-MM-DD`) are equal when they are the same instant, and a list equals a value when one
- * of its items does. Comparisons (`$less_than`, `$before`…) take the first value: a number compares with
- * numbers, decimal texts and booleans; a date with dates and numbers (as milliseconds); another text with
- * texts that are neither. `$contains` (all values), `$starts_with`, `$ends_with` (any) read texts and lists'
+ * (texts starting `YYYY-MM-DD`) are equal when they are the same instant, a date and a number when the number is
+ * its milliseconds, and a list equals a value when one of its items does. Comparisons (`$less_than`,
+ * `$before`…) take the first value: a number or a date (as its milliseconds) compares with numbers, decimal
+ * texts, dates and booleans; another text with texts that are neither. `$contains` (all values), `$starts_with`, `$ends_with` (any) read texts and lists'
  * text items; `$not_contain` is none of `$contains`. `$is_unknown` is null or missing, `$has_value` not.
  *
  * Where the declarative conditions give a different answer from the predicates they replaced:
  * - `null` among `$is` values now also matches a field that is missing, not only one that is null.
  * - A field's text that JavaScript reads as a number but that is not a plain decimal (`' 5'`, `'1e3'`, `'0x10'`,
  *   `'.5'`) no longer equals or compares as that number (it still equals the same text given).
- * - A number given no longer equals or compares with a date field as its milliseconds; a date given no longer
- *   compares with a decimal text field.
  * - A list's items equal a value given only as that very value or, for a number given, as its plain decimal
  *   text (`'5'`, not `'5.0'`) or the boolean it stands for: an item that is another text of the same number or
  *   instant no longer does. Text operators read a list's items, not lists nested in it.
@@ -82,21 +80,20 @@ function equalTo(field: Field, value: unknown): Condition {
       return or(isNull(field), has(field, null));
     case 'text':
       return or(eq(field, read.text), has(field, read.text));
-    case 'time':
-      return or(eq(field, value as string), has(field, value as string), readAs(field, 'time', read.at));
-    case 'number': {
+    case 'number':
+    case 'time': {
       // Besides the value itself: the number, its decimal text and the boolean it stands for, as list items too.
       const same = new Set<Scalar>([value as Scalar, read.at, String(read.at)]);
       if (read.at === 1) same.add(true);
       if (read.at === 0) same.add(false);
-      return or(isIn(field, [...same]), ...[...same].map((item) => has(field, item)), readAs(field, 'number', read.at));
+      return or(isIn(field, [...same]), ...[...same].map((item) => has(field, item)), readAs(field, 'number', read.at), readAs(field, 'time', read.at));
     }
   }
 }
 
 /**
- * The field compares with the value as filters compare: numbers (and decimal texts and booleans) with a number,
- * instants (and numbers, as milliseconds) with a date, and other texts with a text.
+ * The field compares with the value as filters compare: a number or a date (as its milliseconds) with numbers,
+ * decimal texts, dates and booleans (as 1 and 0), and other texts with texts that are neither.
  */
 function ordered(op: ComparisonOp, field: Field, value: unknown): Condition {
   const read = reading(value);
@@ -104,7 +101,8 @@ function ordered(op: ComparisonOp, field: Field, value: unknown): Condition {
     case 'number':
     case 'time':
       return or(
-        compare(op, field, read.at, read.kind),
+        compare(op, field, read.at, 'number'),
+        compare(op, field, read.at, 'time'),
         ORDER[op](1, read.at) ? eq(field, true) : undefined,
         ORDER[op](0, read.at) ? eq(field, false) : undefined,
       );

@@ -33,6 +33,7 @@ import { EXPORTS_TABLE } from './exports/exports.js';
 import { BIN_ENTRIES_TABLE, BINNED_VOUCHERS_TABLE } from './bin.js';
 import { CAMPAIGN_TEMPLATES_TABLE } from './templates.js';
 import { REDEEMABLE_HOLDERS_TABLE } from './referrals.js';
+import { SERVER_SECRETS_TABLE } from './management/server-secrets.js';
 
 export const SCHEMA = {
   categories: CATEGORIES_TABLE,
@@ -84,6 +85,8 @@ export const SCHEMA = {
   campaign_templates: CAMPAIGN_TEMPLATES_TABLE,
   /** Referral codes' referrers and referees. */
   redeemable_holders: REDEEMABLE_HOLDERS_TABLE,
+  /** The server's own secrets, in the organization's partition (see management/server-secrets.ts). */
+  server_secrets: SERVER_SECRETS_TABLE,
 } as const satisfies Schema;
 
 export type DomainSchema = typeof SCHEMA;

@@ -73,6 +73,7 @@ export const managementHandlers: HandlersOf<ManagementOperations> = {
   }),
   'delete-project': async ({ path, services }) => {
     await inOrganization(services, (ctx) => deleteProject(ctx, path.projectId));
+    services.keysChanged?.();
     await services.store.dropProject(path.projectId);
     return { status: 204 };
   },

@@ -90,6 +90,8 @@ export interface Services {
   webhookRules: WebhookRules;
   /** Where export files are written and read. */
   exportFiles: ExportFiles;
+  /** API keys changed (a project deleted): authentication must look them up again. */
+  keysChanged?: () => void;
 }
 
 export interface HandlerInput<K extends OperationId> {

@@ -1,10 +1,14 @@
 /**
  * A Store that keeps at most a given number of rows in some tables of each project: at the end of a unit of
- * work that left more, the oldest inserted are deleted in that same unit of work. Rows are read off
- * insertion order, so this costs about one row read per row dropped, however large the table.
+ * work that inserted into such a table, the oldest rows past the limit are deleted in that same unit of work.
+ * Rows are read off insertion order, so dropping costs about one row read per row dropped.
+ *
+ * Counting a table's rows is free in memory but a scan in SQL, so a table is counted only once a hundredth of
+ * its limit has been inserted since the last count (every insert for limits under 200): between counts a
+ * project may hold up to that many rows more, never more than 1% over.
  */
 import type { Schema } from './schema.js';
-import { withTransaction, type Row, type Store, type Table } from './store.js';
+import { lazyUnitOfWork, withTransaction, type Row, type Store, type Table, type UnitOfWork } from './store.js';
 
 /** The most rows each named table keeps. */
 export type Retention<S extends Schema> = Partial<Record<keyof S & string, number>>;
@@ -15,10 +19,35 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
     if (!(table in store.schema)) throw new Error(`There is no table ${table} to keep rows of`);
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`The retention of ${table} must be a whole number of rows of at least 1, got ${limit}`);
   }
+  const retained = new Set<string>(limits.map(([name]) => name));
+  /** Rows inserted since the table was last counted, by project and table (in this process). */
+  const uncounted = new Map<string, number>();
+  const counting = lazyUnitOfWork<S, { uow: UnitOfWork<S>; inserted: Map<string, number> }>(store.schema, ({ uow, inserted }, name) => {
+    const table = uow[name] as Table<Row>;
+    if (!retained.has(name)) return table;
+    return {
+      ...bound(table),
+      insert: async (row) => {
+        const stored = await table.insert(row);
+        inserted.set(name, (inserted.get(name) ?? 0) + 1);
+        return stored;
+      },
+    };
+  });
   return withTransaction(store, (projectId, work) =>
     store.transaction(projectId, async (uow) => {
-      const result = await work(uow);
+      const inserted = new Map<string, number>();
+      const result = await work(counting({ uow, inserted }));
       for (const [name, limit] of limits) {
+        const added = inserted.get(name);
+        if (!added) continue;
+        const key = `${projectId}\u0000${name}`;
+        const since = (uncounted.get(key) ?? 0) + added;
+        if (since < Math.max(1, Math.floor(limit / 100))) {
+          uncounted.set(key, since);
+          continue;
+        }
+        uncounted.delete(key);
         const table = uow[name] as Table<Row>;
         const { total } = await table.query({ limit: 0 });
         if (total <= limit) continue;
@@ -28,4 +57,18 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
       return result;
     }),
   );
+}
+
+/** The table's operations, bound so that they can be spread into a wrapper. */
+function bound<T extends Row>(table: Table<T>): Table<T> {
+  return {
+    get: (id) => table.get(id),
+    getBy: (field, value) => table.getBy(field, value),
+    findBy: (field, value) => table.findBy(field, value),
+    countBy: (field, value) => table.countBy(field, value),
+    insert: (row) => table.insert(row),
+    update: (row) => table.update(row),
+    delete: (id) => table.delete(id),
+    query: (query) => table.query(query),
+  };
 }

@@ -347,13 +347,14 @@ export function unique(prefix: string): string {
 }
 
 /**
- * Starts the target for a test file and checks after every test that no request got a 5xx.
+ * Starts the target for a test file (the in-process server with `overrides`, if that is the target) and checks
+ * after every test that no request got a 5xx.
  * Returns a box filled in before the first test runs.
  */
-export function useTarget(): { target: Target; client: ApiClient } {
+export function useTarget(overrides: Partial<AppOptions> = {}): { target: Target; client: ApiClient } {
   const box = {} as { target: Target; client: ApiClient };
   beforeAll(async () => {
-    box.target = await startTarget();
+    box.target = await startTarget(overrides);
     box.client = clientFor(box.target);
   });
   afterEach(() => {

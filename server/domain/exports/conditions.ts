@@ -155,12 +155,12 @@ export function datePartOf(field: Field, now: number): FieldSource {
         return compare('gte', field, ceil, 'time');
     }
   };
-  const dated = (value: unknown, then: (t: number) => Condition): Condition => {
+  const asInstant = (value: unknown, then: (t: number) => Condition): Condition => {
     const read = reading(value);
-    return read.kind === 'time' ? then(read.at) : or();
+    return read.kind === 'time' || read.kind === 'number' ? then(read.at) : or();
   };
-  const equal: OperatorCompiler = (_field, values) => or(...values.map((value) => dated(value, (t) => (dayOf(t) === t ? and(day('gte', t), day('lte', t)) : or()))));
-  const ordered = (op: ComparisonOp): OperatorCompiler => (_field, values) => dated(values[0], (t) => day(op, t));
+  const equal: OperatorCompiler = (_field, values) => or(...values.map((value) => asInstant(value, (t) => (dayOf(t) === t ? and(day('gte', t), day('lte', t)) : or()))));
+  const ordered = (op: ComparisonOp): OperatorCompiler => (_field, values) => asInstant(values[0], (t) => day(op, t));
   const today = dayOf(now);
   const operators: Record<string, OperatorCompiler> = {
     $is: equal,

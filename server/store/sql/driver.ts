@@ -38,6 +38,20 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
       await client.query(sql);
     },
   });
+  /**
+   * A transaction's statements one after another: the domain may start several reads of one unit of work at
+   * once (Promise.all), and a pg client runs one statement at a time (queuing them itself is deprecated).
+   */
+  const serial = (client: pg.PoolClient): Session => {
+    const inner = session(client);
+    let last: Promise<unknown> = Promise.resolve();
+    const next = <T>(step: () => Promise<T>): Promise<T> => {
+      const run = last.then(step, step);
+      last = run.catch(() => undefined);
+      return run;
+    };
+    return { query: (sql, params) => next(() => inner.query(sql, params)), exec: (sql) => next(() => inner.exec(sql)) };
+  };
   return {
     ...session(pool),
     concurrent: true,
@@ -47,7 +61,7 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
-        const result = await work(session(client));
+        const result = await work(serial(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {

@@ -41,6 +41,12 @@ interface UnitState {
   readonly trace: SqlStoreOptions['trace'];
   /** False once the transaction is over: a table kept past its unit of work must not reach another's connection. */
   open: boolean;
+  /**
+   * Rows this unit of work has read by ID or written, by table and ID (null: known absent). The unit of work
+   * holds its project's lock, so nothing else changes them meanwhile; presenting a page of vouchers reads
+   * their campaign once, not once per voucher.
+   */
+  readonly known: Map<string, unknown>;
 }
 
 /** A table's declaration, read with its fields as plain strings. */
@@ -79,9 +85,16 @@ class SqlTable<T extends Row> implements Table<T> {
     return `${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
   }
 
+  private key(id: string): string {
+    return `${this.name}\u0000${id}`;
+  }
+
   async get(id: string): Promise<T | undefined> {
+    const known = this.state.known.get(this.key(id));
+    if (known !== undefined) return (known as T | null) ?? undefined;
     const params = new Params();
     const rows = await this.run<{ doc: T }>(`SELECT doc FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}`, params.values);
+    this.state.known.set(this.key(id), rows[0]?.doc ?? null);
     return rows[0]?.doc;
   }
 
@@ -151,7 +164,7 @@ class SqlTable<T extends Row> implements Table<T> {
       ON CONFLICT DO NOTHING RETURNING 1 AS written`;
     if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, true);
     // What a later get returns: JSON's reading of the row (undefined fields gone), a plain object.
-    return JSON.parse(doc) as T;
+    return this.remember(JSON.parse(doc) as T);
   }
 
   async update(row: T): Promise<T> {
@@ -162,13 +175,20 @@ class SqlTable<T extends Row> implements Table<T> {
     const free = taken.length === 0 ? '' : ` AND NOT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id <> ${id} AND (${taken.join(' OR ')}))`;
     const sql = `UPDATE store_rows SET doc = ${params.add(doc, 'jsonb')} WHERE ${this.scope(params)} AND id = ${id}${free} RETURNING 1 AS written`;
     if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, false);
-    return JSON.parse(doc) as T;
+    return this.remember(JSON.parse(doc) as T);
   }
 
   async delete(id: string): Promise<boolean> {
     const params = new Params();
     const sql = `DELETE FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} RETURNING 1 AS gone`;
-    return (await this.run(sql, params.values)).length > 0;
+    const gone = (await this.run(sql, params.values)).length > 0;
+    this.state.known.set(this.key(id), null);
+    return gone;
+  }
+
+  private remember(row: T): T {
+    this.state.known.set(this.key(row.id), row);
+    return row;
   }
 
   async query(query: Query<T>): Promise<Page<T>> {
@@ -268,7 +288,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       this.driver.transaction(async (sql) => {
         const [entered] = await sql.query<{ found: boolean }>('SELECT store_enter($1::text) AS found', [projectId]);
         if (!entered!.found) throw new UnknownProject(projectId);
-        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true };
+        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, known: new Map() };
         try {
           return await work(this.unitOfWork(state));
         } finally {

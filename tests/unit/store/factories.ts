@@ -3,7 +3,9 @@
  * on empty data; `second` opens another store on the same data (another server process sharing the
  * database), or says why there cannot be one.
  */
-import pg from 'pg';
+import { freshDatabase } from '../../support/databases.js';
+
+export { freshDatabase };
 import { MIGRATIONS, type Migration } from '../../../server/store/migrations/index.js';
 import { table } from '../../../server/store/schema.js';
 import { createIndexes } from '../../../server/store/sql/indexes.js';
@@ -54,32 +56,6 @@ export interface StoreFactory {
   readonly concurrentProjects: true | string;
   /** Releases what `open` made beyond the store (a database). */
   cleanUp(): Promise<void>;
-}
-
-let databases = 0;
-
-/**
- * A new database on the server of `url`, dropped by the returned function. Made with ICU's English collation
- * where the server has ICU, so that the store's code point order is shown not to lean on the database's.
- */
-export async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  const name = `store_test_${process.pid}_${Date.now()}_${databases++}`;
-  try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
-  } catch {
-    await admin.query(`CREATE DATABASE ${name}`);
-  }
-  const fresh = new URL(url);
-  fresh.pathname = `/${name}`;
-  return {
-    url: fresh.toString(),
-    async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
 }
 
 export function pgliteFactory(): StoreFactory {
