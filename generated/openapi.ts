@@ -5534,10 +5534,18 @@ export interface webhooks {
          *     resolves to is public (see `WebhookTargetUrl`), so a name that pointed elsewhere when the webhook was
          *     saved cannot reach a private network later.
          *
-         *     **Shutdown.** A stopping server makes one last attempt at every pending delivery at once, within an
-         *     overall deadline (10 seconds by default); deliveries that still fail, and those it could not attempt
-         *     before the deadline, are marked `FAILED` with `failure_reason` `server stopped` and reported in the
-         *     server log, never dropped silently.
+         *     **Once per attempt.** Every attempt carries `X-Webhook-Delivery-Id` (the payload's `id`),
+         *     `X-Webhook-Event-Id` (the payload's `event.id`) and `X-Webhook-Attempt`. A delivery is written with the
+         *     event that causes it, in the same transaction, and is sent by whichever server instance claims it first;
+         *     each attempt is sent once. Only when an instance stops between sending an attempt and recording it does
+         *     another instance send that attempt again, with the same delivery ID and attempt number, so a receiver
+         *     that remembers the pairs it has processed de-duplicates it.
+         *
+         *     **Shutdown.** A server that keeps its data in a database leaves its pending deliveries pending, for the
+         *     next start or another instance to send on their schedule. A server that keeps its data in memory makes one
+         *     last attempt at every pending delivery at once, within an overall deadline (10 seconds by default);
+         *     deliveries that still fail, and those it could not attempt before the deadline, are marked `FAILED` with
+         *     `failure_reason` `server stopped` and reported in the server log, never dropped silently.
          *
          *     **Which events.** Each operation sends the kinds it causes, once per change: creating a campaign with
          *     codes sends `campaign.created` and `campaign.vouchers.generation.completed` (with the `count` of codes);
@@ -21705,6 +21713,18 @@ export interface components {
          * @example 1
          */
         WebhookAttemptHeader: number;
+        /**
+         * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+         *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+         *     twice (sent again by another server instance after the one sending it stopped before recording it).
+         * @example whd_8e0a2c4e6a8c0e2a4c
+         */
+        WebhookDeliveryIdHeader: string;
+        /**
+         * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+         * @example evt_0e2c4a6e8c0a2e4c6a
+         */
+        WebhookEventIdHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -32208,6 +32228,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32247,6 +32279,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32286,6 +32330,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32325,6 +32381,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32364,6 +32432,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32403,6 +32483,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32442,6 +32534,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32481,6 +32585,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32520,6 +32636,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32559,6 +32687,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32598,6 +32738,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32637,6 +32789,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32676,6 +32840,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32715,6 +32891,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32754,6 +32942,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32793,6 +32993,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32832,6 +33044,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32871,6 +33095,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32910,6 +33146,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32949,6 +33197,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -32988,6 +33248,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33027,6 +33299,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33066,6 +33350,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33105,6 +33401,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33144,6 +33452,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33183,6 +33503,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33222,6 +33554,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33261,6 +33605,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;
@@ -33300,6 +33656,18 @@ export interface operations {
                  * @example 1
                  */
                 "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
             };
             path?: never;
             cookie?: never;

@@ -144,7 +144,9 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const log = options.logger && ((level: 'warn' | 'error', message: string, error?: unknown) => (error === undefined ? logger[level](message) : logger[level]({ err: error }, message)));
   const webhookTargets = { allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? false, resolve: options.webhooks?.resolve ?? systemResolver };
   const metrics = new ServerMetrics((): number => deliveries.held);
-  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, { ...DEFAULT_DELIVERY_POLICY, ...options.webhooks }, webhookTargets, {
+  // A store that outlives the process keeps pending deliveries for the next start (or another instance).
+  const deliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, keepPendingOnStop: options.store.durable, ...options.webhooks };
+  const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, deliveryPolicy, webhookTargets, {
     settled: metrics.deliverySettled,
     ...(log && { log }),
   });

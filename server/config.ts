@@ -3,7 +3,8 @@ import type { ApiKey, ClientKey, ManagementKey } from './http/auth.js';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './webhooks/delivery.js';
 
 /** Webhook delivery, and the two switches for local testing: plain `http` targets, and non-public addresses. */
-export type WebhookSettings = DeliveryPolicy & { allowPlainHttp: boolean; allowPrivateTargets: boolean };
+/** Whether pending deliveries are kept at shutdown follows from the store (server/app.ts), not from settings. */
+export type WebhookSettings = Omit<DeliveryPolicy, 'keepPendingOnStop'> & { allowPlainHttp: boolean; allowPrivateTargets: boolean };
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './http/logging.js';
 
@@ -157,6 +158,8 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     queuePerProject: integer('WEBHOOK_QUEUE_PER_PROJECT', env.WEBHOOK_QUEUE_PER_PROJECT, d.queuePerProject, 1),
     queue: integer('WEBHOOK_QUEUE', env.WEBHOOK_QUEUE, d.queue, 1),
     shutdownDeadlineMs: integer('WEBHOOK_SHUTDOWN_DEADLINE_MS', env.WEBHOOK_SHUTDOWN_DEADLINE_MS, d.shutdownDeadlineMs, 0),
+    pollMs: integer('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, d.pollMs, 0),
+    leaseMs: d.leaseMs,
   };
 }
 

@@ -2,15 +2,25 @@
  * Settles time-driven loyalty work (pending points that fall due, points that expire) in every project
  * on a timer, so it happens on its day even when no request arrives. Requests settle their own project
  * first as well, so what they read is always current.
+ *
+ * Every server instance runs the timer. A project's settling is claimed first (Store.exclusively, shared by
+ * every instance on one database): while one instance settles a project, another skips it rather than wait
+ * and settle it again right after; alone, an instance settles every project.
  */
 import type { Clock } from './domain/clock.js';
 import { settleLoyalty } from './domain/loyalty/settle.js';
 import type { DomainStore } from './domain/schema.js';
 
-export async function settleAllProjects(store: DomainStore, clock: Clock): Promise<void> {
+/** Settles every project no other instance is settling; says how many it settled and skipped. */
+export async function settleAllProjects(store: DomainStore, clock: Clock): Promise<{ settled: number; skipped: number }> {
+  let settled = 0;
+  let skipped = 0;
   for (const projectId of await store.projectIds()) {
-    await store.transaction(projectId, (uow) => settleLoyalty({ uow, clock }));
+    const { ran } = await store.exclusively(`loyalty-settling:${projectId}`, () => store.transaction(projectId, (uow) => settleLoyalty({ uow, clock })));
+    if (ran) settled++;
+    else skipped++;
   }
+  return { settled, skipped };
 }
 
 /** Starts settling every `intervalMs`; returns the function that stops it. */

@@ -5,9 +5,13 @@
  */
 import { Mutex } from 'async-mutex';
 import { predicate, type Predicate } from './evaluate.js';
-import type { Schema, TableDeclaration } from './schema.js';
+import type { RowOf, Schema, TableDeclaration } from './schema.js';
+import { and } from './conditions.js';
 import {
   lazyUnitOfWork,
+  leaseFree,
+  type ClaimRequest,
+  type Claimed,
   UniqueViolation,
   UnknownProject,
   type Page,
@@ -573,6 +577,59 @@ export class MemoryStore<S extends Schema> implements Store<S> {
   }
 
   async close(): Promise<void> {}
+
+  readonly durable = false;
+
+  /**
+   * A scan of each project under its lock, then the first `limit` candidates in order across projects are
+   * leased, each under its project's lock again after checking that it still qualifies (a unit of work may have
+   * changed it in between): a claim never sees a unit of work half done, nor undoes one's writes.
+   */
+  async claim<K extends keyof S & string>(name: K, request: ClaimRequest<RowOf<S[K]>>): Promise<Claimed<RowOf<S[K]>>[]> {
+    type T = RowOf<S[K]>;
+    const condition = and(request.where, leaseFree(request.now));
+    const qualifies = predicate(condition);
+    const { field, direction } = request.orderBy;
+    const sign = direction === 'desc' ? -1 : 1;
+    const candidates: { projectId: string; order: number; position: number; row: T }[] = [];
+    let order = 0;
+    for (const [projectId, partition] of [...this.partitions]) {
+      const projectOrder = order++;
+      await partition.lock.runExclusive(() => {
+        const table = partition.tables[name] as unknown as MemoryTable<T>;
+        const { rows } = table.select({ where: condition, orderBy: request.orderBy, limit: request.limit });
+        for (const row of rows) candidates.push({ projectId, order: projectOrder, position: table.position(row.id) ?? 0, row });
+      });
+    }
+    const value = (row: T) => (row as unknown as Record<string, unknown>)[field] ?? null;
+    candidates.sort((a, b) => sign * (compareValues(value(a.row), value(b.row)) || a.order - b.order || a.position - b.position));
+    const claimed: Claimed<T>[] = [];
+    for (const { projectId, row } of candidates.slice(0, request.limit)) {
+      const partition = this.partitions.get(projectId);
+      if (!partition) continue;
+      await partition.lock.runExclusive(() => {
+        const table = partition.tables[name] as unknown as MemoryTable<T>;
+        const current = table.rows.get(row.id);
+        if (!current || !qualifies(current)) return;
+        const leased = frozenCopy({ ...current, leased_by: request.owner, lease_until: request.now + request.leaseMs });
+        table.put(leased);
+        claimed.push({ projectId, row: leased });
+      });
+    }
+    return claimed;
+  }
+
+  private readonly held = new Set<string>();
+
+  async exclusively<R>(key: string, work: () => Promise<R>): Promise<{ ran: true; result: R } | { ran: false }> {
+    if (this.held.has(key)) return { ran: false };
+    this.held.add(key);
+    try {
+      return { ran: true, result: await work() };
+    } finally {
+      this.held.delete(key);
+    }
+  }
 
   async transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     const partition = this.partitions.get(projectId);

@@ -3,7 +3,7 @@
  * implementation can be swapped for a database one. All calls are asynchronous, and every write happens
  * inside one unit of work per project: it commits whole or not at all.
  */
-import type { Condition } from './conditions.js';
+import { compare, isNull, or, type Condition } from './conditions.js';
 import type { Row, RowOf, Schema } from './schema.js';
 
 export type { Row } from './schema.js';
@@ -48,6 +48,37 @@ export interface Table<T extends Row> {
 
 export type UnitOfWork<S extends Schema> = { readonly [K in keyof S]: Table<RowOf<S[K]>> };
 
+/** The fields a claimable row carries: which claimer holds it, and until when (ms since the epoch). */
+export interface Leased {
+  leased_by?: string | null;
+  lease_until?: number | null;
+}
+
+export interface ClaimRequest<T> {
+  /** Which rows may be claimed (besides a lease that is free or lapsed). */
+  where: Condition;
+  /** The order rows are claimed in, across every project; ties keep insertion order. */
+  orderBy: { field: keyof T & string; direction: 'asc' | 'desc' };
+  limit: number;
+  /** Who claims: written to `leased_by`. */
+  owner: string;
+  /** The claimer's time (ms since the epoch): a lease whose `lease_until` is at or before it has lapsed. */
+  now: number;
+  /** How long the lease runs from `now`. */
+  leaseMs: number;
+}
+
+/** A row whose lease is free or lapsed at `now`: what a claim may take, besides its own condition. */
+export function leaseFree(now: number): Condition {
+  return or(isNull('lease_until'), compare('lte', 'lease_until', now));
+}
+
+export interface Claimed<T> {
+  projectId: string;
+  /** The row as claimed (its lease fields set). */
+  row: T;
+}
+
 export interface Store<S extends Schema> {
   /** The tables this store keeps. */
   readonly schema: S;
@@ -62,6 +93,22 @@ export interface Store<S extends Schema> {
    * `work` throws, every write it made is undone before the error propagates.
    */
   transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
+  /**
+   * Claims, across every project, up to `limit` rows of a table that meet `where` and whose lease is free
+   * (no `lease_until`) or lapsed, in `orderBy` order, and leases them to `owner` until `now + leaseMs`. A row
+   * is never claimed by two callers at once, whichever store instances (server processes) they use. The claim
+   * writes only the two lease fields; whoever holds a lease gives it up by writing them (null) in a unit of
+   * work. A unit of work that writes a row it did not claim may overwrite a lease taken since it read the row.
+   */
+  claim<K extends keyof S & string>(table: K, request: ClaimRequest<RowOf<S[K]>>): Promise<Claimed<RowOf<S[K]>>[]>;
+  /**
+   * Runs `work` while holding the lock named `key`, shared by every store instance on the same data, unless
+   * another caller holds it: then does not run it and returns `{ ran: false }`. For work that one instance at a
+   * time should do (settling a project on a timer), where the others simply skip it.
+   */
+  exclusively<R>(key: string, work: () => Promise<R>): Promise<{ ran: true; result: R } | { ran: false }>;
+  /** Whether the data outlives this process (a database), so that work left pending is taken up after a restart. */
+  readonly durable: boolean;
   /** Releases what the store holds (connections, files). The store is not used afterwards. */
   close(): Promise<void>;
 }
@@ -124,6 +171,9 @@ export function withTransaction<S extends Schema>(store: Store<S>, transaction: 
     hasProject: (projectId) => store.hasProject(projectId),
     dropProject: (projectId) => store.dropProject(projectId),
     projectIds: () => store.projectIds(),
+    claim: (table, request) => store.claim(table, request),
+    exclusively: (key, work) => store.exclusively(key, work),
+    durable: store.durable,
     close: () => store.close(),
     transaction,
   };

@@ -1,13 +1,20 @@
 /**
- * Webhook delivery. Each committed event of a kind a webhook subscribes to becomes one delivery per active
- * subscribed webhook, recorded in the project's `webhook_deliveries`. Deliveries run in the background, never
- * inside the request that caused the event: a signed POST, retried with exponential backoff until a 2xx answer
- * or the last allowed attempt.
+ * Webhook delivery. The outbox (outbox.ts) writes each delivery as a PENDING row, with its body, in the unit
+ * of work of its event. Every server instance drains the rows of every project: it claims due rows from the
+ * store (Store.claim: a lease, so no two instances hold one delivery at once; a lease that lapses, its
+ * instance having died, frees the row for another), every `pollMs` and whenever a unit of work of its own
+ * wrote some. Deliveries run in the background, never inside the request that caused the event: a signed
+ * POST, retried with exponential backoff until a 2xx answer or the last allowed attempt. The target URL and
+ * secret are read from the webhook at each attempt; a deleted webhook takes its deliveries with it.
+ *
+ * Each attempt carries the delivery's ID, its event's ID and the attempt's number in headers: if an instance
+ * dies after sending and before recording, the delivery's next holder sends that attempt again, and the
+ * receiver can tell.
  *
  * Nothing a receiver does can cost the rest of the server more than a fixed amount. Attempts go through one
  * undici agent, and at most `connectionsPerTarget` run at once per target origin and `connections` in all; a
  * delivery waiting for its turn or for its retry is a small record in memory (its body, the webhook's address
- * and secret), holding no socket and no timer of its own: one timer serves every retry. The deliveries waiting
+ * and secret), holding no socket and no timer of its own: one timer serves every retry. The deliveries held
  * are bounded per project and in all; past a bound the oldest waiting are marked FAILED and logged. Every
  * attempt is bounded in time: connecting, then the whole answer.
  *
@@ -15,27 +22,25 @@
  * is refused unless every address is public: a name that resolved to a public address when the webhook was
  * saved cannot be pointed at a private network afterwards (DNS rebinding).
  *
- * On shutdown, waiting retries are cut short: each pending delivery gets one last attempt, within an overall
- * deadline; what still fails, or could not be attempted before the deadline, is marked FAILED and logged.
+ * On shutdown, with a store that outlives the process (`keepPendingOnStop`), the deliveries held go back to
+ * the store still PENDING, their leases released, for the next start or another instance (attempts under way
+ * finish first, within the deadline). With the memory store, which dies with the process, waiting retries
+ * are cut short instead: each pending delivery gets one last attempt, within an overall deadline; what still
+ * fails, or could not be attempted before the deadline, is marked FAILED and logged.
  */
 import { createHmac } from 'node:crypto';
 import { lookup as systemLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
-import type { components } from '../../generated/openapi.js';
+import { hostname } from 'node:os';
 import type { Clock } from '../domain/clock.js';
-import type { EventSource } from '../domain/context.js';
-import { newId } from '../domain/ids.js';
+import { randomBytes } from 'node:crypto';
 import { isPublicAddress, literalAddress, refusedAddresses, type HostResolver } from '../domain/management/webhook-targets.js';
-import { subscribesTo, type Webhook, type WebhookDelivery } from '../domain/management/webhooks.js';
+import type { Webhook, WebhookDelivery, WebhookDeliveryRow } from '../domain/management/webhooks.js';
 import type { Jobs } from '../jobs.js';
-import { eq } from '../store/conditions.js';
+import { and, compare, eq } from '../store/conditions.js';
 import { UnknownProject } from '../store/store.js';
 import type { DomainStore } from '../domain/schema.js';
-import type { DeliverableEvent } from './outbox.js';
-import type { WebhookPayload } from './payloads.js';
-
-type WebhookEnvelope = components['schemas']['WebhookEventEnvelope'];
 
 export interface DeliveryPolicy {
   /** Attempts in all, the first included. */
@@ -54,8 +59,20 @@ export interface DeliveryPolicy {
   queuePerProject: number;
   /** Deliveries of every project waiting or under way; past it, the oldest waiting are dropped. */
   queue: number;
-  /** On shutdown, how long pending deliveries have in all for their last attempt. */
+  /** On shutdown, how long pending deliveries have in all for their last attempt (or, kept, to finish the attempt under way). */
   shutdownDeadlineMs: number;
+  /** How often the store is asked for due deliveries (those of other instances, lapsed leases, retries released); 0 never. */
+  pollMs: number;
+  /**
+   * How long a claimed delivery stays this instance's past the moment it is due: long enough for it to wait
+   * for a connection slot and be attempted. Past it, another instance may take the delivery over.
+   */
+  leaseMs: number;
+  /**
+   * On shutdown, leave pending deliveries PENDING in the store (leases released) rather than give each a last
+   * attempt and mark it FAILED: for a store that outlives the process. Off by default (the memory store).
+   */
+  keepPendingOnStop: boolean;
 }
 
 export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
@@ -68,6 +85,9 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   queuePerProject: 1000,
   queue: 10_000,
   shutdownDeadlineMs: 10_000,
+  pollMs: 1000,
+  leaseMs: 300_000,
+  keepPendingOnStop: false,
 };
 
 /** Where deliveries may connect: public addresses only, unless private ones are allowed (local testing). */
@@ -119,7 +139,7 @@ const consoleLog: NonNullable<DeliveryHooks['log']> = (_level, message, error) =
   else console.error(message, error);
 };
 
-/** A delivery the server still holds: what it needs to make its next attempt, nothing more. */
+/** A delivery the server holds (under its lease): what it needs to make its next attempt, nothing more. */
 interface Pending {
   projectId: string;
   deliveryId: string;
@@ -138,35 +158,6 @@ interface Pending {
 }
 
 type Attempt = WebhookDelivery['attempts'][number];
-
-/**
- * The body of one delivery: the envelope (this delivery, the webhook it goes to, the event) around the
- * event's data. The envelope is typed by the contract here; the data by the kind's builder (payloads.ts).
- */
-function payload(id: string, projectId: string, now: string, webhook: Webhook, { event, presented }: DeliverableEvent): WebhookPayload {
-  const envelope: Omit<WebhookEnvelope, 'type'> = {
-    id,
-    project_id: projectId,
-    created_at: now,
-    source: { id: webhook.id, object: 'webhook', target_url: webhook.target_url },
-    event: {
-      id: event.id,
-      type: event.type,
-      created_at: event.created_at,
-      entity_id: presented.entityId,
-      group_id: event.group_id,
-      event_source: eventSource(event.event_source),
-    },
-  };
-  // The kind and its data were paired by the kind's builder, which the compiler cannot see across the union.
-  return { ...envelope, type: event.type, data: presented.data } as WebhookPayload;
-}
-
-/** The event log's source in the public API's terms: what the service did by itself is `INTERNAL` there. */
-function eventSource(source: EventSource): WebhookEnvelope['event']['event_source'] {
-  const { channel, ...rest } = source;
-  return { channel: channel === 'AUTOMATION' ? 'INTERNAL' : channel, ...rest };
-}
 
 function first<V>(map: Map<string, V>): V | undefined {
   return map.values().next().value;
@@ -203,6 +194,14 @@ export class WebhookDeliveries {
   private drained: (() => void) | undefined;
   private readonly log: NonNullable<DeliveryHooks['log']>;
 
+  /** Who this instance is, in the leases it takes. */
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling = false;
+  private pollAgain = false;
+  /** Deliveries whose leases are being given back on shutdown. */
+  private releasing = 0;
+
   constructor(
     private readonly store: DomainStore,
     private readonly jobs: Jobs,
@@ -213,12 +212,12 @@ export class WebhookDeliveries {
   ) {
     jobs.onShutdown(() => this.stop());
     this.log = hooks.log ?? consoleLog;
+    this.schedulePoll();
   }
 
-  /** Called with the deliverable events of each committed unit of work; returns at once. */
-  readonly committed = (projectId: string, events: DeliverableEvent[]): void => {
-    if (events.length === 0) return;
-    this.jobs.start('webhook fan-out', () => this.fanOut(projectId, events));
+  /** Called once a unit of work that wrote deliveries committed; returns at once. */
+  readonly committed = (_projectId: string, deliveries: number): void => {
+    if (deliveries > 0) this.nudge();
   };
 
   /** Deliveries held in memory (waiting or under way), for tests and figures. */
@@ -226,59 +225,103 @@ export class WebhookDeliveries {
     return this.pending.size;
   }
 
-  private async fanOut(projectId: string, events: DeliverableEvent[]): Promise<void> {
-    let made: Pending[];
-    try {
-      made = await this.store.transaction(projectId, async (uow) => {
-        const webhooks = (await uow.webhooks.query({ where: eq('active', true) })).rows;
-        const items: Pending[] = [];
-        const now = this.clock.now().toISOString();
-        for (const deliverable of events) {
-          const { event } = deliverable;
-          for (const webhook of webhooks.filter((candidate) => subscribesTo(candidate, event.type))) {
-            const id = newId('whd');
-            const body = JSON.stringify(payload(id, projectId, now, webhook, deliverable));
-            await uow.webhook_deliveries.insert({
-              id,
-              webhook_id: webhook.id,
-              event_id: event.id,
-              event_type: event.type,
-              status: 'PENDING',
-              attempts: [],
-              failure_reason: null,
-              next_attempt_at: now,
-              created_at: now,
-              updated_at: null,
-              object: 'webhook_delivery',
-            });
-            items.push({
-              projectId,
-              deliveryId: id,
-              webhookId: webhook.id,
-              eventId: event.id,
-              url: webhook.target_url,
-              origin: originOf(webhook.target_url),
-              secret: webhook.secret,
-              body,
-              made: 0,
-              state: 'ready',
-              dueAt: 0,
-            });
-          }
-        }
-        return items;
-      });
-    } catch (error) {
-      if (error instanceof UnknownProject) return;
-      throw error;
+  /** Claims due deliveries now (or once the claim under way ends). */
+  nudge(): void {
+    // Kept for the next start, what commits once stopping began is not taken up here.
+    if (this.stopping && this.policy.keepPendingOnStop) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
     }
-    for (const item of made) this.admit(item);
+    this.polling = true;
+    this.jobs.start('webhook claims', () => this.poll());
+  }
+
+  private schedulePoll(): void {
+    if (this.policy.pollMs <= 0 || this.stopping) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      this.nudge();
+      this.schedulePoll();
+    }, this.policy.pollMs);
+    this.pollTimer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      do {
+        this.pollAgain = false;
+        await this.claimDue();
+      } while (this.pollAgain && !(this.stopping && this.policy.keepPendingOnStop));
+    } catch (error) {
+      this.log('error', 'webhook deliveries could not be claimed', error);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Claims the due deliveries of every project and takes them in, with their webhooks' addresses. */
+  private async claimDue(): Promise<void> {
+    const now = Date.now();
+    const claimed = await this.store.claim('webhook_deliveries', {
+      where: and(eq('status', 'PENDING'), compare('lte', 'due_ms', now)),
+      orderBy: { field: 'due_ms', direction: 'asc' },
+      limit: this.policy.queue,
+      owner: this.owner,
+      now,
+      leaseMs: this.policy.leaseMs,
+    });
+    const byProject = new Map<string, WebhookDeliveryRow[]>();
+    for (const { projectId, row } of claimed) {
+      if (this.pending.has(row.id)) continue;
+      let rows = byProject.get(projectId);
+      if (!rows) byProject.set(projectId, (rows = []));
+      rows.push(row);
+    }
+    for (const [projectId, rows] of byProject) {
+      let webhooks: Map<string, Webhook>;
+      try {
+        webhooks = await this.store.transaction(projectId, async (uow) => {
+          const found = new Map<string, Webhook>();
+          for (const id of new Set(rows.map((row) => row.webhook_id))) {
+            const webhook = await uow.webhooks.get(id);
+            if (webhook) found.set(id, webhook);
+          }
+          return found;
+        });
+      } catch (error) {
+        if (error instanceof UnknownProject) continue;
+        throw error;
+      }
+      for (const row of rows) {
+        const webhook = webhooks.get(row.webhook_id);
+        // Its webhook was deleted since the claim, and the delivery with it.
+        if (!webhook || row.body === null || row.body === undefined) continue;
+        this.admit({
+          projectId,
+          deliveryId: row.id,
+          webhookId: row.webhook_id,
+          eventId: row.event_id,
+          url: webhook.target_url,
+          origin: originOf(webhook.target_url),
+          secret: webhook.secret,
+          body: row.body,
+          made: row.attempts.length,
+          state: 'ready',
+          dueAt: 0,
+        });
+      }
+    }
     this.pump();
   }
 
   /** Takes a new delivery in, dropping the oldest waiting ones past a bound (this one, if nothing older can go). */
   private admit(item: Pending): void {
     this.track();
+    if (this.stopping && this.policy.keepPendingOnStop) {
+      this.release([item]);
+      return;
+    }
     if (this.deadlinePassed) {
       this.fail([item], STOPPED, 'no last attempt before the shutdown deadline');
       return;
@@ -359,9 +402,10 @@ export class WebhookDeliveries {
 
   private async attempt(item: Pending, moreForOrigin: boolean): Promise<void> {
     const number = item.made + 1;
-    let attempt: Attempt;
+    let attempt: Attempt | undefined;
     try {
-      attempt = await this.send(item, number, moreForOrigin);
+      // The webhook's address and secret as they are now; a deleted webhook took the delivery with it.
+      if (await this.readTarget(item)) attempt = await this.send(item, number, moreForOrigin);
     } catch (error) {
       // Never expected; a slot must be given back whatever happens, or shutdown would wait for it forever.
       this.log('error', `webhook delivery ${item.deliveryId}: attempt ${number} broke`, error);
@@ -375,37 +419,65 @@ export class WebhookDeliveries {
     // The slot goes to the next delivery before this one's outcome is written.
     this.pump();
 
-    const delivered = attempt.error === null;
-    const stopped = this.stopping;
+    const delivered = attempt?.error === null;
+    const keep = this.stopping && this.policy.keepPendingOnStop;
+    const stopped = this.stopping && !keep;
     const last = delivered || number >= this.policy.maxAttempts || stopped;
     const wait = this.policy.backoffMs * 2 ** (number - 1);
     const reason = delivered || !last ? null : number < this.policy.maxAttempts ? STOPPED : EXHAUSTED;
     const status = delivered ? 'DELIVERED' : last ? 'FAILED' : 'PENDING';
-    const nextAt = last ? null : new Date(this.clock.now().getTime() + wait).toISOString();
-    let kept: boolean;
-    try {
-      kept = await this.record(item, attempt, status, reason, nextAt);
-    } catch (error) {
-      this.log('error', `webhook delivery ${item.deliveryId}: its attempt could not be recorded, so it is given up`, error);
-      kept = false;
+    const dueAt = Date.now() + wait;
+    let kept = false;
+    if (attempt) {
+      try {
+        kept = await this.record(item, attempt, status, reason, last ? null : dueAt, keep);
+      } catch (error) {
+        this.log('error', `webhook delivery ${item.deliveryId}: its attempt could not be recorded, so it is given up`, error);
+      }
     }
-    if (!kept || last) {
+    if (!kept || last || keep) {
       this.forget(item);
       if (delivered) this.hooks.settled?.('delivered', 1);
       // Deleting a webhook (or its project) drops its history and pending retries, as the contract says; say so.
       if (!kept && !delivered) {
         this.hooks.settled?.('discarded', 1);
-        this.log('warn', `webhook delivery ${item.deliveryId} DROPPED: event ${item.eventId}; its webhook or project was deleted`);
+        this.log('warn', `webhook delivery ${item.deliveryId} DROPPED: event ${item.eventId}; its webhook or project was deleted, or another instance holds it`);
       }
       // Marked FAILED already, with the attempt: only the log line is left to write.
-      if (kept && !delivered) this.fail([item], reason!, `after ${number} attempt(s) to ${item.url}, last error: ${attempt.error}`, { marked: true });
+      if (kept && last && !delivered) this.fail([item], reason!, `after ${number} attempt(s) to ${item.url}, last error: ${attempt!.error}`, { marked: true });
     } else if (this.stopping) {
       // The server began stopping while this attempt was written: its last attempt is now.
       this.toReady(item);
     } else {
-      this.toWaiting(item, Date.now() + wait);
+      this.toWaiting(item, dueAt);
     }
     this.pump();
+  }
+
+  /**
+   * Before an attempt: checks that the delivery is still this instance's, renews its lease when half of it has
+   * run (a delivery may wait long for a slot behind a slow target), and reads the webhook's address and secret
+   * as they are now. False when the delivery is no longer this instance's to send (its lease lapsed and another
+   * took it over), or its webhook or project is gone.
+   */
+  private async readTarget(item: Pending): Promise<boolean> {
+    let webhook: Webhook | undefined;
+    try {
+      webhook = await this.store.transaction(item.projectId, async (uow) => {
+        const delivery = await uow.webhook_deliveries.get(item.deliveryId);
+        if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) return undefined;
+        const now = Date.now();
+        if ((delivery.lease_until ?? 0) < now + this.policy.leaseMs / 2) await uow.webhook_deliveries.update({ ...delivery, lease_until: now + this.policy.leaseMs });
+        return uow.webhooks.get(item.webhookId);
+      });
+    } catch (error) {
+      if (error instanceof UnknownProject) return false;
+      throw error;
+    }
+    if (!webhook) return false;
+    item.url = webhook.target_url;
+    item.secret = webhook.secret;
+    return true;
   }
 
   private async send(item: Pending, number: number, moreForOrigin: boolean): Promise<Attempt> {
@@ -439,6 +511,8 @@ export class WebhookDeliveries {
           'user-agent': 'promo-loyalty-webhooks/1',
           'x-webhook-signature': signatureHeader(item.secret, item.body, Math.floor(Date.now() / 1000)),
           'x-webhook-id': item.webhookId,
+          'x-webhook-delivery-id': item.deliveryId,
+          'x-webhook-event-id': item.eventId,
           'x-webhook-attempt': String(number),
         },
         body: item.body,
@@ -552,8 +626,18 @@ export class WebhookDeliveries {
             const now = this.clock.now().toISOString();
             for (const id of ids) {
               const delivery = await uow.webhook_deliveries.get(id);
-              if (delivery?.status !== 'PENDING') continue;
-              await uow.webhook_deliveries.update({ ...delivery, status: 'FAILED', failure_reason: reason, next_attempt_at: null, updated_at: now });
+              if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) continue;
+              await uow.webhook_deliveries.update({
+                ...delivery,
+                status: 'FAILED',
+                failure_reason: reason,
+                next_attempt_at: null,
+                updated_at: now,
+                body: null,
+                due_ms: null,
+                leased_by: null,
+                lease_until: null,
+              });
             }
           });
         } catch (error) {
@@ -568,25 +652,63 @@ export class WebhookDeliveries {
     this.checkDrained();
   }
 
-  /** Adds the attempt to the delivery; false when the delivery (its webhook, or its project) is gone. */
-  private async record(item: Pending, attempt: Attempt, status: WebhookDelivery['status'], reason: string | null, nextAt: string | null): Promise<boolean> {
+  /**
+   * Adds the attempt to the delivery; false when the delivery (its webhook, or its project) is gone, or is no
+   * longer this instance's (its lease lapsed and another took it over). A retry keeps the lease until the
+   * retry is due and `leaseMs` past it, unless `release`; a delivery that ended drops its body.
+   */
+  private async record(item: Pending, attempt: Attempt, status: WebhookDelivery['status'], reason: string | null, dueAt: number | null, release: boolean): Promise<boolean> {
     try {
       return await this.store.transaction(item.projectId, async (uow) => {
         const delivery = await uow.webhook_deliveries.get(item.deliveryId);
-        if (!delivery) return false;
+        if (!delivery || delivery.leased_by !== this.owner || delivery.status !== 'PENDING') return false;
+        const ended = dueAt === null;
         await uow.webhook_deliveries.update({
           ...delivery,
           status,
           attempts: [...delivery.attempts, attempt],
           failure_reason: reason,
-          next_attempt_at: nextAt,
+          next_attempt_at: ended ? null : new Date(dueAt).toISOString(),
           updated_at: this.clock.now().toISOString(),
+          body: ended ? null : delivery.body,
+          due_ms: ended ? null : dueAt,
+          leased_by: ended || release ? null : this.owner,
+          lease_until: ended || release ? null : dueAt + this.policy.leaseMs,
         });
         return true;
       });
     } catch (error) {
       if (error instanceof UnknownProject) return false;
       throw error;
+    }
+  }
+
+  /** Gives the leases of deliveries this instance holds back to the store, still PENDING (shutdown, kept). */
+  private release(items: Pending[]): void {
+    const byProject = new Map<string, string[]>();
+    for (const item of items) {
+      let ids = byProject.get(item.projectId);
+      if (!ids) byProject.set(item.projectId, (ids = []));
+      ids.push(item.deliveryId);
+    }
+    for (const [projectId, ids] of byProject) {
+      this.releasing += 1;
+      this.jobs.start('webhook lease release', async () => {
+        try {
+          await this.store.transaction(projectId, async (uow) => {
+            for (const id of ids) {
+              const delivery = await uow.webhook_deliveries.get(id);
+              if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) continue;
+              await uow.webhook_deliveries.update({ ...delivery, leased_by: null, lease_until: null });
+            }
+          });
+        } catch (error) {
+          if (!(error instanceof UnknownProject)) this.log('error', `webhook deliveries of project ${projectId} could not be released; they are taken up again once their leases lapse`, error);
+        } finally {
+          this.releasing -= 1;
+          this.checkDrained();
+        }
+      });
     }
   }
 
@@ -599,7 +721,7 @@ export class WebhookDeliveries {
   }
 
   private checkDrained(): void {
-    if (!this.drained || this.pending.size > 0 || this.flushing) return;
+    if (!this.drained || this.pending.size > 0 || this.flushing || this.releasing > 0) return;
     const resolve = this.drained;
     this.drained = undefined;
     clearTimeout(this.deadlineTimer);
@@ -619,12 +741,21 @@ export class WebhookDeliveries {
     if (this.stopping) return;
     this.stopping = true;
     this.deadlineAt = Date.now() + this.policy.shutdownDeadlineMs;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = Infinity;
-    for (const item of [...this.waiting.values()]) {
-      this.waiting.delete(item.deliveryId);
-      this.toReady(item);
+    if (this.policy.keepPendingOnStop) {
+      // Back to the store, still PENDING; those under way follow once their attempt is written.
+      const idle = [...this.pending.values()].filter((item) => item.state !== 'busy');
+      for (const item of idle) this.forget(item);
+      this.release(idle);
+    } else {
+      for (const item of [...this.waiting.values()]) {
+        this.waiting.delete(item.deliveryId);
+        this.toReady(item);
+      }
     }
     if (this.drained) this.armDeadline();
     this.pump();

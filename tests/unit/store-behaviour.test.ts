@@ -391,6 +391,105 @@ describe.each(factories)('$name store', (factory) => {
     });
   });
 
+  describe('claims', () => {
+    const due = (now: number) => ({ where: and(eq('group', 'due'), compare('lte', 'n', now)), orderBy: { field: 'n' as const, direction: 'asc' as const } });
+    /** Claims are across every project, so each test's rows carry a group of their own. */
+    const claimable = (group: string) => ({ where: eq('group', group), orderBy: { field: 'n' as const, direction: 'asc' as const } });
+
+    test('when due rows wait in several projects, then a claim takes the first `limit` of them in order across projects and leases them', async () => {
+      const p = await project({ id: 'a', group: 'due', n: 30 }, { id: 'b', group: 'due', n: 10 }, { id: 'late', group: 'due', n: 99_999 });
+      const q = await project({ id: 'a', group: 'due', n: 20 }, { id: 'c', group: 'other', n: 1 });
+      // Rows of other tests' projects are in group 'due' too only if they say so; none does.
+      const claimed = await store.claim('items', { ...due(1000), limit: 2, owner: 'me', now: 1000, leaseMs: 500 });
+      expect(claimed.map(({ projectId, row }) => [projectId, row.id])).toEqual([
+        [p, 'b'],
+        [q, 'a'],
+      ]);
+      expect(claimed[0]!.row).toEqual({ id: 'b', group: 'due', n: 10, leased_by: 'me', lease_until: 1500 });
+      expect(await read(p, (uow) => uow.items.get('b'))).toEqual({ id: 'b', group: 'due', n: 10, leased_by: 'me', lease_until: 1500 });
+      // Leased rows are not claimed again while their lease runs; the next due one is.
+      const next = await store.claim('items', { ...due(1200), limit: 5, owner: 'you', now: 1200, leaseMs: 500 });
+      expect(next.map(({ projectId, row }) => [projectId, row.id])).toEqual([[p, 'a']]);
+      // Once a lease lapses (its holder died), the row is claimable again.
+      const lapsed = await store.claim('items', { ...due(1500), limit: 5, owner: 'you', now: 1500, leaseMs: 500 });
+      expect(lapsed.map(({ row }) => [row.id, row.leased_by])).toEqual([
+        ['b', 'you'],
+        ['a', 'you'],
+      ]);
+    });
+
+    test('when a holder writes its lease back to null in a unit of work, then the row is claimable again; a deleted row is never claimed', async () => {
+      const p = await project({ id: 'x', group: 'release', n: 1 }, { id: 'y', group: 'release', n: 2 });
+      const [first, second] = await store.claim('items', { ...claimable('release'), limit: 2, owner: 'me', now: 0, leaseMs: 60_000 });
+      expect([first!.row.id, second!.row.id]).toEqual(['x', 'y']);
+      await read(p, async (uow) => {
+        await uow.items.update({ ...first!.row, leased_by: null, lease_until: null });
+        await uow.items.delete('y');
+      });
+      expect((await store.claim('items', { ...claimable('release'), limit: 5, owner: 'you', now: 1, leaseMs: 1 })).map(({ row }) => row.id)).toEqual(['x']);
+    });
+
+    const claimers = typeof factory.second === 'string' ? 'one store instance' : 'two store instances';
+    test(`when four claimers on ${claimers} claim the same due rows at once, again and again, then no row is ever claimed by both`, async () => {
+      const other = typeof factory.second === 'string' ? store : await factory.second();
+      try {
+        const rows = 60;
+        for (let project = 0; project < 4; project++) {
+          const items = Array.from({ length: rows / 4 }, (_, i) => ({ id: `r${i}`, group: 'race', n: i * 4 + project }));
+          await projectInOrder(items);
+        }
+        const taken = new Map<string, string>();
+        let twice = 0;
+        const claimer = async (s: TestStore, owner: string) => {
+          for (;;) {
+            const got = await s.claim('items', { ...claimable('race'), limit: 3, owner, now: 0, leaseMs: 60_000 });
+            if (got.length === 0) return;
+            for (const { projectId, row } of got) {
+              const key = `${projectId}/${row.id}`;
+              if (taken.has(key)) twice++;
+              taken.set(key, owner);
+              expect(row.leased_by).toBe(owner);
+            }
+            await settle();
+          }
+        };
+        await Promise.all([claimer(store, 'A'), claimer(other, 'B'), claimer(store, 'C'), claimer(other, 'D')]);
+        const counts = [...taken.values()].reduce<Record<string, number>>((all, owner) => ({ ...all, [owner]: (all[owner] ?? 0) + 1 }), {});
+        console.log(`${factory.name}: ${rows} rows claimed by four claimers on ${claimers}: ${JSON.stringify(counts)}`);
+        expect(twice).toBe(0);
+        expect(taken.size).toBe(rows);
+      } finally {
+        if (other !== store) await other.close();
+      }
+    }, 60_000);
+
+    test(`when a key is held, then exclusively on ${claimers} skips the work instead of waiting; once released, it runs`, async () => {
+      const other = typeof factory.second === 'string' ? store : await factory.second();
+      try {
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let entered!: () => void;
+        const inside = new Promise<void>((resolve) => (entered = resolve));
+        const first = store.exclusively('settle:p', async () => {
+          entered();
+          await held;
+          return 'first';
+        });
+        await inside;
+        let ran = false;
+        expect(await other.exclusively('settle:p', async () => (ran = true))).toEqual({ ran: false });
+        expect(ran).toBe(false);
+        // Another key is free meanwhile.
+        expect(await other.exclusively('settle:q', async () => 'q')).toEqual({ ran: true, result: 'q' });
+        release();
+        expect(await first).toEqual({ ran: true, result: 'first' });
+        expect(await other.exclusively('settle:p', async () => 'again')).toEqual({ ran: true, result: 'again' });
+      } finally {
+        if (other !== store) await other.close();
+      }
+    });
+  });
+
   test('figures: inserting 2 000 rows, and a 10-row page over them', async () => {
     const p = await project();
     const started = performance.now();

@@ -5,7 +5,9 @@ import { DEFAULT_DELIVERY_POLICY } from '../../server/webhooks/delivery.js';
 
 describe('webhook settings from the environment', () => {
   test('when nothing is set, then webhooks keep to https and public addresses, within the default bounds', () => {
-    expect(configFromEnv({}).webhooks).toEqual({ ...DEFAULT_DELIVERY_POLICY, allowPlainHttp: false, allowPrivateTargets: false });
+    // Whether pending deliveries are kept at shutdown follows from the store, not from a setting (server/app.ts).
+    const { keepPendingOnStop: _fromTheStore, ...defaults } = DEFAULT_DELIVERY_POLICY;
+    expect(configFromEnv({}).webhooks).toEqual({ ...defaults, allowPlainHttp: false, allowPrivateTargets: false });
   });
 
   test('when every variable is set, then each setting takes its value; the two local-testing switches are separate', () => {
@@ -20,6 +22,7 @@ describe('webhook settings from the environment', () => {
       WEBHOOK_QUEUE_PER_PROJECT: '100',
       WEBHOOK_QUEUE: '500',
       WEBHOOK_SHUTDOWN_DEADLINE_MS: '3000',
+      WEBHOOK_POLL_MS: '250',
     };
     expect(configFromEnv(env).webhooks).toEqual({
       allowPlainHttp: false,
@@ -33,6 +36,8 @@ describe('webhook settings from the environment', () => {
       queuePerProject: 100,
       queue: 500,
       shutdownDeadlineMs: 3000,
+      pollMs: 250,
+      leaseMs: DEFAULT_DELIVERY_POLICY.leaseMs,
     });
     expect(configFromEnv({ WEBHOOKS_ALLOW_HTTP: 'true' }).webhooks).toMatchObject({ allowPlainHttp: true, allowPrivateTargets: false });
   });

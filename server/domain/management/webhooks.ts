@@ -12,7 +12,26 @@ export type Webhook = components['schemas']['Webhook'];
 export const WEBHOOKS_TABLE = table<Webhook>({ unique: [], indexed: [] });
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 
-export const WEBHOOK_DELIVERIES_TABLE = table<WebhookDelivery>({ unique: [], indexed: ['webhook_id'] });
+/**
+ * A delivery as kept: what the API shows, and what the delivery worker (server/webhooks/delivery.ts) needs of
+ * it, never shown. `body` is the payload, written with the event in its unit of work and dropped once the
+ * delivery is DELIVERED or FAILED; `due_ms` is when a PENDING delivery's next attempt is due (ms since the
+ * epoch; 0 at once); `leased_by`/`lease_until` say which server instance holds it (Store.claim).
+ */
+export interface WebhookDeliveryRow extends WebhookDelivery {
+  body?: string | null;
+  due_ms?: number | null;
+  leased_by?: string | null;
+  lease_until?: number | null;
+}
+
+export const WEBHOOK_DELIVERIES_TABLE = table<WebhookDeliveryRow>({ unique: [], indexed: ['webhook_id'], kinds: { due_ms: 'number', lease_until: 'number' } });
+
+/** A delivery as the API shows it: the worker's fields left out. */
+export function presentDelivery(row: WebhookDeliveryRow): WebhookDelivery {
+  const { body: _body, due_ms: _due, leased_by: _holder, lease_until: _until, ...delivery } = row;
+  return delivery;
+}
 export type WebhookEventType = components['schemas']['WebhookEventType'];
 type WebhookCreate = components['schemas']['WebhooksCreateRequestBody'];
 type WebhookUpdate = components['schemas']['WebhooksUpdateRequestBody'];
@@ -203,5 +222,5 @@ export async function listDeliveries(ctx: DomainContext, webhookId: string, page
   const all = await ctx.uow.webhook_deliveries.findBy('webhook_id', webhookId);
   const newestFirst = all.reverse();
   const start = (page.page - 1) * page.limit;
-  return { rows: newestFirst.slice(start, start + page.limit), total: newestFirst.length };
+  return { rows: newestFirst.slice(start, start + page.limit).map(presentDelivery), total: newestFirst.length };
 }

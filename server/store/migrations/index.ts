@@ -1,9 +1,10 @@
 /** The SQL store's migrations, in the order they run. Append only: a released migration never changes. */
 import { rows } from './0001-rows.js';
 import { domainIndexes } from './0002-domain-indexes.js';
-import { stateIndexes } from './0003-state-indexes.js';
+import { claimIndexes } from './0003-claim-indexes.js';
+import { stateIndexes } from './0004-state-indexes.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, stateIndexes];
+export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes];

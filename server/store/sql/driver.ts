@@ -21,6 +21,8 @@ export interface Driver extends Session {
    * time whatever project they are on.
    */
   readonly concurrent: boolean;
+  /** Whether the data outlives the process (a server's database, a PGlite directory; not PGlite in memory). */
+  readonly durable: boolean;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
   return {
     ...session(pool),
     concurrent: true,
+    durable: true,
     async transaction(work) {
       const client = await pool.connect();
       let broken: Error | undefined;
@@ -84,6 +87,7 @@ export async function pgliteDriver(dataDir?: string): Promise<Driver> {
   return {
     ...session(db),
     concurrent: false,
+    durable: dataDir !== undefined,
     transaction: (work) => db.transaction((tx) => work(session(tx))),
     close: () => db.close(),
   };

@@ -6,7 +6,21 @@
  */
 import { Mutex } from 'async-mutex';
 import type { FieldKind, Row, Schema } from '../schema.js';
-import { lazyUnitOfWork, UniqueViolation, UnknownProject, type Page, type Query, type Store, type Table, type UnitOfWork } from '../store.js';
+import { and } from '../conditions.js';
+import type { RowOf } from '../schema.js';
+import {
+  lazyUnitOfWork,
+  leaseFree,
+  UniqueViolation,
+  UnknownProject,
+  type ClaimRequest,
+  type Claimed,
+  type Page,
+  type Query,
+  type Store,
+  type Table,
+  type UnitOfWork,
+} from '../store.js';
 import { MIGRATIONS, type Migration } from '../migrations/index.js';
 import { compileCondition, cursorValue, fieldValue, Params, sortKey } from './compile.js';
 import { pgDriver, pgliteDriver, type Driver, type Session } from './driver.js';
@@ -231,6 +245,9 @@ class ProjectQueues {
   }
 }
 
+/** The class of `exclusively`'s advisory locks: 'excl'. */
+const EXCLUSIVE = 0x6578636c;
+
 export class SqlStore<S extends Schema> implements Store<S> {
   private readonly queues = new ProjectQueues();
   private readonly unitOfWork: (state: UnitState) => UnitOfWork<S>;
@@ -279,6 +296,61 @@ export class SqlStore<S extends Schema> implements Store<S> {
         }
       }),
     );
+  }
+
+  /**
+   * One statement: the rows to claim are picked and row-locked with SKIP LOCKED, so that claims running at once
+   * (here or in another process) each pass over the rows another holds, and a row another claim leased and
+   * committed meanwhile is checked again against the lease condition before it is locked (PostgreSQL re-reads
+   * a row it locks). The project's lock is not taken: a claim writes only the lease fields, and must not wait
+   * behind a busy project's units of work.
+   */
+  async claim<K extends keyof S & string>(name: K, request: ClaimRequest<RowOf<S[K]>>): Promise<Claimed<RowOf<S[K]>>[]> {
+    const { field, direction } = request.orderBy;
+    const kind = (this.schema[name] as Declaration).kinds?.[field] ?? 'text';
+    const params = new Params();
+    const where = compileCondition(and(request.where, leaseFree(request.now)), params);
+    const key = sortKey(field, kind, params);
+    const order = direction === 'desc' ? `${key} DESC NULLS LAST, seq DESC` : `${key} ASC NULLS FIRST, seq`;
+    const sql = `WITH picked AS (
+        SELECT project_id, tbl, id FROM store_rows WHERE tbl = ${params.add(name, 'text')} AND ${where}
+        ORDER BY ${order} LIMIT ${params.add(request.limit, 'bigint')} FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+        UPDATE store_rows r
+           SET doc = r.doc || jsonb_build_object('leased_by', ${params.add(request.owner, 'text')}, 'lease_until', ${params.add(request.now + request.leaseMs, 'float8')})
+          FROM picked WHERE r.project_id = picked.project_id AND r.tbl = picked.tbl AND r.id = picked.id
+        RETURNING r.project_id, r.doc, r.seq
+      )
+      SELECT project_id, doc FROM claimed ORDER BY ${order}`;
+    this.options.trace?.(sql, params.values);
+    const rows = await this.driver.query<{ project_id: string; doc: RowOf<S[K]> }>(sql, params.values);
+    return rows.map((row) => ({ projectId: row.project_id, row: row.doc }));
+  }
+
+  private readonly held = new Set<string>();
+
+  /**
+   * On PostgreSQL, a transaction-scoped advisory lock (two-key form: class 'excl' and the key's hash, never a
+   * project's one-key lock) held on a connection of its own while `work` runs on others. PGlite is one process's
+   * database with one connection, which `work` needs: there, the lock is this process's.
+   */
+  async exclusively<R>(key: string, work: () => Promise<R>): Promise<{ ran: true; result: R } | { ran: false }> {
+    if (this.held.has(key)) return { ran: false };
+    this.held.add(key);
+    try {
+      if (!this.driver.concurrent) return { ran: true, result: await work() };
+      return await this.driver.transaction(async (sql) => {
+        const [lock] = await sql.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1::int4, hashtext($2::text)) AS got', [EXCLUSIVE, key]);
+        if (!lock!.got) return { ran: false as const };
+        return { ran: true as const, result: await work() };
+      });
+    } finally {
+      this.held.delete(key);
+    }
+  }
+
+  get durable(): boolean {
+    return this.driver.durable;
   }
 
   /** How the database's indexes differ from the schema's declarations (see sql/indexes.ts). */

@@ -26,6 +26,8 @@ export interface Item {
   at?: unknown;
   tags?: unknown;
   meta?: unknown;
+  leased_by?: string | null;
+  lease_until?: number | null;
 }
 
 export interface Counter {

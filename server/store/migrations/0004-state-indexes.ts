@@ -11,6 +11,6 @@ const DECLARED = {
 } as const;
 
 export const stateIndexes: Migration = {
-  name: '0003-state-indexes',
+  name: '0004-state-indexes',
   up: (sql) => createIndexes(sql, DECLARED),
 };
