@@ -119,15 +119,26 @@ export interface Balancer {
   readonly baseUrl: string;
   /** Requests sent to each upstream, in the order the upstreams were given. */
   readonly served: number[];
+  /** Where requests go from now on; until given, the balancer answers 503. */
+  route(upstreams: readonly string[]): void;
   close(): Promise<void>;
 }
 
-/** A load balancer on loopback that sends each request to the next upstream in turn (strict round robin). */
-export async function roundRobin(upstreams: readonly string[]): Promise<Balancer> {
-  const pools = upstreams.map((origin) => new Pool(origin, { connections: 32 }));
-  const served = upstreams.map(() => 0);
+/**
+ * A load balancer on loopback that sends each request to the next upstream in turn (strict round robin). It
+ * listens before it has upstreams, so that the servers behind it can be told its address (PUBLIC_BASE_URL).
+ */
+export async function roundRobin(): Promise<Balancer> {
+  let upstreams: readonly string[] = [];
+  let pools: Pool[] = [];
+  const served: number[] = [];
   let next = 0;
   const server: Server = createServer((req, res) => {
+    if (pools.length === 0) {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('no upstream yet');
+      return;
+    }
     const index = next++ % pools.length;
     served[index]! += 1;
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
@@ -150,6 +161,11 @@ export async function roundRobin(upstreams: readonly string[]): Promise<Balancer
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     served,
+    route(given) {
+      upstreams = given;
+      pools = given.map((origin) => new Pool(origin, { connections: 32 }));
+      served.splice(0, served.length, ...given.map(() => 0));
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -21,10 +21,12 @@ run('contract kit against two instances behind a load balancer', () => {
     servers = await deployment();
     // The suite's fixtures go into the first project once; the second instance finds them in the database.
     // The suite sends wrong keys on purpose, far more than a minute's allowance from one address.
-    const env = { AUTH_FAILURES_PER_MINUTE: '0', PROJECT_ID: 'proj_kit_a' };
+    // Absolute URLs in answers (export downloads) name the balancer, as a deployment's PUBLIC_BASE_URL does.
+    balancer = await roundRobin();
+    const env = { AUTH_FAILURES_PER_MINUTE: '0', PROJECT_ID: 'proj_kit_a', PUBLIC_BASE_URL: balancer.baseUrl };
     const first = await servers.start(env, ['--fixtures', CONTRACT_FIXTURES]);
     const second = await servers.start(env);
-    balancer = await roundRobin([first.baseUrl, second.baseUrl]);
+    balancer.route([first.baseUrl, second.baseUrl]);
   });
 
   afterAll(async () => {
