@@ -3,6 +3,7 @@ import { notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { settleLoyalty } from '../domain/loyalty/settle.js';
 import { ORGANIZATION } from '../domain/management/projects.js';
+import { HttpError } from '../http/errors.js';
 import { UnknownProject } from '../store/store.js';
 import type { RequestContext, Services } from './types.js';
 
@@ -13,11 +14,19 @@ export function inProject<R>(
   work: (ctx: DomainContext) => Promise<R>,
 ): Promise<R> {
   const source = { channel: 'API' as const, api_key: { name: context.apiKey.name, app_id: context.apiKey.appId } };
-  return services.store.transaction(context.projectId, async (uow) => {
-    const ctx = { uow, clock: services.clock, source, groupId: newId('grp') };
-    await settleLoyalty(ctx);
-    return work(ctx);
-  });
+  return services.store
+    .transaction(context.projectId, async (uow) => {
+      const ctx = { uow, clock: services.clock, source, groupId: newId('grp') };
+      await settleLoyalty(ctx);
+      return work(ctx);
+    })
+    .catch((error: unknown) => {
+      // The key was known a moment ago (authentication keeps keys found for a few seconds), but its project has
+      // since been deleted, on this instance or another: the key opens nothing any more.
+      if (!(error instanceof UnknownProject)) throw error;
+      services.keysChanged?.();
+      throw new HttpError(401, 'unauthorized', 'Unauthorized', 'The project of this key no longer exists');
+    });
 }
 
 /** Runs a management use case in one unit of work on the organization (projects, keys, users). */

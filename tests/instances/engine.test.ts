@@ -4,7 +4,7 @@
  * nothing. Needs `make build` and TEST_DATABASE_URL (make test gives both).
  */
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import { deployment, NO_DATABASE, SERVER_HEADERS, type Deployment, type Instance } from './harness.js';
+import { deployment, KEYS, NO_DATABASE, SERVER_HEADERS, type Deployment, type Instance } from './harness.js';
 
 jest.setTimeout(120_000);
 
@@ -101,6 +101,20 @@ run('two server processes on one database', () => {
     const counted = await split([a, b], 40, (instance, index) => call(instance, 'POST', '/v1/customers', { source_id: `${city}-${index}`, address: { city } }));
     expect(counted).toEqual({ 200: 40 });
     expect((await ok(b, 'GET', `/v1/customers?city=${city}&limit=100`)).total).toBe(40);
+  });
+
+  test('when a project is deleted through one instance, then its key is refused with 401 on the other at once', async () => {
+    const management = { 'X-Management-Id': KEYS.managementId, 'X-Management-Token': KEYS.managementToken, 'Content-Type': 'application/json' };
+    const made = await fetch(`${a.baseUrl}/management/v1/projects`, { method: 'POST', headers: management, body: JSON.stringify({ name: unique('short-lived') }) });
+    const project = (await made.json()) as { id: string; server_side_key: { app_id: string; app_token: string } };
+    const headers = { 'X-App-Id': project.server_side_key.app_id, 'X-App-Token': project.server_side_key.app_token };
+    // Both instances have used the key, so both keep it for a few seconds.
+    for (const instance of [a, b]) expect((await fetch(`${instance.baseUrl}/v1/customers?limit=1`, { headers })).status).toBe(200);
+    expect((await fetch(`${a.baseUrl}/management/v1/projects/${project.id}`, { method: 'DELETE', headers: management })).status).toBe(204);
+    for (const instance of [b, a]) {
+      const refused = await fetch(`${instance.baseUrl}/v1/customers?limit=1`, { headers });
+      expect({ status: refused.status, key: ((await refused.json()) as { key: string }).key }).toEqual({ status: 401, key: 'unauthorized' });
+    }
   });
 
   test('when both servers stop and start again, then objects, counters and pending points are all still there', async () => {
