@@ -353,10 +353,11 @@ export function unique(prefix: string): string {
  */
 export function useTarget(overrides: Partial<AppOptions> = {}): { target: Target; client: ApiClient } {
   const box = {} as { target: Target; client: ApiClient };
+  // Building the app compiles the contract's validators: seconds on an idle machine, more while other suites run.
   beforeAll(async () => {
     box.target = await startTarget(overrides);
     box.client = clientFor(box.target);
-  });
+  }, 120_000);
   afterEach(() => {
     const serverErrors = seenStatuses.filter((seen) => seen.status >= 500);
     seenStatuses.length = 0;
