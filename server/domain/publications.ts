@@ -12,6 +12,7 @@ import { validityAt } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 import { noteReferrer } from './referrals.js';
 import { table } from '../store/schema.js';
+import { campaignNamesById } from './campaigns.js';
 
 type Schemas = components['schemas'];
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
@@ -245,7 +246,7 @@ export async function listPublications(ctx: DomainContext, query: PublicationLis
   const customerId = query.customer ? (((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? missing) : undefined;
   const campaignId = query.campaign ? (((await ctx.uow.campaigns.get(query.campaign)) ?? (await ctx.uow.campaigns.getBy('name', query.campaign)))?.id ?? missing) : undefined;
   const filter = query.filters ? listFilter(query.filters, PUBLICATION_FILTER_FIELDS) : undefined;
-  const names = filter && 'campaign_name' in filter ? new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name])) : new Map<string, string>();
+  const names = filter && 'campaign_name' in filter ? await campaignNamesById(ctx) : new Map<string, string>();
   const source = (field: string): FieldSource => {
     switch (field) {
       case 'failure_code':
