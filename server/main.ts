@@ -108,10 +108,14 @@ async function main(): Promise<void> {
     stopSettling();
     logger.info(`${signal}: closing; requests in flight have ${config.shutdownGraceMs} ms, then ${jobs.size} background job(s) finish`);
     server.close(() => {
-      void jobs.shutdown().then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      });
+      // Background work may still write, so the store is released after it.
+      void jobs
+        .shutdown()
+        .then(() => store.close())
+        .then(() => {
+          logger.info('stopped');
+          process.exit(0);
+        });
     });
     server.closeIdleConnections();
     // A request still in flight when the grace period ends (such as a client that stalls mid-body) is cut off.

@@ -5,7 +5,7 @@ import { trackingIdOf } from './engine.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { checkFilter, filterCondition, type FieldSource, type FilterDefinition } from './filters.js';
-import { and, eq, has, or } from '../store/conditions.js';
+import { and, eq, has, isNull, or } from '../store/conditions.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { validityAt } from './validity.js';
@@ -93,9 +93,8 @@ export async function namedCustomer(ctx: DomainContext, ref: CustomerReference |
 /** The oldest active vouchers of the campaign that nobody holds. */
 async function freeVouchers(ctx: DomainContext, campaignId: string, count: number): Promise<VoucherRecord[]> {
   const now = ctx.clock.now();
-  return (await ctx.uow.vouchers.findBy('campaign_id', campaignId))
-    .filter((voucher) => voucher.holder_id === null && voucher.active && validityAt({ ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid)
-    .slice(0, count);
+  const { rows } = await ctx.uow.vouchers.query({ index: { field: 'campaign_id', value: campaignId }, where: and(isNull('holder_id'), eq('active', true)) });
+  return rows.filter((voucher) => validityAt({ ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid).slice(0, count);
 }
 
 async function vouchersFor(ctx: DomainContext, input: PublicationCreate, customerId: string): Promise<VoucherRecord[] | DomainError> {
