@@ -125,6 +125,7 @@ async function main(): Promise<void> {
   const close = (signal: string) => {
     logger.info(`${signal}: closing; requests in flight have ${config.shutdownGraceMs} ms, then ${jobs.size} background job(s) finish`);
     server.close(() => {
+      // Background work may still write, so the store is released after it.
       void jobs
         .shutdown()
         .then(() => store.close())

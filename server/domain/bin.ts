@@ -7,7 +7,7 @@ import type { CampaignRecord } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { duplicate, notFound } from './errors.js';
 import { newId } from './ids.js';
-import { idOrderedPage, listFilter, type IdCursorQuery } from './list-filters.js';
+import { idOrderedPage, idOrderedQuery, listFilter, type IdCursorQuery } from './list-filters.js';
 import type { VoucherRecord } from './vouchers.js';
 import { dropHoldersOf } from './referrals.js';
 import { table } from '../store/schema.js';
@@ -29,7 +29,7 @@ export interface BinEntryRecord {
   campaign: CampaignRecord | null;
 }
 
-export const BIN_ENTRIES_TABLE = table<BinEntryRecord>({ unique: ['campaign_name'], indexed: [] });
+export const BIN_ENTRIES_TABLE = table<BinEntryRecord>({ unique: ['campaign_name'], indexed: [], kinds: { id: 'text' } });
 
 /** A voucher in the bin, alone or with its campaign; its code stays taken while it is here. */
 export interface BinnedVoucher {
@@ -111,8 +111,8 @@ const BIN_FILTER_FIELDS: ReadonlySet<string> = new Set(['id', 'resource_id', 're
 
 export async function listBinEntries(ctx: DomainContext, query: IdCursorQuery & { filters?: Record<string, unknown> }) {
   const filter = listFilter(query.filters, BIN_FILTER_FIELDS);
-  const rows = (await ctx.uow.bin_entries.query({})).rows.map(presentEntry);
-  return idOrderedPage(rows, filter, query);
+  const { rows } = await ctx.uow.bin_entries.query(idOrderedQuery(filter, query));
+  return idOrderedPage(rows.map(presentEntry), query);
 }
 
 /** Completes the deletion the entry holds: its vouchers' codes and its campaign's name are free again. */

@@ -361,6 +361,11 @@ export interface CampaignListQuery extends PageRequest {
   filters?: CampaignFilters;
 }
 
+/** Every campaign's name by its ID, for filters on `campaign_name` (looked up by an entry's `campaign_id`). */
+export async function campaignNamesById(ctx: DomainContext): Promise<Map<string, string>> {
+  return new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name]));
+}
+
 export async function listCampaigns(ctx: DomainContext, query: CampaignListQuery) {
   const conditions = [
     query.campaign_type ? eq('campaign_type', query.campaign_type) : undefined,

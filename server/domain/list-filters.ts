@@ -1,11 +1,11 @@
 /**
  * The `filters` query parameter of the cursor lists (bin, campaign templates, referral code holders):
  * `{ junction, <field>: { conditions: { $op: value | [values] } } }`, checked against the fields a list can
- * filter on and evaluated by the shared filter engine.
+ * filter on and compiled to a store condition by the shared filter compiler.
  */
 import { cursorPage } from './pagination.js';
 import { invalid } from './errors.js';
-import { checkFilter, checkOperatorValues, matchesFilter, type FilterDefinition, type FilterProblem } from './filters.js';
+import { checkFilter, checkOperatorValues, filterCondition, type FilterDefinition, type FilterProblem } from './filters.js';
 
 const QUERY_FILTER: FilterProblem = { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' };
 
@@ -36,13 +36,16 @@ export interface IdCursorQuery {
   order?: 'id' | '-id';
 }
 
+/** What a store query of such a list asks: the rows that meet the filter, in the list's ID order. */
+export function idOrderedQuery(filter: FilterDefinition | undefined, query: IdCursorQuery) {
+  return { ...(filter && { where: filterCondition(filter) }), orderBy: { field: 'id' as const, direction: query.order === '-id' ? ('desc' as const) : ('asc' as const) } };
+}
+
 /**
- * One page of rows in ID order (`order`), after the `starting_after_id` cursor, with the number of rows that
- * match. A cursor that is not a row of the list is a 400.
+ * One page of the matching rows (in the list's ID order, as idOrderedQuery asks for them), after the
+ * `starting_after_id` cursor, with the number of rows that match. A cursor that is not a row of the list is a 400.
  */
-export function idOrderedPage<T extends { id: string }>(rows: readonly T[], filter: FilterDefinition | undefined, query: IdCursorQuery) {
-  const matching = (filter ? rows.filter((row) => matchesFilter(row, filter)) : [...rows]).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  if (query.order === '-id') matching.reverse();
+export function idOrderedPage<T extends { id: string }>(matching: readonly T[], query: IdCursorQuery) {
   const page = cursorPage(matching, query);
   if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
   return { ...page, total: matching.length };

@@ -5,13 +5,14 @@ import { trackingIdOf } from './engine.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { checkFilter, filterCondition, type FieldSource, type FilterDefinition } from './filters.js';
-import { and, eq, has, or } from '../store/conditions.js';
+import { and, eq, has, isNull, or } from '../store/conditions.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { validityAt } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 import { noteReferrer } from './referrals.js';
 import { table } from '../store/schema.js';
+import { campaignNamesById } from './campaigns.js';
 
 type Schemas = components['schemas'];
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
@@ -92,9 +93,8 @@ export async function namedCustomer(ctx: DomainContext, ref: CustomerReference |
 /** The oldest active vouchers of the campaign that nobody holds. */
 async function freeVouchers(ctx: DomainContext, campaignId: string, count: number): Promise<VoucherRecord[]> {
   const now = ctx.clock.now();
-  return (await ctx.uow.vouchers.findBy('campaign_id', campaignId))
-    .filter((voucher) => voucher.holder_id === null && voucher.active && validityAt({ ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid)
-    .slice(0, count);
+  const { rows } = await ctx.uow.vouchers.query({ index: { field: 'campaign_id', value: campaignId }, where: and(isNull('holder_id'), eq('active', true)) });
+  return rows.filter((voucher) => validityAt({ ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid).slice(0, count);
 }
 
 async function vouchersFor(ctx: DomainContext, input: PublicationCreate, customerId: string): Promise<VoucherRecord[] | DomainError> {
@@ -245,7 +245,7 @@ export async function listPublications(ctx: DomainContext, query: PublicationLis
   const customerId = query.customer ? (((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? missing) : undefined;
   const campaignId = query.campaign ? (((await ctx.uow.campaigns.get(query.campaign)) ?? (await ctx.uow.campaigns.getBy('name', query.campaign)))?.id ?? missing) : undefined;
   const filter = query.filters ? listFilter(query.filters, PUBLICATION_FILTER_FIELDS) : undefined;
-  const names = filter && 'campaign_name' in filter ? new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name])) : new Map<string, string>();
+  const names = filter && 'campaign_name' in filter ? await campaignNamesById(ctx) : new Map<string, string>();
   const source = (field: string): FieldSource => {
     switch (field) {
       case 'failure_code':

@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { evaluate, simpleCustomer, type Evaluation, type RewardSnapshot, type Verdict } from './engine.js';
-import { filterCondition, type FieldSource } from './filters.js';
+import { filterCondition, rowField, type FieldSource } from './filters.js';
 import { movePoints } from './loyalty/cards.js';
 import { recordGiftMovement } from './gift-transactions.js';
 import { recordEvent } from './events.js';
@@ -18,6 +18,7 @@ import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 import { referralCodeRedeemed } from './referrals.js';
 import { table } from '../store/schema.js';
 import { and, eq } from '../store/conditions.js';
+import { campaignNamesById } from './campaigns.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -527,27 +528,41 @@ export interface RedemptionListQuery extends PageRequest {
   filters?: Record<string, unknown>;
 }
 
+/**
+ * Where a redemption filter's field (as the list and the export name them) comes from; `names` holds the
+ * campaigns' names by ID, for `campaign_name`.
+ */
+export function redemptionFilterSource(field: string, names: ReadonlyMap<string, string>): FieldSource {
+  switch (field) {
+    case 'created_at':
+      return 'date';
+    case 'campaign':
+    case 'related_object_parent_id':
+      return 'campaign_id';
+    case 'customer':
+      return 'customer_id';
+    case 'voucher':
+      return 'voucher_code';
+    case 'related_object':
+      return 'related_object_type';
+    case 'campaign_name':
+      return { key: 'campaign_id', lookup: names, otherwise: null };
+    case 'user_login':
+      // Every entry here came through the API, so none has a dashboard user.
+      return { constant: null };
+    default:
+      // A rollback has neither `parent_redemption_id` nor `failure_code`: both read as null.
+      return rowField(field);
+  }
+}
+
 export async function listRedemptions(ctx: DomainContext, query: RedemptionListQuery) {
   let campaignId: string | undefined;
   if (query.campaign) campaignId = ((await ctx.uow.campaigns.get(query.campaign)) ?? (await ctx.uow.campaigns.getBy('name', query.campaign)))?.id ?? '\u0000';
   let customerId: string | undefined;
   if (query.customer) customerId = ((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? '\u0000';
   const filter = query.filters ? listFilter(query.filters, REDEMPTION_FILTER_FIELDS) : undefined;
-  const names = filter && 'campaign_name' in filter ? new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name])) : new Map<string, string>();
-  const source = (field: string): FieldSource => {
-    switch (field) {
-      case 'related_object_parent_id':
-        return 'campaign_id';
-      case 'campaign_name':
-        return { key: 'campaign_id', lookup: names, otherwise: null };
-      case 'user_login':
-        // Every entry here came through the API, so none has a dashboard user.
-        return { constant: null };
-      default:
-        // A rollback has neither `parent_redemption_id` nor `failure_code`: both read as null.
-        return field;
-    }
-  };
+  const names = filter && 'campaign_name' in filter ? await campaignNamesById(ctx) : new Map<string, string>();
   const order = parseOrder<RedemptionSortField>(query.order ?? '-created_at');
   const page = await ctx.uow.redemptions.query({
     where: and(
@@ -555,7 +570,7 @@ export async function listRedemptions(ctx: DomainContext, query: RedemptionListQ
       campaignId === undefined ? undefined : eq('campaign_id', campaignId),
       customerId === undefined ? undefined : eq('customer_id', customerId),
       withinRange('date', query.created_at),
-      filter && filterCondition(filter, source),
+      filter && filterCondition(filter, (field) => redemptionFilterSource(field, names)),
     ),
     orderBy: { field: order.field === 'created_at' ? 'date' : order.field, direction: order.direction },
     ...pageWindow(query),

@@ -11,7 +11,7 @@ import type { Customer } from './customers.js';
 import { duplicate, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
-import { idOrderedPage, listFilter, type IdCursorQuery } from './list-filters.js';
+import { idOrderedPage, idOrderedQuery, listFilter, type IdCursorQuery } from './list-filters.js';
 import { joiningCustomer } from './loyalty/members.js';
 import { giveCampaignVoucher } from './loyalty/rewards.js';
 import type { VoucherRecord } from './vouchers.js';
@@ -35,7 +35,7 @@ export interface HolderRecord {
   object: 'redeemable_holder';
 }
 
-export const REDEEMABLE_HOLDERS_TABLE = table<HolderRecord>({ unique: [], indexed: ['redeemable_id', 'customer_id'] });
+export const REDEEMABLE_HOLDERS_TABLE = table<HolderRecord>({ unique: [], indexed: ['redeemable_id', 'customer_id'], kinds: { id: 'text' } });
 
 /** What converted a referral, as the referee's `referrals.campaigns` entry names it. */
 export interface ConversionTrigger {
@@ -99,7 +99,8 @@ export async function listHolders(ctx: DomainContext, memberId: string, campaign
   const { code } = await findReferralCode(ctx, memberId, campaignRef);
   const filter = listFilter(query.filters, HOLDER_FILTER_FIELDS);
   await noteReferrer(ctx, code);
-  return idOrderedPage(await ctx.uow.redeemable_holders.findBy('redeemable_id', code.id), filter, query);
+  const { rows } = await ctx.uow.redeemable_holders.query({ index: { field: 'redeemable_id', value: code.id }, ...idOrderedQuery(filter, query) });
+  return idOrderedPage(rows, query);
 }
 
 /** Adds customers to a referral code as referees, all or none. */

@@ -9,7 +9,7 @@ import { findCampaign, type CampaignRecord, type CampaignVoucher } from './campa
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
-import { idOrderedPage, listFilter, type IdCursorQuery } from './list-filters.js';
+import { idOrderedPage, idOrderedQuery, listFilter, type IdCursorQuery } from './list-filters.js';
 import { createPromotionTier, findPromotionTier, type PromotionTierRecord } from './promotion-tiers.js';
 import { writeUnique } from './unique.js';
 import { createValidationRule } from './validation-rules.js';
@@ -57,7 +57,7 @@ export interface CampaignTemplateRecord {
   rules: RuleCreate[];
 }
 
-export const CAMPAIGN_TEMPLATES_TABLE = table<CampaignTemplateRecord>({ unique: ['name'], indexed: [] });
+export const CAMPAIGN_TEMPLATES_TABLE = table<CampaignTemplateRecord>({ unique: ['name'], indexed: [], kinds: { id: 'text' } });
 
 function templateError(details: string) {
   return invalid('invalid_template_params', 'Invalid template params', details);
@@ -204,8 +204,8 @@ const TEMPLATE_FILTER_FIELDS: ReadonlySet<string> = new Set(['id', 'name', 'camp
 
 export async function listTemplates(ctx: DomainContext, query: IdCursorQuery & { filters?: Record<string, unknown> }) {
   const filter = listFilter(query.filters, TEMPLATE_FILTER_FIELDS);
-  const rows = (await ctx.uow.campaign_templates.query({})).rows.map(presentTemplate);
-  return idOrderedPage(rows, filter, query);
+  const { rows } = await ctx.uow.campaign_templates.query(idOrderedQuery(filter, query));
+  return idOrderedPage(rows.map(presentTemplate), query);
 }
 
 /**

@@ -5,7 +5,7 @@
 import { findCampaign } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid } from './errors.js';
-import { matchesFilter } from './filters.js';
+import { filterCondition } from './filters.js';
 import { listTransactions, type TransactionQuery } from './loyalty/activity.js';
 import { cursorPage } from './pagination.js';
 import { findVoucher, normalizeFilters } from './vouchers.js';
@@ -22,8 +22,7 @@ export async function listCampaignTransactions(ctx: DomainContext, campaignRef: 
   const campaign = await findCampaign(ctx, campaignRef);
   const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, CAMPAIGN_FILTER_FIELDS) : undefined;
   // Transaction IDs are not in time order, so "by id" means in the order of recording, as the API's cursor does.
-  let rows = [...(await ctx.uow.loyalty_transactions.findBy('campaign_id', campaign.id))];
-  if (filter) rows = rows.filter((row) => matchesFilter(row, filter));
+  const { rows } = await ctx.uow.loyalty_transactions.query({ index: { field: 'campaign_id', value: campaign.id }, ...(filter && { where: filterCondition(filter) }) });
   if (query.order !== 'id') rows.reverse();
   const page = cursorPage(rows, query);
   if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);

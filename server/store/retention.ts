@@ -8,7 +8,7 @@
  * project may hold up to that many rows more, never more than 1% over.
  */
 import type { Schema } from './schema.js';
-import { lazyUnitOfWork, withTransaction, type Row, type Store, type Table, type UnitOfWork } from './store.js';
+import { lazyUnitOfWork, overriding, withTransaction, type Row, type Store, type Table, type UnitOfWork } from './store.js';
 
 /** The most rows each named table keeps. */
 export type Retention<S extends Schema> = Partial<Record<keyof S & string, number>>;
@@ -25,14 +25,13 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
   const counting = lazyUnitOfWork<S, { uow: UnitOfWork<S>; inserted: Map<string, number> }>(store.schema, ({ uow, inserted }, name) => {
     const table = uow[name] as Table<Row>;
     if (!retained.has(name)) return table;
-    return {
-      ...bound(table),
+    return overriding(table, {
       insert: async (row) => {
         const stored = await table.insert(row);
         inserted.set(name, (inserted.get(name) ?? 0) + 1);
         return stored;
       },
-    };
+    });
   });
   return withTransaction(store, (projectId, work) =>
     store.transaction(projectId, async (uow) => {
@@ -57,18 +56,4 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
       return result;
     }),
   );
-}
-
-/** The table's operations, bound so that they can be spread into a wrapper. */
-function bound<T extends Row>(table: Table<T>): Table<T> {
-  return {
-    get: (id) => table.get(id),
-    getBy: (field, value) => table.getBy(field, value),
-    findBy: (field, value) => table.findBy(field, value),
-    countBy: (field, value) => table.countBy(field, value),
-    insert: (row) => table.insert(row),
-    update: (row) => table.update(row),
-    delete: (id) => table.delete(id),
-    query: (query) => table.query(query),
-  };
 }

@@ -160,6 +160,21 @@ export function lazyUnitOfWork<S extends Schema, State>(schema: S, make: (state:
   };
 }
 
+/** A table that does what `table` does but for the operations `overrides` replaces (the layers over a store). */
+export function overriding<T extends Row>(table: Table<T>, overrides: Partial<Table<T>>): Table<T> {
+  return {
+    get: (id) => table.get(id),
+    getBy: (field, value) => table.getBy(field, value),
+    findBy: (field, value) => table.findBy(field, value),
+    countBy: (field, value) => table.countBy(field, value),
+    insert: (row) => table.insert(row),
+    update: (row) => table.update(row),
+    delete: (id) => table.delete(id),
+    query: (query) => table.query(query),
+    ...overrides,
+  };
+}
+
 /**
  * A store that runs each unit of work through `transaction` and leaves everything else to `store`: the layers
  * over a store (retention, the outbox, metadata checks) differ only in how a unit of work runs.

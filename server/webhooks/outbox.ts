@@ -16,7 +16,7 @@ import type { CardTransaction } from '../domain/loyalty/types.js';
 import { isWebhookEventType, subscribesTo, type Webhook, type WebhookEventType } from '../domain/management/webhooks.js';
 import type { DomainStore, DomainUnitOfWork, Tables } from '../domain/schema.js';
 import { eq } from '../store/conditions.js';
-import { lazyUnitOfWork, withTransaction, type Row, type Table } from '../store/store.js';
+import { lazyUnitOfWork, overriding, withTransaction, type Row, type Table } from '../store/store.js';
 import { presentEvent, type EventScope, type PresentedEvent, type WebhookPayload } from './payloads.js';
 
 type WebhookEnvelope = components['schemas']['WebhookEventEnvelope'];
@@ -93,29 +93,24 @@ function noting(projectId: string, uow: DomainUnitOfWork, written: { deliveries:
       written.deliveries++;
     }
   };
-  const wrap: Wrap = (name, table) => ({
-    get: (id) => table.get(id),
-    getBy: (field, value) => table.getBy(field, value),
-    findBy: (field, value) => table.findBy(field, value),
-    countBy: (field, value) => table.countBy(field, value),
-    query: (query) => table.query(query),
-    update: (row) => table.update(row),
-    insert: async (row) => {
-      const stored = await table.insert(row);
-      if (name === 'events') await note(stored as unknown as EventRecord);
-      if (name === 'loyalty_transactions') {
-        const transaction = stored as unknown as CardTransaction;
-        transactions.set(transaction.voucher_id, transaction);
-      }
-      return stored;
-    },
-    delete: async (id) => {
-      const before = await table.get(id);
-      const done = await table.delete(id);
-      if (done && before) deleted.set(`${name}:${id}`, before);
-      return done;
-    },
-  });
+  const wrap: Wrap = (name, table) =>
+    overriding(table, {
+      insert: async (row) => {
+        const stored = await table.insert(row);
+        if (name === 'events') await note(stored as unknown as EventRecord);
+        if (name === 'loyalty_transactions') {
+          const transaction = stored as unknown as CardTransaction;
+          transactions.set(transaction.voucher_id, transaction);
+        }
+        return stored;
+      },
+      delete: async (id) => {
+        const before = await table.get(id);
+        const done = await table.delete(id);
+        if (done && before) deleted.set(`${name}:${id}`, before);
+        return done;
+      },
+    });
   return notingUnitOfWork({ uow, wrap });
 }
 

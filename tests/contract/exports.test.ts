@@ -152,6 +152,11 @@ describe('exports', () => {
     expect(await codes({ created_at: { conditions: { $less_than_ago: [1] } } })).toEqual(both);
     expect(await codes({ created_at: { conditions: { $more_than_ago: [1] } } })).toEqual([]);
     expect(await codes({ created_at: { conditions: { $is_days_ago: [0] } } })).toEqual(both);
+    // The creation date is the day of the creation moment: today (UTC) on both sides of the comparison.
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await codes({ created_date: { conditions: { $is: [today] } } })).toEqual(both);
+    expect(await codes({ created_date: { conditions: { $before: [today] } } })).toEqual([]);
+    expect(await codes({ created_date: { conditions: { $is_days_ago: [0] } } })).toEqual(both);
     expect(await codes({ validity_day_of_week: { conditions: { $count: [2] } } })).toEqual([weekend.code]);
     expect(await codes({ validity_day_of_week: { conditions: { $in: [6] } } })).toEqual([weekend.code]);
     expect(await codes({ code: { conditions: { $starts_with: ['EXP-A'] } } })).toEqual([anyDay.code]);
@@ -207,6 +212,27 @@ describe('exports', () => {
     expect(orderExport.data).toMatchObject({ exported_object: 'order', status: 'SCHEDULED' });
     const orders = await fileOf(await finishedExport(ctx.client, orderExport.data!.id), ['source_id', 'status', 'amount', 'discount_amount', 'total_amount', 'customer_id']);
     expect(orders).toEqual([{ source_id: orderSource, status: 'PAID', amount: '4000', discount_amount: '500', total_amount: '3500', customer_id: customer.id }]);
+    // The total discount is the order's discounts together, as the redemption left them.
+    const ordersBy = async (conditions: Record<string, unknown>) =>
+      (
+        await fileOf(
+          await exported({ exported_object: 'order', parameters: { fields: ['source_id'], filters: { source_id: { conditions: { $is: [orderSource] } }, total_discount_amount: { conditions } } } }),
+          ['source_id'],
+        )
+      ).map((row) => row.source_id);
+    expect(await ordersBy({ $is: [500] })).toEqual([orderSource]);
+    expect(await ordersBy({ $more_than: [500] })).toEqual([]);
+
+    // A publication's voucher type and referral flag are its voucher's.
+    const publicationsBy = async (filters: Record<string, unknown>) =>
+      (
+        await fileOf(
+          await exported({ exported_object: 'publication', parameters: { fields: ['voucher_code'], filters: { customer_id: { conditions: { $is: [customer.id] } }, ...filters } } }),
+          ['voucher_code'],
+        )
+      ).map((row) => row.voucher_code);
+    expect(await publicationsBy({ voucher_type: { conditions: { $is: ['DISCOUNT_VOUCHER'] } }, is_referral_code: { conditions: { $is: [false] } } })).toEqual([code]);
+    expect(await publicationsBy({ voucher_type: { conditions: { $is: ['GIFT_VOUCHER'] } } })).toEqual([]);
   });
 
   test("when a program's expiring points are exported, then there is a line per card and day with the points", async () => {

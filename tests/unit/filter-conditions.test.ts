@@ -11,7 +11,6 @@ import {
   filterCondition,
   matchesConditions,
   matchesFilter,
-  reading,
   rowField,
   type Conditions,
   type FieldSource,

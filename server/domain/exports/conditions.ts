@@ -13,7 +13,7 @@
  */
 import { invalid } from '../errors.js';
 import { and, compare, isNull, length, not, notNull, or, text, type ComparisonOp, type Condition, type Field } from '../../store/conditions.js';
-import { clauseCondition, conditionValues, reading, type Conditions, type ExtraOperators, type FieldSource, type FilterValue, type OperatorCompiler } from '../filters.js';
+import { clauseCondition, conditionValues, reading, type ExtraOperators, type FieldSource, type FilterValue, type OperatorCompiler } from '../filters.js';
 
 /** The operators of export filters that list filters evaluate too, under the list filters' names. */
 const SHARED: Record<string, string> = {

@@ -6,12 +6,13 @@
  * each), and the rows are read back a page at a time while the file is written.
  */
 import type { DomainContext } from '../context.js';
+import { campaignNamesById } from '../campaigns.js';
 import { presentCustomer } from '../customers.js';
 import type { Customer } from '../customers.js';
 import type { CardTransaction } from '../loyalty/types.js';
 import type { OrderRecord } from '../orders.js';
 import type { PublicationRecord } from '../publications.js';
-import type { Redemption } from '../redemptions.js';
+import { redemptionFilterSource, type Redemption } from '../redemptions.js';
 import type { VoucherRecord } from '../vouchers.js';
 import { conditionsOn, rowField, type FieldSource } from '../filters.js';
 import { and, isNull, notNull, or, type Condition } from '../../store/conditions.js';
@@ -80,8 +81,7 @@ function filterWhere(plan: ExportPlan, source: (name: string) => FieldSource): {
 
 /** Campaign names by ID, for `campaign_name`: loaded only when the filter names it. */
 async function campaignNames(ctx: DomainContext, plan: ExportPlan): Promise<Map<string, string>> {
-  if (!plan.filter?.clauses.some(([field]) => field === 'campaign_name')) return new Map();
-  return new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name]));
+  return plan.filter?.clauses.some(([field]) => field === 'campaign_name') ? campaignNamesById(ctx) : new Map();
 }
 
 function orderBy<T>(plan: ExportPlan, fields: Record<string, keyof T & string>) {
@@ -234,31 +234,8 @@ const redemptions: ExportKind = {
   metadata: true,
   async scan(ctx, plan) {
     const names = await campaignNames(ctx, plan);
-    const source = (field: string): FieldSource => {
-      switch (field) {
-        case 'created_at':
-          return 'date';
-        case 'campaign':
-        case 'related_object_parent_id':
-          return 'campaign_id';
-        case 'customer':
-          return 'customer_id';
-        case 'voucher':
-          return 'voucher_code';
-        case 'related_object':
-          return 'related_object_type';
-        case 'campaign_name':
-          return { key: 'campaign_id', lookup: names, otherwise: null };
-        case 'user_login':
-          // Every entry here came through the API, so none has a dashboard user.
-          return { constant: null };
-        default:
-          // A rollback has neither `parent_redemption_id` nor `failure_code`: both read as null.
-          return rowField(field);
-      }
-    };
     const { rows } = await ctx.uow.redemptions.query({
-      ...filterWhere(plan, source),
+      ...filterWhere(plan, (field) => redemptionFilterSource(field, names)),
       orderBy: orderBy<Redemption>(plan, { created_at: 'date' }),
     });
     return rows.map((entry) => entry.id);

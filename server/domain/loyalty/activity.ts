@@ -2,7 +2,7 @@
 import type { DomainContext } from '../context.js';
 import { invalid } from '../errors.js';
 import type { EventRecord } from '../events.js';
-import { matchesFilter } from '../filters.js';
+import { filterCondition } from '../filters.js';
 import { cursorPage } from '../pagination.js';
 import { normalizeFilters } from '../vouchers.js';
 import type { VoucherRecord } from '../vouchers.js';
@@ -25,8 +25,7 @@ export interface TransactionQuery {
 export async function listTransactions(ctx: DomainContext, card: VoucherRecord, query: TransactionQuery) {
   const filter = query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, TRANSACTION_FILTER_FIELDS) : undefined;
   // Transaction IDs are not in time order, so "by id" means in the order of recording, as the API's cursor does.
-  let rows = [...(await ctx.uow.loyalty_transactions.findBy('voucher_id', card.id))];
-  if (filter) rows = rows.filter((row) => matchesFilter(row, filter));
+  const { rows } = await ctx.uow.loyalty_transactions.query({ index: { field: 'voucher_id', value: card.id }, ...(filter && { where: filterCondition(filter) }) });
   if (query.order !== 'id') rows.reverse();
   const page = cursorPage(rows, query);
   if (!page) throw unknownCursor(query.starting_after_id);

@@ -5,7 +5,7 @@
  * schema existed stays readable and writable in other respects until it is next changed.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { lazyUnitOfWork, withTransaction, type Row, type Table } from '../../store/store.js';
+import { lazyUnitOfWork, overriding, withTransaction, type Row, type Table } from '../../store/store.js';
 import type { DomainSchema, DomainStore, DomainUnitOfWork } from '../schema.js';
 import { checkMetadata, namedObjectTypes } from './metadata-rules.js';
 import type { MetadataSchema } from './schemas.js';
@@ -54,22 +54,17 @@ function checking(uow: DomainUnitOfWork, checkedUnitOfWork: CheckedUnitOfWork): 
     }
     checkMetadata(schema, row.metadata, (type) => named.get(type));
   };
-  const wrap: Wrap = (table, relatedObject) => ({
-    get: (id) => table.get(id),
-    getBy: (field, value) => table.getBy(field, value),
-    findBy: (field, value) => table.findBy(field, value),
-    countBy: (field, value) => table.countBy(field, value),
-    query: (query) => table.query(query),
-    delete: (id) => table.delete(id),
-    insert: async (row) => {
-      await check(relatedObject, row);
-      return table.insert(row);
-    },
-    update: async (row) => {
-      const before = await table.get(row.id);
-      if (!isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await check(relatedObject, row);
-      return table.update(row);
-    },
-  });
+  const wrap: Wrap = (table, relatedObject) =>
+    overriding(table, {
+      insert: async (row) => {
+        await check(relatedObject, row);
+        return table.insert(row);
+      },
+      update: async (row) => {
+        const before = await table.get(row.id);
+        if (!isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await check(relatedObject, row);
+        return table.update(row);
+      },
+    });
   return checkedUnitOfWork({ uow, wrap });
 }
