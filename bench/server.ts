@@ -2,8 +2,9 @@
  * A benchmark server in its own process, so the load generator does not share its event loop. Forked by
  * bench/run.ts with a mode: `reference` (the reference server over a generated fixture, loyalty members
  * included when the contract has loyalty programs, with request
- * validation on and response validation off, as in production) or `bare` (Express 5 answering a fixed
- * body of the size asked for). It reports over IPC when it is ready and, when asked, its RSS.
+ * validation on and response validation off, as in production, or on when its fifth argument is
+ * `validated`) or `bare` (Express 5 answering a fixed body of the size asked for). It reports over IPC when it
+ * is ready and, when asked, its RSS or a CPU profile of what it did between two messages (bench/profile.ts).
  */
 import express from 'express';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { MemoryStore } from '../server/store/memory.js';
 import { SCHEMA } from '../server/domain/schema.js';
 import { openPostgresStore } from '../server/store/sql/sql-store.js';
 import { buildFixture, buildLoyalty } from './fixture.js';
+import { startProfiling, type ProfileSummary } from './profile.js';
 
 const APP_ID = 'bench-app';
 const APP_TOKEN = 'bench-token';
@@ -26,14 +28,14 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
-async function reference(vouchers: number, campaigns: number, customers: number, members: number) {
+async function reference(vouchers: number, campaigns: number, customers: number, members: number, validateResponses: boolean) {
   const store = new MemoryStore(SCHEMA);
   const app = await createApp({
     store,
     clock: systemClock,
     apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }],
     clientKeys: [CLIENT],
-    validateResponses: false,
+    validateResponses,
   });
   const before = heapUsed();
   const started = Date.now();
@@ -78,20 +80,32 @@ async function onPostgres(url: string, vouchers: number) {
 
 async function main() {
   const [mode, ...args] = process.argv.slice(2);
-  const [vouchers = '0', campaigns = '1', customers = '0', members = '0'] = args;
+  const [vouchers = '0', campaigns = '1', customers = '0', members = '0', responses = 'off'] = args;
   const { app, info } =
     mode === 'bare'
       ? bare()
       : mode === 'postgres'
         ? await onPostgres(args[0]!, Number(args[1] ?? 0))
-        : await reference(Number(vouchers), Number(campaigns), Number(customers), Number(members));
+        : await reference(Number(vouchers), Number(campaigns), Number(customers), Number(members), responses === 'validated');
   const server = app.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;
     process.send?.({ type: 'ready', port, ...info });
   });
   server.keepAliveTimeout = 60_000;
+  let stopProfiling: (() => Promise<ProfileSummary>) | undefined;
   process.on('message', (message: { type: string }) => {
     if (message.type === 'rss') process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
+    if (message.type === 'profile-start') {
+      void startProfiling().then((stop) => {
+        stopProfiling = stop;
+        process.send?.({ type: 'profiling' });
+      });
+    }
+    if (message.type === 'profile-stop' && stopProfiling) {
+      const stop = stopProfiling;
+      stopProfiling = undefined;
+      void stop().then((summary) => process.send?.({ type: 'profile', summary }));
+    }
   });
   process.on('disconnect', () => process.exit(0));
 }

@@ -1,0 +1,111 @@
+/**
+ * A CPU profile of the bench server while one route is driven, taken in the server's own process with the
+ * inspector, and summarised as where the time went: the samples' self time grouped by the part of the stack
+ * that spent it (the validator, Express, the store, the domain, serialising, garbage collection…), and the
+ * functions that spent most. `make bench` prints this for every route that stays under its target, so the
+ * reason it prints is measured in the same run, not written down once.
+ */
+import { Session } from 'node:inspector/promises';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+export interface ProfileSummary {
+  /** Busy time sampled (idle left out), ms. */
+  busyMs: number;
+  /** Share of the busy time per part of the stack, largest first. */
+  parts: { part: string; share: number }[];
+  /** The functions with the most self time, largest first. */
+  functions: { name: string; share: number }[];
+}
+
+/** The part of the stack a frame belongs to, from where its code lives. */
+export function partOf(frame: ProfileNode['callFrame']): string | undefined {
+  const { url, functionName } = frame;
+  if (functionName === '(idle)') return undefined;
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (functionName === '(program)') return 'V8 and native code outside JavaScript';
+  if (url === '' && /^(stringify|parse)$/.test(functionName)) return 'JSON text (JSON.stringify, JSON.parse)';
+  const module = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (module) {
+    if (module === 'express-openapi-validator' || module === 'ajv' || module === 'ajv-formats' || module === 'path-to-regexp') return 'request validation (express-openapi-validator, AJV)';
+    if (['express', 'router', 'body-parser', 'raw-body', 'type-is', 'content-type', 'on-finished', 'finalhandler', 'send', 'qs', 'iconv-lite', 'mime-types', 'etag', 'fresh', 'debug'].includes(module)) return 'Express and body parsing';
+    if (module === 'pino' || module === 'pino-http' || module === 'pino-std-serializers' || module === 'sonic-boom') return 'logging';
+    if (module === 'pg' || module === 'pg-protocol' || module === '@electric-sql/pglite') return 'database client';
+    return `other packages (${module})`;
+  }
+  if (url.includes('/server/store/')) return 'store (units of work, locks, indexes)';
+  if (url.includes('/server/domain/loyalty/')) return 'domain: loyalty';
+  if (url.includes('/server/domain/')) return 'domain';
+  if (url.includes('/server/http/')) return 'HTTP layer (auth, errors, logging, metrics)';
+  if (url.includes('/server/handlers/')) return 'handlers';
+  if (url.includes('/server/webhooks/')) return 'webhooks and events';
+  if (url.includes('/server/')) return 'server (other)';
+  if (url.startsWith('node:')) return 'Node.js (HTTP, streams, timers)';
+  if (url === '') return 'V8 builtins';
+  return 'other';
+}
+
+/** Sums a profile's samples by part and by function. */
+export function summarise(profile: Profile, top = 6): ProfileSummary {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfUs = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  // Each sample's time is the delta to the next sample (the last one gets none).
+  for (let i = 0; i < samples.length; i++) {
+    const delta = deltas[i + 1] ?? 0;
+    selfUs.set(samples[i]!, (selfUs.get(samples[i]!) ?? 0) + delta);
+  }
+  const parts = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let busy = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    if (!node) continue;
+    const part = partOf(node.callFrame);
+    if (part === undefined) continue;
+    busy += us;
+    parts.set(part, (parts.get(part) ?? 0) + us);
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url ? `${url.replace(/^.*\/(node_modules|server|dist)\//, '$1/')}:${lineNumber + 1}` : '';
+    const name = `${functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
+    functions.set(name, (functions.get(name) ?? 0) + us);
+  }
+  const ranked = (map: Map<string, number>) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, share: busy === 0 ? 0 : us / busy }));
+  return {
+    busyMs: busy / 1000,
+    parts: ranked(parts).map(({ name, share }) => ({ part: name, share })),
+    functions: ranked(functions),
+  };
+}
+
+/** Starts sampling this process; the returned function stops and summarises. */
+export async function startProfiling(): Promise<() => Promise<ProfileSummary>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = (await session.post('Profiler.stop')) as { profile: Profile };
+    await session.post('Profiler.disable');
+    session.disconnect();
+    return summarise(profile);
+  };
+}

@@ -1,0 +1,39 @@
+/** The bench's profile summary: self time of each sample, grouped by the part of the stack that spent it. */
+import { describe, expect, test } from '@jest/globals';
+import { partOf, summarise } from '../../bench/profile.js';
+
+const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '0' });
+
+describe('the bench profile summary', () => {
+  test('frames are put in the part of the stack their code lives in, and idle time in none', () => {
+    expect(partOf(frame('validate', 'file:///app/node_modules/express-openapi-validator/dist/x.js'))).toMatch(/request validation/);
+    expect(partOf(frame('handle', 'file:///app/node_modules/router/index.js'))).toMatch(/Express/);
+    expect(partOf(frame('transaction', 'file:///app/dist/server/store/memory.js'))).toMatch(/^store/);
+    expect(partOf(frame('presentVoucher', 'file:///app/dist/server/domain/vouchers.js'))).toBe('domain');
+    expect(partOf(frame('stringify'))).toMatch(/JSON/);
+    expect(partOf(frame('(garbage collector)'))).toBe('garbage collection');
+    expect(partOf(frame('(idle)'))).toBeUndefined();
+  });
+
+  test('each sample counts the time until the next one, and shares are of the busy time only', () => {
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('(idle)') },
+        { id: 2, callFrame: frame('stringify') },
+        { id: 3, callFrame: frame('(garbage collector)') },
+      ],
+      startTime: 0,
+      endTime: 100,
+      // idle 50 µs, then stringify 30 µs, then GC 10 µs (the last sample's time is unknown and not counted)
+      samples: [1, 2, 3, 2],
+      timeDeltas: [0, 50, 30, 10],
+    };
+    const summary = summarise(profile);
+    expect(summary.busyMs).toBeCloseTo(0.04);
+    expect(summary.parts).toEqual([
+      { part: 'JSON text (JSON.stringify, JSON.parse)', share: 0.75 },
+      { part: 'garbage collection', share: 0.25 },
+    ]);
+    expect(summary.functions[0]).toEqual({ name: 'stringify', share: 0.75 });
+  });
+});
