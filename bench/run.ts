@@ -10,7 +10,9 @@
  * Settings (environment): BENCH_DURATION seconds per route (10), BENCH_CONNECTIONS (50), BENCH_VOUCHERS
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
- * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL).
+ * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL),
+ * BENCH_ROUTES (only the routes whose name holds this text), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
+ * always driven, since the other parts compare with them).
  */
 import autocannon, { type Result } from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -34,6 +36,8 @@ const SMALL = env('BENCH_SMALL', 1_000);
 const LARGE = env('BENCH_LARGE', 1_000_000);
 const STORED = env('BENCH_STORED', 5_000);
 const PG_VOUCHERS = env('BENCH_PG_VOUCHERS', 20_000);
+const ONLY = process.env.BENCH_ROUTES;
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'routes,validated,memory,scaling,postgres').split(','));
 
 interface Ready {
   type: 'ready';
@@ -234,7 +238,8 @@ async function main(): Promise<void> {
   const { ready } = reference;
   console.log(`Fixture built in ${((ready.buildMs ?? 0) / 1000).toFixed(1)} s`);
   const headers = { 'x-app-id': ready.appId!, 'x-app-token': ready.appToken! };
-  const { routes, spent } = await routesOf(reference, headers);
+  const { routes: all, spent } = await routesOf(reference, headers);
+  const routes = all.filter((route) => ONLY === undefined || route.name.includes(ONLY));
   const widths = [42, 10, 10, 10, 9, 10, 12, 8];
   console.log('');
   console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio'], widths));
@@ -268,17 +273,7 @@ async function main(): Promise<void> {
 
   // The same routes with response validation on too, for those who run the server that way, against the
   // bare figures above. A server of its own, so the redemptions spend vouchers nobody spent yet.
-  const validated = await startServer('reference', String(VOUCHERS), '10', String(CUSTOMERS), String(members), 'validated');
-  console.log('');
-  console.log('With response validation on (VALIDATE_RESPONSES=true):');
-  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', '', 'ratio'], widths));
-  for (const route of (await routesOf(validated, headers)).routes) {
-    const mine = await drive(validated, route, headers);
-    const { theirs } = results[route.name]!;
-    const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
-    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`], widths) + flags);
-  }
-  validated.stop();
+  if (SECTIONS.has('validated')) await withResponsesValidated(headers, members, widths, results);
 
   console.log('');
   const bytes = ready.bytesPerVoucher ?? 0;
@@ -291,10 +286,24 @@ async function main(): Promise<void> {
   reference.stop();
   bare.stop();
 
-  await exportMemory();
-  await storage();
-  if (LARGE > 0) await scaling();
-  await onPostgres();
+  if (SECTIONS.has('memory')) await exportMemory();
+  if (SECTIONS.has('memory')) await storage();
+  if (SECTIONS.has('scaling') && LARGE > 0) await scaling();
+  if (SECTIONS.has('postgres')) await onPostgres();
+}
+
+async function withResponsesValidated(headers: Record<string, string>, members: number, widths: number[], results: Record<string, { mine: Measured; theirs: Measured }>): Promise<void> {
+  const validated = await startServer('reference', String(VOUCHERS), '10', String(CUSTOMERS), String(members), 'validated');
+  console.log('');
+  console.log('With response validation on (VALIDATE_RESPONSES=true):');
+  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', '', 'ratio'], widths));
+  for (const route of (await routesOf(validated, headers)).routes.filter((route) => results[route.name])) {
+    const mine = await drive(validated, route, headers);
+    const { theirs } = results[route.name]!;
+    const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
+    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`], widths) + flags);
+  }
+  validated.stop();
 }
 
 /**

@@ -18,6 +18,7 @@ import { Jobs } from './jobs.js';
 import { findApiKey, listProjects, ORGANIZATION, registerConfiguredKey } from './domain/management/projects.js';
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper } from './http/errors.js';
+import { sequence } from './http/sequence.js';
 import { withBodyReading } from './http/body.js';
 import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
@@ -177,17 +178,21 @@ export async function createApp(options: AppOptions): Promise<Express> {
   // (hashing every body also cost a few percent of a list page), and the conditional headers are set aside
   // (`If-None-Match: *` is fresh to Express even without an ETag).
   app.set('etag', false);
-  app.use((req, _res, next) => {
-    if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
-    if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
-    next();
-  });
-  app.use(requestId);
   // The start-up probe of the contract (checkContractLoads) is not traffic: it is neither logged nor counted.
   let started = false;
   const observed = [requestLogging(logger), metrics.observe];
-  app.use(observed.map((middleware): RequestHandler => (req, res, next) => (started ? middleware(req, res, next) : next())));
-  app.use(normalizeQueryEncoding);
+  app.use(
+    sequence([
+      (req, _res, next) => {
+        if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
+        if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
+        next();
+      },
+      requestId,
+      ...observed.map((middleware): RequestHandler => (req, res, next) => (started ? middleware(req, res, next) : next())),
+      normalizeQueryEncoding,
+    ]),
+  );
 
   // The server's own endpoints, outside the contract and without API keys.
   const readiness = new Readiness(storeProbe(store, ORGANIZATION));
@@ -204,17 +209,17 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0, options.rateLimitCounters);
   app.use(['/v1', '/client', '/management'], failures.gate);
   const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
-  app.use('/v1', serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare);
+  app.use('/v1', sequence([serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare]));
   app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR, options.rateLimitCounters));
-  app.use('/client', clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare);
-  app.use('/management', managementAuth(options.managementKey, failures), perKey());
+  app.use('/client', sequence([clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare]));
+  app.use('/management', sequence([managementAuth(options.managementKey, failures), perKey()]));
   app.use('/assets', perKey());
   patchValidator();
   // Requests are checked against the published contract, whose objects are open: fields it does not name are
   // accepted and ignored, as the public API does (handlers and the domain take only the fields they know).
   // The body is read inside the validator's steps, once it knows the operation (see http/body.ts).
-  app.use(
-    withBodyReading(OpenApiValidator.middleware({
+  const checks: RequestHandler[] = [
+    ...withBodyReading(OpenApiValidator.middleware({
       apiSpec: structuredClone(contract) as never,
       validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: false,
@@ -225,15 +230,15 @@ export async function createApp(options: AppOptions): Promise<Express> {
       // Multipart bodies (CSV imports) are read into memory by multer, within these limits (413 beyond).
       fileUploader: { limits: UPLOAD_LIMITS },
     }) as RequestHandler[]),
-  );
-  app.use(attachUploads);
-  app.use(refuseNullBodyWhereOneIsTaken);
-  app.use(pruneUnknownFields(contract));
+    attachUploads,
+    refuseNullBodyWhereOneIsTaken,
+    pruneUnknownFields(contract),
+  ];
   // Responses, when checked, are held to the strict twin: this server must never send a field the contract
   // does not name, even though the published contract would let another implementation do so.
   if (options.validateResponses) {
-    app.use(
-      OpenApiValidator.middleware({
+    checks.push(
+      ...(OpenApiValidator.middleware({
         apiSpec: loadContract(STRICT_CONTRACT) as never,
         validateRequests: false,
         validateResponses: true,
@@ -243,9 +248,10 @@ export async function createApp(options: AppOptions): Promise<Express> {
         ignoreUndocumented: false,
         // The request's multipart body was read above; reading it again would wait for a stream already consumed.
         fileUploader: false,
-      }),
+      }) as RequestHandler[]),
     );
   }
+  app.use(sequence(checks));
   // Every instance on one database signs download addresses alike, so each serves the files of the others.
   const exportsSecret = Buffer.from(await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'export-downloads')));
   const services = {

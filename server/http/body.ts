@@ -7,6 +7,7 @@ import express, { type RequestHandler } from 'express';
 import { MAX_BODY_DEPTH, metadataProblemIn, nestsDeeperThan } from '../domain/input-limits.js';
 import { bodyReadingError, HttpError } from './errors.js';
 import { setAsideNullBody } from './json-null-body.js';
+import { sequence } from './sequence.js';
 
 /** The largest body taken, after decoding: a compressed body may not expand past it either. */
 export const BODY_LIMIT = '1mb';
@@ -59,6 +60,8 @@ const parsers: RequestHandler[] = [
   boundBody,
 ];
 
+const parse = sequence(parsers);
+
 /** What the validator leaves on a request it matched to an operation. */
 interface Matched {
   openapi?: { schema?: { requestBody?: unknown } };
@@ -73,18 +76,7 @@ interface Matched {
 const readBody: RequestHandler = (req, res, next) => {
   // The validator's preparation leaves `requestBody: null` on an operation that takes none.
   const takesBody = Boolean((req as Matched).openapi?.schema?.requestBody);
-  let step = 0;
-  const proceed = (error?: unknown): void => {
-    if (error !== undefined) return next(shaped(error, req.headers['content-encoding'], takesBody));
-    const handler = parsers[step++];
-    if (!handler) return next();
-    try {
-      void handler(req, res, proceed);
-    } catch (thrown) {
-      next(shaped(thrown, req.headers['content-encoding'], takesBody));
-    }
-  };
-  proceed();
+  parse(req, res, (error?: unknown) => (error ? next(shaped(error, req.headers['content-encoding'], takesBody)) : next()));
 };
 
 function shaped(error: unknown, contentEncoding: string | undefined, takesBody: boolean): unknown {
