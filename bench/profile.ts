@@ -106,6 +106,6 @@ export async function startProfiling(): Promise<() => Promise<ProfileSummary>> {
     const { profile } = (await session.post('Profiler.stop')) as { profile: Profile };
     await session.post('Profiler.disable');
     session.disconnect();
-    return summarise(profile);
+    return summarise(profile, Number(process.env.BENCH_PROFILE_TOP ?? 6));
   };
 }

@@ -11,7 +11,7 @@
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
  * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL),
- * BENCH_ROUTES (only the routes whose name holds this text), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
+ * BENCH_ROUTES (only the routes whose name holds this text), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
  * always driven, since the other parts compare with them).
  */
 import autocannon, { type Result } from 'autocannon';

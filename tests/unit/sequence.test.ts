@@ -57,6 +57,7 @@ describe('a sequence of middlewares', () => {
   });
 
   test('an error-handling middleware is refused, since it cannot run in a sequence', () => {
-    expect(() => sequence([((_e, _q, _s, next) => next()) as unknown as RequestHandler])).toThrow(/error-handling/);
+    const handler: express.ErrorRequestHandler = (_error, _req, _res, next) => next();
+    expect(() => sequence([handler as unknown as RequestHandler])).toThrow(/error-handling/);
   });
 });

@@ -120,6 +120,34 @@ describe.each(factories)('$name store', (factory) => {
     });
   });
 
+  test('when look-ups and reads of one row run at once, then each gets its own rows, and a write sent with them comes after them', async () => {
+    const p = await projectInOrder([
+      { id: 'a', group: 'g' },
+      { id: 'b', group: 'h' },
+      { id: 'c', group: 'g' },
+      { id: 'd', group: null },
+    ]);
+    await read(p, async (uow) => {
+      const [g, h, none, missing, again, byNull] = await Promise.all([
+        uow.items.findBy('group', 'g'),
+        uow.items.findBy('group', 'h'),
+        uow.items.findBy('group', 'x'),
+        uow.items.findBy('group', 'g'),
+        uow.items.get('a'),
+        uow.items.findBy('group', null),
+      ]);
+      expect([ids(g), ids(h), ids(none), ids(missing), ids(byNull)]).toEqual([['a', 'c'], ['b'], [], ['a', 'c'], ['d']]);
+      expect(again).toEqual({ id: 'a', group: 'g' });
+      // Callers get lists of their own: changing one changes no other.
+      g.pop();
+      expect(ids(missing)).toEqual(['a', 'c']);
+      const [before, , sameRow, sameRowAgain] = await Promise.all([uow.items.findBy('group', 'g'), uow.items.insert({ id: 'e', group: 'g' }), uow.items.get('b'), uow.items.get('b')]);
+      expect(ids(before)).toEqual(['a', 'c']);
+      expect(sameRow).toEqual(sameRowAgain);
+      expect(ids(await uow.items.findBy('group', 'g'))).toEqual(['a', 'c', 'e']);
+    });
+  });
+
   test('when rows are found by an indexed field, then they come in insertion order, counted, with null found only where the index holds it', async () => {
     const p = await projectInOrder([
       { id: 'a', group: 'g', owner: 'o' },

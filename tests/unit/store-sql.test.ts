@@ -109,6 +109,24 @@ describe('SQL store on PGlite in memory', () => {
     expect(await planOf(() => store.transaction('p', (u) => u.items.countBy('owner', 'o3')))).toContain('store_s_items_owner');
     expect(await planOf(() => store.transaction('p', (u) => u.items.query({ where: eq('code', 'c9') })))).toContain('store_u_items_code');
     expect(await planOf(() => store.transaction('p', (u) => u.items.query({ index: { field: 'group', value: 'g2' }, limit: 3 })))).toContain('store_i_items_group');
+    // Look-ups gathered into one statement use the index too.
+    expect(await planOf(() => store.transaction('p', (u) => Promise.all([u.items.findBy('group', 'g1'), u.items.findBy('group', 'g2')])))).toContain('store_i_items_group');
+  });
+
+  test('when a page is presented (look-ups and reads of one row at once), then they take one statement each kind', async () => {
+    await store.transaction('p', async (uow) => {
+      for (let i = 0; i < 10; i++) await uow.items.insert({ id: `page${i}`, group: `pg${i}` });
+    });
+    statements.length = 0;
+    const found = await store.transaction('p', (uow) =>
+      Promise.all(Array.from({ length: 10 }, async (_, i) => [await uow.counters.get('shared'), await uow.items.findBy('group', `pg${i}`)] as const)),
+    );
+    expect(found.map(([, rows]) => rows.map((row) => row.id))).toEqual(Array.from({ length: 10 }, (_, i) => [`page${i}`]));
+    expect(statements.map(({ params }) => params[1])).toEqual(['counters', 'items']);
+    // An empty first page needs no second statement to count.
+    statements.length = 0;
+    expect(await store.transaction('p', (uow) => uow.items.query({ index: { field: 'group', value: 'none' }, limit: 5 }))).toEqual({ rows: [], total: 0 });
+    expect(statements).toHaveLength(1);
   });
 
   test('as readings agree with Date.parse and Number, in several time zones', () => checkReadings(store.driver), 60_000);

@@ -47,6 +47,23 @@ interface UnitState {
    * their campaign once, not once per voucher.
    */
   readonly known: Map<string, unknown>;
+  /** Reads by ID under way, by table and ID: reads of one row started at once share one statement. */
+  readonly reading: Map<string, Promise<unknown>>;
+  /** `findBy` look-ups gathered for one statement, by table and field, each with what sends it (see SqlTable.findBy). */
+  readonly gathering: Map<string, { waiting: Map<string, Waiting>; send: () => void }>;
+}
+
+/** Sends every gathered look-up now. */
+function sendGathered(state: UnitState): void {
+  const batches = [...state.gathering.values()];
+  state.gathering.clear();
+  for (const batch of batches) batch.send();
+}
+
+/** The callers waiting for the rows of one value of a gathered look-up. */
+interface Waiting {
+  readonly value: unknown;
+  readonly callers: { resolve: (rows: unknown[]) => void; reject: (error: unknown) => void }[];
 }
 
 /** A table's declaration, read with its fields as plain strings. */
@@ -66,6 +83,8 @@ class SqlTable<T extends Row> implements Table<T> {
 
   private async run<R>(sql: string, params: readonly unknown[]): Promise<R[]> {
     if (!this.state.open) throw new Error(`${this.name}: the unit of work is over`);
+    // A write goes after the look-ups gathered before it, as it would had they run at once (see findBy).
+    if (!sql.startsWith('SELECT') && this.state.gathering.size > 0) sendGathered(this.state);
     this.state.trace?.(sql, params);
     return this.state.sql.query<R>(sql, params);
   }
@@ -90,12 +109,25 @@ class SqlTable<T extends Row> implements Table<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
-    const known = this.state.known.get(this.key(id));
+    const key = this.key(id);
+    const known = this.state.known.get(key);
     if (known !== undefined) return (known as T | null) ?? undefined;
-    const params = new Params();
-    const rows = await this.run<{ doc: T }>(`SELECT doc FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}`, params.values);
-    this.state.known.set(this.key(id), rows[0]?.doc ?? null);
-    return rows[0]?.doc;
+    // Presenting a page reads each row's campaign at once: the first read's statement answers them all.
+    const reading = this.state.reading.get(key);
+    if (reading) return (await reading) as T | undefined;
+    const read = (async () => {
+      const params = new Params();
+      const rows = await this.run<{ doc: T }>(`SELECT doc FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}`, params.values);
+      // A write of this row sent after the read knows better than it.
+      if (!this.state.known.has(key)) this.state.known.set(key, rows[0]?.doc ?? null);
+      return rows[0]?.doc;
+    })();
+    this.state.reading.set(key, read);
+    try {
+      return await read;
+    } finally {
+      this.state.reading.delete(key);
+    }
   }
 
   async getBy(field: keyof T & string, value: unknown): Promise<T | undefined> {
@@ -106,7 +138,65 @@ class SqlTable<T extends Row> implements Table<T> {
     return (await this.run<{ doc: T }>(sql, params.values))[0]?.doc;
   }
 
+  /**
+   * Look-ups of one field started at once (presenting a page reads each row's rule assignments) are gathered
+   * into one statement: the first schedules it two microtask turns on, which callers running in step (the
+   * presentations of a page under Promise.all) reach first; each caller then gets its own value's rows, in
+   * insertion order. A look-up of null, and one alone, runs as it is.
+   */
   async findBy(field: keyof T & string, value: unknown): Promise<T[]> {
+    if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return this.findOne(field, value);
+    this.matches(field, value, new Params()); // refuses a field that is not indexed, before anything waits
+    const batchKey = `${this.name}\u0000${field}`;
+    let batch = this.state.gathering.get(batchKey)?.waiting;
+    if (!batch) {
+      const gathered = new Map<string, Waiting>();
+      batch = gathered;
+      const entry = { waiting: gathered, send: () => void this.flush(field, gathered) };
+      this.state.gathering.set(batchKey, entry);
+      queueMicrotask(() =>
+        queueMicrotask(() => {
+          if (this.state.gathering.get(batchKey) !== entry) return; // a write sent it already
+          this.state.gathering.delete(batchKey);
+          entry.send();
+        }),
+      );
+    }
+    const json = JSON.stringify(value);
+    let waiting = batch.get(json);
+    if (!waiting) batch.set(json, (waiting = { value, callers: [] }));
+    const { callers } = waiting;
+    return new Promise<unknown[]>((resolve, reject) => callers.push({ resolve, reject })) as Promise<T[]>;
+  }
+
+  private async flush(field: keyof T & string, gathered: Map<string, Waiting>): Promise<void> {
+    const all = [...gathered.values()];
+    try {
+      if (all.length === 1) {
+        const rows = await this.findOne(field, all[0]!.value);
+        for (const caller of all[0]!.callers) caller.resolve([...rows]);
+        return;
+      }
+      const params = new Params();
+      // Sorted here, not by the statement: ordered by seq, PostgreSQL would rather walk the project's whole
+      // table in insertion order than read each value's index entries and sort them.
+      const sql = `SELECT doc, seq::float8 AS seq FROM store_rows WHERE ${this.scope(params)} AND ${fieldValue(field, params)} = ANY(${params.add([...gathered.keys()], 'jsonb[]')})`;
+      const found = await this.run<{ doc: T; seq: number }>(sql, params.values);
+      found.sort((a, b) => a.seq - b.seq);
+      const byValue = new Map<string, T[]>();
+      for (const { doc } of found) {
+        const json = JSON.stringify((doc as unknown as Record<string, unknown>)[field]);
+        const rows = byValue.get(json);
+        if (rows) rows.push(doc);
+        else byValue.set(json, [doc]);
+      }
+      for (const [json, { callers }] of gathered) for (const caller of callers) caller.resolve([...(byValue.get(json) ?? [])]);
+    } catch (error) {
+      for (const { callers } of all) for (const caller of callers) caller.reject(error);
+    }
+  }
+
+  private async findOne(field: keyof T & string, value: unknown): Promise<T[]> {
     const params = new Params();
     const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${this.matches(field, value, params)} ORDER BY seq`;
     return (await this.run<{ doc: T }>(sql, params.values)).map((row) => row.doc);
@@ -213,12 +303,15 @@ class SqlTable<T extends Row> implements Table<T> {
     // Ties keep insertion order, reversed for descending; null sorts before every value, as in the memory store.
     const key = orderBy && sortKey(orderBy.field, kind!, params);
     const order = !key ? 'seq' : descending ? `${key} DESC NULLS LAST, seq DESC` : `${key} ASC NULLS FIRST, seq`;
-    // The total rides along with the page as one sub-select; only an empty page needs a second statement.
+    // The total rides along with the page as one sub-select; only an empty page past an offset, or a count
+    // (limit 0), needs a second statement.
     let sql = `SELECT doc, (SELECT count(*)::int FROM store_rows WHERE ${where}) AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
     if (query.limit !== undefined) sql += ` LIMIT ${params.add(query.limit, 'bigint')}`;
     if (query.offset) sql += ` OFFSET ${params.add(query.offset, 'bigint')}`;
     const rows = await this.run<{ doc: T; total: number }>(sql, params.values);
     if (rows.length > 0) return { rows: rows.map((row) => row.doc), total: rows[0]!.total };
+    // Nothing skipped and room for rows, yet none: nothing matches.
+    if (!query.offset && query.limit !== 0) return { rows: [], total: 0 };
     const countParams = new Params();
     const [count] = await this.run<{ total: number }>(`SELECT count(*)::int AS total FROM store_rows WHERE ${matching(countParams)}`, countParams.values);
     return { rows: [], total: count!.total };
@@ -288,7 +381,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       this.driver.transaction(async (sql) => {
         const [entered] = await sql.query<{ found: boolean }>('SELECT store_enter($1::text) AS found', [projectId]);
         if (!entered!.found) throw new UnknownProject(projectId);
-        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, known: new Map() };
+        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, known: new Map(), reading: new Map(), gathering: new Map() };
         try {
           return await work(this.unitOfWork(state));
         } finally {
