@@ -227,6 +227,15 @@ async function routesOf(server: BenchServer, headers: Record<string, string>): P
 }
 
 async function main(): Promise<void> {
+  if (SECTIONS.has('routes')) await routesAgainstBare();
+  if (SECTIONS.has('memory')) await exportMemory();
+  if (SECTIONS.has('memory')) await storage();
+  if (SECTIONS.has('scaling') && LARGE > 0) await scaling();
+  if (SECTIONS.has('postgres')) await onPostgres();
+}
+
+/** Each route on the reference server and on bare Express, memory per voucher, and the routes validated. */
+async function routesAgainstBare(): Promise<void> {
   const loyalty = contractHas(/^\/v1\/loyalties\/\{campaignId\}\/pending-points$/);
   const members = loyalty ? Math.min(MEMBERS, CUSTOMERS) : 0;
   console.log(
@@ -285,11 +294,6 @@ async function main(): Promise<void> {
   }
   reference.stop();
   bare.stop();
-
-  if (SECTIONS.has('memory')) await exportMemory();
-  if (SECTIONS.has('memory')) await storage();
-  if (SECTIONS.has('scaling') && LARGE > 0) await scaling();
-  if (SECTIONS.has('postgres')) await onPostgres();
 }
 
 async function withResponsesValidated(headers: Record<string, string>, members: number, widths: number[], results: Record<string, { mine: Measured; theirs: Measured }>): Promise<void> {
