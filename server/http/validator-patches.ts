@@ -17,7 +17,9 @@
  *    copy of it that sees only the routes that can match the request's first two path segments: those whose
  *    segments are the same text (compared without ASCII case, which the patterns ignore) or parameters. The
  *    routes stay in the validator's order, so the first match is the one the full walk finds; a request whose
- *    first two segments name no known pair of segments gets the full walk, as before.
+ *    first two segments name no known pair of segments gets the full walk, as before. The copies are also
+ *    split by number of segments (a route's parameters take no slash), which took the voucher list's walk from
+ *    15 routes to 1, and a customer's from 10 to 2.
  *
  * 2. Query values already parsed. For every object-valued query parameter (`filters`, `created_at`…) the
  *    validator's parameter mutator hands the value to `JSON.parse`, in case it was sent as JSON text. When the
@@ -100,6 +102,17 @@ interface RouteContext {
   useRequestUrl?: boolean;
 }
 
+/**
+ * How many segments a path has, one trailing slash aside (a route takes one, as Express's routing is not
+ * strict): `/v1/vouchers` and `/v1/vouchers/` have two.
+ */
+export function segmentCount(path: string): number {
+  let count = 0;
+  const end = path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
+  for (let i = 0; i < end; i++) if (path.charCodeAt(i) === 47) count++;
+  return count;
+}
+
 /** The first two segments of a path, lowercased (ASCII only), or undefined when there are not two. */
 export function leadingSegments(path: string): string | undefined {
   if (path.charCodeAt(0) !== 47) return undefined;
@@ -123,28 +136,36 @@ function narrowRouteWalk(): void {
     // Each route's first two segments, lowercased; undefined stands for a parameter (or a missing segment),
     // which any request segment may meet.
     const literal = (segment: string | undefined) => (segment === undefined || /[:*(){}]/.test(segment) ? undefined : segment.toLowerCase());
+    // A route's parameters never take a slash, so it matches paths of its own number of segments only; a route
+    // with a wildcard or an optional part (none in this contract) may match any number.
     const routes = Object.keys(context.expressRouteMap).map((route) => {
       const [first, second] = route.split('/').slice(1);
-      return { route, segments: [literal(first), literal(second)] };
+      return { route, segments: [literal(first), literal(second)], count: /[*?()]/.test(route) ? undefined : segmentCount(route) };
     });
-    // Every pair of literal leading segments a route has; a request naming one walks a shorter list.
+    // Every pair of literal leading segments a route has, with each number of segments a route has; a request
+    // naming one walks a shorter list.
     const pairs = new Set<string>();
     for (const { segments } of routes) if (segments[0] !== undefined && segments[1] !== undefined) pairs.add(segments.join('/'));
+    const counts = new Set(routes.map(({ count }) => count).filter((count) => count !== undefined));
     const narrowed = new Map<string, Middleware>();
     for (const pair of pairs) {
       const wanted = pair.split('/');
-      const subset: Record<string, unknown> = {};
-      for (const { route, segments } of routes) {
-        if (segments.every((segment, i) => segment === undefined || segment === wanted[i])) subset[route] = context.expressRouteMap[route];
+      for (const count of counts) {
+        const subset: Record<string, unknown> = {};
+        for (const { route, segments, count: own } of routes) {
+          if ((own === undefined || own === count) && segments.every((segment, i) => segment === undefined || segment === wanted[i])) subset[route] = context.expressRouteMap[route];
+        }
+        if (Object.keys(subset).length === 0) continue;
+        const view = Object.create(context as object, { expressRouteMap: { value: subset } }) as RouteContext;
+        narrowed.set(`${pair}#${count}`, original.call(this, view, responseApiDoc));
       }
-      const view = Object.create(context as object, { expressRouteMap: { value: subset } }) as RouteContext;
-      narrowed.set(pair, original.call(this, view, responseApiDoc));
     }
     return (req, res, next) => {
       const url = context.useRequestUrl ? req.url : req.originalUrl;
       const query = url.indexOf('?');
-      const key = leadingSegments(query < 0 ? url : url.slice(0, query));
-      const middleware = (key !== undefined && narrowed.get(key)) || full;
+      const path = query < 0 ? url : url.slice(0, query);
+      const pair = leadingSegments(path);
+      const middleware = (pair !== undefined && narrowed.get(`${pair}#${segmentCount(path)}`)) || full;
       return middleware(req, res, next);
     };
   };

@@ -1,6 +1,10 @@
 import { describe, expect, jest, test } from '@jest/globals';
 import { createRequire } from 'node:module';
-import { leadingSegments, patchValidator } from '../../server/http/validator-patches.js';
+import { readFileSync } from 'node:fs';
+import express from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { leadingSegments, patchValidator, segmentCount } from '../../server/http/validator-patches.js';
+import { BUNDLED_CONTRACT } from '../../server/paths.js';
 
 type Compiled = { regexp: RegExp; keys: { name: string }[] };
 
@@ -77,4 +81,53 @@ describe('the leading segments a request is narrowed by', () => {
     // The Kelvin sign lowercases to an ASCII k, which a case-insensitive pattern does not take for one.
     expect(leadingSegments('/v1/\u212Aeys')).toBeUndefined();
   });
+});
+
+describe('the number of segments a request is narrowed by', () => {
+  test('each slash begins a segment, and one trailing slash begins none, as a route that is not strict takes it', () => {
+    expect(segmentCount('/v1/vouchers')).toBe(2);
+    expect(segmentCount('/v1/vouchers/')).toBe(2);
+    expect(segmentCount('/v1/vouchers/SUMMER-1/redemption')).toBe(4);
+    // Two slashes at the end leave an empty segment, which no route's parameter takes.
+    expect(segmentCount('/v1/vouchers//')).toBe(3);
+    // An encoded slash is part of a segment.
+    expect(segmentCount('/v1/vouchers/A%2FB')).toBe(3);
+    expect(segmentCount('/')).toBe(1);
+  });
+});
+
+describe('the narrowed route walk', () => {
+  test('when any operation of the contract is requested, then the validator finds that operation, with and without a trailing slash', async () => {
+    patchValidator();
+    const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const app = express();
+    app.use(OpenApiValidator.middleware({ apiSpec: structuredClone(contract) as never, validateRequests: false, validateResponses: false, validateSecurity: false }));
+    app.use((req, res) => {
+      res.json({ found: (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ?? null });
+    });
+    app.use(((_error, _req, res, _next) => {
+      res.json({ found: null });
+    }) as express.ErrorRequestHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const missed: string[] = [];
+      for (const [template, operations] of Object.entries(contract.paths)) {
+        // A value no literal segment of the contract has, so no other route takes the path first.
+        const path = template.replace(/\{[^}]+\}/g, 'zq-param-7');
+        for (const [method, operation] of Object.entries(operations)) {
+          if (!operation?.operationId || !['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
+          for (const url of [path, `${path}/`]) {
+            const response = await fetch(`http://127.0.0.1:${port}${url}`, { method: method.toUpperCase() });
+            const { found } = (await response.json()) as { found: string | null };
+            if (found !== operation.operationId) missed.push(`${method.toUpperCase()} ${url}: ${found}`);
+          }
+        }
+      }
+      expect(missed).toEqual([]);
+    } finally {
+      server.close();
+    }
+  }, 120_000);
 });
