@@ -261,7 +261,7 @@ class MemoryTable<T extends Row> {
 
   put(row: T): void {
     const previous = this.rows.get(row.id);
-    if (previous) this.unindexUnique(previous);
+    if (previous) this.unindexUnique(previous, row);
     this.rows.set(row.id, row);
     if (!previous) {
       const seq = this.nextSeq++;
@@ -278,7 +278,7 @@ class MemoryTable<T extends Row> {
         this.join(field, after, row.id, seq);
       }
     }
-    this.indexUnique(row);
+    this.indexUnique(row, previous);
     this.trackOrder(row, previous);
   }
 
@@ -356,13 +356,19 @@ class MemoryTable<T extends Row> {
     return this.seq.get(id);
   }
 
-  private indexUnique(row: T): void {
+  /**
+   * Enters the row in the unique and sorted-ID indexes. With `previous` (the row it replaces, taken out by
+   * unindexUnique with this row), a sorted list whose value is unchanged kept the ID where it was: moving an
+   * ID within a long list (a program's pending points) costs two splices of the whole list.
+   */
+  private indexUnique(row: T, previous?: T): void {
     for (const [field, index] of this.unique) {
       const value = this.field(row, field);
       if (value !== null && value !== undefined) index.set(value, row.id);
     }
     for (const [field, byValue] of this.sortedIds) {
       const value = this.field(row, field);
+      if (previous && this.field(previous, field) === value) continue;
       let ids = byValue.get(value);
       if (!ids) byValue.set(value, (ids = []));
       const at = firstAtLeast(ids, row.id);
@@ -370,13 +376,15 @@ class MemoryTable<T extends Row> {
     }
   }
 
-  private unindexUnique(row: T): void {
+  /** Takes the row out of the unique and sorted-ID indexes; with `next`, sorted lists whose value stays are left. */
+  private unindexUnique(row: T, next?: T): void {
     for (const [field, index] of this.unique) {
       const value = this.field(row, field);
       if (index.get(value) === row.id) index.delete(value);
     }
     for (const [field, byValue] of this.sortedIds) {
       const value = this.field(row, field);
+      if (next && this.field(next, field) === value) continue;
       const ids = byValue.get(value);
       if (!ids) continue;
       const at = firstAtLeast(ids, row.id);

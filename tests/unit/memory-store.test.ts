@@ -173,17 +173,29 @@ describe('MemoryStore pages in ID order on a sorted index', () => {
         await uow.pending_points.delete(row.id);
         live.delete(row.id);
       }
+      // Some change, but stay in their program and on their card.
+      for (const row of [...live.values()].filter(() => random() < 0.3)) {
+        await uow.pending_points.update({ ...entry(row.id, row.campaign_id, row.voucher_id), points: 5 });
+      }
     });
     // A unit of work that fails leaves the sorted IDs as they were.
     await expect(
       store.transaction('p', async (uow) => {
         await uow.pending_points.insert(entry('lpp_0000000000', 'camp_a'));
         await uow.pending_points.delete([...live.keys()][0]!);
+        const [, kept, moved] = [...live.values()];
+        await uow.pending_points.update({ ...entry(kept!.id, kept!.campaign_id, kept!.voucher_id), points: 9 });
+        await uow.pending_points.update(entry(moved!.id, moved!.campaign_id === 'camp_a' ? 'camp_b' : 'camp_a', moved!.voucher_id));
         throw new Error('undone');
       }),
     ).rejects.toThrow('undone');
 
     await store.transaction('p', async (uow) => {
+      // Each card's entries, sorted, whatever moved around them.
+      for (let card = 0; card < 7; card++) {
+        const page = await uow.pending_points.query({ index: { field: 'voucher_id', value: `card_${card}` }, orderBy: { field: 'id', direction: 'asc' }, limit: 1000 });
+        expect(page.rows.map((row) => row.id)).toEqual([...live.values()].filter((row) => row.voucher_id === `card_${card}`).map((row) => row.id).sort());
+      }
       const ids = (campaign: string) => [...live.values()].filter((row) => row.campaign_id === campaign).map((row) => row.id).sort();
       for (const campaign of ['camp_a', 'camp_b', 'camp_none']) {
         const sorted = ids(campaign);
