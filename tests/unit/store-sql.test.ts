@@ -109,6 +109,12 @@ describe('SQL store on PGlite in memory', () => {
     expect(await planOf(() => store.transaction('p', (u) => u.items.countBy('owner', 'o3')))).toContain('store_s_items_owner');
     expect(await planOf(() => store.transaction('p', (u) => u.items.query({ where: eq('code', 'c9') })))).toContain('store_u_items_code');
     expect(await planOf(() => store.transaction('p', (u) => u.items.query({ index: { field: 'group', value: 'g2' }, limit: 3 })))).toContain('store_i_items_group');
+    // A page in the order of a field declared ordered is read off its index, both ways, with no sort.
+    for (const direction of ['asc', 'desc'] as const) {
+      const plan = await planOf(() => store.transaction('p', (u) => u.items.query({ orderBy: { field: 'at', direction }, limit: 5 })));
+      expect(plan).toContain('store_o_items_at');
+      expect(plan).not.toMatch(/\bSort\b/);
+    }
     // Look-ups gathered into one statement use the index too.
     expect(await planOf(() => store.transaction('p', (u) => Promise.all([u.items.findBy('group', 'g1'), u.items.findBy('group', 'g2')])))).toContain('store_i_items_group');
   });

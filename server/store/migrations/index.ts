@@ -3,8 +3,9 @@ import { rows } from './0001-rows.js';
 import { domainIndexes } from './0002-domain-indexes.js';
 import { claimIndexes } from './0003-claim-indexes.js';
 import { stateIndexes } from './0004-state-indexes.js';
+import { orderedIndexes } from './0005-ordered-indexes.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes];
+export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes];

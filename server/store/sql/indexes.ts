@@ -18,6 +18,13 @@ export interface IndexDeclaration {
   readonly unique?: readonly string[];
   readonly indexed?: readonly string[];
   readonly sparse?: readonly string[];
+  /**
+   * Fields pages are ordered by (`ordered` in the schema): each read as text (its kind, if declared, must be
+   * text) gets an index in the order a query sorts by (sql/compile.ts `sortKey`), so a page is read off the
+   * index instead of sorting the whole table.
+   */
+  readonly ordered?: readonly string[];
+  readonly kinds?: Readonly<Partial<Record<string, string>>>;
 }
 
 export interface IndexSpec {
@@ -36,7 +43,7 @@ const NAME_MAX = 63;
  * is a missing index. Names past PostgreSQL's limit are cut and end with a hash of the whole. Never change
  * this: released migrations made their indexes under these names.
  */
-function indexName(kind: 'u' | 'i' | 's', table: string, field: string): string {
+function indexName(kind: 'u' | 'i' | 's' | 'o', table: string, field: string): string {
   const name = `store_${kind}_${table}_${field}`;
   if (Buffer.byteLength(name) <= NAME_MAX) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
@@ -60,6 +67,14 @@ export function indexSpecs(declarations: { readonly [table: string]: IndexDeclar
       const value = `nullif(doc -> ${literal(field)}, 'null'::jsonb)`;
       const where = `tbl = ${literal(table)}${sparse.has(field) ? ` AND ${value} IS NOT NULL` : ''}`;
       const ddl = `CREATE INDEX ${ident(name)} ON store_rows (project_id, (${value}), seq) WHERE ${where}`;
+      specs.push({ name, table, field, unique: false, ddl });
+    }
+    for (const field of declaration.ordered ?? []) {
+      if ((declaration.kinds?.[field] ?? 'text') !== 'text') continue;
+      const name = indexName('o', table, field);
+      // Ascending with nulls first, then seq: a query's ascending order; its descending order (nulls last,
+      // seq descending) is this index read backwards.
+      const ddl = `CREATE INDEX ${ident(name)} ON store_rows (project_id, ((doc ->> ${literal(field)}) COLLATE "C") NULLS FIRST, seq) WHERE tbl = ${literal(table)}`;
       specs.push({ name, table, field, unique: false, ddl });
     }
   }
@@ -91,7 +106,7 @@ export async function indexDrift(sql: Session, declarations: { readonly [table: 
   );
   const byName = new Map(present.map((index) => [index.name, index]));
   const specs = indexSpecs(declarations);
-  const describe = (spec: IndexSpec) => `${spec.table}.${spec.field} (${spec.unique ? 'unique' : 'indexed'}): ${spec.name}`;
+  const describe = (spec: IndexSpec) => `${spec.table}.${spec.field} (${spec.unique ? 'unique' : spec.name.startsWith('store_o_') ? 'ordered' : 'indexed'}): ${spec.name}`;
   const missing = specs.filter((spec) => byName.get(spec.name)?.unique !== spec.unique).map(describe);
   const expected = new Set(specs.map((spec) => spec.name));
   const unexpected = present

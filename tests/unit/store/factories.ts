@@ -35,7 +35,7 @@ export interface Counter {
   value: number;
 }
 
-const ITEM_INDEXES = { unique: ['code', 'email'], indexed: ['group', 'owner'], sparse: ['owner'] } as const;
+const ITEM_INDEXES = { unique: ['code', 'email'], indexed: ['group', 'owner'], sparse: ['owner'], ordered: ['at'] } as const;
 
 export const testSchema = {
   items: table<Item>({ ...ITEM_INDEXES, kinds: { n: 'number', flag: 'boolean' } }),
