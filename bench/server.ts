@@ -75,6 +75,9 @@ async function onPostgres(url: string, vouchers: number) {
   const app = await createApp({ store, clock: systemClock, apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }], validateResponses: false });
   const started = Date.now();
   const fixture = vouchers > 0 ? await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns: 10, customers: 0 }) : undefined;
+  // What autovacuum does a while after a bulk load: without statistics the planner takes the project's 20 000
+  // vouchers for a handful and sorts them all for each page instead of reading the list-order index.
+  if (fixture) await store.driver.query('VACUUM ANALYZE store_rows');
   return { app, info: { buildMs: Date.now() - started, appId: APP_ID, appToken: APP_TOKEN, ...(fixture && { campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id }) } };
 }
 
