@@ -14,8 +14,8 @@ export function sequence(handlers: readonly RequestHandler[]): RequestHandler {
   const ran = (req: Request, res: Response, done: NextFunction): void => {
     let at = 0;
     const next = (error?: unknown): void => {
-      // Express's own words for "skip the rest" ('route', 'router') leave the sequence too, and Express reads them.
-      // A falsy error is none, as Express reads it.
+      // Any truthy value leaves the sequence for Express to read: an error, or its 'route' and 'router' (skip the
+      // rest). A falsy one is no error, as Express reads it.
       if (error) return done(error);
       const handler = steps[at++];
       if (handler === undefined) return done();

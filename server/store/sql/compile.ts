@@ -29,10 +29,23 @@ export class Params {
   }
 }
 
+/**
+ * The JSON value at a path of keys (each already SQL: a placeholder, or a literal in an index's definition),
+ * SQL null where it reads as null. Queries and the indexes that serve them (sql/indexes.ts) share it, since an
+ * index serves only the very expression it was made on.
+ */
+export function jsonAt(keys: readonly string[]): string {
+  return `nullif(doc${keys.map((key) => ` -> ${key}`).join('')}, 'null'::jsonb)`;
+}
+
+/** A top-level field's value as text in code-point order (`key` is SQL, as for jsonAt): how text sorts. */
+export function textOrder(key: string): string {
+  return `(doc ->> ${key}) COLLATE "C"`;
+}
+
 /** The field's JSON value, SQL null where the field reads as null. */
 export function fieldValue(field: Field, params: Params): string {
-  const keys = fieldPath(field).map((key) => ` -> ${params.add(key, 'text')}`);
-  return `nullif(doc${keys.join('')}, 'null'::jsonb)`;
+  return jsonAt(fieldPath(field).map((key) => params.add(key, 'text')));
 }
 
 /** A JSON scalar as a jsonb parameter; undefined for a number JSON cannot hold, which equals nothing. */
@@ -134,7 +147,7 @@ export function sortKey(field: string, kind: FieldKind, params: Params): string 
   if (kind === 'number') return ofType(json, 'number', `(${json})::float8`);
   if (kind === 'boolean') return ofType(json, 'boolean', `(${json})::boolean`);
   // Any value as its text, as the memory store compares values that are not both numbers by String().
-  return `(doc ->> ${key}) COLLATE "C"`;
+  return textOrder(key);
 }
 
 /** A keyset cursor's value as a parameter of the sort key's kind. */

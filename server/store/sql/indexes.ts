@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { jsonAt, textOrder } from './compile.js';
 import type { Session } from './driver.js';
 
 /** What an index migration is told of a table: a frozen copy of its declaration's index fields. */
@@ -58,13 +59,13 @@ export function indexSpecs(declarations: { readonly [table: string]: IndexDeclar
     const sparse = new Set(declaration.sparse ?? []);
     for (const field of declaration.unique ?? []) {
       const name = indexName('u', table, field);
-      const value = `nullif(doc -> ${literal(field)}, 'null'::jsonb)`;
+      const value = jsonAt([literal(field)]);
       const ddl = `CREATE UNIQUE INDEX ${ident(name)} ON store_rows (project_id, (${value})) WHERE tbl = ${literal(table)}`;
       specs.push({ name, table, field, unique: true, ddl });
     }
     for (const field of declaration.indexed ?? []) {
       const name = indexName(sparse.has(field) ? 's' : 'i', table, field);
-      const value = `nullif(doc -> ${literal(field)}, 'null'::jsonb)`;
+      const value = jsonAt([literal(field)]);
       const where = `tbl = ${literal(table)}${sparse.has(field) ? ` AND ${value} IS NOT NULL` : ''}`;
       const ddl = `CREATE INDEX ${ident(name)} ON store_rows (project_id, (${value}), seq) WHERE ${where}`;
       specs.push({ name, table, field, unique: false, ddl });
@@ -74,7 +75,7 @@ export function indexSpecs(declarations: { readonly [table: string]: IndexDeclar
       const name = indexName('o', table, field);
       // Ascending with nulls first, then seq: a query's ascending order; its descending order (nulls last,
       // seq descending) is this index read backwards.
-      const ddl = `CREATE INDEX ${ident(name)} ON store_rows (project_id, ((doc ->> ${literal(field)}) COLLATE "C") NULLS FIRST, seq) WHERE tbl = ${literal(table)}`;
+      const ddl = `CREATE INDEX ${ident(name)} ON store_rows (project_id, (${textOrder(literal(field))}) NULLS FIRST, seq) WHERE tbl = ${literal(table)}`;
       specs.push({ name, table, field, unique: false, ddl });
     }
   }
