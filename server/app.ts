@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_PROJECT_SLICE_MS, DEFAULT_TOKENS_PER_HOUR } from './config.js';
@@ -116,6 +116,16 @@ export interface AppOptions {
 /** Where the server is reached when nobody says: `make serve`'s address. */
 export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
 
+const API_PREFIXES = ['/v1', '/client', '/management', '/assets'];
+
+/** Whether a path is under one of the prefixes the API's middlewares are mounted at (matched as Express does, without case). */
+export function underApiPrefix(path: string): boolean {
+  for (const prefix of API_PREFIXES) {
+    if (path.length >= prefix.length && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47) && path.slice(0, prefix.length).toLowerCase() === prefix) return true;
+  }
+  return false;
+}
+
 export function appStore(app: Express): DomainStore {
   return app.locals.store as DomainStore;
 }
@@ -197,23 +207,26 @@ export async function createApp(options: AppOptions): Promise<Express> {
   // The server's own endpoints, outside the contract and without API keys.
   const readiness = new Readiness(storeProbe(store, ORGANIZATION));
   app.locals.readiness = readiness;
-  app.use(healthRoutes(readiness));
   const failures = failedAuthenticationLimit(options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE, options.rateLimitCounters);
-  app.get('/metrics', nameOperation('metrics'), ...metrics.endpoint(options.metricsToken, failures));
-  app.get('/openapi.json', nameOperation('openapi'), (_req, res) => {
+  const own = Router();
+  own.use(healthRoutes(readiness));
+  own.get('/metrics', nameOperation('metrics'), ...metrics.endpoint(options.metricsToken, failures));
+  own.get('/openapi.json', nameOperation('openapi'), (_req, res) => {
     res.json(contract);
   });
-  app.use(docsRoutes({ title: String((contract.info as { title?: unknown } | undefined)?.title ?? 'API reference'), credentials: options.docsCredentials }));
+  own.use(docsRoutes({ title: String((contract.info as { title?: unknown } | undefined)?.title ?? 'API reference'), credentials: options.docsCredentials }));
+  // None of them is under an API prefix, so a call to the API skips their routes in one step.
+  app.use((req, res, next) => (underApiPrefix(req.path) ? next() : own(req, res, next)));
 
   const tokens = new TokenRegistry(store, options.clock);
   const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0, options.rateLimitCounters);
-  app.use(['/v1', '/client', '/management'], failures.gate);
+  app.use(API_PREFIXES.slice(0, 3), failures.gate);
   const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
   app.use('/v1', sequence([serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare]));
   app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR, options.rateLimitCounters));
   app.use('/client', sequence([clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare]));
   app.use('/management', sequence([managementAuth(options.managementKey, failures), perKey()]));
-  app.use('/assets', perKey());
+  app.use(API_PREFIXES[3]!, perKey());
   patchValidator();
   // Requests are checked against the published contract, whose objects are open: fields it does not name are
   // accepted and ignored, as the public API does (handlers and the domain take only the fields they know).

@@ -73,7 +73,12 @@ interface Matched {
  * a body it cannot read is refused with a 400, the one client error every operation documents: its
  * contract lists no 413 or 415, which are about a body it does not take.
  */
-const readBody: RequestHandler = (req, res, next) => {
+export const readBody: RequestHandler = (req, res, next) => {
+  // Nothing announced, nothing to read: what the parsers would leave (no body, so `{}`), without running them.
+  if (!framesBody(req.headers)) {
+    req.body = {};
+    return next();
+  }
   // The validator's preparation leaves `requestBody: null` on an operation that takes none.
   const takesBody = Boolean((req as Matched).openapi?.schema?.requestBody);
   parse(req, res, (error?: unknown) => (error ? next(shaped(error, req.headers['content-encoding'], takesBody)) : next()));

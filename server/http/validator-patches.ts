@@ -28,6 +28,24 @@
  *    on every voucher list request, about a tenth of its time. A plain object can never parse that way, so
  *    it is now left as it is without the attempt, which is exactly what the failed parse left. Strings and
  *    arrays go through the library's parsing as before.
+ *
+ * 3. Parameters normalised once. For every parameter of the operation, on every request, the parameter
+ *    mutator looked the parameter up again (`dereferenceParameter`) and resolved its schema through AJV's
+ *    registry (`normalizeParameter`, which asks `ajv.getSchema` for the reference each time). The contract
+ *    does not change while the server runs, so each parameter's outcome is kept (per AJV instance, since the
+ *    schema comes from it) and handed out again. The library's first call also fills in the parameter's
+ *    default `style` and `explode`; later calls find them set, so skipping them changes nothing. Whether a
+ *    parameter's schema takes an object (`isObjectOrXOf`, a walk of its `allOf`/`oneOf`/`anyOf`) depends on the
+ *    schema alone, and is kept per schema too.
+ *
+ * 4. Steps settled at start. Each of the validator's steps (find the operation, security, multipart,
+ *    validate the request, validate the response) waits on the promise of the loaded contract on every
+ *    request, `.then` and `.catch` included, even long after it has loaded: five promise hops and their
+ *    closures per request. Each step's working middleware is built once, by the library, on the first request
+ *    that reaches it; from then on the step calls it directly. A throw or a rejected promise goes to `next`,
+ *    as the library's `.catch(next)` sends it. The steps that only wait for the contract before passing on
+ *    (path parameters once installed, security when it is not checked) pass on at once, once the contract is
+ *    known to have loaded. Until then, and if it fails to load, every step is the library's own.
  */
 import { createRequire } from 'node:module';
 
@@ -44,6 +62,8 @@ export function patchValidator(): void {
   cacheRouteLookup();
   narrowRouteWalk();
   skipParsingParsedQueryValues();
+  normalizeParametersOnce();
+  runSettledSteps();
 }
 
 function cacheRouteLookup(): void {
@@ -168,5 +188,104 @@ function narrowRouteWalk(): void {
       const middleware = (pair !== undefined && narrowed.get(`${pair}#${segmentCount(path)}`)) || full;
       return middleware(req, res, next);
     };
+  };
+}
+
+type Normalized = { name: string; schema: unknown };
+interface ParameterUtil {
+  dereferenceParameter(apiDocs: unknown, parameter: object): object;
+  normalizeParameter(ajv: object, parameter: object): Normalized;
+}
+
+function normalizeParametersOnce(): void {
+  const util = fromValidator('./middlewares/parsers/util') as ParameterUtil;
+  const dereference = util.dereferenceParameter;
+  const normalize = util.normalizeParameter;
+  const dereferenced = new WeakMap<object, WeakMap<object, object>>();
+  const normalized = new WeakMap<object, WeakMap<object, Normalized>>();
+  util.dereferenceParameter = (apiDocs, parameter) => {
+    if (typeof apiDocs !== 'object' || apiDocs === null || typeof parameter !== 'object' || parameter === null) return dereference(apiDocs, parameter);
+    let known = dereferenced.get(apiDocs);
+    if (known === undefined) dereferenced.set(apiDocs, (known = new WeakMap()));
+    let found = known.get(parameter);
+    // A reference to a parameter the document lacks is looked up again each time (the library then fails).
+    if (found === undefined) {
+      found = dereference(apiDocs, parameter);
+      if (found !== undefined) known.set(parameter, found);
+    }
+    return found;
+  };
+  const { RequestParameterMutator } = fromValidator('./middlewares/parsers/req.parameter.mutator') as {
+    RequestParameterMutator: { prototype: { isObjectOrXOf(schema: unknown): boolean } };
+  };
+  const takesObject = RequestParameterMutator.prototype.isObjectOrXOf;
+  const objectTaking = new WeakMap<object, boolean>();
+  RequestParameterMutator.prototype.isObjectOrXOf = function (this: unknown, schema) {
+    if (typeof schema !== 'object' || schema === null) return takesObject.call(this, schema);
+    let found = objectTaking.get(schema);
+    if (found === undefined) objectTaking.set(schema, (found = takesObject.call(this, schema)));
+    return found;
+  };
+  util.normalizeParameter = (ajv, parameter) => {
+    if (typeof ajv !== 'object' || ajv === null || typeof parameter !== 'object' || parameter === null) return normalize(ajv, parameter);
+    let known = normalized.get(ajv);
+    if (known === undefined) normalized.set(ajv, (known = new WeakMap()));
+    let found = known.get(parameter);
+    if (found === undefined) known.set(parameter, (found = normalize(ajv, parameter)));
+    return found;
+  };
+}
+
+type Step = ((req: unknown, res: unknown, next: (error?: unknown) => void) => unknown) & { name: string };
+
+/** The library's steps by name, and the method of the validator each one has build its working middleware. */
+const STEP_BUILDERS: Readonly<Record<string, string>> = {
+  metadataMiddleware: 'metadataMiddleware',
+  securityMiddleware: 'securityMiddleware',
+  multipartMiddleware: 'multipartMiddleware',
+  requestMiddleware: 'requestValidationMiddleware',
+  responseMiddleware: 'responseValidationMiddleware',
+};
+
+function runSettledSteps(): void {
+  const { OpenApiValidator } = fromValidator('./openapi.validator') as {
+    OpenApiValidator: { prototype: Record<string, unknown> & { installMiddleware(spec: unknown): Step[] } };
+  };
+  const prototype = OpenApiValidator.prototype;
+  const install = prototype.installMiddleware;
+  prototype.installMiddleware = function (this: Record<string, unknown> & { options: { validateSecurity?: unknown } }, spec) {
+    // What each builder made, for this validator only: its instance's methods wrap the prototype's.
+    const built = new Map<string, Step>();
+    for (const builder of Object.values(STEP_BUILDERS)) {
+      const build = this[builder] as (...args: unknown[]) => Step;
+      this[builder] = function (this: unknown, ...args: unknown[]) {
+        const made = build.apply(this, args);
+        built.set(builder, made);
+        return made;
+      };
+    }
+    // The contract has loaded once the operation finder was built: it is built from the loaded contract.
+    const loaded = () => built.has('metadataMiddleware');
+    const checksSecurity = Boolean(this.options.validateSecurity);
+    return install.call(this, spec).map((step) => {
+      const builder = STEP_BUILDERS[step.name];
+      const passes = step.name === 'pathParamsMiddleware' || (step.name === 'securityMiddleware' && !checksSecurity);
+      if (builder === undefined && !passes) return step;
+      const settled = function (req: unknown, res: unknown, next: (error?: unknown) => void): unknown {
+        if (passes) return loaded() ? next() : step(req, res, next);
+        const middleware = built.get(builder!);
+        if (middleware === undefined) return step(req, res, next);
+        try {
+          const returned = middleware(req, res, next);
+          if (returned instanceof Promise) returned.catch(next);
+          return undefined;
+        } catch (error) {
+          return next(error);
+        }
+      };
+      // Others find the steps by name (http/body.ts reads the body before `requestMiddleware`).
+      Object.defineProperty(settled, 'name', { value: step.name });
+      return settled as Step;
+    });
   };
 }

@@ -131,3 +131,98 @@ describe('the narrowed route walk', () => {
     }
   }, 120_000);
 });
+
+describe("the validator's parameters, normalised once", () => {
+  const util = fromValidator('./middlewares/parsers/util') as {
+    dereferenceParameter(apiDocs: object, parameter: object): object;
+    normalizeParameter(ajv: object, parameter: object): { name: string; schema: unknown };
+  };
+  const { RequestParameterMutator } = fromValidator('./middlewares/parsers/req.parameter.mutator') as {
+    RequestParameterMutator: { prototype: { isObjectOrXOf(schema: unknown): boolean } };
+  };
+
+  test('when a parameter is normalised again, then the first outcome is handed out, for that AJV instance only', () => {
+    patchValidator();
+    const ajv = { getSchema: jest.fn(() => ({ schema: { type: 'integer' } })) };
+    const parameter = { name: 'Limit', in: 'header', schema: { $ref: '#/components/schemas/Limit' } };
+    const first = util.normalizeParameter(ajv, parameter);
+    expect(first).toEqual({ name: 'limit', schema: { type: 'integer' } });
+    expect(util.normalizeParameter(ajv, parameter)).toBe(first);
+    expect(ajv.getSchema).toHaveBeenCalledTimes(1);
+    const other = { getSchema: jest.fn(() => ({ schema: { type: 'string' } })) };
+    expect(util.normalizeParameter(other, parameter).schema).toEqual({ type: 'string' });
+    const query = { name: 'page', in: 'query', schema: { type: 'integer' } };
+    expect(util.normalizeParameter(ajv, query).schema).toEqual({ type: 'integer' });
+    expect(query).toMatchObject({ style: 'form', explode: true });
+  });
+
+  test('when a parameter is a reference, then it is looked up once per document; a reference the document lacks is looked up each time', () => {
+    patchValidator();
+    const apiDoc = { components: { parameters: { limit: { name: 'limit', in: 'query' } } } };
+    const reference = { $ref: '#/components/parameters/limit' };
+    expect(util.dereferenceParameter(apiDoc, reference)).toBe(apiDoc.components.parameters.limit);
+    (apiDoc.components.parameters as Record<string, unknown>).limit = { name: 'changed', in: 'query' };
+    expect(util.dereferenceParameter(apiDoc, reference)).toEqual({ name: 'limit', in: 'query' });
+    const missing = { $ref: '#/components/parameters/page' };
+    expect(util.dereferenceParameter(apiDoc, missing)).toBeUndefined();
+    (apiDoc.components.parameters as Record<string, unknown>).page = { name: 'page', in: 'query' };
+    expect(util.dereferenceParameter(apiDoc, missing)).toEqual({ name: 'page', in: 'query' });
+  });
+
+  test('whether a schema takes an object is answered as the library answers it, and kept per schema', () => {
+    patchValidator();
+    const isObject = (schema: unknown) => RequestParameterMutator.prototype.isObjectOrXOf.call({}, schema);
+    const nested = { anyOf: [{ type: 'string' }, { allOf: [{ type: 'object' }] }] };
+    expect(isObject(nested)).toBe(true);
+    expect(isObject(nested)).toBe(true);
+    expect(isObject({ type: 'string' })).toBe(false);
+    expect(isObject({ $ref: '#/components/schemas/Filters' })).toBe(true);
+    expect(isObject(undefined)).toBe(false);
+  });
+});
+
+describe("the validator's steps, settled once the contract has loaded", () => {
+  type Step = ((req: unknown, res: unknown, next: (error?: unknown) => void) => unknown) & { name: string };
+  const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as Record<string, unknown>;
+
+  test('when a request comes after the first, then each step runs in the same turn; errors still reach next, and the steps keep their names', async () => {
+    patchValidator();
+    const steps = OpenApiValidator.middleware({ apiSpec: structuredClone(contract) as never, validateRequests: { allowUnknownQueryParameters: true }, validateResponses: false, validateSecurity: false, fileUploader: false }) as unknown as Step[];
+    expect(steps.map((step) => step.name)).toEqual(['pathParamsMiddleware', 'metadataMiddleware', 'securityMiddleware', 'requestMiddleware']);
+    const request = (url: string) => ({ method: 'GET', url, originalUrl: url, path: url.split('?')[0], query: Object.fromEntries(new URL(url, 'http://x').searchParams), headers: {}, app: { param: () => undefined, enabled: () => false }, body: {} });
+    // Through every step, each waiting for the one before; what the last passes on (or the first error).
+    const through = async (req: ReturnType<typeof request>) => {
+      for (const step of steps) {
+        const outcome = await new Promise<unknown>((resolve) => void step(req, {}, (error?: unknown) => resolve(error ?? 'passed')));
+        if (outcome !== 'passed') return outcome;
+      }
+      return 'passed';
+    };
+    // The first request has the library build each step's working middleware.
+    expect(await through(request('/v1/vouchers?limit=10'))).toBe('passed');
+    // From then on, each step passes on before it returns.
+    const req = request('/v1/vouchers?limit=20');
+    for (const step of steps) {
+      let passed: unknown;
+      step(req, {}, (error?: unknown) => (passed = error ?? 'passed'));
+      expect([step.name, passed]).toEqual([step.name, 'passed']);
+    }
+    expect((req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId).toBeDefined();
+    // A request the contract refuses gets the library's error, through next.
+    const refused = (await through(request('/v1/vouchers?limit=abc'))) as { status?: number };
+    expect(refused.status).toBe(400);
+    // A path the contract lacks passes with no operation found (the server's routes then answer 404).
+    const unknown = request('/v1/no-such-thing');
+    expect(await through(unknown)).toBe('passed');
+    expect((unknown as { openapi?: unknown }).openapi).toBeUndefined();
+  });
+
+  test('when the contract does not load, then every request gets the loading error, as the library gives it', async () => {
+    patchValidator();
+    const steps = OpenApiValidator.middleware({ apiSpec: { openapi: '3.1.0', info: { title: 'broken', version: '1' }, paths: { '/x': { get: { responses: { 200: { $ref: '#/components/responses/Missing' } } } } } } as never, validateRequests: true, validateResponses: false, validateSecurity: false, fileUploader: false }) as unknown as Step[];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const error = await new Promise<unknown>((resolve) => void steps[0]!({ method: 'GET', url: '/x', originalUrl: '/x', path: '/x', headers: {}, app: { param: () => undefined } }, {}, resolve));
+      expect(String((error as Error).message)).toMatch(/Missing/);
+    }
+  });
+});
