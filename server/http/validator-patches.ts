@@ -1,5 +1,5 @@
 /**
- * Three changes to how express-openapi-validator 5.6.2 (pinned; the newest stable release) does its work
+ * Changes to how express-openapi-validator 5.6.2 (pinned; the newest stable release) does its work
  * per request, each found by profiling `make bench` and each leaving every outcome the same. They patch the
  * module instances the validator itself loads, once.
  *
