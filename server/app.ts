@@ -116,7 +116,9 @@ export interface AppOptions {
 /** Where the server is reached when nobody says: `make serve`'s address. */
 export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
 
-const API_PREFIXES = ['/v1', '/client', '/management', '/assets'];
+/** Where the API's middlewares are mounted: the server-side, client-side and management APIs, and assets. */
+const API = { server: '/v1', client: '/client', management: '/management', assets: '/assets' } as const;
+const API_PREFIXES: readonly string[] = Object.values(API);
 
 /** Whether a path is under one of the prefixes the API's middlewares are mounted at (matched as Express does, without case). */
 export function underApiPrefix(path: string): boolean {
@@ -220,13 +222,13 @@ export async function createApp(options: AppOptions): Promise<Express> {
 
   const tokens = new TokenRegistry(store, options.clock);
   const perKey = () => rateLimitPerKey(options.rateLimitPerMinute ?? 0, options.rateLimitCounters);
-  app.use(API_PREFIXES.slice(0, 3), failures.gate);
+  app.use([API.server, API.client, API.management], failures.gate);
   const fairShare = perProjectSlice(options.projectSliceMs ?? DEFAULT_PROJECT_SLICE_MS);
-  app.use('/v1', sequence([serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare]));
+  app.use(API.server, sequence([serverSideAuth(lookupKey, tokens, failures), perKey(), fairShare]));
   app.post('/v1/oauth/token', tokenIssueLimit(options.tokensPerHour ?? DEFAULT_TOKENS_PER_HOUR, options.rateLimitCounters));
-  app.use('/client', sequence([clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare]));
-  app.use('/management', sequence([managementAuth(options.managementKey, failures), perKey()]));
-  app.use(API_PREFIXES[3]!, perKey());
+  app.use(API.client, sequence([clientPreflight(options.clientKeys ?? []), clientSideAuth(options.clientKeys ?? [], tokens, lookupKey, failures), perKey(), fairShare]));
+  app.use(API.management, sequence([managementAuth(options.managementKey, failures), perKey()]));
+  app.use(API.assets, perKey());
   patchValidator();
   // Requests are checked against the published contract, whose objects are open: fields it does not name are
   // accepted and ignored, as the public API does (handlers and the domain take only the fields they know).

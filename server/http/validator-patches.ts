@@ -197,24 +197,30 @@ interface ParameterUtil {
   normalizeParameter(ajv: object, parameter: object): Normalized;
 }
 
-function normalizeParametersOnce(): void {
-  const util = fromValidator('./middlewares/parsers/util') as ParameterUtil;
-  const dereference = util.dereferenceParameter;
-  const normalize = util.normalizeParameter;
-  const dereferenced = new WeakMap<object, WeakMap<object, object>>();
-  const normalized = new WeakMap<object, WeakMap<object, Normalized>>();
-  util.dereferenceParameter = (apiDocs, parameter) => {
-    if (typeof apiDocs !== 'object' || apiDocs === null || typeof parameter !== 'object' || parameter === null) return dereference(apiDocs, parameter);
-    let known = dereferenced.get(apiDocs);
-    if (known === undefined) dereferenced.set(apiDocs, (known = new WeakMap()));
-    let found = known.get(parameter);
-    // A reference to a parameter the document lacks is looked up again each time (the library then fails).
+/**
+ * `compute` kept per pair of objects (a document or AJV instance, and a parameter); anything else, and an
+ * undefined outcome, is computed each time.
+ */
+function keptPerPair<A, B, R>(compute: (first: A, second: B) => R): (first: A, second: B) => R {
+  const byFirst = new WeakMap<object, WeakMap<object, R>>();
+  return (first, second) => {
+    if (typeof first !== 'object' || first === null || typeof second !== 'object' || second === null) return compute(first, second);
+    let known = byFirst.get(first);
+    if (known === undefined) byFirst.set(first, (known = new WeakMap()));
+    let found = known.get(second);
     if (found === undefined) {
-      found = dereference(apiDocs, parameter);
-      if (found !== undefined) known.set(parameter, found);
+      found = compute(first, second);
+      if (found !== undefined) known.set(second, found);
     }
     return found;
   };
+}
+
+function normalizeParametersOnce(): void {
+  const util = fromValidator('./middlewares/parsers/util') as ParameterUtil;
+  // A reference to a parameter the document lacks is looked up again each time (the library then fails).
+  util.dereferenceParameter = keptPerPair(util.dereferenceParameter);
+  util.normalizeParameter = keptPerPair(util.normalizeParameter);
   const { RequestParameterMutator } = fromValidator('./middlewares/parsers/req.parameter.mutator') as {
     RequestParameterMutator: { prototype: { isObjectOrXOf(schema: unknown): boolean } };
   };
@@ -226,19 +232,11 @@ function normalizeParametersOnce(): void {
     if (found === undefined) objectTaking.set(schema, (found = takesObject.call(this, schema)));
     return found;
   };
-  util.normalizeParameter = (ajv, parameter) => {
-    if (typeof ajv !== 'object' || ajv === null || typeof parameter !== 'object' || parameter === null) return normalize(ajv, parameter);
-    let known = normalized.get(ajv);
-    if (known === undefined) normalized.set(ajv, (known = new WeakMap()));
-    let found = known.get(parameter);
-    if (found === undefined) known.set(parameter, (found = normalize(ajv, parameter)));
-    return found;
-  };
 }
 
 type Step = ((req: unknown, res: unknown, next: (error?: unknown) => void) => unknown) & { name: string };
 
-/** The library's steps by name, and the method of the validator each one has build its working middleware. */
+/** The library's steps by name, and the method of the validator that builds each one's working middleware. */
 const STEP_BUILDERS: Readonly<Record<string, string>> = {
   metadataMiddleware: 'metadataMiddleware',
   securityMiddleware: 'securityMiddleware',
