@@ -5,6 +5,7 @@
  * functions that spent most. `make bench` prints this for every route that stays under its target, so the
  * reason it prints is measured in the same run, not written down once.
  */
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 
 interface ProfileNode {
@@ -95,17 +96,21 @@ export function summarise(profile: Profile, top = 6): ProfileSummary {
   };
 }
 
-/** Starts sampling this process; the returned function stops and summarises. */
-export async function startProfiling(): Promise<() => Promise<ProfileSummary>> {
+/**
+ * Starts sampling this process; the returned function stops and summarises, and when given a file also
+ * writes the whole profile there (for Chrome DevTools or any `.cpuprofile` viewer).
+ */
+export async function startProfiling(): Promise<(file?: string) => Promise<ProfileSummary>> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
-  return async () => {
+  return async (file) => {
     const { profile } = (await session.post('Profiler.stop')) as { profile: Profile };
     await session.post('Profiler.disable');
     session.disconnect();
+    if (file) writeFileSync(file, JSON.stringify(profile));
     return summarise(profile, Number(process.env.BENCH_PROFILE_TOP ?? 6));
   };
 }

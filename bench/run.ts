@@ -11,13 +11,13 @@
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
  * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL),
- * BENCH_ROUTES (only the routes whose name holds this text), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
+ * BENCH_ROUTES (only the routes whose name holds this text), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
  * always driven, since the other parts compare with them).
  */
 import autocannon, { type Result } from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
@@ -28,6 +28,8 @@ import { freshDatabase } from '../tests/support/databases.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const DURATION = env('BENCH_DURATION', 10);
+/** Where the whole CPU profile of each route short of its target is written, when set. */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const VOUCHERS = env('BENCH_VOUCHERS', 100_000);
 const CUSTOMERS = env('BENCH_CUSTOMERS', 10_000);
@@ -58,13 +60,13 @@ interface BenchServer {
   ready: Ready;
   url: string;
   rss(): Promise<number>;
-  /** A CPU profile of the server while `load` runs. */
-  profile(load: () => Promise<unknown>): Promise<ProfileSummary>;
+  /** A CPU profile of the server while `load` runs; the whole profile is written to `file` when one is given. */
+  profile(load: () => Promise<unknown>, file?: string): Promise<ProfileSummary>;
   stop(): void;
 }
 
 /** Sends the server a message and waits for its reply of the given type. */
-function ask<T>(child: ChildProcess, type: string, replyType: string): Promise<T> {
+function ask<T>(child: ChildProcess, type: string, replyType: string, extra: Record<string, unknown> = {}): Promise<T> {
   return new Promise((resolve) => {
     const listener = (message: { type: string } & T) => {
       if (message.type !== replyType) return;
@@ -72,7 +74,7 @@ function ask<T>(child: ChildProcess, type: string, replyType: string): Promise<T
       resolve(message);
     };
     child.on('message', listener);
-    child.send({ type });
+    child.send({ type, ...extra });
   });
 }
 
@@ -91,10 +93,10 @@ async function startServer(...args: string[]): Promise<BenchServer> {
     ready,
     url: `http://127.0.0.1:${ready.port}`,
     rss: async () => (await ask<{ rss: number }>(child, 'rss', 'rss')).rss,
-    profile: async (load) => {
+    profile: async (load, file) => {
       await ask(child, 'profile-start', 'profiling');
       await load();
-      return (await ask<{ summary: ProfileSummary }>(child, 'profile-stop', 'profile')).summary;
+      return (await ask<{ summary: ProfileSummary }>(child, 'profile-stop', 'profile', file ? { file } : {})).summary;
     },
     stop: () => child.kill('SIGTERM'),
   };
@@ -117,11 +119,33 @@ interface Measured {
   rss: number;
   non2xx: number;
   errors: number;
+  /** The server's CPU time (user and system) per request while driven, in µs; undefined where /proc cannot tell. */
+  cpuUs: number | undefined;
 }
+
+/**
+ * CPU time a process has used, in µs, from /proc (Linux); undefined elsewhere. Unlike requests a second, it
+ * does not move with what else the machine's cores are doing (the load generator shares them), so it is the
+ * steadier figure to compare builds by.
+ */
+function cpuTimeUs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields 14 and 15 (utime, stime) in clock ticks, counted after the command name, which may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux's USER_HZ, the unit of /proc's CPU times, on every architecture Node.js runs on. */
+const CLOCK_TICKS = 100;
 
 async function drive(server: BenchServer, route: Route, serverHeaders: Record<string, string>, duration = DURATION, connections = CONNECTIONS): Promise<Measured> {
   const headers = route.headers ?? serverHeaders;
   const jsonHeaders = route.body ? { ...headers, 'content-type': 'application/json' } : headers;
+  const cpuBefore = cpuTimeUs(server.child.pid);
   const result: Result = await autocannon({
     url: server.url,
     connections,
@@ -135,7 +159,10 @@ async function drive(server: BenchServer, route: Route, serverHeaders: Record<st
       },
     ],
   });
+  const cpuAfter = cpuTimeUs(server.child.pid);
+  const answered = result.requests.total;
   return {
+    cpuUs: cpuBefore === undefined || cpuAfter === undefined || answered === 0 ? undefined : (cpuAfter - cpuBefore) / answered,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -162,6 +189,9 @@ const ratioOf = ({ mine, theirs }: { mine: Measured; theirs: Measured }) => mine
 const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
+/** The CPU columns: ours and bare Express's per request, and the ratio of theirs to ours; blank where not known. */
+const cpuCells = (mine: Measured, theirs: Measured): string[] =>
+  mine.cpuUs === undefined || theirs.cpuUs === undefined ? ['', '', ''] : [`${mine.cpuUs.toFixed(0)} µs`, `${theirs.cpuUs.toFixed(0)} µs`, `${((theirs.cpuUs / mine.cpuUs) * 100).toFixed(0)}%`];
 const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
 
 function contractHas(pattern: RegExp): boolean {
@@ -249,9 +279,10 @@ async function routesAgainstBare(): Promise<void> {
   const headers = { 'x-app-id': ready.appId!, 'x-app-token': ready.appToken! };
   const { routes: all, spent } = await routesOf(reference, headers);
   const routes = all.filter((route) => ONLY === undefined || route.name.includes(ONLY));
-  const widths = [42, 10, 10, 10, 9, 10, 12, 8];
+  const widths = [42, 10, 10, 10, 9, 10, 12, 8, 10, 10, 10];
   console.log('');
-  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio'], widths));
+  console.log('CPU is the server\'s CPU time per request (steadier than req/s, which moves with the load generator on the same cores); its ratio is bare Express\'s over ours.');
+  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
   const results: Record<string, { mine: Measured; theirs: Measured }> = {};
   for (const route of routes) {
     const size = await bodySize(reference, route, headers);
@@ -262,7 +293,7 @@ async function routesAgainstBare(): Promise<void> {
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
     console.log(
       pad(
-        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`],
+        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`, ...cpuCells(mine, theirs)],
         widths,
       ) + flags,
     );
@@ -272,9 +303,12 @@ async function routesAgainstBare(): Promise<void> {
   console.log(`Every route at ${TARGET * 100}% or more of bare Express: ${short.length === 0 ? 'met' : `MISSED by ${short.length} of ${routes.length}`}`);
   // Where a route stays short, why: a profile of the server while the route is driven again, from this run.
   for (const route of short) {
-    const summary = await reference.profile(() => drive(reference, route, headers, Math.min(DURATION, 5)));
+    if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+    const file = PROFILE_DIR && join(PROFILE_DIR, `${route.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
+    const summary = await reference.profile(() => drive(reference, route, headers, Math.min(DURATION, 5)), file);
     console.log(`  why ${route.name} (${(ratioOf(results[route.name]!) * 100).toFixed(0)}%): CPU profile of ${(summary.busyMs / 1000).toFixed(1)} s busy under load`);
     console.log(`    by part: ${summary.parts.map(({ part, share }) => `${part} ${percent(share)}`).join('; ')}`);
+    if (file) console.log(`    whole profile: ${file}`);
     console.log(`    top functions: ${summary.functions.map(({ name, share }) => `${name} ${percent(share)}`).join('; ')}`);
   }
   const codes = ready.codes?.length ?? 0;
@@ -300,12 +334,12 @@ async function withResponsesValidated(headers: Record<string, string>, members: 
   const validated = await startServer('reference', String(VOUCHERS), '10', String(CUSTOMERS), String(members), 'validated');
   console.log('');
   console.log('With response validation on (VALIDATE_RESPONSES=true):');
-  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', '', 'ratio'], widths));
+  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', '', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
   for (const route of (await routesOf(validated, headers)).routes.filter((route) => results[route.name])) {
     const mine = await drive(validated, route, headers);
     const { theirs } = results[route.name]!;
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
-    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`], widths) + flags);
+    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`, ...cpuCells(mine, theirs)], widths) + flags);
   }
   validated.stop();
 }

@@ -95,8 +95,8 @@ async function main() {
     process.send?.({ type: 'ready', port, ...info });
   });
   server.keepAliveTimeout = 60_000;
-  let stopProfiling: (() => Promise<ProfileSummary>) | undefined;
-  process.on('message', (message: { type: string }) => {
+  let stopProfiling: ((file?: string) => Promise<ProfileSummary>) | undefined;
+  process.on('message', (message: { type: string; file?: string }) => {
     if (message.type === 'rss') process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
     if (message.type === 'profile-start') {
       void startProfiling().then((stop) => {
@@ -107,7 +107,7 @@ async function main() {
     if (message.type === 'profile-stop' && stopProfiling) {
       const stop = stopProfiling;
       stopProfiling = undefined;
-      void stop().then((summary) => process.send?.({ type: 'profile', summary }));
+      void stop(message.file).then((summary) => process.send?.({ type: 'profile', summary }));
     }
   });
   process.on('disconnect', () => process.exit(0));

@@ -58,7 +58,7 @@ async function bearerAuth(lookup: ApiKeyLookup, tokens: TokenRegistry, failures:
     return false;
   }
   if (!TokenRegistry.allows(token, req.originalUrl)) {
-    sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${token.scopes.join(' ')}) do not reach ${req.path === '/' ? req.baseUrl : req.baseUrl + req.path}`);
+    sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${token.scopes.join(' ')}) do not reach ${req.baseUrl + req.path}`);
     return false;
   }
   res.locals.context = tokens.markBearer({ ...(res.locals.context as RequestContext), projectId: token.projectId, apiKey: token.apiKey } satisfies RequestContext);

@@ -60,21 +60,23 @@ function frozenCopy<T>(value: T): T {
   }
   const prototype = Object.getPrototypeOf(value) as object | null;
   if (prototype !== Object.prototype && prototype !== null) return deepFreeze(structuredClone(value));
-  let same = Object.isFrozen(value);
-  const entries = Object.entries(value);
-  for (const entry of entries) {
-    const kept = frozenCopy(entry[1]);
-    if (kept !== entry[1]) {
-      same = false;
-      entry[1] = kept;
-    }
+  // A spread copy keeps the source's compact shape (adding the keys one by one instead turned rows of more than
+  // a dozen fields into dictionaries three times the size) and keeps a key named `__proto__` (JSON.parse makes
+  // one) an own property; it is made only once a field needs copying, and fields are changed in place on it.
+  const source = value as Record<string, unknown>;
+  const shallow = (): Record<string, unknown> => (prototype === null ? Object.assign(Object.create(null) as object, source) : { ...source });
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    const item = source[key];
+    if (typeof item !== 'object' || item === null) continue;
+    const kept = frozenCopy(item);
+    if (kept !== item) (copy ??= shallow())[key] = kept;
   }
-  if (same) return value;
-  // Object.fromEntries makes compact objects whose frozen shape V8 shares; adding the keys one by one
-  // instead turned rows of more than a dozen fields into dictionaries three times the size. It also keeps a
-  // key named `__proto__` (JSON.parse makes one) an own property.
-  const copy = Object.fromEntries(entries) as Record<string, unknown>;
-  return Object.freeze(prototype === null ? Object.assign(Object.create(null) as object, copy) : copy) as T;
+  if (copy === undefined) {
+    if (Object.isFrozen(source)) return value;
+    copy = shallow();
+  }
+  return Object.freeze(copy) as T;
 }
 
 /** The position of the first ID in ascending `ids` that is not before `id` (`ids.length` when none). */

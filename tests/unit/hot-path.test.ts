@@ -1,11 +1,11 @@
 /**
  * The request path's shortcuts keep every outcome the long way gives: a request with no body reads as `{}`
- * without the parsers, the server's own endpoints are skipped under the API's prefixes, and the gate of failed
+ * without the parsers, a path under an API prefix goes straight to that part of the API (skipping the server's own endpoints), and the gate of failed
  * authentications passes at once when this process has counted no failure within the window.
  */
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import express, { type Request, type Response } from 'express';
-import { underApiPrefix } from '../../server/app.js';
+import { apiOf } from '../../server/app.js';
 import { readBody } from '../../server/http/body.js';
 import { failedAuthenticationLimit } from '../../server/http/rate-limit.js';
 
@@ -50,9 +50,10 @@ describe('reading a body', () => {
 });
 
 describe('the API prefixes', () => {
-  test('a path is under one when it is the prefix or continues it with a slash, compared without case', () => {
-    for (const path of ['/v1', '/v1/', '/v1/vouchers', '/V1/Vouchers', '/client/v1/events', '/management/v1/projects', '/assets/qr/x']) expect(underApiPrefix(path)).toBe(true);
-    for (const path of ['/', '/v10/vouchers', '/v1x', '/healthz', '/metrics', '/openapi.json', '/docs', '/clients', '/x/v1']) expect(underApiPrefix(path)).toBe(false);
+  test('a path is under one when it is the prefix or continues it with a slash, compared without case, and goes to that part of the API', () => {
+    const parts = { '/v1': 'server', '/v1/': 'server', '/v1/vouchers': 'server', '/V1/Vouchers': 'server', '/v1/oauth/token': 'server', '/client/v1/events': 'client', '/CLIENT': 'client', '/management/v1/projects': 'management', '/assets/qr/x': 'assets' };
+    for (const [path, part] of Object.entries(parts)) expect([path, apiOf(path)]).toEqual([path, part]);
+    for (const path of ['/', '/v10/vouchers', '/v1x', '/healthz', '/metrics', '/openapi.json', '/docs', '/clients', '/x/v1', '/assetsx']) expect([path, apiOf(path)]).toEqual([path, undefined]);
   });
 });
 

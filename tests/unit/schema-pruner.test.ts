@@ -30,6 +30,18 @@ describe('the request pruner', () => {
     expect(pruned.redemption).toEqual({ quantity: 3 });
   });
 
+  test('when one schema prunes many values, then each value is pruned by its own union branch, whatever came before', () => {
+    const voucher = body('/v1/vouchers/{code}', 'post');
+    const discount = (value: Record<string, unknown>) => (voucher({ type: 'DISCOUNT_VOUCHER', discount: value }) as Record<string, unknown>).discount;
+    // What is kept of a schema is kept per schema, never per value: the second and third values see their own branch.
+    expect(discount({ type: 'PERCENT', percent_off: 10, amount_off: 5 })).toEqual({ type: 'PERCENT', percent_off: 10 });
+    expect(discount({ type: 'AMOUNT', amount_off: 5, percent_off: 10 })).toEqual({ type: 'AMOUNT', amount_off: 5 });
+    expect(discount({ type: 'PERCENT', percent_off: 20, amount_off: 7 })).toEqual({ type: 'PERCENT', percent_off: 20 });
+    // A schema without unions prunes alike every time.
+    const product = body('/v1/products', 'post');
+    for (let i = 0; i < 3; i++) expect(product({ name: `p${i}`, colour: 'red' })).toEqual({ name: `p${i}` });
+  });
+
   test('when keys are named by patterns, then matching keys stay and the rest go', () => {
     const rule = body('/v1/validation-rules', 'post');
     const pruned = rule({ name: 'r', rules: { '1': { name: 'order.amount', conditions: { $is: [1] }, extra: 1 }, logic: '1' }, id: 'val_x' });

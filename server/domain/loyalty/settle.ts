@@ -21,10 +21,11 @@ async function expireCard(ctx: DomainContext, cardId: string, day: string): Prom
 
 /** Runs the due work; what it records has the service itself as its source, whoever's call came first. */
 export async function settleLoyalty(caller: DomainContext): Promise<void> {
-  const ctx: DomainContext = { uow: caller.uow, clock: caller.clock, groupId: newId('grp') };
-  const now = today(ctx);
-  const through = await settledThrough(ctx);
+  const now = today(caller);
+  const through = await settledThrough(caller);
   if (through >= now) return;
+  // Settled today already is the case of nearly every call: its own context (and group of events) only for work.
+  const ctx: DomainContext = { uow: caller.uow, clock: caller.clock, groupId: newId('grp') };
   for (let day = dayAfter(through); day <= now; day = dayAfter(day)) {
     for (const entry of await ctx.uow.pending_points.findBy('activates_at', day)) {
       await activatePending(ctx, entry, 'AUTOMATIC');
