@@ -52,6 +52,8 @@ export class SchemaPruner {
   private readonly fixedParts = new Map<string, Located[]>();
   /** The key rules of each set of parts, by their pointers. */
   private readonly rules = new Map<string, KeyRules>();
+  /** Whether each schema has a union among its parts. */
+  private readonly unions = new Map<string, boolean>();
 
   constructor(private readonly contract: Json) {
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
@@ -112,7 +114,9 @@ export class SchemaPruner {
     let parts = this.fixedParts.get(at.pointer);
     if (parts === undefined) {
       parts = this.parts(at, value);
-      if (!this.hasUnion(at)) this.fixedParts.set(at.pointer, parts);
+      let union = this.unions.get(at.pointer);
+      if (union === undefined) this.unions.set(at.pointer, (union = this.hasUnion(at)));
+      if (!union) this.fixedParts.set(at.pointer, parts);
     }
     const key = parts.length === 1 ? parts[0]!.pointer : parts.map((part) => part.pointer).join('\n');
     let rules = this.rules.get(key);

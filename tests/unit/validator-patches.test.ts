@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { leadingSegments, patchValidator, segmentCount } from '../../server/http/validator-patches.js';
+import { CONTENT_TYPES_KEPT, leadingSegments, patchValidator, segmentCount } from '../../server/http/validator-patches.js';
 import { BUNDLED_CONTRACT } from '../../server/paths.js';
 
 type Compiled = { regexp: RegExp; keys: { name: string }[] };
@@ -224,5 +224,35 @@ describe("the validator's steps, settled once the contract has loaded", () => {
       const error = await new Promise<unknown>((resolve) => void steps[0]!({ method: 'GET', url: '/x', originalUrl: '/x', path: '/x', headers: {}, app: { param: () => undefined } }, {}, resolve));
       expect(String((error as Error).message)).toMatch(/Missing/);
     }
+  });
+});
+
+describe("the validator's parsed content types", () => {
+  type Parsed = { mediaType: string | null; parameters: Record<string, string>; normalize(): string | undefined };
+  const parse = (header: string | undefined) => {
+    patchValidator();
+    const { ContentType } = fromValidator('./middlewares/util') as { ContentType: { from(req: { headers: Record<string, unknown> }): Parsed } };
+    return ContentType.from({ headers: header === undefined ? {} : { 'content-type': header } });
+  };
+
+  test('when a header text comes again, then its first parse is handed out, frozen, and reads as the library reads it', () => {
+    const first = parse('Application/JSON; Charset=UTF-8');
+    expect(parse('Application/JSON; Charset=UTF-8')).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.parameters)).toBe(true);
+    expect(first.mediaType).toBe('application/json');
+    expect(first.parameters).toEqual({ charset: 'utf-8' });
+    expect(first.normalize()).toBe('application/json; charset=utf-8');
+    // Another text is parsed for itself.
+    const other = parse('text/csv');
+    expect(other).not.toBe(first);
+    expect(other.mediaType).toBe('text/csv');
+    // No header is no media type, as before.
+    expect(parse(undefined).mediaType).toBeNull();
+  });
+
+  test('when more header texts come than are kept, then every one still parses right', () => {
+    const texts = Array.from({ length: CONTENT_TYPES_KEPT + 10 }, (_, i) => `application/x-kind-${i}; q=${i}`);
+    for (const text of texts) expect(parse(text).parameters).toEqual({ q: text.split('=')[1] });
+    for (const text of texts.slice(0, 5)) expect(parse(text).mediaType).toBe(text.split(';')[0]);
   });
 });
