@@ -3,7 +3,7 @@
  * holding a reference. Each project has its own lock; a unit of work keeps an undo log and replays it
  * backwards when the work throws.
  */
-import { Mutex } from 'async-mutex';
+import { Semaphore } from 'async-mutex';
 import { predicate, type Predicate } from './evaluate.js';
 import type { RowOf, Schema, TableDeclaration } from './schema.js';
 import { and } from './conditions.js';
@@ -557,7 +557,12 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 }
 
 export class MemoryStore<S extends Schema> implements Store<S> {
-  private readonly partitions = new Map<string, { tables: Partition; lock: Mutex }>();
+  /**
+   * Each project's lock: a semaphore of one, which is a mutex. Units of work take it with `acquire`, a plain
+   * promise; the library's `runExclusive` (and its Mutex's `acquire`) run through a generator-based `__awaiter`,
+   * which allocated about 1.3 KB of each cheap read under `make bench`.
+   */
+  private readonly partitions = new Map<string, { tables: Partition; lock: Semaphore }>();
   private readonly unitOfWork: (state: { tables: Partition; undo: Undo[] }) => UnitOfWork<S>;
 
   constructor(readonly schema: S) {
@@ -567,7 +572,7 @@ export class MemoryStore<S extends Schema> implements Store<S> {
   async createProject(projectId: string): Promise<void> {
     if (this.partitions.has(projectId)) return;
     const tables: Partition = Object.fromEntries(Object.entries(this.schema).map(([name, declaration]) => [name, new MemoryTable<Row>(name, declaration)]));
-    this.partitions.set(projectId, { tables, lock: new Mutex() });
+    this.partitions.set(projectId, { tables, lock: new Semaphore(1) });
   }
 
   async hasProject(projectId: string): Promise<boolean> {
@@ -644,15 +649,16 @@ export class MemoryStore<S extends Schema> implements Store<S> {
   async transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     const partition = this.partitions.get(projectId);
     if (!partition) throw new UnknownProject(projectId);
-    return partition.lock.runExclusive(async () => {
-      const undo: Undo[] = [];
-      const uow = this.unitOfWork({ tables: partition.tables, undo });
-      try {
-        return await work(uow);
-      } catch (error) {
-        for (const step of undo.reverse()) step();
-        throw error;
-      }
-    });
+    const [, release] = await partition.lock.acquire();
+    const undo: Undo[] = [];
+    const uow = this.unitOfWork({ tables: partition.tables, undo });
+    try {
+      return await work(uow);
+    } catch (error) {
+      for (const step of undo.reverse()) step();
+      throw error;
+    } finally {
+      release();
+    }
   }
 }

@@ -8,7 +8,31 @@
  * project may hold up to that many rows more, never more than 1% over.
  */
 import type { Schema } from './schema.js';
-import { lazyUnitOfWork, overriding, withTransaction, type Row, type Store, type Table, type UnitOfWork } from './store.js';
+import { lazyUnitOfWork, PassThroughTable, withTransaction, type Row, type Store, type Table, type UnitOfWork } from './store.js';
+
+/** What one unit of work inserted into the tables kept to a limit, by table (made at its first such insert). */
+interface Counting<S extends Schema> {
+  uow: UnitOfWork<S>;
+  inserted?: Map<string, number>;
+}
+
+/** A table kept to a limit: its inserts are counted for the end of the unit of work. */
+class CountingTable extends PassThroughTable<Row> {
+  constructor(
+    inner: Table<Row>,
+    private readonly name: string,
+    private readonly counting: { inserted?: Map<string, number> },
+  ) {
+    super(inner);
+  }
+
+  override async insert(row: Row): Promise<Row> {
+    const stored = await this.inner.insert(row);
+    const inserted = (this.counting.inserted ??= new Map());
+    inserted.set(this.name, (inserted.get(this.name) ?? 0) + 1);
+    return stored;
+  }
+}
 
 /** The most rows each named table keeps. */
 export type Retention<S extends Schema> = Partial<Record<keyof S & string, number>>;
@@ -22,21 +46,16 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
   const retained = new Set<string>(limits.map(([name]) => name));
   /** Rows inserted since the table was last counted, by project and table (in this process). */
   const uncounted = new Map<string, number>();
-  const counting = lazyUnitOfWork<S, { uow: UnitOfWork<S>; inserted: Map<string, number> }>(store.schema, ({ uow, inserted }, name) => {
-    const table = uow[name] as Table<Row>;
-    if (!retained.has(name)) return table;
-    return overriding(table, {
-      insert: async (row) => {
-        const stored = await table.insert(row);
-        inserted.set(name, (inserted.get(name) ?? 0) + 1);
-        return stored;
-      },
-    });
+  const counted = lazyUnitOfWork<S, Counting<S>>(store.schema, (counting, name) => {
+    const table = counting.uow[name] as Table<Row>;
+    return retained.has(name) ? new CountingTable(table, name, counting) : table;
   });
   return withTransaction(store, (projectId, work) =>
     store.transaction(projectId, async (uow) => {
-      const inserted = new Map<string, number>();
-      const result = await work(counting({ uow, inserted }));
+      const counting: Counting<S> = { uow };
+      const result = await work(counted(counting));
+      const { inserted } = counting;
+      if (inserted === undefined) return result;
       for (const [name, limit] of limits) {
         const added = inserted.get(name);
         if (!added) continue;

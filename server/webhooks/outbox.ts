@@ -16,7 +16,7 @@ import type { CardTransaction } from '../domain/loyalty/types.js';
 import { isWebhookEventType, subscribesTo, type Webhook, type WebhookEventType } from '../domain/management/webhooks.js';
 import type { DomainStore, DomainUnitOfWork, Tables } from '../domain/schema.js';
 import { eq } from '../store/conditions.js';
-import { lazyUnitOfWork, overriding, withTransaction, type Row, type Table } from '../store/store.js';
+import { lazyUnitOfWork, PassThroughTable, withTransaction, type Row, type Table } from '../store/store.js';
 import { presentEvent, type EventScope, type PresentedEvent, type WebhookPayload } from './payloads.js';
 
 type WebhookEnvelope = components['schemas']['WebhookEventEnvelope'];
@@ -30,42 +30,64 @@ export interface DeliverableEvent {
 /** Told, after a unit of work committed, how many deliveries it wrote (never 0). */
 export type CommittedDeliveries = (projectId: string, deliveries: number) => void;
 
-type Wrap = (name: string, table: Table<Row>) => Table<Row>;
-type NotingUnitOfWork = (state: { uow: DomainUnitOfWork; wrap: Wrap }) => DomainUnitOfWork;
-
 export function withOutbox(store: DomainStore, committed: CommittedDeliveries): DomainStore {
-  const notingUnitOfWork: NotingUnitOfWork = lazyUnitOfWork(store.schema, ({ uow, wrap }: { uow: DomainUnitOfWork; wrap: Wrap }, name) => wrap(name, uow[name] as Table<Row>));
+  const notingUnitOfWork = lazyUnitOfWork(store.schema, (noting: Noting, name) => new NotingTable(noting.uow[name] as Table<Row>, name, noting));
   return withTransaction(store, async (projectId, work) => {
-    const written = { deliveries: 0 };
-    const result = await store.transaction(projectId, (uow) => work(noting(projectId, uow, written, notingUnitOfWork)));
-    if (written.deliveries > 0) committed(projectId, written.deliveries);
+    let noting: Noting | undefined;
+    const result = await store.transaction(projectId, (uow) => work(notingUnitOfWork((noting = new Noting(projectId, uow)))));
+    if (noting !== undefined && noting.deliveries > 0) committed(projectId, noting.deliveries);
     return result;
   });
 }
 
-function noting(projectId: string, uow: DomainUnitOfWork, written: { deliveries: number }, notingUnitOfWork: NotingUnitOfWork): DomainUnitOfWork {
-  const deleted = new Map<string, Row>();
-  const transactions = new Map<string, CardTransaction>();
-  const recorded: EventRecord[] = [];
-  // The project's active webhooks, read once per unit of work and only if it records an event.
-  let active: Promise<Webhook[]> | undefined;
-  const scope = (event: EventRecord): EventScope => ({
-    // The event's own moment, so nothing presented depends on when the presenting ran.
-    ctx: { uow, clock: fixedClock(event.created_at) },
-    find: async (table, id) => ((await (uow[table] as Table<Row>).get(id)) ?? deleted.get(`${table}:${id}`)) as Tables[typeof table] | undefined,
-    lastTransaction: (voucherId) => transactions.get(voucherId),
-    recorded,
-  });
-  const note = async (event: EventRecord) => {
-    recorded.push(event);
+/**
+ * What the outbox keeps of one unit of work: the rows it deleted and the card transactions it recorded (which
+ * payloads may name), the events it recorded, the project's active webhooks, and how many deliveries it wrote.
+ * Most units of work record no event and delete nothing, so the collections are made at their first use.
+ */
+class Noting {
+  deliveries = 0;
+  private deleted?: Map<string, Row>;
+  private transactions?: Map<string, CardTransaction>;
+  private readonly recorded: EventRecord[] = [];
+  /** The project's active webhooks, read once per unit of work and only if it records an event. */
+  private active?: Promise<Webhook[]>;
+
+  constructor(
+    private readonly projectId: string,
+    readonly uow: DomainUnitOfWork,
+  ) {}
+
+  wasDeleted(table: string, id: string, row: Row): void {
+    (this.deleted ??= new Map()).set(`${table}:${id}`, row);
+  }
+
+  transactionRecorded(transaction: CardTransaction): void {
+    (this.transactions ??= new Map()).set(transaction.voucher_id, transaction);
+  }
+
+  private scope(event: EventRecord): EventScope {
+    const { uow } = this;
+    return {
+      // The event's own moment, so nothing presented depends on when the presenting ran.
+      ctx: { uow, clock: fixedClock(event.created_at) },
+      find: async (table, id) => ((await (uow[table] as Table<Row>).get(id)) ?? this.deleted?.get(`${table}:${id}`)) as Tables[typeof table] | undefined,
+      lastTransaction: (voucherId) => this.transactions?.get(voucherId),
+      recorded: this.recorded,
+    };
+  }
+
+  async eventRecorded(event: EventRecord): Promise<void> {
+    this.recorded.push(event);
     const { type } = event;
     if (!isWebhookEventType(type)) return;
-    active ??= uow.webhooks.query({ where: eq('active', true) }).then(({ rows }) => rows);
-    const targets = (await active).filter((webhook) => subscribesTo(webhook, type));
+    const { uow, projectId } = this;
+    this.active ??= uow.webhooks.query({ where: eq('active', true) }).then(({ rows }) => rows);
+    const targets = (await this.active).filter((webhook) => subscribesTo(webhook, type));
     if (targets.length === 0) return;
     const deliverable = { event: { ...event, type }, presented: undefined as unknown as PresentedEvent };
     try {
-      deliverable.presented = await presentEvent(scope(event), deliverable.event);
+      deliverable.presented = await presentEvent(this.scope(event), deliverable.event);
     } catch (error) {
       // A payload that cannot be built must not fail the call that caused the event; it is reported instead.
       console.error(`webhook payload of event ${event.id} (${event.type}) could not be built, so it is not delivered: ${(error as Error).stack ?? String(error)}`);
@@ -90,28 +112,34 @@ function noting(projectId: string, uow: DomainUnitOfWork, written: { deliveries:
         leased_by: null,
         lease_until: null,
       });
-      written.deliveries++;
+      this.deliveries++;
     }
-  };
-  const wrap: Wrap = (name, table) =>
-    overriding(table, {
-      insert: async (row) => {
-        const stored = await table.insert(row);
-        if (name === 'events') await note(stored as unknown as EventRecord);
-        if (name === 'loyalty_transactions') {
-          const transaction = stored as unknown as CardTransaction;
-          transactions.set(transaction.voucher_id, transaction);
-        }
-        return stored;
-      },
-      delete: async (id) => {
-        const before = await table.get(id);
-        const done = await table.delete(id);
-        if (done && before) deleted.set(`${name}:${id}`, before);
-        return done;
-      },
-    });
-  return notingUnitOfWork({ uow, wrap });
+  }
+}
+
+/** Every table of a unit of work, watched for the events and card transactions it records and the rows it deletes. */
+class NotingTable extends PassThroughTable<Row> {
+  constructor(
+    inner: Table<Row>,
+    private readonly name: string,
+    private readonly noting: Noting,
+  ) {
+    super(inner);
+  }
+
+  override async insert(row: Row): Promise<Row> {
+    const stored = await this.inner.insert(row);
+    if (this.name === 'events') await this.noting.eventRecorded(stored as unknown as EventRecord);
+    if (this.name === 'loyalty_transactions') this.noting.transactionRecorded(stored as unknown as CardTransaction);
+    return stored;
+  }
+
+  override async delete(id: string): Promise<boolean> {
+    const before = await this.inner.get(id);
+    const done = await this.inner.delete(id);
+    if (done && before) this.noting.wasDeleted(this.name, id, before);
+    return done;
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  * schema existed stays readable and writable in other respects until it is next changed.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { lazyUnitOfWork, overriding, withTransaction, type Row, type Table } from '../../store/store.js';
+import { lazyUnitOfWork, PassThroughTable, withTransaction, type Row, type Table } from '../../store/store.js';
 import type { DomainSchema, DomainStore, DomainUnitOfWork } from '../schema.js';
 import { checkMetadata, namedObjectTypes } from './metadata-rules.js';
 import type { MetadataSchema } from './schemas.js';
@@ -27,44 +27,50 @@ const RESOURCES: Partial<Record<keyof DomainSchema, string>> = {
 };
 
 type WithMetadata = Row & { metadata?: Record<string, unknown> | null };
-type Wrap = (table: Table<WithMetadata>, relatedObject: string) => Table<WithMetadata>;
-type CheckedUnitOfWork = (state: { uow: DomainUnitOfWork; wrap: Wrap }) => DomainUnitOfWork;
 
 export function withMetadataSchemas(store: DomainStore): DomainStore {
-  const checkedUnitOfWork: CheckedUnitOfWork = lazyUnitOfWork(store.schema, ({ uow, wrap }: { uow: DomainUnitOfWork; wrap: Wrap }, name) => {
+  const checkedUnitOfWork = lazyUnitOfWork(store.schema, (uow: DomainUnitOfWork, name) => {
     const relatedObject = RESOURCES[name];
     const table = uow[name] as Table<Row>;
-    return relatedObject ? (wrap(table as Table<WithMetadata>, relatedObject) as Table<Row>) : table;
+    return relatedObject ? (new CheckedTable(table as Table<WithMetadata>, uow, relatedObject) as unknown as Table<Row>) : table;
   });
-  return withTransaction(store, (projectId, work) => store.transaction(projectId, (uow) => work(checking(uow, checkedUnitOfWork))));
+  return withTransaction(store, (projectId, work) => store.transaction(projectId, (uow) => work(checkedUnitOfWork(uow))));
 }
 
-function checking(uow: DomainUnitOfWork, checkedUnitOfWork: CheckedUnitOfWork): DomainUnitOfWork {
-  const check = async (relatedObject: string, row: WithMetadata) => {
-    const schema = await uow.metadata_schemas.getBy('related_object', relatedObject);
-    if (!schema) return;
-    // The custom types its object properties name, and theirs in turn, loaded once before the check.
-    const named = new Map<string, MetadataSchema | undefined>();
-    const toLoad = namedObjectTypes(schema);
-    for (let type = toLoad.pop(); type !== undefined; type = toLoad.pop()) {
-      if (named.has(type)) continue;
-      const found = await uow.metadata_schemas.getBy('related_object', type);
-      named.set(type, found);
-      if (found) toLoad.push(...namedObjectTypes(found));
-    }
-    checkMetadata(schema, row.metadata, (type) => named.get(type));
-  };
-  const wrap: Wrap = (table, relatedObject) =>
-    overriding(table, {
-      insert: async (row) => {
-        await check(relatedObject, row);
-        return table.insert(row);
-      },
-      update: async (row) => {
-        const before = await table.get(row.id);
-        if (!isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await check(relatedObject, row);
-        return table.update(row);
-      },
-    });
-  return checkedUnitOfWork({ uow, wrap });
+/** A table of resources with metadata: a write that changes a row's metadata is checked against its schema. */
+class CheckedTable extends PassThroughTable<WithMetadata> {
+  constructor(
+    inner: Table<WithMetadata>,
+    private readonly uow: DomainUnitOfWork,
+    private readonly relatedObject: string,
+  ) {
+    super(inner);
+  }
+
+  override async insert(row: WithMetadata): Promise<WithMetadata> {
+    await checkAgainstSchema(this.uow, this.relatedObject, row);
+    return this.inner.insert(row);
+  }
+
+  override async update(row: WithMetadata): Promise<WithMetadata> {
+    const before = await this.inner.get(row.id);
+    if (!isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await checkAgainstSchema(this.uow, this.relatedObject, row);
+    return this.inner.update(row);
+  }
+}
+
+/** Checks a row's metadata against the project's schema for its kind of object, if there is one. */
+async function checkAgainstSchema(uow: DomainUnitOfWork, relatedObject: string, row: WithMetadata): Promise<void> {
+  const schema = await uow.metadata_schemas.getBy('related_object', relatedObject);
+  if (!schema) return;
+  // The custom types its object properties name, and theirs in turn, loaded once before the check.
+  const named = new Map<string, MetadataSchema | undefined>();
+  const toLoad = namedObjectTypes(schema);
+  for (let type = toLoad.pop(); type !== undefined; type = toLoad.pop()) {
+    if (named.has(type)) continue;
+    const found = await uow.metadata_schemas.getBy('related_object', type);
+    named.set(type, found);
+    if (found) toLoad.push(...namedObjectTypes(found));
+  }
+  checkMetadata(schema, row.metadata, (type) => named.get(type));
 }
