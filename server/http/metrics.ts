@@ -72,7 +72,8 @@ export class ServerMetrics {
   /** Counts and times every request, when its response is done or its client has gone. */
   readonly observe: RequestHandler = (req, res, next) => {
     markStart(res);
-    res.once('close', () => this.requestDone(req, res));
+    // A response closes once: `on` counts it once without the wrapper `once` makes per request.
+    res.on('close', () => this.requestDone(req, res));
     next();
   };
 
