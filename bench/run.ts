@@ -7,7 +7,12 @@
  * voucher, the bytes each stored customer and voucher costs beyond its own JSON (bench/storage.ts), and list
  * latency at a small and a large voucher count. Figures are printed, never asserted.
  *
- * Settings (environment): BENCH_DURATION seconds per route (10), BENCH_CONNECTIONS (50), BENCH_VOUCHERS
+ * Ours and bare Express are driven in turn, in short bursts (BENCH_ROUNDS of them each, the order swapped every
+ * round), and a route's ratio is the median of the rounds' ratios: on a shared 2-core virtual machine the same
+ * build's throughput was seen to drift by a quarter within a minute, so two runs one after the other compared
+ * the drift as much as the servers.
+ *
+ * Settings (environment): BENCH_DURATION seconds per route and server (10), BENCH_ROUNDS (5), BENCH_CONNECTIONS (50), BENCH_VOUCHERS
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
  * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL),
@@ -28,6 +33,7 @@ import { freshDatabase } from '../tests/support/databases.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const DURATION = env('BENCH_DURATION', 10);
+const ROUNDS = Math.max(1, env('BENCH_ROUNDS', 5));
 /** Where the whole CPU profile of each route short of its target is written, when set. */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
@@ -121,6 +127,8 @@ interface Measured {
   errors: number;
   /** The server's CPU time (user and system) per request while driven, in µs; undefined where /proc cannot tell. */
   cpuUs: number | undefined;
+  /** Requests answered. */
+  requests: number;
 }
 
 /**
@@ -162,6 +170,7 @@ async function drive(server: BenchServer, route: Route, serverHeaders: Record<st
   const cpuAfter = cpuTimeUs(server.child.pid);
   const answered = result.requests.total;
   return {
+    requests: answered,
     cpuUs: cpuBefore === undefined || cpuAfter === undefined || answered === 0 ? undefined : (cpuAfter - cpuBefore) / answered,
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -184,8 +193,56 @@ async function bodySize(server: BenchServer, route: Route, serverHeaders: Record
   return Buffer.byteLength(text);
 }
 
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** Bursts of one server as one figure: mean req/s, median latencies, summed failures, CPU per request over all. */
+function combined(bursts: Measured[]): Measured {
+  const requests = bursts.reduce((sum, burst) => sum + burst.requests, 0);
+  const cpuKnown = bursts.every((burst) => burst.cpuUs !== undefined) && requests > 0;
+  return {
+    rps: bursts.reduce((sum, burst) => sum + burst.rps, 0) / bursts.length,
+    p50: median(bursts.map((burst) => burst.p50)),
+    p99: median(bursts.map((burst) => burst.p99)),
+    rss: bursts[bursts.length - 1]!.rss,
+    non2xx: bursts.reduce((sum, burst) => sum + burst.non2xx, 0),
+    errors: bursts.reduce((sum, burst) => sum + burst.errors, 0),
+    cpuUs: cpuKnown ? bursts.reduce((sum, burst) => sum + burst.cpuUs! * burst.requests, 0) / requests : undefined,
+    requests,
+  };
+}
+
+interface Compared {
+  mine: Measured;
+  theirs: Measured;
+  /** The median over the rounds of ours req/s over bare Express's in the same round. */
+  ratio: number;
+}
+
+/**
+ * One route on the reference server and the same size of body on bare Express, in turn: a short burst of each
+ * to warm up, then ROUNDS rounds of a burst each, the one that goes first swapped every round.
+ */
+async function compare(reference: BenchServer, route: Route, headers: Record<string, string>, bare: BenchServer, bareRoute: Route): Promise<Compared> {
+  const burst = Math.max(1, DURATION / ROUNDS);
+  await drive(reference, route, headers, 1);
+  await drive(bare, bareRoute, {}, 1);
+  const mine: Measured[] = [];
+  const theirs: Measured[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const ours = () => drive(reference, route, headers, burst).then((measured) => mine.push(measured));
+    const bares = () => drive(bare, bareRoute, {}, burst).then((measured) => theirs.push(measured));
+    if (round % 2 === 0) await ours().then(bares);
+    else await bares().then(ours);
+  }
+  return { mine: combined(mine), theirs: combined(theirs), ratio: median(mine.map((measured, i) => measured.rps / theirs[i]!.rps)) };
+}
+
 const TARGET = 0.7;
-const ratioOf = ({ mine, theirs }: { mine: Measured; theirs: Measured }) => mine.rps / theirs.rps;
+const ratioOf = ({ ratio }: Compared) => ratio;
 const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -283,17 +340,17 @@ async function routesAgainstBare(): Promise<void> {
   console.log('');
   console.log('CPU is the server\'s CPU time per request (steadier than req/s, which moves with the load generator on the same cores); its ratio is bare Express\'s over ours.');
   console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
-  const results: Record<string, { mine: Measured; theirs: Measured }> = {};
+  const results: Record<string, Compared> = {};
   for (const route of routes) {
     const size = await bodySize(reference, route, headers);
-    const mine = await drive(reference, route, headers);
     const bareRoute: Route = { ...route, path: `/bare/${size}` };
-    const theirs = await drive(bare, bareRoute, {});
-    results[route.name] = { mine, theirs };
+    const compared = await compare(reference, route, headers, bare, bareRoute);
+    const { mine, theirs } = compared;
+    results[route.name] = compared;
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
     console.log(
       pad(
-        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`, ...cpuCells(mine, theirs)],
+        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), percent(compared.ratio), ...cpuCells(mine, theirs)],
         widths,
       ) + flags,
     );
@@ -316,7 +373,7 @@ async function routesAgainstBare(): Promise<void> {
 
   // The same routes with response validation on too, for those who run the server that way, against the
   // bare figures above. A server of its own, so the redemptions spend vouchers nobody spent yet.
-  if (SECTIONS.has('validated')) await withResponsesValidated(headers, members, widths, results);
+  if (SECTIONS.has('validated')) await withResponsesValidated(headers, members, widths, results, bare);
 
   console.log('');
   const bytes = ready.bytesPerVoucher ?? 0;
@@ -330,16 +387,17 @@ async function routesAgainstBare(): Promise<void> {
   bare.stop();
 }
 
-async function withResponsesValidated(headers: Record<string, string>, members: number, widths: number[], results: Record<string, { mine: Measured; theirs: Measured }>): Promise<void> {
+async function withResponsesValidated(headers: Record<string, string>, members: number, widths: number[], results: Record<string, Compared>, bare: BenchServer): Promise<void> {
   const validated = await startServer('reference', String(VOUCHERS), '10', String(CUSTOMERS), String(members), 'validated');
   console.log('');
-  console.log('With response validation on (VALIDATE_RESPONSES=true):');
+  console.log('With response validation on (VALIDATE_RESPONSES=true), against bare Express again in turn:');
   console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', '', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
   for (const route of (await routesOf(validated, headers)).routes.filter((route) => results[route.name])) {
-    const mine = await drive(validated, route, headers);
-    const { theirs } = results[route.name]!;
+    const size = await bodySize(validated, route, headers);
+    const compared = await compare(validated, route, headers, bare, { ...route, path: `/bare/${size}` });
+    const { mine, theirs } = compared;
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
-    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', `${((mine.rps / theirs.rps) * 100).toFixed(0)}%`, ...cpuCells(mine, theirs)], widths) + flags);
+    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', percent(compared.ratio), ...cpuCells(mine, theirs)], widths) + flags);
   }
   validated.stop();
 }
