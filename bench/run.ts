@@ -16,7 +16,7 @@
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
  * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL),
- * BENCH_ROUTES (only the routes whose name holds this text), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
+ * BENCH_ROUTES (only the routes whose name holds this text), BENCH_ALLOCATION_REQUESTS (requests whose allocations are counted, 3000), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
  * always driven, since the other parts compare with them).
  */
 import autocannon, { type Result } from 'autocannon';
@@ -68,6 +68,8 @@ interface BenchServer {
   rss(): Promise<number>;
   /** A CPU profile of the server while `load` runs; the whole profile is written to `file` when one is given. */
   profile(load: () => Promise<unknown>, file?: string): Promise<ProfileSummary>;
+  /** Bytes the server allocated while `load` ran, freed ones included (sampled, so an estimate). */
+  allocated(load: () => Promise<unknown>): Promise<number>;
   stop(): void;
 }
 
@@ -103,6 +105,11 @@ async function startServer(...args: string[]): Promise<BenchServer> {
       await ask(child, 'profile-start', 'profiling');
       await load();
       return (await ask<{ summary: ProfileSummary }>(child, 'profile-stop', 'profile', file ? { file } : {})).summary;
+    },
+    allocated: async (load) => {
+      await ask(child, 'allocations-start', 'counting');
+      await load();
+      return (await ask<{ bytes: number }>(child, 'allocations-stop', 'allocations')).bytes;
     },
     stop: () => child.kill('SIGTERM'),
   };
@@ -241,6 +248,37 @@ async function compare(reference: BenchServer, route: Route, headers: Record<str
   return { mine: combined(mine), theirs: combined(theirs), ratio: median(mine.map((measured, i) => measured.rps / theirs[i]!.rps)) };
 }
 
+/** Requests sent to count what each one allocates. */
+const ALLOCATION_REQUESTS = env('BENCH_ALLOCATION_REQUESTS', 3000);
+
+/**
+ * Bytes a server allocates per request of a route, freed ones included: a figure that, unlike time, does not
+ * move with what else the machine does, to judge a change that makes less garbage by.
+ */
+async function allocatedPerRequest(server: BenchServer, route: Route, headers: Record<string, string>): Promise<number> {
+  let answered = 0;
+  const bytes = await server.allocated(async () => {
+    const requestHeaders = route.headers ?? headers;
+    const result: Result = await autocannon({
+      url: server.url,
+      connections: CONNECTIONS,
+      amount: ALLOCATION_REQUESTS,
+      requests: [
+        {
+          method: route.method,
+          path: route.path,
+          headers: route.body ? { ...requestHeaders, 'content-type': 'application/json' } : requestHeaders,
+          ...(route.body && { setupRequest: (request) => ({ ...request, body: route.body!() }) }),
+        },
+      ],
+    });
+    answered = result.requests.total;
+  });
+  return answered === 0 ? 0 : bytes / answered;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
 const TARGET = 0.7;
 const ratioOf = ({ ratio }: Compared) => ratio;
 const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
@@ -336,10 +374,11 @@ async function routesAgainstBare(): Promise<void> {
   const headers = { 'x-app-id': ready.appId!, 'x-app-token': ready.appToken! };
   const { routes: all, spent } = await routesOf(reference, headers);
   const routes = all.filter((route) => ONLY === undefined || route.name.includes(ONLY));
-  const widths = [42, 10, 10, 10, 9, 10, 12, 8, 10, 10, 10];
+  const widths = [42, 10, 10, 10, 9, 10, 12, 8, 10, 10, 10, 11, 11];
   console.log('');
   console.log('CPU is the server\'s CPU time per request (steadier than req/s, which moves with the load generator on the same cores); its ratio is bare Express\'s over ours.');
-  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
+  console.log(`alloc is the heap each request allocated (freed or not), counted over ${ALLOCATION_REQUESTS} more requests by V8's sampling heap profiler: it does not drift with the machine.`);
+  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio', 'CPU', 'bare CPU', 'CPU ratio', 'alloc', 'bare alloc'], widths));
   const results: Record<string, Compared> = {};
   for (const route of routes) {
     const size = await bodySize(reference, route, headers);
@@ -347,10 +386,11 @@ async function routesAgainstBare(): Promise<void> {
     const compared = await compare(reference, route, headers, bare, bareRoute);
     const { mine, theirs } = compared;
     results[route.name] = compared;
+    const allocations = [kb(await allocatedPerRequest(reference, route, headers)), kb(await allocatedPerRequest(bare, bareRoute, {}))];
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
     console.log(
       pad(
-        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), percent(compared.ratio), ...cpuCells(mine, theirs)],
+        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), percent(compared.ratio), ...cpuCells(mine, theirs), ...allocations],
         widths,
       ) + flags,
     );

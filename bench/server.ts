@@ -4,7 +4,8 @@
  * included when the contract has loyalty programs, with request
  * validation on and response validation off, as in production, or on when its fifth argument is
  * `validated`) or `bare` (Express 5 answering a fixed body of the size asked for). It reports over IPC when it
- * is ready and, when asked, its RSS or a CPU profile of what it did between two messages (bench/profile.ts).
+ * is ready and, when asked, its RSS, a CPU profile of what it did between two messages, or how many bytes it
+ * allocated between two messages (bench/profile.ts).
  */
 import express from 'express';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ import { MemoryStore } from '../server/store/memory.js';
 import { SCHEMA } from '../server/domain/schema.js';
 import { openPostgresStore } from '../server/store/sql/sql-store.js';
 import { buildFixture, buildLoyalty } from './fixture.js';
-import { startProfiling, type ProfileSummary } from './profile.js';
+import { startCountingAllocations, startProfiling, type ProfileSummary } from './profile.js';
 
 const APP_ID = 'bench-app';
 const APP_TOKEN = 'bench-token';
@@ -96,6 +97,7 @@ async function main() {
   });
   server.keepAliveTimeout = 60_000;
   let stopProfiling: ((file?: string) => Promise<ProfileSummary>) | undefined;
+  let stopCounting: (() => Promise<number>) | undefined;
   process.on('message', (message: { type: string; file?: string }) => {
     if (message.type === 'rss') process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
     if (message.type === 'profile-start') {
@@ -103,6 +105,17 @@ async function main() {
         stopProfiling = stop;
         process.send?.({ type: 'profiling' });
       });
+    }
+    if (message.type === 'allocations-start') {
+      void startCountingAllocations().then((stop) => {
+        stopCounting = stop;
+        process.send?.({ type: 'counting' });
+      });
+    }
+    if (message.type === 'allocations-stop' && stopCounting) {
+      const stop = stopCounting;
+      stopCounting = undefined;
+      void stop().then((bytes) => process.send?.({ type: 'allocations', bytes }));
     }
     if (message.type === 'profile-stop' && stopProfiling) {
       const stop = stopProfiling;
