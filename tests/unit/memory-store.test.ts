@@ -29,6 +29,40 @@ async function storeWithProject() {
 }
 
 describe('MemoryStore', () => {
+  test('when rows are updated keeping, changing and then restoring a unique value, and an update is undone, then each value finds exactly its row', async () => {
+    const store = await storeWithProject();
+    await store.transaction('p', async (uow) => {
+      await uow.products.insert(product('a', { source_id: 'A' }));
+      await uow.products.insert(product('b', { source_id: 'B' }));
+    });
+    // Unchanged: the value keeps finding the row, and another row still cannot take it.
+    await store.transaction('p', (uow) => uow.products.update(product('a', { source_id: 'A', name: 'renamed' })));
+    await store.transaction('p', async (uow) => {
+      expect((await uow.products.getBy('source_id', 'A'))?.name).toBe('renamed');
+      await expect(uow.products.update(product('b', { source_id: 'A' }))).rejects.toBeInstanceOf(UniqueViolation);
+    });
+    // Changed: the old value is free and finds nothing; the new one finds the row.
+    await store.transaction('p', (uow) => uow.products.update(product('a', { source_id: 'A2' })));
+    await store.transaction('p', async (uow) => {
+      expect(await uow.products.getBy('source_id', 'A')).toBeUndefined();
+      expect((await uow.products.getBy('source_id', 'A2'))?.id).toBe('a');
+      await uow.products.update(product('b', { source_id: 'A' }));
+    });
+    // An update that keeps the value, undone with its unit of work: the value still finds the row.
+    await expect(
+      store.transaction('p', async (uow) => {
+        await uow.products.update(product('b', { source_id: 'A', name: 'lost' }));
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    await store.transaction('p', async (uow) => {
+      const found = await uow.products.getBy('source_id', 'A');
+      expect([found?.id, found?.name]).toEqual(['b', null]);
+      expect((await uow.products.getBy('source_id', 'A2'))?.id).toBe('a');
+      expect(await uow.products.getBy('source_id', 'B')).toBeUndefined();
+    });
+  });
+
   test('when a unit of work throws, then every write it made is undone, deletes included', async () => {
     const store = await storeWithProject();
     await store.transaction('p', async (uow) => {
