@@ -19,7 +19,7 @@
  * BENCH_ROUTES (only the routes whose name holds this text), BENCH_ALLOCATION_REQUESTS (requests whose allocations are counted, 3000), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
  * always driven, since the other parts compare with them).
  */
-import autocannon, { type Result } from 'autocannon';
+import autocannon, { type Request as LoadRequest, type Result } from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -157,23 +157,22 @@ function cpuTimeUs(pid: number | undefined): number | undefined {
 /** Linux's USER_HZ, the unit of /proc's CPU times, on every architecture Node.js runs on. */
 const CLOCK_TICKS = 100;
 
-async function drive(server: BenchServer, route: Route, serverHeaders: Record<string, string>, duration = DURATION, connections = CONNECTIONS): Promise<Measured> {
+/** The route as autocannon sends it: its own credentials or the server's, and a fresh JSON body each time. */
+function loadOf(route: Route, serverHeaders: Record<string, string>): LoadRequest[] {
   const headers = route.headers ?? serverHeaders;
-  const jsonHeaders = route.body ? { ...headers, 'content-type': 'application/json' } : headers;
+  return [
+    {
+      method: route.method,
+      path: route.path,
+      headers: route.body ? { ...headers, 'content-type': 'application/json' } : headers,
+      ...(route.body && { setupRequest: (request) => ({ ...request, body: route.body!() }) }),
+    },
+  ];
+}
+
+async function drive(server: BenchServer, route: Route, serverHeaders: Record<string, string>, duration = DURATION, connections = CONNECTIONS): Promise<Measured> {
   const cpuBefore = cpuTimeUs(server.child.pid);
-  const result: Result = await autocannon({
-    url: server.url,
-    connections,
-    duration,
-    requests: [
-      {
-        method: route.method,
-        path: route.path,
-        headers: jsonHeaders,
-        ...(route.body && { setupRequest: (request) => ({ ...request, body: route.body!() }) }),
-      },
-    ],
-  });
+  const result: Result = await autocannon({ url: server.url, connections, duration, requests: loadOf(route, serverHeaders) });
   const cpuAfter = cpuTimeUs(server.child.pid);
   const answered = result.requests.total;
   return {
@@ -258,20 +257,7 @@ const ALLOCATION_REQUESTS = env('BENCH_ALLOCATION_REQUESTS', 3000);
 async function allocatedPerRequest(server: BenchServer, route: Route, headers: Record<string, string>): Promise<number> {
   let answered = 0;
   const bytes = await server.allocated(async () => {
-    const requestHeaders = route.headers ?? headers;
-    const result: Result = await autocannon({
-      url: server.url,
-      connections: CONNECTIONS,
-      amount: ALLOCATION_REQUESTS,
-      requests: [
-        {
-          method: route.method,
-          path: route.path,
-          headers: route.body ? { ...requestHeaders, 'content-type': 'application/json' } : requestHeaders,
-          ...(route.body && { setupRequest: (request) => ({ ...request, body: route.body!() }) }),
-        },
-      ],
-    });
+    const result: Result = await autocannon({ url: server.url, connections: CONNECTIONS, amount: ALLOCATION_REQUESTS, requests: loadOf(route, headers) });
     answered = result.requests.total;
   });
   return answered === 0 ? 0 : bytes / answered;

@@ -43,7 +43,7 @@ export function withOutbox(store: DomainStore, committed: CommittedDeliveries): 
 /**
  * What the outbox keeps of one unit of work: the rows it deleted and the card transactions it recorded (which
  * payloads may name), the events it recorded, the project's active webhooks, and how many deliveries it wrote.
- * Most units of work record no event and delete nothing, so the collections are made at their first use.
+ * Most units of work record no event and delete nothing, so the two maps are made at their first use.
  */
 class Noting {
   deliveries = 0;
