@@ -1,13 +1,16 @@
 /**
  * The request path's shortcuts keep every outcome the long way gives: a request with no body reads as `{}`
  * without the parsers, a path under an API prefix goes straight to that part of the API (skipping the server's own endpoints), and the gate of failed
- * authentications passes at once when this process has counted no failure within the window.
+ * authentications passes at once when this process has counted no failure within the window. A unit of work
+ * makes each of its tables at the table's first use, once.
  */
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import express, { type Request, type Response } from 'express';
 import { apiOf } from '../../server/app.js';
 import { readBody } from '../../server/http/body.js';
 import { failedAuthenticationLimit } from '../../server/http/rate-limit.js';
+import type { Row, Schema } from '../../server/store/schema.js';
+import { lazyUnitOfWork, type Table } from '../../server/store/store.js';
 
 async function serve(app: express.Express, run: (base: string) => Promise<void>): Promise<void> {
   const server = app.listen(0, '127.0.0.1');
@@ -111,5 +114,28 @@ describe('the gate of failed authentications', () => {
       elsewhere = 2;
       expect((await fetch(`${base}/`, { headers: { authorization: 'good' } })).status).toBe(429);
     });
+  });
+});
+
+describe('a unit of work made table by table', () => {
+  test('each table is made at its first use, once per unit of work, from that unit\'s own state; every table name is listed', () => {
+    const schema = { vouchers: {}, customers: {}, orders: {} } as unknown as Schema;
+    const made: string[] = [];
+    const unitOfWork = lazyUnitOfWork<Schema, { unit: number }>(schema, (state, name) => {
+      made.push(`${state.unit}:${name}`);
+      return { unit: state.unit, name } as unknown as Table<Row>;
+    });
+    const first = unitOfWork({ unit: 1 }) as unknown as Record<string, { unit: number; name: string }>;
+    const second = unitOfWork({ unit: 2 }) as unknown as Record<string, { unit: number; name: string }>;
+    expect(made).toEqual([]);
+    expect(first.customers).toEqual({ unit: 1, name: 'customers' });
+    expect(first.customers).toBe(first.customers);
+    expect(first.vouchers).toEqual({ unit: 1, name: 'vouchers' });
+    expect(second.customers).toEqual({ unit: 2, name: 'customers' });
+    expect(second.customers).not.toBe(first.customers);
+    expect(made).toEqual(['1:customers', '1:vouchers', '2:customers']);
+    const names: string[] = [];
+    for (const name in first) if (name in schema) names.push(name);
+    expect(names).toEqual(['vouchers', 'customers', 'orders']);
   });
 });
