@@ -77,6 +77,8 @@ export interface RequestContext {
   requestId: string;
   projectId: string;
   apiKey: { name: string; appId: string };
+  /** Whether the request only asks to read (a GET): its unit of work on the project begins as a read (`readFirst`). */
+  reads?: boolean;
 }
 
 /** What the server gives every handler besides the request. */

@@ -1,25 +1,30 @@
 import type { DomainContext } from '../domain/context.js';
+import type { DomainUnitOfWork } from '../domain/schema.js';
 import { notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { settleLoyalty } from '../domain/loyalty/settle.js';
 import { ORGANIZATION } from '../domain/management/projects.js';
 import { HttpError } from '../http/errors.js';
-import { UnknownProject } from '../store/store.js';
+import { readFirst, UnknownProject } from '../store/store.js';
 import type { RequestContext, Services } from './types.js';
 
-/** Runs a use case in one unit of work on the caller's project. */
+/**
+ * Runs a use case in one unit of work on the caller's project. A request that only asks to read (a GET) begins
+ * as a read, which a store may run beside the project's writers (PostgreSQL does), and runs again as a
+ * transaction if it turns out to write (settling loyalty points that fell due on the way, say).
+ */
 export function inProject<R>(
   services: Services,
   context: RequestContext,
   work: (ctx: DomainContext) => Promise<R>,
 ): Promise<R> {
   const source = { channel: 'API' as const, api_key: { name: context.apiKey.name, app_id: context.apiKey.appId } };
-  return services.store
-    .transaction(context.projectId, async (uow) => {
-      const ctx = { uow, clock: services.clock, source, groupId: newId('grp') };
-      await settleLoyalty(ctx);
-      return work(ctx);
-    })
+  const unit = async (uow: DomainUnitOfWork) => {
+    const ctx = { uow, clock: services.clock, source, groupId: newId('grp') };
+    await settleLoyalty(ctx);
+    return work(ctx);
+  };
+  return (context.reads ? readFirst(services.store, context.projectId, unit) : services.store.transaction(context.projectId, unit))
     .catch((error: unknown) => {
       // The key was known a moment ago (authentication keeps keys found for a few seconds), but its project has
       // since been deleted, on this instance or another: the key opens nothing any more.

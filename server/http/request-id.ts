@@ -13,6 +13,7 @@ export const requestId: RequestHandler = (req, res, next) => {
     requestId: id,
     projectId: '',
     apiKey: { name: '', appId: '' },
+    reads: req.method === 'GET' || req.method === 'HEAD',
   };
   res.locals.context = context;
   next();

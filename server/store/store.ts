@@ -94,6 +94,14 @@ export interface Store<S extends Schema> {
    */
   transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
   /**
+   * Runs `work`, which is meant only to read, against one project's data: a consistent view of what units of
+   * work have committed, which a store may give without waiting for the project's writer (a database does;
+   * the memory store, whose writes are visible as they are made, still waits). Every write in it is refused
+   * with `WriteInRead`, and once one was, `read` rejects with `WriteInRead` whatever `work` did with the
+   * refusal, having kept nothing. `readFirst` then runs the work again with `transaction`.
+   */
+  read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
+  /**
    * Claims, across every project, up to `limit` rows of a table that meet `where` and whose lease is free
    * (no `lease_until`) or lapsed, in `orderBy` order, and leases them to `owner` until `now + leaseMs`. A row
    * is never claimed by two callers at once, whichever store instances (server processes) they use. The claim
@@ -122,6 +130,53 @@ export class UniqueViolation extends Error {
     super(`${table}.${field} already holds ${JSON.stringify(value)}`);
     this.name = 'UniqueViolation';
   }
+}
+
+/** A write in a unit of work begun with `read`: refused, and what `read` then rejects with. */
+export class WriteInRead extends Error {
+  constructor(readonly table: string) {
+    super(`${table}: a unit of work begun as a read cannot write`);
+    this.name = 'WriteInRead';
+  }
+}
+
+/** A unit of work begun with `read`: the first write it tried, refused. */
+export interface ReadAttempt {
+  refused: WriteInRead | undefined;
+}
+
+/** Refuses a write in a read, keeping the refusal. */
+export function refuseWrite(attempt: ReadAttempt, table: string): never {
+  throw (attempt.refused ??= new WriteInRead(table));
+}
+
+/**
+ * The end of a read: its result when it tried no write, else the refusal of its first, even when `work` caught
+ * it and returned or threw something else.
+ */
+export async function endOfRead<R>(attempt: ReadAttempt, running: Promise<R>): Promise<R> {
+  let result: R;
+  try {
+    result = await running;
+  } catch (error) {
+    throw attempt.refused ?? error;
+  }
+  if (attempt.refused) throw attempt.refused;
+  return result;
+}
+
+/**
+ * Runs work that usually only reads (a GET) as a read, and again as a transaction when it turns out to write
+ * (settling loyalty points that fell due, say). The work may run twice, so it must do nothing outside the
+ * store before its first write.
+ */
+export async function readFirst<S extends Schema, R>(store: Store<S>, projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+  try {
+    return await store.read(projectId, work);
+  } catch (error) {
+    if (!(error instanceof WriteInRead)) throw error;
+  }
+  return store.transaction(projectId, work);
 }
 
 export class UnknownProject extends Error {
@@ -211,10 +266,11 @@ export class PassThroughTable<T extends Row> implements Table<T> {
 }
 
 /**
- * A store that runs each unit of work through `transaction` and leaves everything else to `store`: the layers
- * over a store (retention, the outbox, metadata checks) differ only in how a unit of work runs.
+ * A store that runs each unit of work through `transaction` (and each read through `read`) and leaves
+ * everything else to `store`: the layers over a store (retention, the outbox, metadata checks) differ only in
+ * how a unit of work runs.
  */
-export function withTransaction<S extends Schema>(store: Store<S>, transaction: Store<S>['transaction']): Store<S> {
+export function withTransaction<S extends Schema>(store: Store<S>, transaction: Store<S>['transaction'], read: Store<S>['read']): Store<S> {
   return {
     schema: store.schema,
     createProject: (projectId) => store.createProject(projectId),
@@ -226,5 +282,6 @@ export function withTransaction<S extends Schema>(store: Store<S>, transaction: 
     durable: store.durable,
     close: () => store.close(),
     transaction,
+    read,
   };
 }

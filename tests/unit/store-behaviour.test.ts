@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { and, compare, eq, has, isIn, length, isNull, ne, not, notIn, notNull, or, text, type Condition } from '../../server/store/conditions.js';
-import { UniqueViolation, UnknownProject, type Query } from '../../server/store/store.js';
+import { readFirst, UniqueViolation, UnknownProject, WriteInRead, type Query } from '../../server/store/store.js';
 import { storeFactories, type Item, type TestStore } from './store/factories.js';
 
 const factories = storeFactories();
@@ -416,6 +416,70 @@ describe.each(factories)('$name store', (factory) => {
         release();
         await first;
       }
+    });
+  });
+
+  describe('reads', () => {
+    test('when a read only reads, then it sees what was committed and returns what its work returns; on an unknown project it throws UnknownProject', async () => {
+      const p = await project({ id: 'a', name: 'apple', n: 1 }, { id: 'b', name: 'banana', n: 2 });
+      const seen = await store.read(p, async (uow) => [await uow.items.get('a'), (await uow.items.query({ orderBy: { field: 'n', direction: 'desc' }, limit: 1 })).rows]);
+      expect(seen).toEqual([{ id: 'a', name: 'apple', n: 1 }, [{ id: 'b', name: 'banana', n: 2 }]]);
+      await expect(store.read('no-such-project', (uow) => uow.items.get('a'))).rejects.toBeInstanceOf(UnknownProject);
+    });
+
+    test('when a read writes, then the write is refused with WriteInRead and nothing is kept, even when the work catches the refusal', async () => {
+      const p = await project({ id: 'a', name: 'apple' });
+      await expect(store.read(p, (uow) => uow.items.insert({ id: 'b' }))).rejects.toBeInstanceOf(WriteInRead);
+      await expect(store.read(p, (uow) => uow.items.update({ id: 'a', name: 'apricot' }))).rejects.toBeInstanceOf(WriteInRead);
+      await expect(store.read(p, (uow) => uow.items.delete('a'))).rejects.toBeInstanceOf(WriteInRead);
+      const caught = store.read(p, async (uow) => {
+        await uow.counters.insert({ id: 'c', value: 1 }).catch(() => undefined);
+        return 'went on';
+      });
+      await expect(caught).rejects.toEqual(new WriteInRead('counters'));
+      expect(await read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b'), await uow.counters.get('c')])).toEqual([{ id: 'a', name: 'apple' }, undefined, undefined]);
+    });
+
+    test('when work begun with readFirst writes, then it runs again as a transaction and its writes are kept; work that only reads runs once', async () => {
+      const p = await project({ id: 'a', name: 'apple' });
+      let runs = 0;
+      const written = await readFirst(store, p, async (uow) => {
+        runs++;
+        const found = await uow.items.get('a');
+        return uow.items.update({ ...found!, name: `${found!.name} (run ${runs})` });
+      });
+      expect([runs, written]).toEqual([2, { id: 'a', name: 'apple (run 2)' }]);
+      expect(await read(p, (uow) => uow.items.get('a'))).toEqual({ id: 'a', name: 'apple (run 2)' });
+      runs = 0;
+      expect(await readFirst(store, p, async (uow) => (runs++, (await uow.items.get('a'))!.name))).toBe('apple (run 2)');
+      expect(runs).toBe(1);
+      await expect(readFirst(store, p, async () => Promise.reject(new Error('the work failed')))).rejects.toThrow('the work failed');
+    });
+
+    const besideWriters = factory.readsBesideWriters === true ? test : test.skip;
+    if (factory.readsBesideWriters !== true) console.log(`${factory.name}: reads beside a writer skipped: ${factory.readsBesideWriters}`);
+    besideWriters('when a unit of work holds the project, then a read runs meanwhile and sees only what was committed', async () => {
+      const p = await project({ id: 'a', name: 'apple' });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inserted!: () => void;
+      const insertedYet = new Promise<void>((resolve) => (inserted = resolve));
+      const writer = store.transaction(p, async (uow) => {
+        await uow.items.insert({ id: 'b', name: 'banana' });
+        await uow.items.update({ id: 'a', name: 'apricot' });
+        inserted();
+        await held;
+      });
+      try {
+        await insertedYet;
+        const reading = store.read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b')]);
+        const late = sleep(5_000).then(() => 'blocked');
+        expect(await Promise.race([reading, late])).toEqual([{ id: 'a', name: 'apple' }, undefined]);
+      } finally {
+        release();
+        await writer;
+      }
+      expect(await store.read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b')])).toEqual([{ id: 'a', name: 'apricot' }, { id: 'b', name: 'banana' }]);
     });
   });
 

@@ -9,14 +9,17 @@ import type { FieldKind, Row, Schema } from '../schema.js';
 import { and } from '../conditions.js';
 import type { RowOf } from '../schema.js';
 import {
+  endOfRead,
   lazyUnitOfWork,
   leaseFree,
+  refuseWrite,
   UniqueViolation,
   UnknownProject,
   type ClaimRequest,
   type Claimed,
   type Page,
   type Query,
+  type ReadAttempt,
   type Store,
   type Table,
   type UnitOfWork,
@@ -41,14 +44,16 @@ interface UnitState {
   readonly trace: SqlStoreOptions['trace'];
   /** False once the transaction is over: a table kept past its unit of work must not reach another's connection. */
   open: boolean;
+  /** When the unit of work is a read, what refuses its writes. */
+  readonly reading: ReadAttempt | undefined;
   /**
    * Rows this unit of work has read by ID or written, by table and ID (null: known absent). The unit of work
-   * holds its project's lock, so nothing else changes them meanwhile; presenting a page of vouchers reads
-   * their campaign once, not once per voucher.
+   * holds its project's lock, or is a read of one snapshot, so nothing changes them meanwhile; presenting a
+   * page of vouchers reads their campaign once, not once per voucher.
    */
   readonly known: Map<string, unknown>;
   /** Reads by ID under way, by table and ID: reads of one row started at once share one statement. */
-  readonly reading: Map<string, Promise<unknown>>;
+  readonly loading: Map<string, Promise<unknown>>;
   /** `findBy` look-ups gathered for one statement, by table and field, each with what sends it (see SqlTable.findBy). */
   readonly gathering: Map<string, { waiting: Map<string, Waiting>; send: () => void }>;
 }
@@ -113,7 +118,7 @@ class SqlTable<T extends Row> implements Table<T> {
     const known = this.state.known.get(key);
     if (known !== undefined) return (known as T | null) ?? undefined;
     // Presenting a page reads each row's campaign at once: the first read's statement answers them all.
-    const reading = this.state.reading.get(key);
+    const reading = this.state.loading.get(key);
     if (reading) return (await reading) as T | undefined;
     const read = (async () => {
       const params = new Params();
@@ -122,11 +127,11 @@ class SqlTable<T extends Row> implements Table<T> {
       if (!this.state.known.has(key)) this.state.known.set(key, rows[0]?.doc ?? null);
       return rows[0]?.doc;
     })();
-    this.state.reading.set(key, read);
+    this.state.loading.set(key, read);
     try {
       return await read;
     } finally {
-      this.state.reading.delete(key);
+      this.state.loading.delete(key);
     }
   }
 
@@ -247,6 +252,7 @@ class SqlTable<T extends Row> implements Table<T> {
    */
 
   async insert(row: T): Promise<T> {
+    if (this.state.reading) refuseWrite(this.state.reading, this.name);
     const params = new Params();
     const doc = JSON.stringify(row);
     const sql = `INSERT INTO store_rows (project_id, tbl, id, doc)
@@ -258,6 +264,7 @@ class SqlTable<T extends Row> implements Table<T> {
   }
 
   async update(row: T): Promise<T> {
+    if (this.state.reading) refuseWrite(this.state.reading, this.name);
     const params = new Params();
     const doc = JSON.stringify(row);
     const id = params.add(row.id, 'text');
@@ -269,6 +276,7 @@ class SqlTable<T extends Row> implements Table<T> {
   }
 
   async delete(id: string): Promise<boolean> {
+    if (this.state.reading) refuseWrite(this.state.reading, this.name);
     const params = new Params();
     const sql = `DELETE FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} RETURNING 1 AS gone`;
     const gone = (await this.run(sql, params.values)).length > 0;
@@ -381,7 +389,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       this.driver.transaction(async (sql) => {
         const [entered] = await sql.query<{ found: boolean }>('SELECT store_enter($1::text) AS found', [projectId]);
         if (!entered!.found) throw new UnknownProject(projectId);
-        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, known: new Map(), reading: new Map(), gathering: new Map() };
+        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, reading: undefined, known: new Map(), loading: new Map(), gathering: new Map() };
         try {
           return await work(this.unitOfWork(state));
         } finally {
@@ -389,6 +397,27 @@ export class SqlStore<S extends Schema> implements Store<S> {
         }
       }),
     );
+  }
+
+  /**
+   * A read takes neither the project's lock nor its place in this process's queue: it runs beside the project's
+   * units of work, here and in other processes, on one snapshot of what they committed (REPEATABLE READ), read
+   * only, so PostgreSQL refuses a write that got past the tables' own refusal. A read-only transaction at that
+   * level never fails to serialize. On PGlite, with one connection, it still waits for the transaction before.
+   */
+  read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    return this.driver.transaction(async (sql) => {
+      await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const found = await sql.query('SELECT 1 FROM store_projects WHERE id = $1::text', [projectId]);
+      if (found.length === 0) throw new UnknownProject(projectId);
+      const reading: ReadAttempt = { refused: undefined };
+      const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, reading, known: new Map(), loading: new Map(), gathering: new Map() };
+      try {
+        return await endOfRead(reading, work(this.unitOfWork(state)));
+      } finally {
+        state.open = false;
+      }
+    });
   }
 
   /**

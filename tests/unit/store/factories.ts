@@ -54,6 +54,8 @@ export interface StoreFactory {
   readonly second: ((options?: SqlStoreOptions) => Promise<TestStore>) | string;
   /** Whether units of work on two projects can run at once, or the reason they cannot. */
   readonly concurrentProjects: true | string;
+  /** Whether a read runs while a unit of work holds its project, or the reason it waits. */
+  readonly readsBesideWriters: true | string;
   /** Releases what `open` made beyond the store (a database). */
   cleanUp(): Promise<void>;
 }
@@ -64,6 +66,7 @@ export function pgliteFactory(): StoreFactory {
     open: (options) => openPgliteStore(testSchema, undefined, { migrations: TEST_MIGRATIONS, ...options }),
     second: 'PGlite is one process\u2019s in-memory database: no second instance can share it',
     concurrentProjects: 'PGlite has one connection, so its units of work run one at a time whatever their project',
+    readsBesideWriters: 'PGlite has one connection, so a read waits for the transaction before it',
     cleanUp: async () => {},
   };
 }
@@ -78,6 +81,7 @@ export function postgresFactory(serverUrl: string): StoreFactory {
     },
     second: (options) => openPostgresStore(testSchema, database!.url, { migrations: TEST_MIGRATIONS, ...options }),
     concurrentProjects: true,
+    readsBesideWriters: true,
     cleanUp: async () => database?.drop(),
   };
 }
@@ -90,6 +94,7 @@ export function storeFactories(): StoreFactory[] {
     open: async () => new MemoryStore(testSchema),
     second: 'the memory store lives in one process: no second instance can share it',
     concurrentProjects: true,
+    readsBesideWriters: 'a writer\'s changes are in the memory store\'s tables as it makes them, so a read waits for it',
     cleanUp: async () => {},
   });
   const url = process.env.TEST_DATABASE_URL;
