@@ -666,12 +666,18 @@ export class MemoryStore<S extends Schema> implements Store<S> {
     }
   }
 
-  async transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+  /** The project's tables, once its lock is held, with what releases the lock. */
+  private async enter(projectId: string): Promise<{ tables: Partition; release: () => void }> {
     const partition = this.partitions.get(projectId);
     if (!partition) throw new UnknownProject(projectId);
     const [, release] = await partition.lock.acquire();
+    return { tables: partition.tables, release };
+  }
+
+  async transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    const { tables, release } = await this.enter(projectId);
     const undo: Undo[] = [];
-    const uow = this.unitOfWork({ tables: partition.tables, undo, reading: undefined });
+    const uow = this.unitOfWork({ tables, undo, reading: undefined });
     try {
       return await work(uow);
     } catch (error) {
@@ -687,12 +693,10 @@ export class MemoryStore<S extends Schema> implements Store<S> {
    * beside one would see what it may yet undo.
    */
   async read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
-    const partition = this.partitions.get(projectId);
-    if (!partition) throw new UnknownProject(projectId);
-    const [, release] = await partition.lock.acquire();
+    const { tables, release } = await this.enter(projectId);
     const reading: ReadAttempt = { refused: undefined };
     try {
-      return await endOfRead(reading, work(this.unitOfWork({ tables: partition.tables, undo: [], reading })));
+      return await endOfRead(reading, work(this.unitOfWork({ tables, undo: [], reading })));
     } finally {
       release();
     }

@@ -74,7 +74,5 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
       }
       return result;
     }),
-    // A read inserts nothing, so there is nothing to count: it goes to the store as it is.
-    (projectId, work) => store.read(projectId, work),
   );
 }

@@ -266,11 +266,11 @@ export class PassThroughTable<T extends Row> implements Table<T> {
 }
 
 /**
- * A store that runs each unit of work through `transaction` (and each read through `read`) and leaves
- * everything else to `store`: the layers over a store (retention, the outbox, metadata checks) differ only in
- * how a unit of work runs.
+ * A store that runs each unit of work through `transaction` and leaves everything else to `store`: the layers
+ * over a store (retention, the outbox, metadata checks) differ only in how a unit of work runs. They watch
+ * writes only, and a read writes nothing, so reads go to `store` as they are.
  */
-export function withTransaction<S extends Schema>(store: Store<S>, transaction: Store<S>['transaction'], read: Store<S>['read']): Store<S> {
+export function withTransaction<S extends Schema>(store: Store<S>, transaction: Store<S>['transaction']): Store<S> {
   return {
     schema: store.schema,
     createProject: (projectId) => store.createProject(projectId),
@@ -282,6 +282,6 @@ export function withTransaction<S extends Schema>(store: Store<S>, transaction: 
     durable: store.durable,
     close: () => store.close(),
     transaction,
-    read,
+    read: (projectId, work) => store.read(projectId, work),
   };
 }

@@ -32,17 +32,12 @@ export type CommittedDeliveries = (projectId: string, deliveries: number) => voi
 
 export function withOutbox(store: DomainStore, committed: CommittedDeliveries): DomainStore {
   const notingUnitOfWork = lazyUnitOfWork(store.schema, (noting: Noting, name) => new NotingTable(noting.uow[name] as Table<Row>, name, noting));
-  return withTransaction(
-    store,
-    async (projectId, work) => {
-      let noting: Noting | undefined;
-      const result = await store.transaction(projectId, (uow) => work(notingUnitOfWork((noting = new Noting(projectId, uow)))));
-      if (noting !== undefined && noting.deliveries > 0) committed(projectId, noting.deliveries);
-      return result;
-    },
-    // A read writes nothing, so it records no event: it goes to the store as it is.
-    (projectId, work) => store.read(projectId, work),
-  );
+  return withTransaction(store, async (projectId, work) => {
+    let noting: Noting | undefined;
+    const result = await store.transaction(projectId, (uow) => work(notingUnitOfWork((noting = new Noting(projectId, uow)))));
+    if (noting !== undefined && noting.deliveries > 0) committed(projectId, noting.deliveries);
+    return result;
+  });
 }
 
 /**

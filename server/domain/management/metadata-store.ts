@@ -34,12 +34,7 @@ export function withMetadataSchemas(store: DomainStore): DomainStore {
     const table = uow[name] as Table<Row>;
     return relatedObject ? (new CheckedTable(table as Table<WithMetadata>, uow, relatedObject) as unknown as Table<Row>) : table;
   });
-  // A read writes no metadata, so there is nothing to check: it goes to the store as it is.
-  return withTransaction(
-    store,
-    (projectId, work) => store.transaction(projectId, (uow) => work(checkedUnitOfWork(uow))),
-    (projectId, work) => store.read(projectId, work),
-  );
+  return withTransaction(store, (projectId, work) => store.transaction(projectId, (uow) => work(checkedUnitOfWork(uow))));
 }
 
 /** A table of resources with metadata: a write that changes a row's metadata is checked against its schema. */

@@ -389,7 +389,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       this.driver.transaction(async (sql) => {
         const [entered] = await sql.query<{ found: boolean }>('SELECT store_enter($1::text) AS found', [projectId]);
         if (!entered!.found) throw new UnknownProject(projectId);
-        const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, reading: undefined, known: new Map(), loading: new Map(), gathering: new Map() };
+        const state = this.unitState(sql, projectId, undefined);
         try {
           return await work(this.unitOfWork(state));
         } finally {
@@ -397,6 +397,10 @@ export class SqlStore<S extends Schema> implements Store<S> {
         }
       }),
     );
+  }
+
+  private unitState(sql: Session, projectId: string, reading: ReadAttempt | undefined): UnitState {
+    return { sql, projectId, trace: this.options.trace, open: true, reading, known: new Map(), loading: new Map(), gathering: new Map() };
   }
 
   /**
@@ -411,7 +415,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       const found = await sql.query('SELECT 1 FROM store_projects WHERE id = $1::text', [projectId]);
       if (found.length === 0) throw new UnknownProject(projectId);
       const reading: ReadAttempt = { refused: undefined };
-      const state: UnitState = { sql, projectId, trace: this.options.trace, open: true, reading, known: new Map(), loading: new Map(), gathering: new Map() };
+      const state = this.unitState(sql, projectId, reading);
       try {
         return await endOfRead(reading, work(this.unitOfWork(state)));
       } finally {
