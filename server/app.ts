@@ -44,6 +44,7 @@ import type { DomainStore } from './domain/schema.js';
 import type { HostResolver } from './domain/management/webhook-targets.js';
 import { DEFAULT_DELIVERY_POLICY, systemResolver, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
 import { withOutbox } from './webhooks/outbox.js';
+import { FRESH } from './store/fresh.js';
 
 export interface AppOptions {
   store: DomainStore;
@@ -165,7 +166,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const webhookTargets = { allowPrivateTargets: options.webhooks?.allowPrivateTargets ?? false, resolve: options.webhooks?.resolve ?? systemResolver };
   const metrics = new ServerMetrics((): number => deliveries.held);
   // A store that outlives the process keeps pending deliveries for the next start (or another instance).
-  const deliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, keepPendingOnStop: options.store.durable, ...options.webhooks };
+  const deliveryPolicy = { ...FRESH, ...DEFAULT_DELIVERY_POLICY, keepPendingOnStop: options.store.durable, ...options.webhooks };
   const deliveries = new WebhookDeliveries(options.store, jobs, options.clock, deliveryPolicy, webhookTargets, {
     settled: metrics.deliverySettled,
     ...(log && { log }),
@@ -173,7 +174,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const retained = withRetention(options.store, { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION });
   const checked = withOutbox(withMetadataSchemas(retained), deliveries.committed);
   // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
-  const store: DomainStore = { ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
+  const store: DomainStore = { ...FRESH, ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
   await store.createProject(ORGANIZATION);
   for (const key of options.apiKeys) {
     await store.createProject(key.projectId);

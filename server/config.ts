@@ -7,6 +7,7 @@ import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './webhooks/deliver
 export type WebhookSettings = Omit<DeliveryPolicy, 'keepPendingOnStop'> & { allowPlainHttp: boolean; allowPrivateTargets: boolean };
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './http/logging.js';
+import { FRESH } from './store/fresh.js';
 
 /** Where the server keeps its data: in memory (lost at exit), in PostgreSQL, or in an embedded PGlite directory. */
 export type StorageConfig = { kind: 'memory' } | { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
@@ -172,6 +173,7 @@ export function demoCredentials(config: ServerConfig): Record<string, string> {
   const [key] = config.apiKeys;
   const [client] = config.clientKeys;
   return {
+    ...FRESH,
     ...(key && demo('APP_ID', 'APP_TOKEN') && { 'X-App-Id': key.appId, 'X-App-Token': key.appToken }),
     ...(demo('MANAGEMENT_ID', 'MANAGEMENT_TOKEN') && { 'X-Management-Id': config.managementKey.id, 'X-Management-Token': config.managementKey.token }),
     ...(client && demo('CLIENT_APP_ID', 'CLIENT_TOKEN') && { 'X-Client-Application-Id': client.appId, 'X-Client-Token': client.token }),

@@ -20,6 +20,7 @@ import { DomainError } from './domain/errors.js';
 import { addLocation } from './domain/locations.js';
 import { createVoucher, generateCampaignVouchers } from './domain/vouchers.js';
 import type { DomainStore } from './domain/schema.js';
+import { FRESH } from './store/fresh.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -53,7 +54,7 @@ const SECTIONS = {
   campaigns: {
     schema: { $ref: 'contract#/components/schemas/CampaignsCreateRequestBody' },
     load: async (ctx: DomainContext, entry: any) => {
-      const campaign = await createCampaign(ctx, { ...entry, vouchers_count: 0 });
+      const campaign = await createCampaign(ctx, { ...FRESH, ...entry, vouchers_count: 0 });
       if (entry.vouchers_count) await generateCampaignVouchers(ctx, campaign, {}, entry.vouchers_count);
       return campaign;
     },
@@ -78,7 +79,7 @@ export class FixtureError extends Error {
 function validators(contract: object): Record<Section, ValidateFunction> {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   addFormats(ajv);
-  ajv.addSchema({ ...contract, $id: 'contract' });
+  ajv.addSchema({ ...FRESH, ...contract, $id: 'contract' });
   return Object.fromEntries(Object.entries(SECTIONS).map(([name, section]) => [name, ajv.compile(section.schema)])) as Record<Section, ValidateFunction>;
 }
 

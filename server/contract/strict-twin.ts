@@ -14,6 +14,8 @@
  * - Union members (`oneOf`/`anyOf` without own properties) are closed each on its own.
  */
 
+import { FRESH } from '../store/fresh.js';
+
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -113,7 +115,7 @@ export function strictTwin(contract: Json): Json {
   const closer = new Closer(schemas);
   const closedSchemas: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(schemas)) closedSchemas[name] = closer.close(schema);
-  const rest = closeEverywhere({ ...contract, components: { ...components, schemas: undefined } }, closer) as Json;
+  const rest = closeEverywhere({ ...FRESH, ...contract, components: { ...FRESH, ...components, schemas: undefined } }, closer) as Json;
   // Open copies: the component as a part, open at its top, with everything below it closed. Copies may
   // ask for more copies (a part built from parts), so repeat until none is new.
   const done = new Set<string>();
@@ -127,8 +129,9 @@ export function strictTwin(contract: Json): Json {
   const restComponents = rest.components as Json;
   delete restComponents.schemas;
   return {
+    ...FRESH,
     ...rest,
-    info: { ...(rest.info as Json), 'x-strict-twin': true },
-    components: { ...restComponents, schemas: closedSchemas },
+    info: { ...FRESH, ...(rest.info as Json), 'x-strict-twin': true },
+    components: { ...FRESH, ...restComponents, schemas: closedSchemas },
   };
 }

@@ -4,6 +4,7 @@ import { notFound } from './errors.js';
 import { newId } from './ids.js';
 import { table } from '../store/schema.js';
 import { timeBound } from './time-range.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 export type AsyncAction = Schemas['AsyncAction'];
@@ -46,7 +47,7 @@ export async function reportProgress(ctx: DomainContext, id: string, done: numbe
   const action = await ctx.uow.async_actions.get(id);
   if (!action || total <= 0) return;
   const progress = Math.min(100, Math.floor((done * 100) / total));
-  if (progress !== action.progress) await ctx.uow.async_actions.update({ ...action, progress, updated_at: ctx.clock.now().toISOString() });
+  if (progress !== action.progress) await ctx.uow.async_actions.update({ ...FRESH, ...action, progress, updated_at: ctx.clock.now().toISOString() });
 }
 
 export async function finishAsyncAction(ctx: DomainContext, id: string, status: 'DONE' | 'FAILED', result: AsyncActionResult): Promise<void> {
@@ -54,6 +55,7 @@ export async function finishAsyncAction(ctx: DomainContext, id: string, status: 
   if (!action) return;
   const now = ctx.clock.now();
   await ctx.uow.async_actions.update({
+    ...FRESH,
     ...action,
     status,
     operation_status: status === 'DONE' ? 'SUCCESS' : 'FAILED',
@@ -77,6 +79,7 @@ export async function getAsyncAction(ctx: DomainContext, id: string): Promise<As
 export async function listAsyncActions(ctx: DomainContext, query: { limit?: number; end_date?: string }) {
   const limit = query.limit ?? 10;
   const page = await ctx.uow.async_actions.query({
+    ...FRESH,
     ...(query.end_date !== undefined && { where: timeBound('lt', 'created_at', Date.parse(query.end_date)) }),
     orderBy: { field: 'created_at', direction: 'desc' },
     limit: limit + 1,

@@ -13,6 +13,7 @@ import { finishAsyncAction } from './async-actions.js';
 import type { DomainContext } from './context.js';
 import { deleteChunks } from './exports/chunks.js';
 import { setExportStatus } from './exports/exports.js';
+import { FRESH } from '../store/fresh.js';
 
 export type JobKind = 'generation' | 'import' | 'export';
 
@@ -57,7 +58,7 @@ export async function renewLeases(ctx: DomainContext, ids: Iterable<string>, lea
   const until = ctx.clock.now().getTime() + lease.ms;
   for (const id of ids) {
     const job = await heldJob(ctx, id, lease.owner);
-    if (job) await ctx.uow.background_jobs.update({ ...job, lease_until: until });
+    if (job) await ctx.uow.background_jobs.update({ ...FRESH, ...job, lease_until: until });
   }
 }
 
@@ -66,7 +67,7 @@ export async function claimLapsedJobs(ctx: DomainContext, lease: Lease): Promise
   const now = ctx.clock.now().getTime();
   const { rows } = await ctx.uow.background_jobs.query({ where: compare('lt', 'lease_until', now) });
   const claimed: BackgroundJobRecord[] = [];
-  for (const job of rows) claimed.push(await ctx.uow.background_jobs.update({ ...job, lease_owner: lease.owner, lease_until: now + lease.ms }));
+  for (const job of rows) claimed.push(await ctx.uow.background_jobs.update({ ...FRESH, ...job, lease_owner: lease.owner, lease_until: now + lease.ms }));
   return claimed;
 }
 

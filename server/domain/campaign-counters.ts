@@ -6,6 +6,7 @@
 import type { DomainContext } from './context.js';
 import type { EventRecord, EventType } from './events.js';
 import { table } from '../store/schema.js';
+import { FRESH } from '../store/fresh.js';
 
 export const COUNTED = [
   'redemptions',
@@ -101,7 +102,7 @@ export async function countEvent(ctx: DomainContext, event: EventRecord): Promis
   const bucket = await ctx.uow.campaign_counters.get(event.counted_in);
   const counters = { ...bucket?.counters };
   addCounts(counters, event.type, event.data);
-  if (bucket) await ctx.uow.campaign_counters.update({ ...bucket, events: bucket.events + 1, counters });
+  if (bucket) await ctx.uow.campaign_counters.update({ ...FRESH, ...bucket, events: bucket.events + 1, counters });
   else await ctx.uow.campaign_counters.insert({ id: event.counted_in, campaign_id: event.campaign_id, hour: hourOf(event.created_at), events: 1, counters });
 }
 

@@ -20,6 +20,7 @@ import { campaignFilter } from './campaign-filters.js';
 import { timeframeWithoutStart } from './validity.js';
 import { table } from '../store/schema.js';
 import { and, eq, not } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 export type Campaign = Schemas['Campaign'];
@@ -109,6 +110,7 @@ async function presentTemplate(ctx: DomainContext, campaignId: string, template:
   let redeemed = 0;
   for (const voucher of await ctx.uow.vouchers.findBy('campaign_id', campaignId)) redeemed += voucher.redemption.redeemed_quantity;
   return {
+    ...FRESH,
     ...template,
     gift: template.gift && { amount: template.gift.amount, balance: template.gift.amount, subtracted_amount: 0, effect: template.gift.effect },
     redemption: { quantity: template.redemption.quantity, redeemed_quantity: redeemed },
@@ -117,6 +119,7 @@ async function presentTemplate(ctx: DomainContext, campaignId: string, template:
 
 export async function presentCampaign(ctx: DomainContext, record: CampaignRecord): Promise<Campaign> {
   return {
+    ...FRESH,
     ...record,
     is_referral_code: record.voucher?.is_referral_code ?? false,
     voucher: record.voucher && (await presentTemplate(ctx, record.id, record.voucher)),
@@ -168,9 +171,9 @@ function template(campaignType: CampaignType, input: CampaignCreate): CampaignVo
     discount: voucher.type === 'DISCOUNT_VOUCHER' ? voucher.discount : null,
     gift: voucher.type === 'GIFT_VOUCHER' ? { amount: wholeAmount(voucher.gift.amount), effect: voucher.gift.effect ?? 'APPLY_TO_ORDER' } : null,
     // Only the template's own settings: the counters a card request may carry are the server's.
-    loyalty_card: loyalty ? { points: loyalty.points, ...(rules && { expiration_rules: { ...rules, period_value: rules.period_value ?? 1 } }) } : null,
+    loyalty_card: loyalty ? { points: loyalty.points, ...(rules && { expiration_rules: { ...FRESH, ...rules, period_value: rules.period_value ?? 1 } }) } : null,
     redemption: { quantity: voucher.redemption?.quantity ?? null },
-    code_config: { ...resolveCodeConfig(voucher.code_config), ...(initialCount !== undefined && { initial_count: initialCount }) },
+    code_config: { ...FRESH, ...resolveCodeConfig(voucher.code_config), ...(initialCount !== undefined && { initial_count: initialCount }) },
     is_referral_code: campaignType === 'REFERRAL_PROGRAM',
   };
 }
@@ -188,13 +191,13 @@ async function referralProgram(ctx: DomainContext, input: ReferralProgram): Prom
     const schema = byName ?? byId;
     const name = customEvent?.name ?? schema?.name;
     if (!name) throw campaignError('A custom_event conversion needs referral_program.custom_event with a name, or the id of a custom event schema');
-    customEvent = { ...(schema ? { id: schema.id } : customEvent?.id !== undefined && { id: customEvent.id }), name };
+    customEvent = { ...FRESH, ...(schema ? { id: schema.id } : customEvent?.id !== undefined && { id: customEvent.id }), name };
   }
   let reward = input.referee_reward;
   const parentId = reward?.related_object_parent?.id;
   if (reward && parentId !== undefined) {
     const parent = (await ctx.uow.campaigns.get(parentId)) ?? (await ctx.uow.campaigns.getBy('name', parentId));
-    if (parent) reward = { ...reward, related_object_parent: { ...reward.related_object_parent, id: parent.id, name: parent.name, object: 'CAMPAIGN' } };
+    if (parent) reward = { ...FRESH, ...reward, related_object_parent: { ...FRESH, ...reward.related_object_parent, id: parent.id, name: parent.name, object: 'CAMPAIGN' } };
   }
   return { conversion_event_type: conversion, ...(customEvent && { custom_event: customEvent }), ...(reward && { referee_reward: reward }) };
 }
@@ -257,6 +260,7 @@ export async function setGenerationStatus(ctx: DomainContext, campaignId: string
   const campaign = await ctx.uow.campaigns.get(campaignId);
   if (!campaign) return;
   await ctx.uow.campaigns.update({
+    ...FRESH,
     ...campaign,
     vouchers_generation_status: status,
     creation_status: campaign.creation_status === 'DONE' ? 'DONE' : status,
@@ -297,11 +301,12 @@ export async function updateCampaign(ctx: DomainContext, ref: string, input: Cam
   if (loyalty_tiers_expiration && campaign.campaign_type !== 'LOYALTY_PROGRAM') throw campaignError('Only a LOYALTY_PROGRAM campaign has loyalty_tiers_expiration');
   const now = ctx.clock.now().toISOString();
   let voucher = campaign.voucher;
-  if (voucher && discount) voucher = { ...voucher, discount };
-  if (voucher && gift) voucher = { ...voucher, gift: { amount: wholeAmount(gift.amount), effect: gift.effect ?? voucher.gift?.effect ?? 'APPLY_TO_ORDER' } };
+  if (voucher && discount) voucher = { ...FRESH, ...voucher, discount };
+  if (voucher && gift) voucher = { ...FRESH, ...voucher, gift: { amount: wholeAmount(gift.amount), effect: gift.effect ?? voucher.gift?.effect ?? 'APPLY_TO_ORDER' } };
   const updated = applyChanges(
     campaign,
     {
+      ...FRESH,
       ...(await categoryChange(ctx, rest)),
       voucher,
       metadata: updatedMetadata(campaign.metadata, { metadata, unset_metadata_fields }),
@@ -313,7 +318,7 @@ export async function updateCampaign(ctx: DomainContext, ref: string, input: Cam
   );
   await ctx.uow.campaigns.update(updated);
   if (discount) {
-    for (const each of await ctx.uow.vouchers.findBy('campaign_id', campaign.id)) await ctx.uow.vouchers.update({ ...each, discount, updated_at: now });
+    for (const each of await ctx.uow.vouchers.findBy('campaign_id', campaign.id)) await ctx.uow.vouchers.update({ ...FRESH, ...each, discount, updated_at: now });
   }
   await recordEvent(ctx, 'campaign.updated', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
   return updated;
@@ -321,7 +326,7 @@ export async function updateCampaign(ctx: DomainContext, ref: string, input: Cam
 
 export async function setCampaignActive(ctx: DomainContext, ref: string, active: boolean): Promise<CampaignRecord> {
   const campaign = await findCampaign(ctx, ref);
-  const updated = { ...campaign, active, updated_at: ctx.clock.now().toISOString() };
+  const updated = { ...FRESH, ...campaign, active, updated_at: ctx.clock.now().toISOString() };
   await ctx.uow.campaigns.update(updated);
   await recordEvent(ctx, active ? 'campaign.enabled' : 'campaign.disabled', { campaign_id: campaign.id }, { campaign: { id: campaign.id } });
   return updated;
@@ -375,6 +380,7 @@ export async function listCampaigns(ctx: DomainContext, query: CampaignListQuery
     await campaignFilter(ctx, query.filters),
   ].filter((condition) => condition !== undefined);
   const page = await ctx.uow.campaigns.query({
+    ...FRESH,
     ...(conditions.length > 0 && { where: and(...conditions) }),
     orderBy: parseTimestampOrder(query.order),
     ...pageWindow(query),

@@ -5,6 +5,7 @@ import { notFound } from './errors.js';
 import { newId } from './ids.js';
 import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 /** A category as stored and shown; `updated_at` appears once it has been updated. */
@@ -89,5 +90,5 @@ export async function categoryChange<T extends { category?: string | null; categ
 ): Promise<Omit<T, 'category' | 'category_id'> & { category_id?: string | null }> {
   const category = await resolveCategoryRef(ctx, input);
   const { category: _name, category_id: _id, ...rest } = input;
-  return { ...rest, ...(category !== undefined && { category_id: category?.id ?? null }) };
+  return { ...FRESH, ...rest, ...(category !== undefined && { category_id: category?.id ?? null }) };
 }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { FRESH } from '../store/fresh.js';
 
 /**
  * Applies an update request: fields left out (undefined) keep their values, a null clears one, and the
@@ -6,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
  */
 export function applyChanges<T extends { updated_at?: string | null }>(row: T, changes: Partial<T>, updatedAt: string): T {
   const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-  return { ...row, ...given, updated_at: updatedAt };
+  return { ...FRESH, ...row, ...given, updated_at: updatedAt };
 }
 
 /**

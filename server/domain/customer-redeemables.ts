@@ -12,6 +12,7 @@ import { listFilter } from './publications.js';
 import { validityAt } from './validity.js';
 import { presentVoucher, type VoucherRecord, type VoucherView } from './vouchers.js';
 import { eq } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type Status = Schemas['CustomerRedeemable']['redeemable']['status'];
@@ -98,7 +99,7 @@ export async function listCustomerRedeemables(ctx: DomainContext, customerRef: s
   if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
   const data: CustomerRedeemableView[] = [];
   for (const holding of page.rows) {
-    data.push({ ...holding.fields, redeemable: { type: 'voucher', status: await statusOf(ctx, holding.voucher), voucher: await presentVoucher(ctx, holding.voucher) } });
+    data.push({ ...FRESH, ...holding.fields, redeemable: { type: 'voucher', status: await statusOf(ctx, holding.voucher), voucher: await presentVoucher(ctx, holding.voucher) } });
   }
   return {
     object: 'list' as const,

@@ -12,6 +12,7 @@ import { timeBound, withinRange, type TimeRange } from './time-range.js';
 import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
 import { and, eq, has, notNull, type Condition } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type CustomerSchema = components['schemas']['Customer'];
 type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
@@ -129,6 +130,7 @@ export async function updateCustomer(ctx: DomainContext, ref: string, input: Cus
   const customer = await findCustomer(ctx, ref);
   const { address, metadata, ...fields } = input;
   const changes: Partial<Customer> = {
+    ...FRESH,
     ...fields,
     ...(address !== undefined && { address: fullAddress(address) }),
     // `metadata: null` means none: the customer keeps an empty map, as a new one has.
@@ -148,7 +150,7 @@ export async function deleteCustomer(ctx: DomainContext, ref: string): Promise<v
   await ctx.uow.customers.delete(customer.id);
   // A deleted customer leaves the static segments that held it; filters stop matching it by themselves.
   for (const segment of (await ctx.uow.segments.query({ where: has('customers', customer.id) })).rows) {
-    await ctx.uow.segments.update({ ...segment, customers: segment.customers.filter((id) => id !== customer.id) });
+    await ctx.uow.segments.update({ ...FRESH, ...segment, customers: segment.customers.filter((id) => id !== customer.id) });
   }
   await recordEvent(ctx, 'customer.deleted', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
 }
@@ -174,11 +176,12 @@ export async function listCustomers(ctx: DomainContext, query: CustomerListQuery
   // Without a condition, the store reads the page straight off insertion order (customers are kept in
   // creation order), so a page costs the same however many customers the project has.
   const page = await ctx.uow.customers.query({
+    ...FRESH,
     ...(conditions.length > 0 && { where: and(...conditions) }),
     orderBy: order,
     ...window,
   });
-  return { ...page, has_more: window.offset + page.rows.length < page.total };
+  return { ...FRESH, ...page, has_more: window.offset + page.rows.length < page.total };
 }
 
 /**
@@ -191,7 +194,7 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
   let points = 0;
   // Referral counts are kept on the customer; points come from the cards held now.
   const campaigns: Customer['loyalty']['campaigns'] = Object.fromEntries(
-    Object.entries(record.loyalty.campaigns).map(([name, entry]) => [name, { ...entry, points: 0 }]),
+    Object.entries(record.loyalty.campaigns).map(([name, entry]) => [name, { ...FRESH, ...entry, points: 0 }]),
   );
   for (const voucher of await ctx.uow.vouchers.findBy('holder_id', record.id)) {
     if (voucher.gift) giftToGo += voucher.gift.balance;
@@ -201,7 +204,7 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
       if (campaign) {
         const entry = campaigns[campaign.name] ?? { points: 0, referred_customers: 0 };
         const tier = await currentTier(ctx, voucher.id);
-        campaigns[campaign.name] = { ...entry, points: (entry.points ?? 0) + voucher.loyalty_card.balance, ...(tier && { loyalty_tier: tier.id }) };
+        campaigns[campaign.name] = { ...FRESH, ...entry, points: (entry.points ?? 0) + voucher.loyalty_card.balance, ...(tier && { loyalty_tier: tier.id }) };
       }
     }
   }
@@ -210,8 +213,10 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
   const last = orders.reduce<(typeof orders)[number] | undefined>((latest, order) => (!latest || order.created_at >= latest.created_at ? order : latest), undefined);
   const redemptions = record.summary.redemptions;
   return {
+    ...FRESH,
     ...record,
     summary: {
+      ...FRESH,
       ...record.summary,
       orders: {
         total_amount: totalAmount,
@@ -221,12 +226,13 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
         last_order_date: last?.created_at ?? null,
       },
       redemptions: {
+        ...FRESH,
         ...redemptions,
-        gift: { ...redemptions.gift, amount_to_go: giftToGo },
-        loyalty_card: { ...redemptions.loyalty_card, points_to_go: points },
+        gift: { ...FRESH, ...redemptions.gift, amount_to_go: giftToGo },
+        loyalty_card: { ...FRESH, ...redemptions.loyalty_card, points_to_go: points },
       },
     },
-    loyalty: { ...record.loyalty, points, campaigns },
+    loyalty: { ...FRESH, ...record.loyalty, points, campaigns },
   };
 }
 
@@ -383,11 +389,11 @@ export async function customerActivity(ctx: DomainContext, ref: string, query: A
   listed.sort((a, b) => a.event.created_at.localeCompare(b.event.created_at) || a.position - b.position);
   if ((query.order ?? '-created_at') === '-created_at') listed.reverse();
   const page = cursorPage(
-    listed.map((entry) => ({ ...entry, id: entry.event.id })),
+    listed.map((entry) => ({ ...FRESH, ...entry, id: entry.event.id })),
     query,
   );
   if (!page) throw unknownCursor(query.starting_after_id);
-  return { ...page, rows: page.rows.map(presentEntry) };
+  return { ...FRESH, ...page, rows: page.rows.map(presentEntry) };
 }
 
 export type ActivitiesOrder = 'created_at' | 'updated_at' | 'type' | 'code' | 'campaign' | 'category';
@@ -462,7 +468,7 @@ export async function deleteCustomerPermanently(ctx: DomainContext, ref: string)
     if (holder.holder_role === 'REFEREE') await ctx.uow.redeemable_holders.delete(holder.id);
   }
   const copies = await ctx.uow.redemptions.query({ where: and(eq('customer_id', customer.id), notNull('customer')) });
-  for (const entry of copies.rows) await ctx.uow.redemptions.update({ ...entry, customer: { id: customer.id, object: 'customer' } });
+  for (const entry of copies.rows) await ctx.uow.redemptions.update({ ...FRESH, ...entry, customer: { id: customer.id, object: 'customer' } });
   await ctx.uow.customers.delete(customer.id);
   // Told to webhooks, but kept out of any customer's activity: nothing about the customer stays listed.
   await recordEvent(ctx, 'customer.deleted', {}, { customer: { id: customer.id } });

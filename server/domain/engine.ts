@@ -26,6 +26,7 @@ import type { ValidationRuleRecord } from './validation-rules.js';
 import { coinPayment, coinRewardFor } from './loyalty/rewards.js';
 import { validityAt, type ValidityVerdict } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -279,9 +280,11 @@ async function effectiveOrder(ctx: DomainContext, order: OrderRequest | null | u
   if (!stored) return { order, storedId: null };
   return {
     order: {
+      ...FRESH,
       ...order,
       amount: stored.amount,
       items: stored.items.map((item) => ({
+        ...FRESH,
         ...(item.product_id !== null && { product_id: item.product_id }),
         ...(item.sku_id !== null && { sku_id: item.sku_id }),
         ...(item.source_id !== undefined && { source_id: item.source_id }),
@@ -292,7 +295,7 @@ async function effectiveOrder(ctx: DomainContext, order: OrderRequest | null | u
         ...(item.price !== null && { price: item.price }),
         amount: item.amount,
       })),
-      metadata: { ...stored.metadata, ...order.metadata },
+      metadata: { ...FRESH, ...stored.metadata, ...order.metadata },
     },
     storedId: stored.id,
   };
@@ -349,6 +352,7 @@ function presentLine(line: Line): Schemas['OrderItemCalculated'] {
   const subtotal = Math.max(0, line.amount - line.discount_amount);
   const added = line.quantity - line.initial_quantity;
   return {
+    ...FRESH,
     ...(line.id !== undefined && { id: line.id }),
     ...(line.sku_id !== null && { sku_id: line.sku_id }),
     ...(line.product_id !== null && { product_id: line.product_id }),
@@ -385,7 +389,7 @@ const SKIP_MESSAGES: Record<string, string> = {
 
 function skippedVerdict(verdict: Verdict, key: string): Verdict {
   const { result: _result, ...rest } = verdict;
-  return { ...rest, status: 'SKIPPED', result: { details: { key, message: SKIP_MESSAGES[key]! } } };
+  return { ...FRESH, ...rest, status: 'SKIPPED', result: { details: { key, message: SKIP_MESSAGES[key]! } } };
 }
 
 /** A redeemable of the request with what it names, and the category stacking rules count it under. */
@@ -469,6 +473,7 @@ function ofInitialAmount(subject: Subject, rules: StackingSettings): boolean {
 async function verdictCategories(ctx: DomainContext, categoryId: string | null | undefined, rules: StackingSettings): Promise<Schemas['Category'][]> {
   const { categories } = await categoryFields(ctx, categoryId ?? null);
   return categories.map((category) => ({
+    ...FRESH,
     ...category,
     ...(rules.exclusive_categories.includes(category.id) && { stacking_rules_type: 'EXCLUSIVE' as const }),
     ...(rules.joint_categories.includes(category.id) && { stacking_rules_type: 'JOINT' as const }),
@@ -504,7 +509,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
     amount: initialAmount,
     items: lines.map(({ product_id, sku_id, quantity, price, amount }) => ({ product_id, sku_id, quantity, price, amount })),
     orderMetadata: requestOrder?.metadata ?? {},
-    customerMetadata: { ...(customer?.metadata ?? {}), ...(customerRef?.metadata ?? {}) },
+    customerMetadata: { ...FRESH, ...(customer?.metadata ?? {}), ...(customerRef?.metadata ?? {}) },
     // The stored customer's segments, with the metadata the request gives it; worked out once, when a rule asks.
     segmentIds: async () => {
       if (!customer) return [];
@@ -564,13 +569,14 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
     const campaign = campaignId ? await ctx.uow.campaigns.get(campaignId) : undefined;
     const reject = (error: RedeemableError, failing?: PromotionTierRecord) =>
       verdicts.push({
-        verdict: { ...base, status: 'INAPPLICABLE', result: { error: { ...error, resource_id: requested.id, resource_type: requested.object } }, campaign_id: campaignId },
+        verdict: { ...FRESH, ...base, status: 'INAPPLICABLE', result: { error: { ...FRESH, ...error, resource_id: requested.id, resource_type: requested.object } }, campaign_id: campaignId },
         applied: [],
         ...(voucher && { voucher }),
         ...((failing ?? tier) && { tier: failing ?? tier }),
       });
     // What a verdict says of its redeemable beyond the result, as `options.expand` asks.
     const described = async (): Promise<Partial<Verdict>> => ({
+      ...FRESH,
       ...(expand.has('redeemable') && {
         name: stack?.name ?? tier?.name ?? voucher?.code ?? requested.id,
         ...(campaign && { campaign_name: campaign.name }),
@@ -579,7 +585,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       ...(expand.has('category') && { categories: await verdictCategories(ctx, (voucher ?? tier ?? stack)?.category_id, rules) }),
     });
     const skip = async (key: string) => {
-      const verdict: Verdict = { ...base, status: 'APPLICABLE', result: {}, campaign_id: campaignId, ...(await described()) };
+      const verdict: Verdict = { ...FRESH, ...base, status: 'APPLICABLE', result: {}, campaign_id: campaignId, ...(await described()) };
       verdicts.push({ verdict: skippedVerdict(verdict, key), applied: [], ...(voucher && { voucher }), ...(tier && { tier }) });
     };
     /** Applies a discount to the order as it stands, and says what it gives. */
@@ -588,7 +594,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       // Under `ONCE`, a line an earlier redeemable discounted has nothing left for item-level discounts.
       const open =
         rules.redeemables_products_application_mode === 'ONCE'
-          ? lines.map((line) => (line.discount_amount > 0 || line.discount_quantity > 0 ? { ...line, discount_amount: line.amount } : line))
+          ? lines.map((line) => (line.discount_amount > 0 || line.discount_quantity > 0 ? { ...FRESH, ...line, discount_amount: line.amount } : line))
           : lines;
       const left = remaining - giftTotal;
       const effect = applyDiscount(discount, left, open, catalog, ofInitialAmount(subject, rules) ? initialAmount : left);
@@ -600,8 +606,8 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
           lines = effect.lines.map((line, index) => {
             const previous = lines[index];
             const current: Line = previous
-              ? { ...previous, quantity: line.quantity, amount: line.amount }
-              : { ...line, initial_quantity: 0, initial_amount: 0, discount_quantity: 0, discount_amount: 0, related_object: line.sku_id ? 'sku' : 'product', index: null, details: [] };
+              ? { ...FRESH, ...previous, quantity: line.quantity, amount: line.amount }
+              : { ...FRESH, ...line, initial_quantity: 0, initial_amount: 0, discount_quantity: 0, discount_amount: 0, related_object: line.sku_id ? 'sku' : 'product', index: null, details: [] };
             const took = effect.perLine[index] ?? 0;
             const added = effect.addedUnits[index] ?? 0;
             current.discount_amount += took;
@@ -656,14 +662,14 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
         return;
       }
       count(subject, tally);
-      const verdict: Verdict = { ...base, status: 'APPLICABLE', result: result(total), campaign_id: campaignId, ...(await described()) };
+      const verdict: Verdict = { ...FRESH, ...base, status: 'APPLICABLE', result: result(total), campaign_id: campaignId, ...(await described()) };
       verdicts.push({ verdict, applied, ...(voucher && { voucher }), ...(tier && { tier }) });
     };
     /** Applies a gift card or a loyalty card payment, which never counts as having no effect. */
     const applyPayment = async (result: Verdict['result'], applied: Omit<Applied, 'request' | 'campaignId'>, onApply: () => void) => {
       onApply();
       count(subject, tally);
-      const verdict: Verdict = { ...base, status: 'APPLICABLE', result, campaign_id: campaignId, ...(await described()) };
+      const verdict: Verdict = { ...FRESH, ...base, status: 'APPLICABLE', result, campaign_id: campaignId, ...(await described()) };
       verdicts.push({ verdict, applied: [{ request: requested, campaignId, ...applied }], ...(voucher && { voucher }), ...(tier && { tier }) });
     };
 
@@ -682,7 +688,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
         }
         const error = await tierError(ctx, member, now, facts, countsFor);
         if (error) {
-          reject({ ...error, details: `Promotion stack ${stack.id}: ${error.details ?? error.message}` }, member);
+          reject({ ...FRESH, ...error, details: `Promotion stack ${stack.id}: ${error.details ?? error.message}` }, member);
           refused = true;
           break;
         }
@@ -821,7 +827,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       continue;
     }
     const discount = tier.action?.discount;
-    await applyDiscounts([{ discount, tier }], (off) => ({ ...(discount && { discount }), discount_amount: off }));
+    await applyDiscounts([{ discount, tier }], (off) => ({ ...FRESH, ...(discount && { discount }), discount_amount: off }));
   }
 
   const partial = rules.redeemables_application_mode === 'PARTIAL';
@@ -853,6 +859,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
       .map(({ verdict, voucher, tier }) => ({ verdict, ...(voucher && { voucher }), ...(tier && { tier }) })),
     applied,
     order: {
+      ...FRESH,
       ...(requestOrder?.id !== undefined && { id: requestOrder.id }),
       ...(storedId !== null && { id: storedId }),
       source_id: requestOrder?.source_id ?? null,

@@ -29,6 +29,7 @@
 import { and, compare, eq, has, isIn, isNull, not, notIn, notNull, or, text, type ComparisonOp, type Condition, type Field, type Scalar, type TextOp } from '../store/conditions.js';
 import { meets, predicate, type Predicate } from '../store/evaluate.js';
 import { invalid } from './errors.js';
+import { FRESH } from '../store/fresh.js';
 
 export type FilterValue = string | number | boolean;
 /** An operator's values: a list, or (for the list operators of validation rules) one value standing alone. */
@@ -180,7 +181,7 @@ export function checkFilter(filter: Record<string, unknown>, fields: ReadonlySet
     if (!isObject(clause)) throw invalid(problem.key, problem.message, `${problem.name}.${field} must be an object with conditions`);
     checkOperators(clause.conditions, `${problem.name}.${field}`, problem);
   }
-  return { ...filter, junction };
+  return { ...FRESH, ...filter, junction };
 }
 
 /** The values of an operator as a list: one value given alone is a list of that value. */

@@ -16,6 +16,7 @@ import { setGenerationStatus } from './campaigns.js';
 import type { Clock } from './clock.js';
 import type { DomainContext } from './context.js';
 import { generateCampaignVouchers } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 export const GENERATION_BATCH = 500;
 
@@ -60,7 +61,7 @@ export async function generateInBackground(store: DomainStore, clock: Clock, pro
           await uow.background_jobs.delete(jobId);
           return false;
         }
-        await uow.background_jobs.update({ ...job, generation: { ...state, done } });
+        await uow.background_jobs.update({ ...FRESH, ...job, generation: { ...FRESH, ...state, done } });
         await reportProgress(ctx, jobId, done, state.count);
         return true;
       });

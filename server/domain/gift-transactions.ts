@@ -6,6 +6,7 @@ import type { DomainContext } from './context.js';
 import { newId } from './ids.js';
 import type { CardTransaction } from './loyalty/types.js';
 import type { VoucherRecord } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 type Details = Omit<NonNullable<CardTransaction['details']>, 'balance'>;
 
@@ -31,6 +32,7 @@ export async function recordGiftMovement(ctx: DomainContext, card: VoucherRecord
     reason: move.reason ?? null,
     type: move.type,
     details: {
+      ...FRESH,
       ...move.details,
       balance: {
         amount: move.amount,

@@ -6,6 +6,7 @@
 import { cursorPage } from './pagination.js';
 import { invalid } from './errors.js';
 import { checkFilter, checkOperatorValues, filterCondition, type FilterDefinition, type FilterProblem } from './filters.js';
+import { FRESH } from '../store/fresh.js';
 
 const QUERY_FILTER: FilterProblem = { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' };
 
@@ -38,7 +39,7 @@ export interface IdCursorQuery {
 
 /** What a store query of such a list asks: the rows that meet the filter, in the list's ID order. */
 export function idOrderedQuery(filter: FilterDefinition | undefined, query: IdCursorQuery) {
-  return { ...(filter && { where: filterCondition(filter) }), orderBy: { field: 'id' as const, direction: query.order === '-id' ? ('desc' as const) : ('asc' as const) } };
+  return { ...FRESH, ...(filter && { where: filterCondition(filter) }), orderBy: { field: 'id' as const, direction: query.order === '-id' ? ('desc' as const) : ('asc' as const) } };
 }
 
 /**
@@ -48,5 +49,5 @@ export function idOrderedQuery(filter: FilterDefinition | undefined, query: IdCu
 export function idOrderedPage<T extends { id: string }>(matching: readonly T[], query: IdCursorQuery) {
   const page = cursorPage(matching, query);
   if (!page) throw invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${query.starting_after_id} is not an entry of this list`);
-  return { ...page, total: matching.length };
+  return { ...FRESH, ...page, total: matching.length };
 }

@@ -9,6 +9,7 @@ import { normalizeFilters } from './vouchers.js';
 import { table } from '../store/schema.js';
 import { and } from '../store/conditions.js';
 import { timeBound } from './time-range.js';
+import { FRESH } from '../store/fresh.js';
 
 export type Location = components['schemas']['Location'];
 
@@ -88,9 +89,10 @@ export async function listLocations(
   const until = query.end_date ? timeBound('lte', 'created_at', Date.parse(query.end_date)) : undefined;
   const window = pageWindow(query);
   const page = await ctx.uow.locations.query({
+    ...FRESH,
     ...((until || filter) && { where: and(until, filter && filterCondition(filter)) }),
     orderBy: parseTimestampOrder(query.order),
     ...window,
   });
-  return { ...page, has_more: window.offset + page.rows.length < page.total };
+  return { ...FRESH, ...page, has_more: window.offset + page.rows.length < page.total };
 }

@@ -9,6 +9,7 @@ import { earnOnOrderPaid } from './loyalty/earning.js';
 import { namedCustomer } from './publications.js';
 import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type OrderCreate = Schemas['OrdersCreateRequestBody'];
@@ -215,6 +216,7 @@ async function changeOrder(ctx: DomainContext, order: OrderRecord, input: OrderU
   const customer = await partyOf(ctx, input.customer);
   const referrerId = await referrerOf(ctx, input);
   const updated = await ctx.uow.orders.update({
+    ...FRESH,
     ...order,
     ...(input.source_id !== undefined && input.source_id !== order.source_id && { source_id: input.source_id }),
     status: input.status ?? order.status,
@@ -303,13 +305,14 @@ export async function orderForRedemption(
           ? computed.map((line, index) => {
               const before = existing.items[index];
               return before
-                ? { ...line, id: before.id, discount_amount: before.discount_amount + line.discount_amount, discount_quantity: before.discount_quantity + line.discount_quantity, initial_quantity: before.initial_quantity, initial_amount: before.initial_amount }
+                ? { ...FRESH, ...line, id: before.id, discount_amount: before.discount_amount + line.discount_amount, discount_quantity: before.discount_quantity + line.discount_quantity, initial_quantity: before.initial_quantity, initial_amount: before.initial_amount }
                 : line;
             })
           : computed;
     const discount = existing.discount_amount + calculated.discount_amount;
     const lineDiscount = existing.items_discount_amount + itemsDiscount;
     const updated = await ctx.uow.orders.update({
+      ...FRESH,
       ...existing,
       amount: calculated.amount,
       items,
@@ -352,9 +355,10 @@ export async function noteRedemption(ctx: DomainContext, orderId: string, parent
   if (!order) return;
   const before = order.redemptions[parentId] ?? {};
   const merged = {
+    ...FRESH,
     ...before,
     ...entry,
     ...(entry.rollback_stacked && { rollback_stacked: [...(before.rollback_stacked ?? []), ...entry.rollback_stacked] }),
   };
-  await ctx.uow.orders.update({ ...order, redemptions: { ...order.redemptions, [parentId]: merged } });
+  await ctx.uow.orders.update({ ...FRESH, ...order, redemptions: { ...FRESH, ...order.redemptions, [parentId]: merged } });
 }

@@ -12,6 +12,7 @@ import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { table } from '../store/schema.js';
 import { and } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type PromotionStack = Schemas['PromotionStack'];
@@ -33,7 +34,7 @@ export const PROMOTION_STACKS_TABLE = table<PromotionStackRecord>({ unique: [], 
 
 export async function presentPromotionStack(ctx: DomainContext, stack: PromotionStackRecord): Promise<PromotionStack> {
   const { categories } = await categoryFields(ctx, stack.category_id);
-  return { ...stack, tiers: { ids: [...stack.tiers.ids], hierarchy_mode: stack.tiers.hierarchy_mode }, object: 'promotion_stack', categories };
+  return { ...FRESH, ...stack, tiers: { ids: [...stack.tiers.ids], hierarchy_mode: stack.tiers.hierarchy_mode }, object: 'promotion_stack', categories };
 }
 
 async function promotionCampaign(ctx: DomainContext, ref: string) {
@@ -90,6 +91,7 @@ export async function updatePromotionStack(ctx: DomainContext, campaignRef: stri
   const ids = input.tiers?.ids !== undefined ? await checkTiers(ctx, stack.campaign_id, input.tiers.ids) : stack.tiers.ids;
   const categoryId = await categoryIdOf(ctx, input.category_id);
   return ctx.uow.promotion_stacks.update({
+    ...FRESH,
     ...stack,
     ...(input.name !== undefined && { name: input.name }),
     tiers: { ids, hierarchy_mode: 'MANUAL' },
@@ -119,6 +121,7 @@ export async function listAllStacks(ctx: DomainContext, query: StackListQuery): 
   const ranges = [withinRange('created_at', query.created_at), withinRange('updated_at', query.updated_at)].filter((range) => range !== undefined);
   // Without a range, the page is read straight off creation order.
   const page = await ctx.uow.promotion_stacks.query({
+    ...FRESH,
     ...(ranges.length > 0 && { where: and(...ranges) }),
     orderBy: parseOrder<'created_at' | 'updated_at' | 'name'>(query.order ?? 'created_at'),
     ...pageWindow(query),
@@ -135,6 +138,6 @@ export async function forgetTierInStacks(ctx: DomainContext, tierId: string, cam
     if (!stack.tiers.ids.includes(tierId)) continue;
     const ids = stack.tiers.ids.filter((id) => id !== tierId);
     if (ids.length === 0) await ctx.uow.promotion_stacks.delete(stack.id);
-    else await ctx.uow.promotion_stacks.update({ ...stack, tiers: { ...stack.tiers, ids } });
+    else await ctx.uow.promotion_stacks.update({ ...FRESH, ...stack, tiers: { ...FRESH, ...stack.tiers, ids } });
   }
 }

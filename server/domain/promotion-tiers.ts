@@ -11,6 +11,7 @@ import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './v
 import { timeframeWithoutStart, validityAt } from './validity.js';
 import { table } from '../store/schema.js';
 import { isIn, notIn } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 export type PromotionTier = Schemas['PromotionTier'];
@@ -42,6 +43,7 @@ export async function presentPromotionTier(ctx: DomainContext, tier: PromotionTi
   const assignments = await ctx.uow.validation_rule_assignments.findBy('related_object_id', tier.id);
   const { categories } = await categoryFields(ctx, tier.category_id);
   return {
+    ...FRESH,
     ...tier,
     campaign: {
       id: tier.campaign_id,
@@ -105,13 +107,13 @@ export async function updatePromotionTier(ctx: DomainContext, id: string, input:
     throw invalid('invalid_payload', 'Invalid payload', 'validity_timeframe requires start_date');
   }
   const { validation_rule_assignments: _ignored, metadata, ...changes } = await categoryChange(ctx, input);
-  const update = { ...changes, ...(metadata !== undefined && { metadata: metadata ?? {} }) };
+  const update = { ...FRESH, ...changes, ...(metadata !== undefined && { metadata: metadata ?? {} }) };
   return ctx.uow.promotion_tiers.update(applyChanges(tier, update, ctx.clock.now().toISOString()));
 }
 
 export async function setPromotionTierActive(ctx: DomainContext, id: string, active: boolean): Promise<PromotionTierRecord> {
   const tier = await findPromotionTier(ctx, id);
-  return ctx.uow.promotion_tiers.update({ ...tier, active, updated_at: ctx.clock.now().toISOString() });
+  return ctx.uow.promotion_tiers.update({ ...FRESH, ...tier, active, updated_at: ctx.clock.now().toISOString() });
 }
 
 export async function deletePromotionTier(ctx: DomainContext, id: string): Promise<void> {
@@ -151,6 +153,7 @@ export async function listPromotionTiers(
     for (const tier of (await ctx.uow.promotion_tiers.query({})).rows) if (await tierAvailable(ctx, tier)) available.push(tier.id);
   }
   const page = await ctx.uow.promotion_tiers.query({
+    ...FRESH,
     ...(available && { where: query.is_available ? isIn('id', available) : notIn('id', available) }),
     orderBy: parseOrder<'hierarchy' | 'created_at' | 'updated_at'>(query.order ?? 'hierarchy'),
     ...pageWindow(query),

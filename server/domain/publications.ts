@@ -13,6 +13,7 @@ import type { VoucherRecord } from './vouchers.js';
 import { noteReferrer } from './referrals.js';
 import { table } from '../store/schema.js';
 import { campaignNamesById } from './campaigns.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
@@ -94,7 +95,7 @@ export async function namedCustomer(ctx: DomainContext, ref: CustomerReference |
 async function freeVouchers(ctx: DomainContext, campaignId: string, count: number): Promise<VoucherRecord[]> {
   const now = ctx.clock.now();
   const { rows } = await ctx.uow.vouchers.query({ index: { field: 'campaign_id', value: campaignId }, where: and(isNull('holder_id'), eq('active', true)) });
-  return rows.filter((voucher) => validityAt({ ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid).slice(0, count);
+  return rows.filter((voucher) => validityAt({ ...FRESH, ...voucher, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, now).valid).slice(0, count);
 }
 
 async function vouchersFor(ctx: DomainContext, input: PublicationCreate, customerId: string): Promise<VoucherRecord[] | DomainError> {
@@ -166,7 +167,7 @@ export async function publish(ctx: DomainContext, input: PublicationCreate, opti
   const now = ctx.clock.now().toISOString();
   const held: VoucherRecord[] = [];
   for (const voucher of chosen) {
-    const given = await ctx.uow.vouchers.update({ ...voucher, holder_id: customer.id, publish_count: voucher.publish_count + 1, updated_at: now });
+    const given = await ctx.uow.vouchers.update({ ...FRESH, ...voucher, holder_id: customer.id, publish_count: voucher.publish_count + 1, updated_at: now });
     await noteReferrer(ctx, given);
     held.push(given);
   }
@@ -285,6 +286,7 @@ export async function presentPublication(ctx: DomainContext, record: Publication
   const { voucher_type: _type, is_referral_code: _referral, ...shown } = record;
   const customer = await ctx.uow.customers.get(record.customer_id);
   return {
+    ...FRESH,
     ...shown,
     // The API always names the customer; one deleted since (or erased for good) is left with its ID alone.
     customer: customer ? await presentCustomer(ctx, customer) : { id: record.customer_id, object: 'customer' },

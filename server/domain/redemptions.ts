@@ -19,6 +19,7 @@ import { referralCodeRedeemed } from './referrals.js';
 import { table } from '../store/schema.js';
 import { and, eq } from '../store/conditions.js';
 import { campaignNamesById } from './campaigns.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -96,7 +97,7 @@ type CustomerSummary = NonNullable<Schemas['Customer']['summary']>;
 async function updateCustomerSummary(ctx: DomainContext, customerId: string | null, change: (summary: CustomerSummary) => CustomerSummary) {
   if (!customerId) return;
   const customer = await ctx.uow.customers.get(customerId);
-  if (customer) await ctx.uow.customers.update({ ...customer, summary: change(customer.summary) });
+  if (customer) await ctx.uow.customers.update({ ...FRESH, ...customer, summary: change(customer.summary) });
 }
 
 /** The entry as the contract shows it, with the voucher or promotion tier as they stand now. */
@@ -139,6 +140,7 @@ async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request
     const error = verdict.result.error!;
     if (subject) {
       await ctx.uow.redemptions.insert({
+        ...FRESH,
         ...commonFields(evaluation, request, channelId, now, evaluation.order),
         id: newId('r'),
         amount: 0,
@@ -160,8 +162,9 @@ async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request
     }
   }
   await updateCustomerSummary(ctx, evaluation.customerId, (summary) => ({
+    ...FRESH,
     ...summary,
-    redemptions: { ...summary.redemptions, total_redeemed: summary.redemptions.total_redeemed + 1, total_failed: summary.redemptions.total_failed + 1 },
+    redemptions: { ...FRESH, ...summary.redemptions, total_redeemed: summary.redemptions.total_redeemed + 1, total_failed: summary.redemptions.total_failed + 1 },
   }));
   const first = evaluation.inapplicable[0]!;
   const error = first.result.error!;
@@ -187,11 +190,12 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
   );
   const sameLines = stored.items.length === evaluation.order.items?.length;
   const calculated: Calculated = {
+    ...FRESH,
     ...evaluation.order,
     id: stored.id,
     source_id: stored.source_id,
     status: stored.status,
-    items: (evaluation.order.items ?? []).map((item, index) => ({ ...item, ...(sameLines && { id: stored.items[index]!.id }) })),
+    items: (evaluation.order.items ?? []).map((item, index) => ({ ...FRESH, ...item, ...(sameLines && { id: stored.items[index]!.id }) })),
     ...(stored.customer_id !== null && { customer_id: stored.customer_id, customer: { id: stored.customer_id, object: 'customer' as const } }),
     created_at: stored.created_at,
     updated_at: stored.updated_at,
@@ -199,6 +203,7 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
   const base = commonFields(evaluation, request, channelId, now, calculated);
   const parentId = newId('r');
   const parent: RedemptionRecord = {
+    ...FRESH,
     ...base,
     id: parentId,
     amount: totals.orderDiscount + totals.itemsDiscount,
@@ -215,6 +220,7 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
   const children: RedemptionRecord[] = [];
   for (const applied of evaluation.applied) {
     const child: RedemptionRecord = {
+      ...FRESH,
       ...base,
       id: newId('r'),
       amount: applied.discount,
@@ -236,13 +242,15 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
     if (applied.voucher) {
       const voucher = (await ctx.uow.vouchers.get(applied.voucher.id))!;
       const counted = await ctx.uow.vouchers.update({
+        ...FRESH,
         ...voucher,
         redemption: {
+          ...FRESH,
           ...voucher.redemption,
           redeemed_quantity: voucher.redemption.redeemed_quantity + 1,
           redeemed_points: voucher.redemption.redeemed_points + applied.points,
         },
-        ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance - applied.giftCredits } }),
+        ...(voucher.gift && { gift: { ...FRESH, ...voucher.gift, balance: voucher.gift.balance - applied.giftCredits } }),
       });
       if (counted.gift && applied.giftCredits > 0) {
         await recordGiftMovement(ctx, counted, {
@@ -259,6 +267,7 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
     } else if (applied.tier) {
       const tier = (await ctx.uow.promotion_tiers.get(applied.tier.id))!;
       await ctx.uow.promotion_tiers.update({
+        ...FRESH,
         ...tier,
         summary: {
           redemptions: { total_redeemed: tier.summary.redemptions.total_redeemed + 1 },
@@ -285,13 +294,16 @@ export async function redeem(ctx: DomainContext, request: Request, channelId: st
   }
   await noteRedemption(ctx, stored.id, parentId, { date: now, related_object_type: 'redemption', related_object_id: parentId, stacked: children.map((child) => child.id) });
   await updateCustomerSummary(ctx, evaluation.customerId, (summary) => ({
+    ...FRESH,
     ...summary,
     redemptions: {
+      ...FRESH,
       ...summary.redemptions,
       total_redeemed: summary.redemptions.total_redeemed + 1,
       total_succeeded: summary.redemptions.total_succeeded + 1,
-      gift: { ...summary.redemptions.gift, redeemed_amount: summary.redemptions.gift.redeemed_amount + totals.gift },
+      gift: { ...FRESH, ...summary.redemptions.gift, redeemed_amount: summary.redemptions.gift.redeemed_amount + totals.gift },
       loyalty_card: {
+        ...FRESH,
         ...summary.redemptions.loyalty_card,
         redeemed_points: summary.redemptions.loyalty_card.redeemed_points + evaluation.applied.reduce((sum, applied) => sum + applied.points, 0),
       },
@@ -337,8 +349,9 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       if (target.campaign_id) await recordEvent(ctx, 'redemption.rollback.failed', { campaign_id: target.campaign_id, customer_id: target.customer_id }, { redemption: { id: target.id }, error: key });
     }
     await updateCustomerSummary(ctx, redemption.customer_id, (summary) => ({
+      ...FRESH,
       ...summary,
-      redemptions: { ...summary.redemptions, total_rolled_back: summary.redemptions.total_rolled_back + 1, total_rollback_failed: summary.redemptions.total_rollback_failed + 1 },
+      redemptions: { ...FRESH, ...summary.redemptions, total_rolled_back: summary.redemptions.total_rolled_back + 1, total_rollback_failed: summary.redemptions.total_rollback_failed + 1 },
     }));
     return { ok: false, error: invalid(key, key === 'already_rolled_back' ? 'Already rolled back' : 'Invalid rollback params', details) };
   };
@@ -386,6 +399,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
     };
     await ctx.uow.redemptions.insert(entry);
     await ctx.uow.redemptions.update({
+      ...FRESH,
       ...target,
       status: 'ROLLED_BACK',
       related_redemptions: { rollbacks: [...(target.related_redemptions?.rollbacks ?? []), { id: rollbackId, date: now, rollback_order_mode: orderMode }] },
@@ -412,13 +426,15 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       const voucher = await ctx.uow.vouchers.get(target.related_object_id);
       if (voucher) {
         const restored = await ctx.uow.vouchers.update({
+          ...FRESH,
           ...voucher,
           redemption: {
+            ...FRESH,
             ...voucher.redemption,
             redeemed_quantity: Math.max(0, voucher.redemption.redeemed_quantity - 1),
             redeemed_points: Math.max(0, voucher.redemption.redeemed_points - points),
           },
-          ...(voucher.gift && { gift: { ...voucher.gift, balance: voucher.gift.balance + target.gift_amount } }),
+          ...(voucher.gift && { gift: { ...FRESH, ...voucher.gift, balance: voucher.gift.balance + target.gift_amount } }),
         });
         if (restored.gift && target.gift_amount > 0) {
           await recordGiftMovement(ctx, restored, {
@@ -426,6 +442,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
             amount: target.gift_amount,
             operation: 'AUTOMATIC',
             details: {
+              ...FRESH,
               ...(target.order?.id && { order: { id: target.order.id, source_id: target.order.source_id ?? null } }),
               redemption: { id: target.id },
               rollback: { id: entry.id },
@@ -440,6 +457,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       const tier = await ctx.uow.promotion_tiers.get(target.related_object_id);
       if (tier) {
         await ctx.uow.promotion_tiers.update({
+          ...FRESH,
           ...tier,
           // A rollback takes back all its redemption counted: the redemption, its order amount and its discount.
           summary: {
@@ -470,21 +488,24 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
     const parentOfOrder = isParent ? redemption.id : redemption.parent_redemption_id;
     if (parentOfOrder) {
       await noteRedemption(ctx, orderId, parentOfOrder, {
+        ...FRESH,
         ...(isParent && { rollback_id: parentRollbackId, rollback_date: now }),
         rollback_stacked: isParent ? childRollbacks : [result.id],
       });
     }
     // The project's stacking rules may say a rollback cancels the order too.
     const order = orderMode === 'WITH_ORDER' ? await ctx.uow.orders.get(orderId) : undefined;
-    if (order && order.status !== 'CANCELED') await ctx.uow.orders.update({ ...order, status: 'CANCELED', updated_at: now });
+    if (order && order.status !== 'CANCELED') await ctx.uow.orders.update({ ...FRESH, ...order, status: 'CANCELED', updated_at: now });
   }
   await updateCustomerSummary(ctx, redemption.customer_id, (summary) => ({
+    ...FRESH,
     ...summary,
     redemptions: {
+      ...FRESH,
       ...summary.redemptions,
       total_rolled_back: summary.redemptions.total_rolled_back + 1,
       total_rollback_succeeded: summary.redemptions.total_rollback_succeeded + 1,
-      gift: { ...summary.redemptions.gift, redeemed_amount: Math.max(0, summary.redemptions.gift.redeemed_amount - giftAmount) },
+      gift: { ...FRESH, ...summary.redemptions.gift, redeemed_amount: Math.max(0, summary.redemptions.gift.redeemed_amount - giftAmount) },
     },
   }));
   return {

@@ -16,6 +16,7 @@ import { joiningCustomer } from './loyalty/members.js';
 import { giveCampaignVoucher } from './loyalty/rewards.js';
 import type { VoucherRecord } from './vouchers.js';
 import { table } from '../store/schema.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type HoldersCreate = Schemas['ReferralsHoldersCreateRequestBody'];
@@ -154,6 +155,7 @@ async function giveReferrerRewards(ctx: DomainContext, program: CampaignRecord, 
       voucher = await giveCampaignVoucher(ctx, referrerId, target.id, target.balance ?? null, { reward: { id: reward.id, name: reward.name } });
     }
     await ctx.uow.rewards.update({
+      ...FRESH,
       ...reward,
       redeemed: (reward.redeemed ?? 0) + 1,
       ...(reward.type === 'MATERIAL' && reward.stock !== null && { stock: reward.stock - 1 }),
@@ -190,6 +192,7 @@ export async function convertReferral(
   if (!referrer || referrer.id === referee.id) return;
   if (referee.referrals.campaigns.some((entry) => entry.campaign_id === program.id)) return;
   await ctx.uow.customers.update({
+    ...FRESH,
     ...referee,
     referrals: {
       total: referee.referrals.total + 1,
@@ -201,11 +204,13 @@ export async function convertReferral(
   });
   const entry = referrer.loyalty.campaigns[program.name] ?? { points: 0, referred_customers: 0 };
   await ctx.uow.customers.update({
+    ...FRESH,
     ...referrer,
     loyalty: {
+      ...FRESH,
       ...referrer.loyalty,
       referred_customers: referrer.loyalty.referred_customers + 1,
-      campaigns: { ...referrer.loyalty.campaigns, [program.name]: { ...entry, referred_customers: (entry.referred_customers ?? 0) + 1 } },
+      campaigns: { ...FRESH, ...referrer.loyalty.campaigns, [program.name]: { ...FRESH, ...entry, referred_customers: (entry.referred_customers ?? 0) + 1 } },
     },
   });
   await noteReferrer(ctx, code);

@@ -14,6 +14,7 @@ import { parseOrder } from './pagination.js';
 import { normalizeFilters } from './vouchers.js';
 import { table } from '../store/schema.js';
 import { and, eq, isIn, or, type Condition, type Field } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type Segment = Schemas['Segment'];
@@ -99,7 +100,7 @@ async function customerFacts(ctx: DomainContext, customer: CustomerLike, filter:
 export async function segmentHolds(ctx: DomainContext, segment: SegmentRecord, customer: CustomerLike, metadata?: Record<string, unknown>): Promise<boolean> {
   if (segment.type === 'static') return segment.customers.includes(customer.id);
   if (!segment.filter) return false;
-  const facts = await customerFacts(ctx, metadata ? { ...customer, metadata } : customer, segment.filter);
+  const facts = await customerFacts(ctx, metadata ? { ...FRESH, ...customer, metadata } : customer, segment.filter);
   return matchesFilter(facts, segment.filter);
 }
 
@@ -170,6 +171,7 @@ export async function listSegments(ctx: DomainContext, query: SegmentListQuery):
   const ids = query.ids && query.ids.length > 0 ? query.ids : undefined;
   // Without a condition, the page is read straight off creation order.
   const page = await ctx.uow.segments.query({
+    ...FRESH,
     ...((ids || filter) && { where: and(ids && isIn('id', ids), filter && filterCondition(filter)) }),
     orderBy: parseOrder<'created_at'>(query.order ?? 'created_at'),
     offset: 0,

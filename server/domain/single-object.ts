@@ -14,6 +14,7 @@ import { listFilter, namedCustomer } from './publications.js';
 import { redeem, type RedeemOutcome } from './redemptions.js';
 import { validation } from './validations.js';
 import { findVoucher, type VoucherRecord } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -28,7 +29,7 @@ type TierVerdict = Schemas['PromotionTierValidation'];
 export function engineOrder(order: LegacyOrder | null | undefined): Request['order'] {
   if (!order) return order;
   const { created_at: _created, customer: _customer, customer_id: _customerId, referrer: _referrer, referrer_id: _referrerId, amount, ...rest } = order;
-  return { ...rest, ...(amount !== undefined && { amount: Number(amount) }) };
+  return { ...FRESH, ...rest, ...(amount !== undefined && { amount: Number(amount) }) };
 }
 
 /** The request's customer, or else the order's buyer. */
@@ -271,6 +272,7 @@ function queryLines(items: Schemas['ClientValidateQueryItems'] | undefined): Sch
   if (!items) return undefined;
   const lines = Array.isArray(items) ? items : Object.entries(items).sort(([a], [b]) => Number(a) - Number(b)).map(([, line]) => line);
   return lines.map(({ quantity, price, amount, ...rest }) => ({
+    ...FRESH,
     ...rest,
     ...(quantity !== undefined && { quantity: Number(quantity) }),
     ...(price !== undefined && { price: Number(price) }),
@@ -293,8 +295,9 @@ export function voucherContextFromQuery(query: ClientQuery): { code: string; bod
   return {
     code: query.code,
     body: {
+      ...FRESH,
       ...((order || lines || amount !== undefined) && {
-        order: { ...order, ...(amount !== undefined && { amount: Number(amount) }), ...(lines && { items: lines }) },
+        order: { ...FRESH, ...order, ...(amount !== undefined && { amount: Number(amount) }), ...(lines && { items: lines }) },
       }),
       ...(customer && { customer }),
       ...(query.metadata && { metadata: query.metadata }),

@@ -14,6 +14,7 @@ import { createPromotionTier, findPromotionTier, type PromotionTierRecord } from
 import { writeUnique } from './unique.js';
 import { createValidationRule } from './validation-rules.js';
 import { table } from '../store/schema.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 type TemplateType = Schemas['CampaignTemplateType'];
@@ -187,6 +188,7 @@ export async function updateTemplate(ctx: DomainContext, id: string, input: Temp
   const template = await findTemplate(ctx, id);
   return writeUnique('campaign_template', () =>
     ctx.uow.campaign_templates.update({
+      ...FRESH,
       ...template,
       ...(input.name !== undefined && { name: input.name }),
       ...(input.description !== undefined && { description: input.description }),
@@ -215,6 +217,7 @@ export async function listTemplates(ctx: DomainContext, query: IdCursorQuery & {
 export async function insertTemplateCopy(ctx: DomainContext, original: CampaignTemplateRecord, input: { name: string; description?: string | null }) {
   return writeUnique('campaign_template', () =>
     ctx.uow.campaign_templates.insert({
+      ...FRESH,
       ...original,
       id: newId('camptpl'),
       name: input.name,
@@ -296,6 +299,7 @@ export async function tierFromTemplate(ctx: DomainContext, id: string, input: Ti
   const rules = await makeRules(ctx, template);
   const { campaign_id: _campaign, ...fields } = input;
   const tier = await createPromotionTier(ctx, campaign.id, {
+    ...FRESH,
     ...fields,
     ...(input.metadata === undefined && { metadata: setup.metadata }),
     start_date: input.start_date ?? setup.start_date,

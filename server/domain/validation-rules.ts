@@ -8,6 +8,7 @@ import { checkOperators, checkOperatorValues } from './filters.js';
 import { effectiveLogic, numberedRules, parseLogic, ruleNumbers } from './rule-logic.js';
 import { table } from '../store/schema.js';
 import { and, eq } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 export type ValidationRule = Schemas['ValidationRule'];
@@ -85,7 +86,7 @@ export async function findValidationRule({ uow }: DomainContext, id: string): Pr
 }
 
 export async function presentValidationRule(ctx: DomainContext, rule: ValidationRuleRecord): Promise<ValidationRule> {
-  return { ...rule, assignments_count: await ctx.uow.validation_rule_assignments.countBy('rule_id', rule.id) };
+  return { ...FRESH, ...rule, assignments_count: await ctx.uow.validation_rule_assignments.countBy('rule_id', rule.id) };
 }
 
 export async function createValidationRule(ctx: DomainContext, input: RuleCreate): Promise<ValidationRuleRecord> {
@@ -120,6 +121,7 @@ export async function updateValidationRule(ctx: DomainContext, id: string, input
   const { bundle_rules: currentBundle, ...kept } = rule;
   const bundle = input.bundle_rules === undefined ? currentBundle : (input.bundle_rules ?? undefined);
   const updated: ValidationRuleRecord = {
+    ...FRESH,
     ...kept,
     ...(input.name !== undefined && { name: input.name }),
     ...(input.rules !== undefined && { rules: input.rules ?? {} }),
@@ -147,6 +149,7 @@ export async function deleteValidationRule(ctx: DomainContext, id: string): Prom
 export async function listValidationRules(ctx: DomainContext, query: PageRequest & { order?: RulesOrder; start_date?: string; end_date?: string }) {
   const within = createdBetween(query.start_date, query.end_date);
   const page = await ctx.uow.validation_rules.query({
+    ...FRESH,
     ...(within && { where: within }),
     orderBy: parseOrder<'created_at' | 'updated_at' | 'name'>(query.order ?? 'created_at'),
     ...pageWindow(query),

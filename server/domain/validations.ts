@@ -4,6 +4,7 @@ import { evaluate, type Evaluation } from './engine.js';
 import { recordEvent } from './events.js';
 import { holdApplied, sessionOf } from './sessions.js';
 import { presentStackingRules } from './stacking-rules.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 
@@ -22,7 +23,7 @@ export async function validation(
 ): Promise<{ response: Schemas['ValidationsValidateResponseBody']; evaluation: Evaluation }> {
   const session = sessionOf(request.session);
   // The engine runs under the session's key, made up here when the request gave none.
-  const evaluation = await evaluate(ctx, session ? { ...request, session } : request);
+  const evaluation = await evaluate(ctx, session ? { ...FRESH, ...request, session } : request);
   for (const verdict of [...evaluation.redeemables, ...evaluation.inapplicable]) {
     if (!verdict.campaign_id) continue;
     const succeeded = evaluation.valid && verdict.status === 'APPLICABLE';
@@ -41,7 +42,7 @@ export async function validation(
       const voucherId = evaluation.applied.find((entry) => entry.voucher?.code === verdict.id && verdict.object === 'voucher')?.voucher?.id;
       const lock = voucherId ? held.get(voucherId) : undefined;
       if (!lock || !verdict.result.gift) return verdict;
-      return { ...verdict, result: { ...verdict.result, gift: { ...verdict.result.gift, locked_credits: lock.credits } } };
+      return { ...FRESH, ...verdict, result: { ...FRESH, ...verdict.result, gift: { ...FRESH, ...verdict.result.gift, locked_credits: lock.credits } } };
     });
   }
   const response: Schemas['ValidationsValidateResponseBody'] = {

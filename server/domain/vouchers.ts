@@ -20,6 +20,7 @@ import { binVoucher, codeInBin, ensureCodeFree } from './bin.js';
 import { dropHoldersOf } from './referrals.js';
 import { table } from '../store/schema.js';
 import { and, eq, isIn } from '../store/conditions.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -283,7 +284,7 @@ export async function generateCampaignVouchers(
 ): Promise<VoucherRecord[]> {
   const config = resolveCodeConfig(input.code_config ?? campaign.voucher?.code_config);
   const codes = await freshCodes(ctx, config, count);
-  const records = await buildVouchers(ctx, { ...input, code: undefined }, codes, campaign);
+  const records = await buildVouchers(ctx, { ...FRESH, ...input, code: undefined }, codes, campaign);
   for (const record of records) await ctx.uow.vouchers.insert(record);
   await recordEvent(ctx, 'campaign.vouchers.generation.completed', { campaign_id: campaign.id }, { campaign: { id: campaign.id }, count });
   return records;
@@ -303,11 +304,12 @@ export async function updateVoucher(ctx: DomainContext, code: string, input: Omi
   const updated = applyChanges(
     voucher,
     {
+      ...FRESH,
       ...changes,
       ...(discount && { discount }),
       ...(active !== null && active !== undefined && { active }),
       ...(metadata && { metadata }),
-      ...(redemption?.quantity !== undefined && { redemption: { ...voucher.redemption, quantity: redemption.quantity } }),
+      ...(redemption?.quantity !== undefined && { redemption: { ...FRESH, ...voucher.redemption, quantity: redemption.quantity } }),
     },
     ctx.clock.now().toISOString(),
   );
@@ -318,7 +320,7 @@ export async function updateVoucher(ctx: DomainContext, code: string, input: Omi
 
 export async function setVoucherActive(ctx: DomainContext, code: string, active: boolean): Promise<VoucherRecord> {
   const voucher = await findVoucher(ctx, code);
-  const updated = { ...voucher, active, updated_at: ctx.clock.now().toISOString() };
+  const updated = { ...FRESH, ...voucher, active, updated_at: ctx.clock.now().toISOString() };
   await ctx.uow.vouchers.update(updated);
   await recordEvent(ctx, active ? 'voucher.enabled' : 'voucher.disabled', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
   return updated;
@@ -352,12 +354,13 @@ export async function changeBalance(ctx: DomainContext, code: string, change: Ba
     const balance = voucher.gift.balance + value;
     if (balance < 0) throw balanceError(`Removing ${-value} would leave a balance of ${balance}`);
     const gift: GiftState = {
+      ...FRESH,
       ...voucher.gift,
       balance,
       amount: voucher.gift.amount + Math.max(0, value),
       subtracted_amount: (voucher.gift.subtracted_amount ?? 0) + Math.max(0, -value),
     };
-    const updated = await ctx.uow.vouchers.update({ ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
+    const updated = await ctx.uow.vouchers.update({ ...FRESH, ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
     await recordGiftMovement(ctx, updated, {
       type: value >= 0 ? 'CREDITS_ADDITION' : 'CREDITS_REMOVAL',
       amount: value,
@@ -475,6 +478,7 @@ export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) 
     filter && filterCondition(filter),
   ].filter((condition) => condition !== undefined);
   const page = await ctx.uow.vouchers.query({
+    ...FRESH,
     ...(index && { index }),
     ...(conditions.length > 0 && { where: and(...conditions) }),
     orderBy: parseOrder<'created_at' | 'updated_at' | 'code'>(query.order ?? '-created_at'),

@@ -19,6 +19,7 @@ import type { DomainContext } from '../domain/context.js';
 import type { HandlersOf, RequestContext, Services } from './types.js';
 import { inProject } from './unit-of-work.js';
 import { voucherResponse } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 type CampaignsCreateRequestBody = components['schemas']['CampaignsCreateRequestBody'];
 
@@ -102,7 +103,7 @@ export const campaignHandlers: HandlersOf<CampaignOperations> = {
     const job = await inProject(services, context, async (ctx) => {
       const campaign = await campaignForNewVouchers(ctx, path.campaignId);
       const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATE', context.requestId);
-      await ctx.uow.campaigns.update({ ...campaign, vouchers_generation_status: 'IN_PROGRESS' });
+      await ctx.uow.campaigns.update({ ...FRESH, ...campaign, vouchers_generation_status: 'IN_PROGRESS' });
       await scheduleGeneration(ctx, services.leases.lease, { campaignId: campaign.id, asyncActionId: action.id, count, input: body });
       return action.id;
     });
@@ -112,7 +113,7 @@ export const campaignHandlers: HandlersOf<CampaignOperations> = {
   'add-voucher-with-specific-code-to-campaign': ({ path, body, context, services }) =>
     voucherResponse(services, context, async (ctx) => {
       const campaign = await campaignForNewVouchers(ctx, path.campaignId);
-      return createVoucher(ctx, { ...body, code: path.code }, campaign);
+      return createVoucher(ctx, { ...FRESH, ...body, code: path.code }, campaign);
     }),
   'get-campaign-summary': async ({ path, query, context, services }) => ({
     status: 200,

@@ -12,6 +12,7 @@ import {
 import { segmentMembers } from '../domain/segments.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
+import { FRESH } from '../store/fresh.js';
 
 type CustomerOperations =
   | 'list-customers'
@@ -28,7 +29,7 @@ export const customerHandlers: HandlersOf<CustomerOperations> = {
     const page = await inProject(services, context, async (ctx) => {
       const members = query.segment_id !== undefined ? await segmentMembers(ctx, query.segment_id) : undefined;
       const found = await listCustomers(ctx, query, members);
-      return { ...found, rows: await Promise.all(found.rows.map((row) => presentCustomer(ctx, row))) };
+      return { ...FRESH, ...found, rows: await Promise.all(found.rows.map((row) => presentCustomer(ctx, row))) };
     });
     return { status: 200, body: { object: 'list', data_ref: 'customers', customers: page.rows, total: page.total, has_more: page.has_more } };
   },

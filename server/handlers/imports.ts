@@ -14,6 +14,7 @@ import { CsvFileError, readCsv, surveyCsv } from '../imports/csv.js';
 import { checkRow } from '../imports/row-checker.js';
 import type { HandlersOf, RequestContext, Services, UploadedFile } from './types.js';
 import { inProject } from './unit-of-work.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 
@@ -107,7 +108,7 @@ async function* rowsOf<T>(
     }
     const column = problem.field === undefined ? undefined : columnOf(problem.field);
     const reason = column !== undefined && column !== problem.field ? `${column}: ${problem.reason}` : problem.reason;
-    yield { row: record.line, ...named, problem: { ...(column !== undefined && { field: column }), reason } };
+    yield { row: record.line, ...named, problem: { ...FRESH, ...(column !== undefined && { field: column }), reason } };
   }
 }
 
@@ -278,7 +279,7 @@ export const importHandlers: HandlersOf<ImportOperations> = {
           const existing = await ctx.uow.products.getBy('source_id', item.source_id);
           if (!existing) return createProduct(ctx, item.value);
           const { metadata, source_id: _same, ...fields } = item.value;
-          return updateProduct(ctx, existing.id, { ...fields, ...(metadata && { metadata: mergedMetadata(existing.metadata, metadata) }) });
+          return updateProduct(ctx, existing.id, { ...FRESH, ...fields, ...(metadata && { metadata: mergedMetadata(existing.metadata, metadata) }) });
         },
       }),
     ),

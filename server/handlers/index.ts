@@ -35,9 +35,11 @@ import { loyaltyLegacyHandlers } from './loyalty-legacy.js';
 import { referralHandlers } from './referrals.js';
 import { templateHandlers } from './templates.js';
 import type { Handlers } from './types.js';
+import { FRESH } from '../store/fresh.js';
 
 /** Every operation of the contract, by operationId. A missing one is a compile error here. */
 export const handlers: Handlers = {
+  ...FRESH,
   ...assetHandlers,
   ...asyncActionHandlers,
   ...campaignHandlers,

@@ -26,6 +26,7 @@ type LoyaltyProgramUpdate = components['schemas']['LoyaltyProgramsUpdateRequestB
 type CampaignsUpdateRequestBody = components['schemas']['CampaignsUpdateRequestBody'];
 import { inProject } from './unit-of-work.js';
 import { voucherResponse, withAssets } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 type LoyaltyOperations =
   | 'list-loyalty-programs'
@@ -106,7 +107,7 @@ function programChanges(program: { metadata: Record<string, unknown> }, body: Lo
   if (!unset || unset.length === 0) return changes;
   const metadata = { ...(changes.metadata ?? program.metadata) };
   for (const key of unset) delete metadata[key];
-  return { ...changes, metadata };
+  return { ...FRESH, ...changes, metadata };
 }
 
 /** Operations that exist both with and without the program in the path share one handler. */
@@ -127,9 +128,10 @@ const redeem: Handler<'redeem-reward'> & Handler<'redeem-reward-1'> = async ({ p
   return {
     status: 200,
     body: {
+      ...FRESH,
       ...redemption,
       voucher: withAssets(services, context, card),
-      reward: { ...reward, voucher: issued ? withAssets(services, context, issued) : null },
+      reward: { ...FRESH, ...reward, voucher: issued ? withAssets(services, context, issued) : null },
     },
   };
 };
@@ -141,12 +143,13 @@ const activity: Handler<'list-member-activity'> & Handler<'list-member-activity-
 
 export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
   'list-loyalty-programs': async ({ query, context, services }) => {
-    const page = await inProject(services, context, (ctx) => listCampaigns(ctx, { ...query, campaign_type: 'LOYALTY_PROGRAM' }));
+    const page = await inProject(services, context, (ctx) => listCampaigns(ctx, { ...FRESH, ...query, campaign_type: 'LOYALTY_PROGRAM' }));
     return { status: 200, body: { object: 'list', data_ref: 'campaigns', campaigns: page.rows, total: page.total } };
   },
   'create-loyalty-program': ({ body, context, services }) => {
     const { access_settings: _areas, activity_duration_after_publishing: _duration, type, name, voucher, ...rest } = body;
     return createCampaignWithVouchers(services, context, {
+      ...FRESH,
       ...rest,
       campaign_type: 'LOYALTY_PROGRAM',
       name: name ?? `Loyalty program ${services.clock.now().toISOString()}`,

@@ -16,6 +16,7 @@ import {
 } from '../domain/loyalty/rewards.js';
 import type { Handler, HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
+import { FRESH } from '../store/fresh.js';
 
 type LegacyLoyaltyOperations =
   | 'list-reward-assignments-1'
@@ -38,7 +39,7 @@ const getAssignment: Handler<'get-reward-assignment-1'> & Handler<'get-reward-as
 export const loyaltyLegacyHandlers: HandlersOf<LegacyLoyaltyOperations> = {
   'list-reward-assignments-1': async ({ path, query, context, services }) => {
     const { assignmentId, ...page } = query;
-    const found = await inProject(services, context, (ctx) => listProgramAssignments(ctx, path.campaignId, { ...page, ...(assignmentId !== undefined && { assignment_id: assignmentId }) }));
+    const found = await inProject(services, context, (ctx) => listProgramAssignments(ctx, path.campaignId, { ...FRESH, ...page, ...(assignmentId !== undefined && { assignment_id: assignmentId }) }));
     return { status: 200, body: { object: 'list', data_ref: 'data', data: found.rows, total: found.total } };
   },
   'list-reward-assignments-2': async ({ path, query, context, services }) => {

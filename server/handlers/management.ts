@@ -17,6 +17,7 @@ import { assignUser, changeRole, getProjectUser, inviteUser, listProjectUsers, p
 import { createWebhook, deleteWebhook, findWebhook, listDeliveries, listWebhooks, presentWebhook, updateWebhook, vetTarget } from '../domain/management/webhooks.js';
 import type { HandlersOf } from './types.js';
 import { inManagedProject, inOrganization } from './unit-of-work.js';
+import { FRESH } from '../store/fresh.js';
 
 type ManagementOperations =
   | 'list-projects'
@@ -64,7 +65,7 @@ export const managementHandlers: HandlersOf<ManagementOperations> = {
     // which must not wait inside the organization's unit of work (PGlite has one connection). Should it fail,
     // the next start makes it (createApp makes a partition for every registered project).
     await services.store.createProject(project.id);
-    return { status: 200, body: { ...project, server_side_key: { app_id: key.app_id, app_token: key.app_token } } };
+    return { status: 200, body: { ...FRESH, ...project, server_side_key: { app_id: key.app_id, app_token: key.app_token } } };
   },
   'get-project': async ({ path, services }) => ({ status: 200, body: await inOrganization(services, (ctx) => findProject(ctx, path.projectId)) }),
   'update-project': async ({ path, body, services }) => ({

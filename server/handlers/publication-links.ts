@@ -2,6 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import { invalid } from '../domain/errors.js';
 import type { HandlersOf } from './types.js';
 import { publicationHandlers } from './publications.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 
@@ -21,7 +22,7 @@ export const publicationLinkHandlers: HandlersOf<'create-publication-1' | 'creat
       ...(source_id !== undefined && { source_id }),
       ...(metadata && { metadata }),
     } as Schemas['PublicationsCreateRequestBody'];
-    return publicationHandlers['create-publication']({ ...rest, query: { ...(query.join_once !== undefined && { join_once: query.join_once }) }, body });
+    return publicationHandlers['create-publication']({ ...FRESH, ...rest, query: { ...(query.join_once !== undefined && { join_once: query.join_once }) }, body });
   },
   'create-publication-client-side': (input) => publicationHandlers['create-publication']({ ...input }),
 };

@@ -3,6 +3,7 @@ import { presentVoucher } from '../domain/vouchers.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
 import { withAssets } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 export const publicationHandlers: HandlersOf<'list-publications' | 'create-publication'> = {
   'list-publications': async ({ query, context, services }) => {
@@ -12,6 +13,7 @@ export const publicationHandlers: HandlersOf<'list-publications' | 'create-publi
       for (const record of listed.rows) {
         const voucher = await ctx.uow.vouchers.getBy('code', record.voucher_code);
         rows.push({
+          ...FRESH,
           ...(await presentPublication(ctx, record)),
           // The list shows a short form of the voucher: its code, campaign and value.
           ...(voucher && {
@@ -37,10 +39,10 @@ export const publicationHandlers: HandlersOf<'list-publications' | 'create-publi
       if (!made.ok) return made;
       // One voucher is shown in full; several are listed by code in the publication's `vouchers`.
       const single = made.vouchers.length === 1 ? await presentVoucher(ctx, made.vouchers[0]!) : undefined;
-      return { ...made, view: await presentPublication(ctx, made.publication), single };
+      return { ...FRESH, ...made, view: await presentPublication(ctx, made.publication), single };
     });
     if (!outcome.ok) throw outcome.error;
     const { view, single } = outcome;
-    return { status: 200, body: { ...view, ...(single && { voucher: withAssets(services, context, single) }) } };
+    return { status: 200, body: { ...FRESH, ...view, ...(single && { voucher: withAssets(services, context, single) }) } };
   },
 };

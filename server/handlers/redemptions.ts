@@ -2,12 +2,13 @@ import { findRedemption, listRedemptions, redeem, rollback, voucherRedemptions, 
 import type { HandlersOf, RequestContext, Services } from './types.js';
 import { inProject } from './unit-of-work.js';
 import { withAssets } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 type RedemptionOperations = 'list-redemptions' | 'redeem-stacked-discounts' | 'get-redemption' | 'rollback-redemption' | 'get-voucher-redemptions';
 
 /** Adds the asset URLs of the embedded voucher, which depend on the address the caller used. */
 function withVoucherAssets<E extends EntryView>(services: Services, context: RequestContext, entry: E) {
-  return { ...entry, ...(entry.voucher && { voucher: withAssets(services, context, entry.voucher) }) } as E & { voucher?: ReturnType<typeof withAssets> };
+  return { ...FRESH, ...entry, ...(entry.voucher && { voucher: withAssets(services, context, entry.voucher) }) } as E & { voucher?: ReturnType<typeof withAssets> };
 }
 
 export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
@@ -38,13 +39,13 @@ export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
     body: withVoucherAssets(services, context, await inProject(services, context, (ctx) => findRedemption(ctx, path.redemptionId))),
   }),
   'rollback-redemption': async ({ path, query, body, context, services }) => {
-    const input = { ...(query.reason !== undefined && { reason: query.reason }), ...body };
+    const input = { ...FRESH, ...(query.reason !== undefined && { reason: query.reason }), ...body };
     const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, input, context.apiKey.appId));
     if (!outcome.ok) throw outcome.error;
     return { status: 200, body: withVoucherAssets(services, context, outcome.rollback) };
   },
   'get-voucher-redemptions': async ({ path, context, services }) => {
     const list = await inProject(services, context, (ctx) => voucherRedemptions(ctx, path.code));
-    return { status: 200, body: { ...list, redemption_entries: list.redemption_entries.map((entry) => withVoucherAssets(services, context, entry)) } };
+    return { status: 200, body: { ...FRESH, ...list, redemption_entries: list.redemption_entries.map((entry) => withVoucherAssets(services, context, entry)) } };
   },
 };

@@ -12,6 +12,7 @@ import {
 import type { HandlersOf, RequestContext, Services } from './types.js';
 import { inProject } from './unit-of-work.js';
 import { withAssets } from './vouchers.js';
+import { FRESH } from '../store/fresh.js';
 
 type SingleObjectOperations =
   | 'validate-voucher'
@@ -26,7 +27,7 @@ type SingleObjectOperations =
 
 /** The redemption with its voucher's asset URLs, which depend on the address the caller used. */
 function withVoucherAssets(services: Services, context: RequestContext, redemption: RedemptionView) {
-  return { ...redemption, ...(redemption.voucher && { voucher: withAssets(services, context, redemption.voucher) }) };
+  return { ...FRESH, ...redemption, ...(redemption.voucher && { voucher: withAssets(services, context, redemption.voucher) }) };
 }
 
 /** The deprecated single-object validations, redemptions and qualifications, answered by their replacements' engine. */
@@ -67,7 +68,7 @@ export const singleObjectHandlers: HandlersOf<SingleObjectOperations> = {
   },
   'examine-vouchers-qualification': async ({ query, body, context, services }) => {
     const list = await inProject(services, context, (ctx) => examineVouchers(ctx, body ?? {}, query));
-    return { status: 200, body: { ...list, data: list.data.map((voucher) => withAssets(services, context, voucher)) } };
+    return { status: 200, body: { ...FRESH, ...list, data: list.data.map((voucher) => withAssets(services, context, voucher)) } };
   },
   'examine-campaign-qualification': async ({ query, body, context, services }) => ({
     status: 200,

@@ -11,6 +11,7 @@ import {
 } from '../domain/validation-rules.js';
 import type { HandlersOf } from './types.js';
 import { inProject } from './unit-of-work.js';
+import { FRESH } from '../store/fresh.js';
 
 type RuleOperations =
   | 'list-validation-rules'
@@ -47,7 +48,7 @@ export const validationRuleHandlers: HandlersOf<RuleOperations> = {
     return { status: 204 };
   },
   'list-validation-rule-assignments': async ({ path, query, context, services }) => {
-    const page = await inProject(services, context, (ctx) => listAssignments(ctx, { ...query, rule: path.validationRuleId }));
+    const page = await inProject(services, context, (ctx) => listAssignments(ctx, { ...FRESH, ...query, rule: path.validationRuleId }));
     return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
   },
   'create-validation-rule-assignment': async ({ path, query, body, context, services }) => ({

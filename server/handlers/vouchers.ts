@@ -14,6 +14,7 @@ import {
 } from '../domain/vouchers.js';
 import type { HandlersOf, RequestContext, Services } from './types.js';
 import { inProject } from './unit-of-work.js';
+import { FRESH } from '../store/fresh.js';
 
 type VoucherOperations =
   | 'list-vouchers'
@@ -65,7 +66,7 @@ export const voucherHandlers: HandlersOf<VoucherOperations> = {
   },
   'generate-random-code': ({ body, context, services }) => voucherResponse(services, context, (ctx) => createVoucher(ctx, body)),
   'create-voucher': ({ path, body, context, services }) =>
-    voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...withoutCode(path.code, body), code: path.code })),
+    voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...FRESH, ...withoutCode(path.code, body), code: path.code })),
   'get-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findVoucher(ctx, path.code)),
   'update-voucher': ({ path, body, context, services }) =>
     voucherResponse(services, context, (ctx) => updateVoucher(ctx, path.code, withoutCode(path.code, body))),

@@ -10,6 +10,7 @@ import type { RequestContext } from '../handlers/types.js';
 import { TokenRegistry, type IssuedToken } from '../oauth.js';
 import { sendError } from './errors.js';
 import type { FailedAuthenticationLimit } from './rate-limit.js';
+import { FRESH } from '../store/fresh.js';
 
 /** Answers 401, unless this failure puts the client's address over its limit (then 429). */
 function unauthorized(failures: FailedAuthenticationLimit, req: Request, res: Response, details: string): void {
@@ -61,7 +62,7 @@ async function bearerAuth(lookup: ApiKeyLookup, tokens: TokenRegistry, failures:
     sendError(res, 403, 'forbidden', 'Forbidden', `The token's scopes (${token.scopes.join(' ')}) do not reach ${req.baseUrl + req.path}`);
     return false;
   }
-  res.locals.context = tokens.markBearer({ ...(res.locals.context as RequestContext), projectId: token.projectId, apiKey: token.apiKey } satisfies RequestContext);
+  res.locals.context = tokens.markBearer({ ...FRESH, ...(res.locals.context as RequestContext), projectId: token.projectId, apiKey: token.apiKey } satisfies RequestContext);
   return true;
 }
 
@@ -82,6 +83,7 @@ export function serverSideAuth(lookup: ApiKeyLookup, tokens: TokenRegistry, fail
       return unauthorized(failures, req, res, 'Invalid X-App-Id or X-App-Token');
     }
     const context: RequestContext = {
+      ...FRESH,
       ...(res.locals.context as RequestContext),
       projectId: key.projectId,
       apiKey: { name: key.name, appId: key.appId },
@@ -102,6 +104,7 @@ export function managementAuth(key: ManagementKey | undefined, failures: FailedA
       return unauthorized(failures, req, res, 'Invalid X-Management-Id or X-Management-Token');
     }
     const context: RequestContext = {
+      ...FRESH,
       ...(res.locals.context as RequestContext),
       apiKey: { name: 'management', appId: key.id },
     };
@@ -156,7 +159,7 @@ export function clientSideAuth(keys: readonly ClientKey[], tokens: TokenRegistry
     }
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Vary', 'Origin');
-    const context = { ...(res.locals.context as RequestContext), projectId: caller.projectId, apiKey: caller.apiKey } satisfies RequestContext;
+    const context = { ...FRESH, ...(res.locals.context as RequestContext), projectId: caller.projectId, apiKey: caller.apiKey } satisfies RequestContext;
     res.locals.context = bearer && !appId && !token ? tokens.markBearer(context) : context;
     next();
   };

@@ -10,6 +10,7 @@ import { Router } from 'express';
 import { DOCS_HTML } from '../paths.js';
 import { sendError } from './errors.js';
 import { nameOperation } from './request-facts.js';
+import { FRESH } from '../store/fresh.js';
 
 export interface DocsOptions {
   /** The page's title (the contract's). */
@@ -38,6 +39,7 @@ function scalarConfiguration(credentials: Readonly<Record<string, string>>) {
   const serverSide = SERVER_SIDE_KEY.every((name) => credentials[name] !== undefined);
   return {
     authentication: {
+      ...FRESH,
       ...(serverSide && { preferredSecurityScheme: [SERVER_SIDE_KEY] }),
       securitySchemes: Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, { value }])),
     },

@@ -5,6 +5,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi.js';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
+import { FRESH } from '../store/fresh.js';
 
 export type ErrorBody = components['schemas']['Error'];
 
@@ -133,6 +134,7 @@ export const errorMapper: ErrorRequestHandler = (error: unknown, req, res, _next
   }
   if (error instanceof DomainError) {
     return sendError(res, STATUS_OF_KIND[error.kind], error.key, error.message, error.details, {
+      ...FRESH,
       ...(error.resourceId !== undefined && { resource_id: error.resourceId }),
       ...(error.resourceType !== undefined && { resource_type: error.resourceType }),
     });

@@ -15,6 +15,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, MemoryStore, rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { RequestContext } from '../handlers/types.js';
 import { sendError } from './errors.js';
+import { FRESH } from '../store/fresh.js';
 
 /** The client address a limit counts for: the socket's address (IPv6 by its /56, as one client's). */
 export function clientAddress(req: Request): string {
@@ -41,6 +42,7 @@ const common: Partial<Options> = {
 export function rateLimitPerKey(perMinute: number, stores?: CounterStores): RequestHandler {
   if (perMinute <= 0) return (_req, _res, next) => next();
   return rateLimit({
+    ...FRESH,
     ...common,
     windowMs: 60_000,
     limit: perMinute,
@@ -69,6 +71,7 @@ export function failedAuthenticationLimit(perMinute: number, stores?: CounterSto
   if (perMinute <= 0) return { gate: (_req, _res, next) => next(), failed: (_req, _res, unauthorized) => unauthorized() };
   const store = stores?.('failed-authentication') ?? new MemoryStore();
   const count = rateLimit({
+    ...FRESH,
     ...common,
     windowMs: FAILURE_WINDOW_MS,
     limit: perMinute,
@@ -110,6 +113,7 @@ export function failedAuthenticationLimit(perMinute: number, stores?: CounterSto
 export function tokenIssueLimit(perHour: number, stores?: CounterStores): RequestHandler {
   if (perHour <= 0) return (_req, _res, next) => next();
   return rateLimit({
+    ...FRESH,
     ...common,
     windowMs: 3_600_000,
     limit: perHour,

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { BUNDLED_CONTRACT } from '../paths.js';
+import { FRESH } from '../store/fresh.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020, options?: { mode: 'full' }) => Ajv2020;
 
@@ -45,5 +46,5 @@ export function checkRow(schema: string, value: unknown): RowProblem | undefined
   const error = telling(validate.errors ?? []);
   const missing = error.keyword === 'required' ? String((error.params as { missingProperty?: string }).missingProperty ?? '') : '';
   const path = [...error.instancePath.split('/').filter(Boolean), ...(missing ? [missing] : [])].join('.');
-  return { ...(path && { field: path }), reason: `${path || 'the row'} ${error.message ?? 'is invalid'}` };
+  return { ...FRESH, ...(path && { field: path }), reason: `${path || 'the row'} ${error.message ?? 'is invalid'}` };
 }

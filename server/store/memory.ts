@@ -24,6 +24,7 @@ import {
   type Table,
   type UnitOfWork,
 } from './store.js';
+import { FRESH } from './fresh.js';
 
 type Undo = () => void;
 
@@ -420,7 +421,7 @@ class MemoryTable<T extends Row> {
   }
 
   select({ where, ...rest }: Query<T>): Page<T> {
-    return this.run({ ...rest, ...(where && { where: predicate(where) }) });
+    return this.run({ ...FRESH, ...rest, ...(where && { where: predicate(where) }) });
   }
 
   private run(query: Selection<T>): Page<T> {
@@ -433,7 +434,7 @@ class MemoryTable<T extends Row> {
       const sign = order.direction === 'desc' ? -1 : 1;
       const { where, after } = query;
       const past = (row: object) => sign * compareValues(this.field(row as T, order.field), after) > 0;
-      query = { ...query, after: undefined, where: where ? (row: object) => past(row) && where(row) : past };
+      query = { ...FRESH, ...query, after: undefined, where: where ? (row: object) => past(row) && where(row) : past };
     }
     const ordered = !query.orderBy || this.followsInsertion.get(query.orderBy.field)?.holds;
     if (!query.where && ordered) {
@@ -646,7 +647,7 @@ export class MemoryStore<S extends Schema> implements Store<S> {
         const table = partition.tables[name] as unknown as MemoryTable<T>;
         const current = table.rows.get(row.id);
         if (!current || !qualifies(current)) return;
-        const leased = frozenCopy({ ...current, leased_by: request.owner, lease_until: request.now + request.leaseMs });
+        const leased = frozenCopy({ ...FRESH, ...current, leased_by: request.owner, lease_until: request.now + request.leaseMs });
         table.put(leased);
         claimed.push({ projectId, row: leased });
       });

@@ -41,6 +41,7 @@ import type { Jobs } from '../jobs.js';
 import { and, compare, eq } from '../store/conditions.js';
 import { UnknownProject } from '../store/store.js';
 import type { DomainStore } from '../domain/schema.js';
+import { FRESH } from '../store/fresh.js';
 
 export interface DeliveryPolicy {
   /** Attempts in all, the first included. */
@@ -467,7 +468,7 @@ export class WebhookDeliveries {
         const delivery = await uow.webhook_deliveries.get(item.deliveryId);
         if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) return undefined;
         const now = Date.now();
-        if ((delivery.lease_until ?? 0) < now + this.policy.leaseMs / 2) await uow.webhook_deliveries.update({ ...delivery, lease_until: now + this.policy.leaseMs });
+        if ((delivery.lease_until ?? 0) < now + this.policy.leaseMs / 2) await uow.webhook_deliveries.update({ ...FRESH, ...delivery, lease_until: now + this.policy.leaseMs });
         return uow.webhooks.get(item.webhookId);
       });
     } catch (error) {
@@ -628,6 +629,7 @@ export class WebhookDeliveries {
               const delivery = await uow.webhook_deliveries.get(id);
               if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) continue;
               await uow.webhook_deliveries.update({
+                ...FRESH,
                 ...delivery,
                 status: 'FAILED',
                 failure_reason: reason,
@@ -664,6 +666,7 @@ export class WebhookDeliveries {
         if (!delivery || delivery.leased_by !== this.owner || delivery.status !== 'PENDING') return false;
         const ended = dueAt === null;
         await uow.webhook_deliveries.update({
+          ...FRESH,
           ...delivery,
           status,
           attempts: [...delivery.attempts, attempt],
@@ -699,7 +702,7 @@ export class WebhookDeliveries {
             for (const id of ids) {
               const delivery = await uow.webhook_deliveries.get(id);
               if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) continue;
-              await uow.webhook_deliveries.update({ ...delivery, leased_by: null, lease_until: null });
+              await uow.webhook_deliveries.update({ ...FRESH, ...delivery, leased_by: null, lease_until: null });
             }
           });
         } catch (error) {

@@ -18,6 +18,7 @@ import type { DomainStore, DomainUnitOfWork, Tables } from '../domain/schema.js'
 import { eq } from '../store/conditions.js';
 import { lazyUnitOfWork, PassThroughTable, withTransaction, type Row, type Table } from '../store/store.js';
 import { presentEvent, type EventScope, type PresentedEvent, type WebhookPayload } from './payloads.js';
+import { FRESH } from '../store/fresh.js';
 
 type WebhookEnvelope = components['schemas']['WebhookEventEnvelope'];
 
@@ -85,7 +86,7 @@ class Noting {
     this.active ??= uow.webhooks.query({ where: eq('active', true) }).then(({ rows }) => rows);
     const targets = (await this.active).filter((webhook) => subscribesTo(webhook, type));
     if (targets.length === 0) return;
-    const deliverable = { event: { ...event, type }, presented: undefined as unknown as PresentedEvent };
+    const deliverable = { event: { ...FRESH, ...event, type }, presented: undefined as unknown as PresentedEvent };
     try {
       deliverable.presented = await presentEvent(this.scope(event), deliverable.event);
     } catch (error) {
@@ -162,7 +163,7 @@ export function payload(id: string, projectId: string, now: string, webhook: Web
     },
   };
   // The kind and its data were paired by the kind's builder, which the compiler cannot see across the union.
-  return { ...envelope, type: event.type, data: presented.data } as WebhookPayload;
+  return { ...FRESH, ...envelope, type: event.type, data: presented.data } as WebhookPayload;
 }
 
 /** The event log's source in the public API's terms: what the service did by itself is `INTERNAL` there. */

@@ -18,6 +18,7 @@ import { presentEntry, type RedemptionView, type RollbackView } from '../domain/
 import { presentValidationRule } from '../domain/validation-rules.js';
 import { presentVoucher } from '../domain/vouchers.js';
 import type { Tables } from '../domain/schema.js';
+import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
 export type WebhookPayload = Schemas['WebhookEvent'];
@@ -84,6 +85,7 @@ async function voucherParts(scope: EventScope, event: EventRecord) {
 function balance(card: Schemas['Voucher'] | null, change: { points: number } | { amount: number }, operation: 'MANUAL' | 'AUTOMATIC', voucherId: string): Schemas['WebhookBalance'] {
   const gift = 'amount' in change;
   return {
+    ...FRESH,
     ...change,
     total: (gift ? card?.gift?.amount : card?.loyalty_card?.points) ?? 0,
     balance: (gift ? card?.gift?.balance : card?.loyalty_card?.balance) ?? 0,
@@ -155,7 +157,7 @@ async function shownPublication(scope: EventScope, id: string | null | undefined
   if (!record) return null;
   const [only, ...more] = record.vouchers_id;
   const published = only !== undefined && more.length === 0 ? await voucher(scope, only) : null;
-  return { ...(await presentPublication(scope.ctx, record)), ...(published && { voucher: published }) };
+  return { ...FRESH, ...(await presentPublication(scope.ctx, record)), ...(published && { voucher: published }) };
 }
 
 async function ruleEvent(scope: EventScope, event: EventRecord) {
@@ -201,6 +203,7 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
     return {
       entityId: voucherId,
       data: {
+        ...FRESH,
         ...(voucher && { voucher }),
         customer: await customer(scope, idOf(event.data.customer) ?? event.customer_id),
         campaign,
@@ -237,18 +240,18 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
   },
   'campaign.created': async (scope, event) => {
     const { entityId, data } = await campaignEvent(scope, event);
-    return { entityId, data: { ...data, created_at: data.campaign?.created_at ?? event.created_at } };
+    return { entityId, data: { ...FRESH, ...data, created_at: data.campaign?.created_at ?? event.created_at } };
   },
   'campaign.updated': campaignEvent,
   'campaign.deleted': async (scope, event) => {
     const { entityId, data } = await campaignEvent(scope, event);
-    return { entityId, data: { ...data, deleted_at: event.created_at } };
+    return { entityId, data: { ...FRESH, ...data, deleted_at: event.created_at } };
   },
   'campaign.enabled': campaignEvent,
   'campaign.disabled': campaignEvent,
   'campaign.vouchers.generation.completed': async (scope, event) => {
     const { entityId, data } = await campaignEvent(scope, event);
-    return { entityId, data: { ...data, count: Number(event.data.count ?? 0), completed_at: event.created_at } };
+    return { entityId, data: { ...FRESH, ...data, count: Number(event.data.count ?? 0), completed_at: event.created_at } };
   },
   'business_validation_rule.created': async (scope, event) => {
     const { id, rule } = await ruleEvent(scope, event);
@@ -284,6 +287,7 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
     const sku = await row(scope, 'skus', given.product?.sku_id);
     const rewardVoucher = await voucher(scope, idOf(given.voucher));
     const reward: Schemas['WebhookRewardGiven'] | null = record && {
+      ...FRESH,
       ...record,
       ...(given.assignment_id && { assignment_id: given.assignment_id }),
       customer: holder,

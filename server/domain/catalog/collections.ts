@@ -8,6 +8,7 @@ import { writeUnique } from '../unique.js';
 import { catalogOrder } from './products.js';
 import type { CatalogOrder, Product, ProductCollection, ProductCollectionCreate, ProductCollectionFilter, ProductCollectionItem, Sku } from './types.js';
 import type { components } from '../../../generated/openapi.js';
+import { FRESH } from '../../store/fresh.js';
 
 type ProductCollectionUpdate = components['schemas']['ProductCollectionsUpdateRequestBody'];
 type SkuWithProduct = components['schemas']['SkuWithProduct'];
@@ -125,7 +126,7 @@ function checkCollectionFilter(filter: ProductCollectionFilter): ProductCollecti
       }
     }
   }
-  return { ...filter, junction } as ProductCollectionFilter;
+  return { ...FRESH, ...filter, junction } as ProductCollectionFilter;
 }
 
 /** Whether a value equals an object operand, compared as whole JSON values. */
@@ -166,8 +167,8 @@ export async function createCollection(ctx: DomainContext, input: ProductCollect
   const base = { id: newId('pc'), name: input.name, created_at: ctx.clock.now().toISOString() };
   const collection: ProductCollection =
     input.type === 'STATIC'
-      ? { ...base, type: 'STATIC', products: await resolveItems(ctx, input.products ?? []), object: 'products_collection' }
-      : { ...base, type: 'AUTO_UPDATE', filter: checkCollectionFilter(input.filter), object: 'products_collection' };
+      ? { ...FRESH, ...base, type: 'STATIC', products: await resolveItems(ctx, input.products ?? []), object: 'products_collection' }
+      : { ...FRESH, ...base, type: 'AUTO_UPDATE', filter: checkCollectionFilter(input.filter), object: 'products_collection' };
   return writeUnique('product_collection', () => ctx.uow.product_collections.insert(collection));
 }
 
@@ -204,7 +205,7 @@ export async function removeFromStaticCollections(ctx: DomainContext, ids: Reado
     const products = collection.products ?? [];
     const kept = products.filter((item) => !ids.has(item.id));
     if (kept.length !== products.length) {
-      await ctx.uow.product_collections.update({ ...collection, products: kept });
+      await ctx.uow.product_collections.update({ ...FRESH, ...collection, products: kept });
     }
   }
 }
@@ -256,7 +257,7 @@ export async function listCollectionMembers(ctx: DomainContext, id: string, quer
     if (member.object === 'product') rows.push(member);
     else {
       const product = await ctx.uow.products.get(member.product_id);
-      rows.push({ ...member, ...(product && { product }) });
+      rows.push({ ...FRESH, ...member, ...(product && { product }) });
     }
   }
   return { rows, total: members.length };

@@ -6,6 +6,7 @@ import { createdBetween, pageWindow, parseOrder, type PageRequest } from '../pag
 import { writeUnique } from '../unique.js';
 import { removeFromStaticCollections } from './collections.js';
 import type { CatalogOrder, Product, ProductCreate, ProductUpdate, ProductWithSkus, Sku } from './types.js';
+import { FRESH } from '../../store/fresh.js';
 
 export interface ListQuery extends PageRequest {
   order?: CatalogOrder;
@@ -63,6 +64,7 @@ export async function updateProduct(ctx: DomainContext, ref: string, input: Prod
   }
   const { attributes, metadata, ...fields } = input;
   const changes: Partial<Product> = {
+    ...FRESH,
     ...fields,
     // A null means none: the product keeps an empty list and map, as a new one has.
     ...(attributes !== undefined && { attributes: attributes ?? [] }),
@@ -84,17 +86,18 @@ export async function deleteProduct(ctx: DomainContext, ref: string): Promise<vo
 export async function listProducts(ctx: DomainContext, query: ListQuery) {
   const within = createdBetween(query.start_date, query.end_date);
   const page = await ctx.uow.products.query({
+    ...FRESH,
     ...(within && { where: within }),
     orderBy: catalogOrder(query.order, ['created_at', 'updated_at'] as const),
     ...pageWindow(query),
   });
-  return { ...page, rows: await Promise.all(page.rows.map((product) => withSkus(ctx, product))) };
+  return { ...FRESH, ...page, rows: await Promise.all(page.rows.map((product) => withSkus(ctx, product))) };
 }
 
 /** The product as the API returns it: with every one of its SKUs, oldest first. */
 export async function withSkus(ctx: DomainContext, product: Product): Promise<ProductWithSkus> {
   const skus: Sku[] = await ctx.uow.skus.findBy('product_id', product.id);
-  return { ...product, skus: { object: 'list', data_ref: 'data', data: skus, total: skus.length } };
+  return { ...FRESH, ...product, skus: { object: 'list', data_ref: 'data', data: skus, total: skus.length } };
 }
 
 export async function getProduct(ctx: DomainContext, ref: string): Promise<ProductWithSkus> {

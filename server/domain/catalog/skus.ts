@@ -7,6 +7,7 @@ import { writeUnique } from '../unique.js';
 import { removeFromStaticCollections } from './collections.js';
 import { catalogOrder, findProduct, type ListQuery } from './products.js';
 import type { Product, Sku, SkuCreate, SkuUpdate } from './types.js';
+import { FRESH } from '../../store/fresh.js';
 
 /** Finds a SKU by ID, then by `source_id`. */
 export async function findSku({ uow }: DomainContext, ref: string): Promise<Sku> {
@@ -63,6 +64,7 @@ export async function updateSku(ctx: DomainContext, productRef: string, skuRef: 
   checkAttributes(product, input.attributes);
   const { attributes, metadata, ...fields } = input;
   const changes: Partial<Sku> = {
+    ...FRESH,
     ...fields,
     // A null means none: the SKU keeps an empty map, as a new one has.
     ...(attributes !== undefined && { attributes: attributes ?? {} }),

@@ -11,6 +11,7 @@ import { pageWindow, parseOrder, type PageRequest } from '../pagination.js';
 import { checkExportFilter } from './conditions.js';
 import { EXPORT_KINDS, type ExportedObject, type ExportPlan } from './kinds.js';
 import { table } from '../../store/schema.js';
+import { FRESH } from '../../store/fresh.js';
 
 type Schemas = components['schemas'];
 export type Export = Schemas['Export'];
@@ -144,6 +145,6 @@ export async function deleteExport(ctx: DomainContext, id: string): Promise<Expo
 export async function setExportStatus(ctx: DomainContext, id: string, status: ExportStatus, failure: string | null = null): Promise<boolean> {
   const record = await ctx.uow.exports.get(id);
   if (!record) return false;
-  await ctx.uow.exports.update({ ...record, status, failure });
+  await ctx.uow.exports.update({ ...FRESH, ...record, status, failure });
   return true;
 }

@@ -17,6 +17,7 @@ import type { VoucherRecord } from '../vouchers.js';
 import { conditionsOn, rowField, type FieldSource } from '../filters.js';
 import { and, isNull, notNull, or, type Condition } from '../../store/conditions.js';
 import { datePartOf, exportCondition, type ExportFilter } from './conditions.js';
+import { FRESH } from '../../store/fresh.js';
 
 export type ExportedObject = 'voucher' | 'redemption' | 'customer' | 'publication' | 'order' | 'points_expiration' | 'voucher_transactions';
 
@@ -159,6 +160,7 @@ const vouchers: ExportKind = {
     }
     const { scope, now } = plan;
     const { rows } = await ctx.uow.vouchers.query({
+      ...FRESH,
       ...(scope && { index: { field: 'campaign_id', value: scope.value } }),
       ...filterWhere(plan, (field) => voucherSource(field, categoryNames, now)),
       orderBy: orderBy<VoucherRecord>(plan, {}),
@@ -235,6 +237,7 @@ const redemptions: ExportKind = {
   async scan(ctx, plan) {
     const names = await campaignNames(ctx, plan);
     const { rows } = await ctx.uow.redemptions.query({
+      ...FRESH,
       ...filterWhere(plan, (field) => redemptionFilterSource(field, names)),
       orderBy: orderBy<Redemption>(plan, { created_at: 'date' }),
     });
@@ -318,6 +321,7 @@ const customers: ExportKind = {
       }
     };
     const { rows } = await ctx.uow.customers.query({
+      ...FRESH,
       ...filterWhere(plan, source),
       orderBy: orderBy<Customer>(plan, {}),
     });
@@ -400,6 +404,7 @@ const publications: ExportKind = {
       }
     };
     const { rows } = await ctx.uow.publications.query({
+      ...FRESH,
       ...filterWhere(plan, source),
       orderBy: orderBy<PublicationRecord>(plan, {}),
     });
@@ -437,6 +442,7 @@ const orders: ExportKind = {
   metadata: true,
   async scan(ctx, plan) {
     const { rows } = await ctx.uow.orders.query({
+      ...FRESH,
       ...filterWhere(plan, rowField),
       orderBy: orderBy<OrderRecord>(plan, {}),
     });
@@ -479,6 +485,7 @@ const pointsExpiration: ExportKind = {
   async scan(ctx, plan) {
     const { scope } = plan;
     const { rows: cards } = await ctx.uow.loyalty_cards.query({
+      ...FRESH,
       ...(scope && { index: { field: 'campaign_id', value: scope.value } }),
       // A card's ID is its voucher's.
       ...filterWhere(plan, (field) => (field === 'voucher_id' ? 'id' : 'campaign_id')),
@@ -517,6 +524,7 @@ const voucherTransactions: ExportKind = {
   async scan(ctx, plan) {
     const { scope } = plan;
     const { rows } = await ctx.uow.loyalty_transactions.query({
+      ...FRESH,
       ...(scope && { index: { field: scope.field as 'voucher_id' | 'campaign_id', value: scope.value } }),
       ...filterWhere(plan, rowField),
       orderBy: orderBy<CardTransaction>(plan, {}),

@@ -7,6 +7,7 @@ import { cursorPage } from '../pagination.js';
 import { normalizeFilters } from '../vouchers.js';
 import type { VoucherRecord } from '../vouchers.js';
 import { cardContext } from './cards.js';
+import { FRESH } from '../../store/fresh.js';
 
 function unknownCursor(id: string | undefined) {
   return invalid('invalid_query_params', 'Invalid query params', `starting_after_id ${id} is not an entry of this list`);
@@ -57,6 +58,7 @@ export async function listMemberActivity(
   // program: add them as every entry has them.
   const { customer, campaign } = await cardContext(ctx, card);
   return {
+    ...FRESH,
     ...page,
     rows: page.rows.map((event) => ({
       id: event.id,

@@ -13,6 +13,7 @@ import { expiryFor, type ExpirationRules } from './expiration.js';
 import { noteDueDay } from './settle-clock.js';
 import { followTier } from './tiers.js';
 import type { CardState, CardTransaction, PointsBucket } from './types.js';
+import { FRESH } from '../../store/fresh.js';
 
 type Schemas = components['schemas'];
 /** A balance change as the engine makes it: always with the change, the card type and the operation. */
@@ -62,7 +63,7 @@ function withdraw(buckets: PointsBucket[], points: number, now: string): PointsB
   for (const bucket of [...buckets].sort(bySoonest)) {
     const taken = Math.min(left, bucket.points);
     left -= taken;
-    if (bucket.points - taken > 0) result.push(taken > 0 ? { ...bucket, points: bucket.points - taken, updated_at: now } : bucket);
+    if (bucket.points - taken > 0) result.push(taken > 0 ? { ...FRESH, ...bucket, points: bucket.points - taken, updated_at: now } : bucket);
   }
   return result;
 }
@@ -116,19 +117,19 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
     const same = state.buckets.find((bucket) => bucket.expires_on === expires);
     const now = ctx.clock.now().toISOString();
     buckets = same
-      ? state.buckets.map((bucket) => (bucket === same ? { ...bucket, points: bucket.points + move.points, updated_at: now } : bucket))
+      ? state.buckets.map((bucket) => (bucket === same ? { ...FRESH, ...bucket, points: bucket.points + move.points, updated_at: now } : bucket))
       : [...state.buckets, { points: move.points, expires_on: expires, id: newId('lopb'), created_at: now }];
   } else buckets = withdraw(state.buckets, -move.points, ctx.clock.now().toISOString());
   const next = nextExpiration(buckets);
   if (next.date) await noteDueDay(ctx, next.date);
-  await ctx.uow.loyalty_cards.update({ ...state, buckets: buckets.filter((bucket) => bucket.points > 0), next_expiration_date: next.date });
+  await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, buckets: buckets.filter((bucket) => bucket.points > 0), next_expiration_date: next.date });
   const loyalty = {
     points: current.points + Math.max(0, move.points),
     balance: current.balance + move.points,
     next_expiration_date: next.date,
     next_expiration_points: next.points,
   };
-  const updated = await ctx.uow.vouchers.update({ ...card, loyalty_card: loyalty, updated_at: ctx.clock.now().toISOString() });
+  const updated = await ctx.uow.vouchers.update({ ...FRESH, ...card, loyalty_card: loyalty, updated_at: ctx.clock.now().toISOString() });
   const balance: LoyaltyCardBalance = {
     points: move.points,
     total: loyalty.points,
@@ -146,7 +147,7 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
     source: move.operation === 'MANUAL' ? 'API' : null,
     reason: move.reason ?? null,
     type: move.type,
-    details: { ...move.details, balance },
+    details: { ...FRESH, ...move.details, balance },
     related_transaction_id: move.relatedTransactionId ?? null,
     created_at: ctx.clock.now().toISOString(),
     object: 'loyalty_card_transaction',
@@ -170,7 +171,7 @@ export async function cardContext(ctx: DomainContext, card: VoucherRecord) {
 
 /** Records an event on the card, with its holder and program, for member and customer activity. */
 export async function recordCardEvent(ctx: DomainContext, type: EventType, card: VoucherRecord, data: Record<string, unknown> = {}) {
-  return recordEvent(ctx, type, { campaign_id: card.campaign_id, customer_id: card.holder_id, voucher_id: card.id }, { ...(await cardContext(ctx, card)), ...data });
+  return recordEvent(ctx, type, { campaign_id: card.campaign_id, customer_id: card.holder_id, voucher_id: card.id }, { ...FRESH, ...(await cardContext(ctx, card)), ...data });
 }
 
 export interface PointsChange {

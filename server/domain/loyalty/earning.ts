@@ -22,6 +22,7 @@ import { findProgram } from './programs.js';
 import { currentTier, mapped } from './tiers.js';
 import type { EarningRule, LoyaltyTier } from './types.js';
 import { and, eq } from '../../store/conditions.js';
+import { FRESH } from '../../store/fresh.js';
 
 type Schemas = components['schemas'];
 type RuleRequest = Schemas['EarningRuleRequest'];
@@ -80,7 +81,7 @@ async function checkRule(ctx: DomainContext, campaignId: string, rule: EarningRu
 
 /** The loyalty a request sets, with the public API's default type: points without a type are FIXED. */
 function typedLoyalty(loyalty: NonNullable<RuleUpdate['loyalty']>): Loyalty {
-  return 'type' in loyalty && loyalty.type !== undefined ? (loyalty as Loyalty) : { ...loyalty, type: 'FIXED' };
+  return 'type' in loyalty && loyalty.type !== undefined ? (loyalty as Loyalty) : { ...FRESH, ...loyalty, type: 'FIXED' };
 }
 
 /**
@@ -89,7 +90,7 @@ function typedLoyalty(loyalty: NonNullable<RuleUpdate['loyalty']>): Loyalty {
  */
 async function ruleFields(ctx: DomainContext, input: RuleUpdate): Promise<Partial<EarningRule>> {
   const { source, custom_event, pending_points, loyalty, ...rest } = input;
-  const fields: Partial<EarningRule> = { ...(rest as Partial<EarningRule>), ...(loyalty !== undefined && { loyalty: typedLoyalty(loyalty) }) };
+  const fields: Partial<EarningRule> = { ...FRESH, ...(rest as Partial<EarningRule>), ...(loyalty !== undefined && { loyalty: typedLoyalty(loyalty) }) };
   if (custom_event !== undefined) {
     if (custom_event === null || custom_event.schema_id === undefined) fields.custom_event = null;
     else {
@@ -152,7 +153,7 @@ export async function updateEarningRule(ctx: DomainContext, campaignRef: string,
   const rule = await findEarningRule(ctx, campaignRef, ruleId);
   if (timeframeWithoutStart(rule, input)) throw ruleError('validity_timeframe requires start_date');
   const fields = await ruleFields(ctx, input);
-  const changes = { ...fields, ...(fields.source && { source: { ...rule.source, banner: fields.source.banner } }) };
+  const changes = { ...FRESH, ...fields, ...(fields.source && { source: { ...FRESH, ...rule.source, banner: fields.source.banner } }) };
   const updated = applyChanges(rule, changes, ctx.clock.now().toISOString());
   await checkRule(ctx, rule.campaign_id!, updated);
   return ctx.uow.earning_rules.update(updated);
@@ -160,7 +161,7 @@ export async function updateEarningRule(ctx: DomainContext, campaignRef: string,
 
 export async function setEarningRuleActive(ctx: DomainContext, campaignRef: string, ruleId: string, active: boolean): Promise<EarningRule> {
   const rule = await findEarningRule(ctx, campaignRef, ruleId);
-  return ctx.uow.earning_rules.update({ ...rule, active, updated_at: ctx.clock.now().toISOString() });
+  return ctx.uow.earning_rules.update({ ...FRESH, ...rule, active, updated_at: ctx.clock.now().toISOString() });
 }
 
 export async function deleteEarningRule(ctx: DomainContext, campaignRef: string, ruleId: string): Promise<void> {
@@ -181,7 +182,7 @@ export async function listEarningRules(ctx: DomainContext, campaignRef: string, 
 export function ruleInTier(rule: EarningRule, tier: LoyaltyTier): EarningRule {
   const mapping = tier.earning_rules?.[rule.id];
   if (!mapping || rule.loyalty.type !== 'FIXED') return rule;
-  return { ...rule, loyalty: { ...rule.loyalty, points: Math.max(1, mapped(rule.loyalty.points, mapping)) } };
+  return { ...FRESH, ...rule, loyalty: { ...FRESH, ...rule.loyalty, points: Math.max(1, mapped(rule.loyalty.points, mapping)) } };
 }
 
 function steps(measure: number, ratio: { every: number; points: number }): number {
@@ -345,7 +346,7 @@ async function cardsForEvent(ctx: DomainContext, customerId: string, event: stri
   const usable: VoucherRecord[] = [];
   for (const card of cards) {
     const program = await ctx.uow.campaigns.get(card.campaign_id!);
-    if (program && program.campaign_type === 'LOYALTY_PROGRAM' && validityAt({ ...program, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, ctx.clock.now()).valid) {
+    if (program && program.campaign_type === 'LOYALTY_PROGRAM' && validityAt({ ...FRESH, ...program, validity_timeframe: null, validity_day_of_week: null, validity_hours: null }, ctx.clock.now()).valid) {
       usable.push((await ctx.uow.vouchers.get(card.id)) ?? card);
     }
   }

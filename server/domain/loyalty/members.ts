@@ -12,6 +12,7 @@ import { followTier } from './tiers.js';
 import type { CampaignRecord } from '../campaigns.js';
 import { and, eq, isIn, notNull } from '../../store/conditions.js';
 import { withinRange } from '../time-range.js';
+import { FRESH } from '../../store/fresh.js';
 
 type MemberCreate = components['schemas']['LoyaltyMembersCreateRequestBody'];
 
@@ -34,9 +35,9 @@ export async function enroll(ctx: DomainContext, program: CampaignRecord, custom
     }
   }
   const now = ctx.clock.now().toISOString();
-  const given = await ctx.uow.vouchers.update({ ...card, holder_id: customerId, publish_count: card.publish_count + 1, updated_at: now });
+  const given = await ctx.uow.vouchers.update({ ...FRESH, ...card, holder_id: customerId, publish_count: card.publish_count + 1, updated_at: now });
   const state = await cardState(ctx, given);
-  await ctx.uow.loyalty_cards.update({ ...state, joined_at: now });
+  await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, joined_at: now });
   await recordEvent(ctx, 'voucher.published', { campaign_id: program.id, customer_id: customerId, voucher_id: given.id }, {
     voucher: { id: given.id, code: given.code },
     customer: { id: customerId },
@@ -62,7 +63,7 @@ export async function joiningCustomer(ctx: DomainContext, input: MemberCreate['c
     const existing = await ctx.uow.customers.getBy('source_id', source_id);
     if (existing) return existing;
   }
-  return upsertCustomer(ctx, { ...fields, ...(source_id != null && { source_id }) });
+  return upsertCustomer(ctx, { ...FRESH, ...fields, ...(source_id != null && { source_id }) });
 }
 
 export async function addMember(ctx: DomainContext, campaignRef: string, input: MemberCreate): Promise<VoucherRecord> {
@@ -70,7 +71,7 @@ export async function addMember(ctx: DomainContext, campaignRef: string, input: 
   const customer = await joiningCustomer(ctx, input.customer);
   const card = await enroll(ctx, program, customer.id, input.voucher ?? undefined, { channel: input.channel, sourceId: input.source_id });
   if (input.metadata == null) return card;
-  return ctx.uow.vouchers.update({ ...card, metadata: { ...card.metadata, ...input.metadata } });
+  return ctx.uow.vouchers.update({ ...FRESH, ...card, metadata: { ...FRESH, ...card.metadata, ...input.metadata } });
 }
 
 export interface MemberQuery extends PageRequest {
@@ -130,7 +131,7 @@ export async function transferPoints(ctx: DomainContext, target: VoucherRecord, 
       details: { source_voucher: await transactionVoucher(ctx, out.card) },
       relatedTransactionId: out.transaction.id,
     });
-    await ctx.uow.loyalty_transactions.update({ ...out.transaction, related_transaction_id: into.transaction.id });
+    await ctx.uow.loyalty_transactions.update({ ...FRESH, ...out.transaction, related_transaction_id: into.transaction.id });
     card = into.card;
     const moved = { points: transfer.points, from: { id: source.id, code: source.code }, to: { id: card.id, code: card.code } };
     await recordCardEvent(ctx, 'customer.loyalty.card.points_transferred', out.card, moved);

@@ -10,6 +10,7 @@ import { balanceError, movePoints, recordCardEvent, type LoyaltyCardBalance } fr
 import { earnedExpiry, TIER_JOINED } from './earning.js';
 import { dayBefore, noteDueDay } from './settle-clock.js';
 import type { EarningRule, LoyaltyTier, PendingPoints } from './types.js';
+import { FRESH } from '../../store/fresh.js';
 
 export interface PendingEarning {
   rule: EarningRule;
@@ -106,7 +107,7 @@ export async function cancelPending(ctx: DomainContext, card: VoucherRecord, pen
 export async function adjustPending(ctx: DomainContext, card: VoucherRecord, pendingId: string, points = 0): Promise<PendingBalance> {
   const entry = await findPending(ctx, card, pendingId);
   if (entry.points + points < 0) throw balanceError(`Taking ${-points} points from pending entry ${entry.id} would leave ${entry.points + points}`);
-  const updated = points === 0 ? entry : await ctx.uow.pending_points.update({ ...entry, points: entry.points + points, updated_at: ctx.clock.now().toISOString() });
+  const updated = points === 0 ? entry : await ctx.uow.pending_points.update({ ...FRESH, ...entry, points: entry.points + points, updated_at: ctx.clock.now().toISOString() });
   return {
     points,
     total: updated.points,

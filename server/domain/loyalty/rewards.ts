@@ -15,6 +15,7 @@ import { findProgram } from './programs.js';
 import { currentTier, findTier, mapped } from './tiers.js';
 import type { LoyaltyTier, Reward, RewardAssignment, StoredRewardParameters } from './types.js';
 import { eq } from '../../store/conditions.js';
+import { FRESH } from '../../store/fresh.js';
 
 type Schemas = components['schemas'];
 type RewardCreate = Schemas['RewardsCreateRequestBody'];
@@ -111,11 +112,12 @@ export async function updateReward(ctx: DomainContext, id: string, input: Reward
   const reward = await findReward(ctx, id);
   if (reward.type !== 'MATERIAL' && input.stock !== undefined && input.stock !== null) throw rewardError('Only MATERIAL rewards have stock');
   return ctx.uow.rewards.update({
+    ...FRESH,
     ...reward,
     ...(input.name !== undefined && { name: input.name }),
     ...(input.parameters !== undefined && { parameters: await resolveParameters(ctx, reward.type, input.parameters) }),
     ...(input.stock !== undefined && { stock: input.stock }),
-    ...(input.attributes !== undefined && { attributes: { ...reward.attributes, ...input.attributes } }),
+    ...(input.attributes !== undefined && { attributes: { ...FRESH, ...reward.attributes, ...input.attributes } }),
     ...(input.metadata !== undefined && { metadata: input.metadata }),
     updated_at: ctx.clock.now().toISOString(),
   });
@@ -134,7 +136,7 @@ export async function listRewards(ctx: DomainContext, query: PageRequest & { ass
     if (!assignment) return { rows: [], total: 0 };
     only = assignment.reward_id;
   }
-  return ctx.uow.rewards.query({ ...(only !== undefined && { where: eq('id', only) }), ...pageWindow(query) });
+  return ctx.uow.rewards.query({ ...FRESH, ...(only !== undefined && { where: eq('id', only) }), ...pageWindow(query) });
 }
 
 export async function findAssignment(ctx: DomainContext, rewardId: string, assignmentId: string): Promise<RewardAssignment> {
@@ -173,9 +175,11 @@ export async function updateAssignment(ctx: DomainContext, rewardId: string, ass
   const assignment = await findAssignment(ctx, rewardId, assignmentId);
   const loyalty = input.parameters?.loyalty;
   return ctx.uow.reward_assignments.update({
+    ...FRESH,
     ...assignment,
     parameters: {
       loyalty: {
+        ...FRESH,
         ...assignment.parameters.loyalty,
         ...(loyalty?.points !== undefined && { points: loyalty.points }),
         ...(loyalty?.auto_redeem !== undefined && { auto_redeem: loyalty.auto_redeem }),
@@ -251,7 +255,7 @@ export async function memberRewards(ctx: DomainContext, card: VoucherRecord, aff
 function inTier(assignment: RewardAssignment, tier: LoyaltyTier | undefined): RewardAssignment {
   const mapping = tier?.rewards?.[assignment.id];
   if (!mapping) return assignment;
-  return { ...assignment, parameters: { loyalty: { points: mapped(assignment.parameters.loyalty.points, mapping) } } };
+  return { ...FRESH, ...assignment, parameters: { loyalty: { points: mapped(assignment.parameters.loyalty.points, mapping) } } };
 }
 
 export async function tierRewards(ctx: DomainContext, campaignRef: string, tierId: string) {
@@ -298,10 +302,10 @@ export async function giveCampaignVoucher(
   let voucher = fresh ?? (await createVoucher(ctx, {}, campaign));
   if (campaign.campaign_type === 'GIFT_VOUCHERS' && voucher.gift) {
     const amount = balance ?? 0;
-    voucher = { ...voucher, gift: { ...voucher.gift, amount, balance: amount } };
+    voucher = { ...FRESH, ...voucher, gift: { ...FRESH, ...voucher.gift, amount, balance: amount } };
   }
   const now = ctx.clock.now().toISOString();
-  const given = await ctx.uow.vouchers.update({ ...voucher, holder_id: holder, publish_count: voucher.publish_count + 1, updated_at: now });
+  const given = await ctx.uow.vouchers.update({ ...FRESH, ...voucher, holder_id: holder, publish_count: voucher.publish_count + 1, updated_at: now });
   await recordEvent(ctx, 'voucher.published', { campaign_id: campaign.id, customer_id: holder, voucher_id: given.id }, { voucher: { id: given.id, code: given.code }, customer: { id: holder } });
   return given;
 }
@@ -370,11 +374,11 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
       discount_amount: discount,
       gift_amount: 0,
       total_amount: orderAmount - discount,
-      items: priced.map((item) => ({ ...item, discount_amount: 0, subtotal_amount: item.amount, object: 'order_item' as const })),
+      items: priced.map((item) => ({ ...FRESH, ...item, discount_amount: 0, subtotal_amount: item.amount, object: 'order_item' as const })),
       object: 'order' as const,
     };
     const saved = await orderForRedemption(ctx, request, calculated, card.holder_id);
-    order = { ...calculated, id: saved.id, source_id: saved.source_id };
+    order = { ...FRESH, ...calculated, id: saved.id, source_id: saved.source_id };
   };
   if (reward.type === 'COIN') {
     const coin = reward.parameters.coin!;
@@ -401,6 +405,7 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
     : { card };
   if (reward.type === 'CAMPAIGN') issued = await issueCampaignReward(ctx, moved.card, reward);
   const updatedReward = await ctx.uow.rewards.update({
+    ...FRESH,
     ...reward,
     redeemed: (reward.redeemed ?? 0) + 1,
     ...(reward.type === 'MATERIAL' && reward.stock !== null && { stock: reward.stock - 1 }),

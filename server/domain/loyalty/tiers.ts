@@ -9,6 +9,7 @@ import { earnOnTierJoined } from './earning.js';
 import { recordCardEvent } from './cards.js';
 import { findProgram } from './programs.js';
 import type { LoyaltyTier, TierMapping } from './types.js';
+import { FRESH } from '../../store/fresh.js';
 
 type TierRequest = components['schemas']['LoyaltyTierRequest'];
 
@@ -121,7 +122,7 @@ export async function followTier(ctx: DomainContext, card: VoucherRecord): Promi
   if ((target?.id ?? null) === state.tier_id) return;
   const from = state.tier_id ? ((await ctx.uow.loyalty_tiers.get(state.tier_id)) ?? null) : null;
   const now = ctx.clock.now().toISOString();
-  await ctx.uow.loyalty_cards.update({ ...state, tier_id: target?.id ?? null, tier_since: target ? now : null });
+  await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, tier_id: target?.id ?? null, tier_since: target ? now : null });
   const type = !from ? 'customer.loyalty.tier.joined' : !target ? 'customer.loyalty.tier.left' : (target.points.from ?? 0) > (from.points.from ?? 0) ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded';
   await recordCardEvent(ctx, type, card, { loyalty_tier_from: from, loyalty_tier_to: target });
   if (target) await earnOnTierJoined(ctx, card, target);
@@ -134,6 +135,7 @@ export async function memberTiers(ctx: DomainContext, card: VoucherRecord) {
   if (!tier || !state?.tier_since || !card.holder_id) return [];
   return [
     {
+      ...FRESH,
       ...tier,
       expiration: {
         customer_id: card.holder_id,

@@ -4,6 +4,7 @@ import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { table } from '../../store/schema.js';
+import { FRESH } from '../../store/fresh.js';
 
 export type Brand = components['schemas']['Brand'];
 
@@ -28,7 +29,7 @@ const DEFAULT_COCKPITS: Brand['cockpits'] = {
 /** The given fields over the current ones, leaving out what was not given. */
 function merge<T extends object>(current: T, changes: Partial<T> | undefined): T {
   if (!changes) return current;
-  return { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) };
+  return { ...FRESH, ...current, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) };
 }
 
 export async function findBrand({ uow }: DomainContext, id: string): Promise<Brand> {
@@ -61,6 +62,7 @@ export async function createBrand(ctx: DomainContext, input: BrandCreate): Promi
 export async function updateBrand(ctx: DomainContext, id: string, input: BrandUpdate): Promise<Brand> {
   const brand = await findBrand(ctx, id);
   return ctx.uow.brands.update({
+    ...FRESH,
     ...brand,
     brand: merge(brand.brand, input.brand),
     address: merge(brand.address, input.address),

@@ -5,6 +5,7 @@
 import type { DomainError } from '../errors.js';
 import { invalid } from '../errors.js';
 import type { MetadataSchema } from './schemas.js';
+import { FRESH } from '../../store/fresh.js';
 
 type Definition = MetadataSchema['properties'][string];
 
@@ -60,6 +61,7 @@ function hasType(definition: Definition, value: unknown): boolean {
 function normalized(definition: Definition): Definition {
   const snake = definition as Definition & { exact_length?: number; min_length?: number; max_length?: number; object_type?: string | null };
   return {
+    ...FRESH,
     ...definition,
     exactLength: definition.exactLength ?? snake.exact_length,
     minLength: definition.minLength ?? snake.min_length,

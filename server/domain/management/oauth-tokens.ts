@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { compare } from '../../store/conditions.js';
 import { table } from '../../store/schema.js';
 import type { DomainContext } from '../context.js';
+import { FRESH } from '../../store/fresh.js';
 
 export interface OAuthTokenRecord {
   /** SHA-256 of the token, base64url. */
@@ -36,7 +37,7 @@ export async function findToken({ uow }: DomainContext, token: string): Promise<
 
 export async function revokeToken({ uow }: DomainContext, record: OAuthTokenRecord, at: number): Promise<void> {
   if (record.revoked_at !== null) return;
-  await uow.oauth_tokens.update({ ...record, revoked_at: at, ends_at: Math.min(record.ends_at, at) });
+  await uow.oauth_tokens.update({ ...FRESH, ...record, revoked_at: at, ends_at: Math.min(record.ends_at, at) });
 }
 
 /** Ends every token an API key obtained that has not ended yet. */

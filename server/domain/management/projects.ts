@@ -10,6 +10,7 @@ import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { assignedTo, assignUser } from './users.js';
 import { table } from '../../store/schema.js';
+import { FRESH } from '../../store/fresh.js';
 
 /** A project as stored: the published shape, with the timestamps and `object` the reference server always keeps. */
 export type Project = components['schemas']['Project'] & { created_at: string; updated_at: string | null; object: 'project' };
@@ -149,6 +150,7 @@ export async function updateProject(ctx: DomainContext, id: string, input: Proje
   const { webhooks_callout_notifications: callouts, api_usage_notifications: usage, default_code_config: codes, ...plain } = input;
   const updated = applyChanges(project, plain, ctx.clock.now().toISOString());
   return ctx.uow.projects.update({
+    ...FRESH,
     ...updated,
     webhooks_callout_notifications: mergeSettings(project.webhooks_callout_notifications, callouts),
     api_usage_notifications: mergeSettings(project.api_usage_notifications, usage),
@@ -162,7 +164,7 @@ export async function deleteProject(ctx: DomainContext, id: string): Promise<voi
   for (const key of await ctx.uow.api_keys.findBy('project_id', id)) await ctx.uow.api_keys.delete(key.id);
   for (const user of (await ctx.uow.users.query({ where: assignedTo(id) })).rows) {
     const { [id]: _dropped, ...projects } = user.projects;
-    await ctx.uow.users.update({ ...user, projects });
+    await ctx.uow.users.update({ ...FRESH, ...user, projects });
   }
   await ctx.uow.projects.delete(id);
 }

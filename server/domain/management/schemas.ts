@@ -5,6 +5,7 @@ import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
 import { table } from '../../store/schema.js';
+import { FRESH } from '../../store/fresh.js';
 
 export type MetadataSchema = components['schemas']['MetadataSchema'];
 
@@ -23,7 +24,7 @@ type Definition = Properties[string];
 
 /** A definition with its flags filled in, so that every stored definition says whether it is an array and optional. */
 function complete(definition: Definition): Definition {
-  return { ...definition, array: definition.array ?? false, optional: definition.optional ?? true };
+  return { ...FRESH, ...definition, array: definition.array ?? false, optional: definition.optional ?? true };
 }
 
 function completeAll(properties: Properties): Properties {
@@ -67,6 +68,7 @@ export async function updateMetadataSchema(ctx: DomainContext, id: string, input
     else properties[name] = complete(definition);
   }
   return ctx.uow.metadata_schemas.update({
+    ...FRESH,
     ...schema,
     properties,
     allow_defined_only: input.allow_defined_only ?? schema.allow_defined_only,
@@ -104,6 +106,7 @@ export async function createCustomEventSchema(ctx: DomainContext, input: CustomE
 export async function updateCustomEventSchema(ctx: DomainContext, id: string, input: CustomEventUpdate): Promise<CustomEventSchema> {
   const schema = await findCustomEventSchema(ctx, id);
   const updated: CustomEventSchema = {
+    ...FRESH,
     ...schema,
     ...(input.name !== undefined && { name: input.name }),
     ...(input.schema !== undefined && { schema: { properties: completeAll(input.schema.properties) } }),

@@ -10,6 +10,7 @@ import { writeUnique } from '../unique.js';
 import { findProject } from './projects.js';
 import { table } from '../../store/schema.js';
 import { notNull, type Condition } from '../../store/conditions.js';
+import { FRESH } from '../../store/fresh.js';
 
 export type ProjectUser = components['schemas']['ProjectUser'];
 type Role = components['schemas']['UserRole'];
@@ -30,7 +31,7 @@ export function assignedTo(projectId: string): Condition {
 /** The user as a project's user operations show them: with `role`, their role in that project. */
 export function presentUser(user: UserRecord, projectId: string): ProjectUser {
   const { created_at: _created, ...shown } = user;
-  return { ...shown, role: user.projects[projectId]! };
+  return { ...FRESH, ...shown, role: user.projects[projectId]! };
 }
 
 /** A user named by ID or by login. */
@@ -56,7 +57,7 @@ export async function assignUser(ctx: DomainContext, projectId: string, input: A
   if (Object.hasOwn(user.projects, projectId)) {
     throw new DomainError('duplicate', 'duplicate_found', 'Duplicated resource found', `User ${user.login} is already assigned to project ${projectId}`, user.id, 'user');
   }
-  return ctx.uow.users.update({ ...user, projects: { ...user.projects, [projectId]: input.role } });
+  return ctx.uow.users.update({ ...FRESH, ...user, projects: { ...FRESH, ...user.projects, [projectId]: input.role } });
 }
 
 export async function listProjectUsers(ctx: DomainContext, projectId: string): Promise<UserRecord[]> {
@@ -70,7 +71,7 @@ export async function getProjectUser(ctx: DomainContext, projectId: string, idOr
 
 export async function changeRole(ctx: DomainContext, projectId: string, idOrLogin: string, role: Role): Promise<UserRecord> {
   const user = await findAssigned(ctx, projectId, idOrLogin);
-  return ctx.uow.users.update({ ...user, projects: { ...user.projects, [projectId]: role } });
+  return ctx.uow.users.update({ ...FRESH, ...user, projects: { ...FRESH, ...user.projects, [projectId]: role } });
 }
 
 export async function unassignUser(ctx: DomainContext, projectId: string, idOrLogin: string): Promise<void> {
@@ -80,7 +81,7 @@ export async function unassignUser(ctx: DomainContext, projectId: string, idOrLo
     throw new DomainError('invalid', 'user_not_assigned', 'User is not assigned', `User ${user.login} is not assigned to project ${projectId}`, user.id, 'user');
   }
   const { [projectId]: _dropped, ...projects } = user.projects;
-  await ctx.uow.users.update({ ...user, projects });
+  await ctx.uow.users.update({ ...FRESH, ...user, projects });
 }
 
 export async function inviteUser(ctx: DomainContext, input: Invite): Promise<UserRecord> {

@@ -6,6 +6,7 @@ import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { literalAddress, lookupName, refusedAddresses, type HostResolver, type ResolvedAddress } from './webhook-targets.js';
 import { table } from '../../store/schema.js';
+import { FRESH } from '../../store/fresh.js';
 
 export type Webhook = components['schemas']['Webhook'];
 
@@ -170,7 +171,7 @@ function secretFrom(given: string | undefined, current: string | undefined): str
 
 /** A webhook as the API shows it: the secret in full only in the answer to its creation. */
 export function presentWebhook(webhook: Webhook, { revealSecret = false } = {}): Webhook {
-  return revealSecret ? webhook : { ...webhook, secret: maskSecret(webhook.secret) };
+  return revealSecret ? webhook : { ...FRESH, ...webhook, secret: maskSecret(webhook.secret) };
 }
 
 export async function findWebhook({ uow }: DomainContext, id: string): Promise<Webhook> {
@@ -202,6 +203,7 @@ export async function updateWebhook(ctx: DomainContext, id: string, input: Webho
   const webhook = await findWebhook(ctx, id);
   const secret = secretFrom(input.secret, webhook.secret);
   return ctx.uow.webhooks.update({
+    ...FRESH,
     ...webhook,
     ...(target !== undefined && { target_url: target }),
     ...(input.events !== undefined && { events: [...new Set(input.events)] }),

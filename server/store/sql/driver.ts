@@ -5,6 +5,7 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { FRESH } from '../fresh.js';
 
 export interface Session {
   /** One statement, with `$1`… parameters; the rows it returns. */
@@ -53,6 +54,7 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
     return { query: (sql, params) => next(() => inner.query(sql, params)), exec: (sql) => next(() => inner.exec(sql)) };
   };
   return {
+    ...FRESH,
     ...session(pool),
     concurrent: true,
     durable: true,
@@ -85,6 +87,7 @@ export async function pgliteDriver(dataDir?: string): Promise<Driver> {
     },
   });
   return {
+    ...FRESH,
     ...session(db),
     concurrent: false,
     durable: dataDir !== undefined,
