@@ -102,7 +102,8 @@ async function updateCustomerSummary(ctx: DomainContext, customerId: string | nu
 
 /** The entry as the contract shows it, with the voucher or promotion tier as they stand now. */
 export async function presentEntry(ctx: DomainContext, entry: Redemption): Promise<EntryView> {
-  const view = { ...entry } as EntryView;
+  // Begun from FRESH: the copy gains a field below (server/store/fresh.ts).
+  const view = { ...FRESH, ...entry } as EntryView;
   if (entry.related_object_type === 'voucher') {
     const voucher = await ctx.uow.vouchers.get(entry.related_object_id);
     if (voucher) view.voucher = await presentVoucher(ctx, voucher);

@@ -8,7 +8,8 @@
  * are laid out afresh, and every field added to that copy then takes a slow path of about 1.5 µs (a copy of an
  * eight-field row with six fields added cost 9 µs; begun from an empty object, 0.1 µs). The domain builds its
  * rows and responses this way everywhere, and a redemption built dozens of them: 8 to 9% of its CPU in
- * `make bench`'s profiles. A literal that only spreads one object (`{ ...row }`) is fast as it is.
+ * `make bench`'s profiles. A literal that only spreads one object (`{ ...row }`) is fast as it is, unless fields
+ * are then added to the copy it made, which is as slow.
  *
  * tests/unit/fresh-spread.test.ts checks every such literal under server/ begins with FRESH.
  */

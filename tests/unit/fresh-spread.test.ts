@@ -29,7 +29,7 @@ function spreadsFirst(file: string, text: string): string[] {
 
 describe('FRESH', () => {
   test('a copy begun with it is the copy a plain spread makes', () => {
-    const row = JSON.parse('{"id":"v_1","code":"A","__proto__":{"admin":true},"metadata":{"k":1}}') as Record<string, unknown>;
+    const row = JSON.parse('{"id":"v_1","code":"A","__proto__":{"admin":true},"metadata":{"k":1}}') as { id: string; code: string; metadata: Record<string, number> };
     const plain = { ...row, active: false, code: 'B' };
     const fresh = { ...FRESH, ...row, active: false, code: 'B' };
     expect(Object.keys(fresh)).toEqual(Object.keys(plain));
