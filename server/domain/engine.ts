@@ -8,7 +8,6 @@
  * whether one inapplicable redeemable stops the others (`ALL`) or not (`PARTIAL`). What validation sessions
  * hold of a voucher (sessions.ts) is unavailable to every request but those naming the session.
  */
-import { randomBytes } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { categoryFields } from './categories.js';
 import type { DomainContext } from './context.js';
@@ -20,6 +19,7 @@ import type { PromotionStackRecord } from './promotion-stacks.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { evaluateRuleSet } from './rule-logic.js';
 import { segmentsOf } from './segments.js';
+import { randomBase64url } from './ids.js';
 import { heldByOthers } from './sessions.js';
 import { effectiveStackingRules, type StackingSettings } from './stacking-rules.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
@@ -883,7 +883,7 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
     storedOrderId: storedId,
     customerId,
     customer,
-    trackingId: customer ? trackingIdOf(customer.id) : (given.tracking_id ?? `track_${randomBytes(9).toString('base64url')}`),
+    trackingId: customer ? trackingIdOf(customer.id) : (given.tracking_id ?? `track_${randomBase64url(9)}`),
     stackingRules: rules,
   };
 }

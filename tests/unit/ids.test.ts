@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { newId, randomHex } from '../../server/domain/ids.js';
+import { newId, randomBase64url, randomHex } from '../../server/domain/ids.js';
 
 describe('random IDs', () => {
   test('when many IDs are made, past several refills of the random pool, then each has its form and none repeats', () => {
@@ -12,5 +12,13 @@ describe('random IDs', () => {
     expect(randomHex(10)).toMatch(/^[0-9a-f]{20}$/);
     expect(randomHex(4096)).toHaveLength(8192);
     expect(() => randomHex(4097)).toThrow(RangeError);
+  });
+
+  test('when random base64url is asked for, then four characters stand for three bytes, unpadded, and the pool hands no byte out twice', () => {
+    expect(randomBase64url(9)).toMatch(/^[A-Za-z0-9_-]{12}$/);
+    expect(randomBase64url(4096)).toHaveLength(5462);
+    expect(() => randomBase64url(4097)).toThrow(RangeError);
+    const drawn = Array.from({ length: 3000 }, () => randomBase64url(9));
+    expect(new Set(drawn).size).toBe(drawn.length);
   });
 });
