@@ -8,7 +8,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { createApiClient, type ApiClient } from '../../client/index.js';
@@ -117,9 +118,13 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
   const management = { id: `mgmt-${secret()}`, token: secret() };
   const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
   const store = new MemoryStore(SCHEMA);
+  // Export files go to a directory of this target's own, removed when it closes: the server removes its default
+  // one only when its process exits normally, and Jest may end a worker otherwise.
+  const exportsDir = mkdtempSync(join(tmpdir(), 'contract-exports-'));
   const app = await createApp({
     store,
     clock,
+    exportsDir,
     apiKeys: [
       { name: 'contract-suite', ...credentials, projectId: 'proj_contract_a' },
       { name: 'contract-suite-other', ...otherProject, projectId: 'proj_contract_b' },
@@ -147,6 +152,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs.shutdown();
+      rmSync(exportsDir, { recursive: true, force: true });
     },
   };
 }

@@ -27,6 +27,9 @@ export interface Keys {
 
 export type ReferenceApp = { app: Awaited<ReturnType<typeof createApp>>; serve: (handler: Parameters<typeof listen>[0]) => ReturnType<typeof listen> } & Keys;
 
+/** The export directories of the reference servers this test file made. */
+const exportsDirs: string[] = [];
+
 /** A reference server with two projects, a management and a client-side key, and (unless told) the contract fixtures. */
 export async function referenceApp({ fixtures = true } = {}): Promise<ReferenceApp> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
@@ -34,11 +37,15 @@ export async function referenceApp({ fixtures = true } = {}): Promise<ReferenceA
   const management = { id: `mgmt-${secret()}`, token: secret() };
   const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
   const store = new MemoryStore(SCHEMA);
+  // Export files go to this file's own directory, removed when its tests end (see afterAll below).
+  const exportsDir = mkdtempSync(join(tmpdir(), 'kit-exports-'));
+  exportsDirs.push(exportsDir);
   // Absolute URLs in answers (export downloads, asset images) name wherever the server ends up listening.
   const address = { baseUrl: '' };
   const app = await createApp({
     store,
     clock: systemClock,
+    exportsDir,
     publicBaseUrl: () => address.baseUrl,
     apiKeys: [
       { name: 'kit', ...credentials, projectId: 'proj_kit_a' },
@@ -66,6 +73,7 @@ const children = new Set<ChildProcess>();
 afterAll(() => {
   // A kit still running when its test timed out.
   for (const child of children) child.kill('SIGTERM');
+  for (const dir of exportsDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** The kit's command with these arguments and environment: its exit code and everything it printed. */

@@ -3,18 +3,22 @@
  * file is loaded at start, and a malformed one stops the start with a message naming the bad entry.
  * Needs `make build` first (make test does it).
  */
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../server/paths.js';
 
 const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
 
+// Every fixture file this suite writes, removed when it ends.
+const scratch = mkdtempSync(join(tmpdir(), 'start-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
 /** Starts the server with a fixture file; resolves when it exits or once it says it listens (then stops it). */
 function start(fixtures: unknown): Promise<{ code: number | null; output: string }> {
-  const file = join(mkdtempSync(join(tmpdir(), 'start-')), 'fixtures.json');
+  const file = join(mkdtempSync(join(scratch, 'run-')), 'fixtures.json');
   writeFileSync(file, typeof fixtures === 'string' ? fixtures : JSON.stringify(fixtures));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, '--fixtures', file], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });

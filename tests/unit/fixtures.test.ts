@@ -1,5 +1,5 @@
-import { describe, expect, test } from '@jest/globals';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../server/domain/clock.js';
@@ -11,8 +11,12 @@ import { SCHEMA } from '../../server/domain/schema.js';
 const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as object;
 const circle = { type: 'circle', format: 'distance', distance: { center: 'geo:52.2,21.0', radius: '2km' } };
 
+// Every file this suite writes, removed when it ends.
+const scratch = mkdtempSync(join(tmpdir(), 'fixtures-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
 async function storeWith(content: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
+  const dir = mkdtempSync(join(scratch, 'file-'));
   const file = join(dir, 'fixtures.json');
   writeFileSync(file, content);
   const store = new MemoryStore(SCHEMA);
