@@ -3,7 +3,9 @@
  * Express 5 server answering bodies of the same size with autocannon, and prints per route requests per
  * second, p50 and p99 latency, the server's RSS and the ratio to bare Express (target: 70% or more). For
  * each route short of that, a CPU profile of the server while the route is driven again says where the time
- * went (bench/profile.ts). The routes again on a server with response validation on. Then memory per stored
+ * went (bench/profile.ts), and the route is driven once more with its handler's first answer given again
+ * (bench/server.ts), against bare Express in turn: the ratio the route would have if its own work (unit of
+ * work, domain, store) cost nothing, which is what the way in and out of every request costs alone. The routes again on a server with response validation on. Then memory per stored
  * voucher, the bytes each stored customer and voucher costs beyond its own JSON (bench/storage.ts), and list
  * latency at a small and a large voucher count. Figures are printed, never asserted.
  *
@@ -70,6 +72,8 @@ interface BenchServer {
   profile(load: () => Promise<unknown>, file?: string): Promise<ProfileSummary>;
   /** Bytes the server allocated while `load` ran, freed ones included (sampled, so an estimate). */
   allocated(load: () => Promise<unknown>): Promise<number>;
+  /** Whether the reference server gives each operation's first answer again instead of running its handler. */
+  keepAnswers(kept: boolean): Promise<void>;
   stop(): void;
 }
 
@@ -110,6 +114,9 @@ async function startServer(...args: string[]): Promise<BenchServer> {
       await ask(child, 'allocations-start', 'counting');
       await load();
       return (await ask<{ bytes: number }>(child, 'allocations-stop', 'allocations')).bytes;
+    },
+    keepAnswers: async (kept) => {
+      await ask(child, 'answers', 'answers', { kept });
     },
     stop: () => child.kill('SIGTERM'),
   };
@@ -232,8 +239,8 @@ interface Compared {
  * One route on the reference server and the same size of body on bare Express, in turn: a short burst of each
  * to warm up, then ROUNDS rounds of a burst each, the one that goes first swapped every round.
  */
-async function compare(reference: BenchServer, route: Route, headers: Record<string, string>, bare: BenchServer, bareRoute: Route): Promise<Compared> {
-  const burst = Math.max(1, DURATION / ROUNDS);
+async function compare(reference: BenchServer, route: Route, headers: Record<string, string>, bare: BenchServer, bareRoute: Route, duration = DURATION): Promise<Compared> {
+  const burst = Math.max(1, duration / ROUNDS);
   await drive(reference, route, headers, 1);
   await drive(bare, bareRoute, {}, 1);
   const mine: Measured[] = [];
@@ -366,8 +373,10 @@ async function routesAgainstBare(): Promise<void> {
   console.log(`alloc is the heap each request allocated (freed or not), counted over ${ALLOCATION_REQUESTS} more requests by V8's sampling heap profiler: it does not drift with the machine.`);
   console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio', 'CPU', 'bare CPU', 'CPU ratio', 'alloc', 'bare alloc'], widths));
   const results: Record<string, Compared> = {};
+  const sizes: Record<string, number> = {};
   for (const route of routes) {
     const size = await bodySize(reference, route, headers);
+    sizes[route.name] = size;
     const bareRoute: Route = { ...route, path: `/bare/${size}` };
     const compared = await compare(reference, route, headers, bare, bareRoute);
     const { mine, theirs } = compared;
@@ -393,6 +402,16 @@ async function routesAgainstBare(): Promise<void> {
     console.log(`    by part: ${summary.parts.map(({ part, share }) => `${part} ${percent(share)}`).join('; ')}`);
     if (file) console.log(`    whole profile: ${file}`);
     console.log(`    top functions: ${summary.functions.map(({ name, share }) => `${name} ${percent(share)}`).join('; ')}`);
+    // One body for every request (a redemption spends nothing here, as its handler does not run).
+    const body = route.body?.();
+    const answered = body === undefined ? route : { ...route, body: () => body };
+    await reference.keepAnswers(true);
+    const floor = await compare(reference, answered, headers, bare, { ...route, path: `/bare/${sizes[route.name]}` }, Math.min(DURATION, 5));
+    await reference.keepAnswers(false);
+    const cpu = cpuCells(floor.mine, floor.theirs);
+    console.log(
+      `    without its own work (its handler's first answer given again: no unit of work, domain or store): ${percent(floor.ratio)} of bare Express${cpu[0] ? ` (CPU ${cpu[0]} against ${cpu[1]}, ${cpu[2]})` : ''}; the rest of the way in and out (Express, the contract's validation, authentication, limits, logging, metrics, serialising) costs that alone${floor.mine.non2xx + floor.mine.errors > 0 ? ` (${floor.mine.non2xx} non-2xx, ${floor.mine.errors} errors)` : ''}`,
+    );
   }
   const codes = ready.codes?.length ?? 0;
   console.log(`(redemptions spent ${Math.min(spent(), codes)} distinct vouchers${spent() > codes ? `, then reused them: ${spent()} requests` : ''})`);

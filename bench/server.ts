@@ -6,6 +6,13 @@
  * `validated`) or `bare` (Express 5 answering a fixed body of the size asked for). It reports over IPC when it
  * is ready and, when asked, its RSS, a CPU profile of what it did between two messages, or how many bytes it
  * allocated between two messages (bench/profile.ts).
+ *
+ * The reference server can also be told to give each operation's first answer again (`answers` with `kept`
+ * true): the handler runs once, and later requests to that operation get the same status and body without
+ * running it, so no unit of work, domain or store. Everything else a request passes still runs (Express, the
+ * contract's validation, authentication, limits, logging, metrics, serialising the body), which puts a
+ * figure on that way in and out alone. To that end every handler is wrapped at start; while answers are not
+ * kept, the wrapper only calls the handler.
  */
 import express from 'express';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +22,7 @@ import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
 import { SCHEMA } from '../server/domain/schema.js';
 import { openPostgresStore } from '../server/store/sql/sql-store.js';
+import { handlers } from '../server/handlers/index.js';
 import { buildFixture, buildLoyalty } from './fixture.js';
 import { startCountingAllocations, startProfiling, type ProfileSummary } from './profile.js';
 
@@ -28,6 +36,36 @@ function heapUsed(): number {
   (globalThis as { gc?: () => void }).gc?.();
   return process.memoryUsage().heapUsed;
 }
+
+type AnyHandler = (input: unknown) => unknown;
+
+/**
+ * Wraps every handler of the app so that, while `keep(true)` is in force, each operation's first answer is
+ * given again (see the header). A first answer that fails is not kept. Call before the app is made: the app
+ * takes its handlers from the table when it is made.
+ */
+function answersToKeep(table: Record<string, AnyHandler>): (on: boolean) => void {
+  let keeping = false;
+  const kept = new Map<string, Promise<unknown>>();
+  for (const [operation, handler] of Object.entries(table)) {
+    table[operation] = (input) => {
+      if (!keeping) return handler(input);
+      let answer = kept.get(operation);
+      if (answer === undefined) {
+        answer = Promise.resolve(handler(input));
+        kept.set(operation, answer);
+        answer.catch(() => kept.delete(operation));
+      }
+      return answer;
+    };
+  }
+  return (on) => {
+    keeping = on;
+    kept.clear();
+  };
+}
+
+const keepAnswers = answersToKeep(handlers as unknown as Record<string, AnyHandler>);
 
 async function reference(vouchers: number, campaigns: number, customers: number, members: number, validateResponses: boolean) {
   const store = new MemoryStore(SCHEMA);
@@ -98,8 +136,12 @@ async function main() {
   server.keepAliveTimeout = 60_000;
   let stopProfiling: ((file?: string) => Promise<ProfileSummary>) | undefined;
   let stopCounting: (() => Promise<number>) | undefined;
-  process.on('message', (message: { type: string; file?: string }) => {
+  process.on('message', (message: { type: string; file?: string; kept?: boolean }) => {
     if (message.type === 'rss') process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
+    if (message.type === 'answers') {
+      keepAnswers(message.kept === true);
+      process.send?.({ type: 'answers' });
+    }
     if (message.type === 'profile-start') {
       void startProfiling().then((stop) => {
         stopProfiling = stop;
