@@ -8,11 +8,7 @@
  * allocated between two messages (bench/profile.ts).
  *
  * The reference server can also be told to give each operation's first answer again (`answers` with `kept`
- * true): the handler runs once, and later requests to that operation get the same status and body without
- * running it, so no unit of work, domain or store. Everything else a request passes still runs (Express, the
- * contract's validation, authentication, limits, logging, metrics, serialising the body), which puts a
- * figure on that way in and out alone. To that end every handler is wrapped at start; while answers are not
- * kept, the wrapper only calls the handler.
+ * true; bench/kept-answers.ts), which puts a figure on the way in and out of a request alone.
  */
 import express from 'express';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +20,7 @@ import { SCHEMA } from '../server/domain/schema.js';
 import { openPostgresStore } from '../server/store/sql/sql-store.js';
 import { handlers } from '../server/handlers/index.js';
 import { buildFixture, buildLoyalty } from './fixture.js';
+import { keepAnswersOf, type AnyHandler } from './kept-answers.js';
 import { startCountingAllocations, startProfiling, type ProfileSummary } from './profile.js';
 
 const APP_ID = 'bench-app';
@@ -37,35 +34,7 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
-type AnyHandler = (input: unknown) => unknown;
-
-/**
- * Wraps every handler of the app so that, while `keep(true)` is in force, each operation's first answer is
- * given again (see the header). A first answer that fails is not kept. Call before the app is made: the app
- * takes its handlers from the table when it is made.
- */
-function answersToKeep(table: Record<string, AnyHandler>): (on: boolean) => void {
-  let keeping = false;
-  const kept = new Map<string, Promise<unknown>>();
-  for (const [operation, handler] of Object.entries(table)) {
-    table[operation] = (input) => {
-      if (!keeping) return handler(input);
-      let answer = kept.get(operation);
-      if (answer === undefined) {
-        answer = Promise.resolve(handler(input));
-        kept.set(operation, answer);
-        answer.catch(() => kept.delete(operation));
-      }
-      return answer;
-    };
-  }
-  return (on) => {
-    keeping = on;
-    kept.clear();
-  };
-}
-
-const keepAnswers = answersToKeep(handlers as unknown as Record<string, AnyHandler>);
+const keepAnswers = keepAnswersOf(handlers as unknown as Record<string, AnyHandler>);
 
 async function reference(vouchers: number, campaigns: number, customers: number, members: number, validateResponses: boolean) {
   const store = new MemoryStore(SCHEMA);
