@@ -98,7 +98,8 @@ export async function checkEligibility(ctx: DomainContext, request: Request): Pr
       campaign_id: verdict.campaign_id ?? null,
       ...(expand.has('redeemable') && {
         name: candidate.tier ? candidate.tier.name : candidate.voucher.code,
-        ...(candidate.tier && { banner: candidate.tier.banner }),
+        // A tier's banner is optional and, where the answer has one, a string: a tier made without one names none.
+        ...(typeof candidate.tier?.banner === 'string' && { banner: candidate.tier.banner }),
         ...(campaign && { campaign_name: campaign.name }),
         metadata: subject.metadata,
       }),

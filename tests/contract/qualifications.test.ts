@@ -43,6 +43,20 @@ describe('qualifications', () => {
     const limited = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 20000 }, options: { limit: 1 } } });
     expect(limited.data?.redeemables).toMatchObject({ has_more: true });
     expect(limited.data?.redeemables?.data).toHaveLength(1);
+
+    // Expanded, each tier names itself; a banner is a string where the tier has one, and absent where it has none.
+    const bannered = (
+      await ctx.client.POST('/v1/promotions/{campaignId}/tiers', {
+        params: { path: { campaignId: promotion.id! } },
+        body: { name: 'Every order', banner: 'Five off every order', hierarchy: 2, action: { discount: { type: 'AMOUNT', amount_off: 500 } } },
+      })
+    ).data!;
+    const named = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 20000 }, options: { limit: 50, expand: ['redeemable'] } } });
+    expect(named.response.status).toBe(200);
+    const entries = named.data!.redeemables!.data;
+    expect(entries.find((r) => r.id === bannered.id)).toMatchObject({ name: 'Every order', banner: 'Five off every order' });
+    expect(entries.find((r) => r.id === tier.id)).toMatchObject({ name: 'Big orders' });
+    expect(entries.find((r) => r.id === tier.id)).not.toHaveProperty('banner');
   });
 
   test('when the body is bad, then 400', async () => {
