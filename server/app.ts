@@ -45,6 +45,7 @@ import type { HostResolver } from './domain/management/webhook-targets.js';
 import { DEFAULT_DELIVERY_POLICY, systemResolver, WebhookDeliveries, type DeliveryPolicy } from './webhooks/delivery.js';
 import { withOutbox } from './webhooks/outbox.js';
 import { FRESH } from './store/fresh.js';
+import { withStableShapes } from './http/stable-shapes.js';
 
 export interface AppOptions {
   store: DomainStore;
@@ -192,6 +193,9 @@ export async function createApp(options: AppOptions): Promise<Express> {
   const lookupKey = keys.lookup;
 
   const app = express();
+  // Requests and responses made with the app's prototypes, so that each has the shape of the one before (see
+  // http/stable-shapes.ts); `app.listen` makes such a server.
+  withStableShapes(app);
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   // The contract documents no conditional requests, so Express must never answer one with a 304: no ETag
