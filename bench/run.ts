@@ -5,7 +5,9 @@
  * each route short of that, a CPU profile of the server while the route is driven again says where the time
  * went (bench/profile.ts), and the route is driven once more with its handler's first answer given again
  * (bench/server.ts), against bare Express in turn: the ratio the route would have if its own work (unit of
- * work, domain, store) cost nothing, which is what the way in and out of every request costs alone. The routes again on a server with response validation on. Then memory per stored
+ * work, domain, store) cost nothing, which is what the way in and out of every request costs alone. Each route
+ * is also compared with a bare Express given the reference server's fix of request shapes
+ * (server/http/stable-shapes.ts), which plain Express lacks. The routes again on a server with response validation on. Then memory per stored
  * voucher, the bytes each stored customer and voucher costs beyond its own JSON (bench/storage.ts), and list
  * latency at a small and a large voucher count. Figures are printed, never asserted.
  *
@@ -413,6 +415,11 @@ async function routesAgainstBare(): Promise<void> {
       `    without its own work (its handler's first answer given again: no unit of work, domain or store): ${percent(floor.ratio)} of bare Express${cpu[0] ? ` (CPU ${cpu[0]} against ${cpu[1]}, ${cpu[2]})` : ''}; the rest of the way in and out (Express, the contract's validation, authentication, limits, logging, metrics, serialising) costs that alone${floor.mine.non2xx + floor.mine.errors > 0 ? ` (${floor.mine.non2xx} non-2xx, ${floor.mine.errors} errors)` : ''}`,
     );
   }
+  // Express's own per-request work includes giving every request and response the app's prototypes, which on
+  // Node.js 20 cost a shape per object; the reference server avoids that (server/http/stable-shapes.ts) and
+  // plain bare Express does not. So each route again against bare Express with the same fix: the ratio that
+  // says how much the server adds to an Express that has it too.
+  await againstOneShapeBare(reference, routes, headers, sizes, widths);
   const codes = ready.codes?.length ?? 0;
   console.log(`(redemptions spent ${Math.min(spent(), codes)} distinct vouchers${spent() > codes ? `, then reused them: ${spent()} requests` : ''})`);
 
@@ -430,6 +437,23 @@ async function routesAgainstBare(): Promise<void> {
   }
   reference.stop();
   bare.stop();
+}
+
+async function againstOneShapeBare(reference: BenchServer, routes: Route[], headers: Record<string, string>, sizes: Record<string, number>, widths: number[]): Promise<void> {
+  const oneShape = await startServer('bare', 'one-shape');
+  console.log('');
+  console.log('Against bare Express whose requests and responses also keep one shape (server/http/stable-shapes.ts), in turn:');
+  console.log(pad(['route', 'req/s', '', '', '', 'bare req/s', '', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
+  const short: string[] = [];
+  for (const route of routes) {
+    const compared = await compare(reference, route, headers, oneShape, { ...route, path: `/bare/${sizes[route.name]}` }, Math.min(DURATION, 5));
+    const { mine, theirs } = compared;
+    if (compared.ratio < TARGET) short.push(route.name);
+    const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
+    console.log(pad([route.name, mine.rps.toFixed(0), '', '', '', theirs.rps.toFixed(0), '', percent(compared.ratio), ...cpuCells(mine, theirs)], widths) + flags);
+  }
+  console.log(`Every route at ${TARGET * 100}% or more of that: ${short.length === 0 ? 'met' : `missed by ${short.length} of ${routes.length}`}`);
+  oneShape.stop();
 }
 
 async function withResponsesValidated(headers: Record<string, string>, members: number, widths: number[], results: Record<string, Compared>, bare: BenchServer): Promise<void> {

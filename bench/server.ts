@@ -3,7 +3,8 @@
  * bench/run.ts with a mode: `reference` (the reference server over a generated fixture, loyalty members
  * included when the contract has loyalty programs, with request
  * validation on and response validation off, as in production, or on when its fifth argument is
- * `validated`) or `bare` (Express 5 answering a fixed body of the size asked for). It reports over IPC when it
+ * `validated`) or `bare` (Express 5 answering a fixed body of the size asked for; `bare one-shape` with the
+ * reference server's fix of request shapes). It reports over IPC when it
  * is ready and, when asked, its RSS, a CPU profile of what it did between two messages, or how many bytes it
  * allocated between two messages (bench/profile.ts).
  *
@@ -13,6 +14,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../server/app.js';
+import { withStableShapes } from '../server/http/stable-shapes.js';
 import { createCustomEventSchema } from '../server/domain/management/schemas.js';
 import { systemClock } from '../server/domain/clock.js';
 import { MemoryStore } from '../server/store/memory.js';
@@ -57,9 +59,14 @@ async function reference(vouchers: number, campaigns: number, customers: number,
   return { app, info: { bytesPerVoucher, buildMs, loyalty, campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id, codes: fixture.codes.slice(0, 200_000), appId: APP_ID, appToken: APP_TOKEN, client: { appId: CLIENT.appId, token: CLIENT.token, origin: CLIENT.origins[0], event: EVENT }, customers } };
 }
 
-/** Bare Express 5: `/bare/<bytes>` answers a JSON body of exactly that many bytes, for GET and POST. */
-function bare() {
+/**
+ * Bare Express 5: `/bare/<bytes>` answers a JSON body of exactly that many bytes, for GET and POST. With
+ * `oneShape`, its requests and responses keep one shape as the reference server's do (server/http/stable-shapes.ts),
+ * a fix plain Express lacks: the baseline for what Express alone costs once it has it too.
+ */
+function bare(oneShape: boolean) {
   const app = express();
+  if (oneShape) withStableShapes(app);
   app.disable('x-powered-by');
   app.use(express.json({ limit: '1mb' }));
   const bodies = new Map<number, string>();
@@ -94,7 +101,7 @@ async function main() {
   const [vouchers = '0', campaigns = '1', customers = '0', members = '0', responses = 'off'] = args;
   const { app, info } =
     mode === 'bare'
-      ? bare()
+      ? bare(args[0] === 'one-shape')
       : mode === 'postgres'
         ? await onPostgres(args[0]!, Number(args[1] ?? 0))
         : await reference(Number(vouchers), Number(campaigns), Number(customers), Number(members), responses === 'validated');
