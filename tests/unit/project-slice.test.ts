@@ -37,6 +37,16 @@ function send(slice: RequestHandler, projectId: string): Exchange {
 
 const laterTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A slice whose project `proj_a` has used it up: one request that ran past it, then ended (or only closed). */
+function usedUp(finish: 'end' | 'close' = 'end'): RequestHandler {
+  const slice = perProjectSlice(SLICE_MS);
+  const first = send(slice, 'proj_a');
+  now = SLICE_MS + 1;
+  if (finish === 'end') first.res.end();
+  else first.res.emit('close');
+  return slice;
+}
+
 describe('a project\'s slice of the event loop', () => {
   beforeEach(() => {
     now = 0;
@@ -57,10 +67,7 @@ describe('a project\'s slice of the event loop', () => {
   });
 
   test('when a project has used its slice, then its next requests wait for a later turn, in order, and another project\'s run meanwhile', async () => {
-    const slice = perProjectSlice(SLICE_MS);
-    const first = send(slice, 'proj_a');
-    now = SLICE_MS + 1;
-    first.res.end();
+    const slice = usedUp();
     const second = send(slice, 'proj_a');
     const third = send(slice, 'proj_a');
     const other = send(slice, 'proj_b');
@@ -73,10 +80,7 @@ describe('a project\'s slice of the event loop', () => {
   });
 
   test('when a response closes without ending, then it counts as done too', async () => {
-    const slice = perProjectSlice(SLICE_MS);
-    const first = send(slice, 'proj_a');
-    now = SLICE_MS + 1;
-    first.res.emit('close');
+    const slice = usedUp('close');
     const next = send(slice, 'proj_a');
     expect(next.ran).toBe(false);
     await laterTurn();
@@ -84,10 +88,7 @@ describe('a project\'s slice of the event loop', () => {
   });
 
   test('when the client of a waiting request goes away, then that request is not run and the next waiting one is', async () => {
-    const slice = perProjectSlice(SLICE_MS);
-    const first = send(slice, 'proj_a');
-    now = SLICE_MS + 1;
-    first.res.end();
+    const slice = usedUp();
     const gone = send(slice, 'proj_a');
     const staying = send(slice, 'proj_a');
     gone.req.destroyed = true;
