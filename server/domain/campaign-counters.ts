@@ -88,7 +88,16 @@ export function countedIn(type: EventType, campaignId: string | null, createdAt:
   return `${campaignId}@${hourOf(createdAt)}`;
 }
 
-function hourOf(createdAt: string): string {
+/** A UTC timestamp as the server writes them (`toISOString`), whose hour is its first 13 characters. */
+const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The start of the hour a timestamp falls in, as a timestamp. The server's own timestamps are cut at the hour
+ * (parsing and formatting a Date twice per counted event was a few µs of a validation in `make bench`); any
+ * other form is parsed.
+ */
+export function hourOf(createdAt: string): string {
+  if (UTC_TIMESTAMP.test(createdAt)) return `${createdAt.slice(0, 13)}:00:00.000Z`;
   return new Date(Math.floor(Date.parse(createdAt) / HOUR_MS) * HOUR_MS).toISOString();
 }
 

@@ -7,7 +7,23 @@ import { DateTime } from 'luxon';
 import type { DomainContext } from '../context.js';
 
 export function today(ctx: DomainContext): string {
-  return ctx.clock.now().toISOString().slice(0, 10);
+  return utcDayOf(ctx.clock.now().getTime());
+}
+
+const DAY_MS = 86_400_000;
+/** The UTC day last asked for, with its bounds in ms since the epoch: nearly every request of a day asks for it again. */
+let lastDay = { from: 0, to: 0, day: '' };
+
+/**
+ * The UTC day (YYYY-MM-DD) of a moment in ms since the epoch. Formatting a Date for it was a few µs of every
+ * request that settles loyalty (`make bench`), so the last day is kept and a moment within it answered at once.
+ */
+export function utcDayOf(ms: number): string {
+  if (ms >= lastDay.from && ms < lastDay.to) return lastDay.day;
+  const day = new Date(ms).toISOString().slice(0, 10);
+  const from = Math.floor(ms / DAY_MS) * DAY_MS;
+  lastDay = { from, to: from + DAY_MS, day };
+  return day;
 }
 
 export function dayBefore(day: string): string {

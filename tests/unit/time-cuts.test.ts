@@ -1,0 +1,55 @@
+/**
+ * The day and hour cuts the engine makes of a moment: the UTC day that settles loyalty (answered from the day
+ * asked before when the moment falls in it) and the hour a counted event goes to (cut from the server's own
+ * timestamps as text). Each must give what formatting a Date gives, for any moment and in any order.
+ */
+import { describe, expect, test } from '@jest/globals';
+import fc from 'fast-check';
+import { hourOf } from '../../server/domain/campaign-counters.js';
+import { utcDayOf } from '../../server/domain/loyalty/settle-clock.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** Moments from 1970 to the end of year 9999, the range `toISOString` writes with four digits. */
+const moment = fc.integer({ min: 0, max: 253_402_300_799_999 });
+
+describe('the UTC day of a moment', () => {
+  test('when moments come in any order, including either side of midnight, then each gets the day a Date formats', () => {
+    const nearMidnight = moment.chain((ms) => fc.constantFrom(-1, 0, 1).map((shift) => Math.max(0, Math.floor(ms / DAY_MS) * DAY_MS + shift)));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(moment, nearMidnight), { minLength: 1, maxLength: 20 }), (moments) => {
+        for (const ms of moments) expect([ms, utcDayOf(ms)]).toEqual([ms, new Date(ms).toISOString().slice(0, 10)]);
+      }),
+    );
+  });
+
+  test('when the same day is asked again and the next moment is the next day, then the answer moves with it', () => {
+    const midnight = Date.UTC(2026, 10, 29);
+    expect([utcDayOf(midnight - 1), utcDayOf(midnight - 1), utcDayOf(midnight), utcDayOf(midnight + DAY_MS - 1), utcDayOf(midnight + DAY_MS)]).toEqual([
+      '2026-11-28',
+      '2026-11-28',
+      '2026-11-29',
+      '2026-11-29',
+      '2026-11-30',
+    ]);
+  });
+
+  test('when the moment is not a time, then it is refused as a Date refuses it', () => {
+    expect(() => utcDayOf(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('the hour of a timestamp', () => {
+  test('when the timestamp is one the server writes, then its hour is the one a Date computes', () => {
+    fc.assert(
+      fc.property(moment, (ms) => {
+        expect(hourOf(new Date(ms).toISOString())).toBe(new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString());
+      }),
+    );
+  });
+
+  test('when the timestamp has an offset or no milliseconds, then it is parsed', () => {
+    expect(hourOf('2026-03-01T10:30:00+02:00')).toBe('2026-03-01T08:00:00.000Z');
+    expect(hourOf('2026-03-01T10:30:00Z')).toBe('2026-03-01T10:00:00.000Z');
+  });
+});
