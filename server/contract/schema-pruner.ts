@@ -41,6 +41,59 @@ interface KeyRules {
   keepAll: boolean;
 }
 
+/** A union of a schema: its branches, and the JSON types each branch can take (undefined: any). */
+interface Union {
+  oneOf: boolean;
+  branches: Plan[];
+  types: (ReadonlySet<string> | undefined)[];
+}
+
+/**
+ * A schema as the pruner reads it, worked out once (the contract never changes): where its `$ref`s lead, its
+ * `allOf` members and its unions. Its parts and their key rules depend on the schema alone when no union is
+ * among them (`fixed`); otherwise on the branches a value matches, and are kept per set of parts.
+ */
+interface Plan {
+  at: Located;
+  allOf: Plan[];
+  unions: Union[];
+  /** Whether the schema or one of its `allOf` members (at any depth) is a union. */
+  union: boolean;
+  fixed?: { parts: Located[]; rules: KeyRules };
+}
+
+/** Key rules of sets of parts, reached part by part (parts are kept, so each is one object). */
+interface RulesNode {
+  next: Map<Located, RulesNode>;
+  rules?: KeyRules;
+}
+
+/** The JSON types a value has, as a schema's `type` names them. */
+function typesOf(value: unknown): readonly string[] {
+  if (value === null) return ['null'];
+  if (Array.isArray(value)) return ['array'];
+  switch (typeof value) {
+    case 'object':
+      return ['object'];
+    case 'string':
+      return ['string'];
+    case 'boolean':
+      return ['boolean'];
+    case 'number':
+      return Number.isInteger(value) ? ['number', 'integer'] : ['number'];
+    default:
+      return [];
+  }
+}
+
+/** The JSON types a schema's `type` takes, or undefined when it names none (it may then take any). */
+function typesTaken(schema: Json): ReadonlySet<string> | undefined {
+  const { type } = schema;
+  if (typeof type === 'string') return new Set([type]);
+  if (Array.isArray(type) && type.every((each) => typeof each === 'string')) return new Set(type as string[]);
+  return undefined;
+}
+
 export class SchemaPruner {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
@@ -48,12 +101,13 @@ export class SchemaPruner {
   // The contract never changes, and a pointer always names the same schema, so what is read from it is kept:
   // walking the schema again for every request body was a few percent of a redemption (`make bench`).
   private readonly nodes = new Map<string, unknown>();
-  /** The parts of schemas with no union in them (which parts apply depends on the schema alone). */
-  private readonly fixedParts = new Map<string, Located[]>();
-  /** The key rules of each set of parts, by their pointers. */
-  private readonly rules = new Map<string, KeyRules>();
-  /** Whether each schema has a union among its parts. */
-  private readonly unions = new Map<string, boolean>();
+  /**
+   * The plan of each schema object of the contract, by the object itself (each sits at one place in the
+   * document, so it has one pointer). Working the parts out again for every value, with their pointers made
+   * anew as text, was most of what pruning a request body cost (`make bench`).
+   */
+  private readonly plans = new WeakMap<Json, Plan>();
+  private readonly rulesRoot: RulesNode = { next: new Map() };
 
   constructor(private readonly contract: Json) {
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
@@ -82,17 +136,16 @@ export class SchemaPruner {
 
   private pruneAt(value: unknown, at: Located, depth: number): unknown {
     if (depth > 64) return value;
-    const target = this.resolve(at);
+    const plan = this.planOf(at);
     if (Array.isArray(value)) {
-      const items = this.parts(target, value).map((part) => part.schema.items);
-      const index = items.findIndex((item) => item !== undefined);
+      const parts = this.partsOf(plan, value);
+      const index = parts.findIndex((part) => part.schema.items !== undefined);
       if (index < 0) return value;
-      const parts = this.parts(target, value);
-      const itemsAt = { schema: items[index] as Json, pointer: `${parts[index]!.pointer}/items` };
+      const itemsAt = { schema: parts[index]!.schema.items as Json, pointer: `${parts[index]!.pointer}/items` };
       return value.map((item) => this.pruneAt(item, itemsAt, depth + 1));
     }
     if (!isObject(value)) return value;
-    const rules = this.rulesFor(target, value);
+    const rules = this.rulesFor(plan, value);
     if (rules.keepAll && rules.additional.length === 0 && rules.properties.size === 0) return value;
     const out: Json = {};
     for (const [key, field] of Object.entries(value)) {
@@ -110,27 +163,74 @@ export class SchemaPruner {
   }
 
   /** What the schema's parts that apply to this value say of its keys. */
-  private rulesFor(at: Located, value: unknown): KeyRules {
-    let parts = this.fixedParts.get(at.pointer);
-    if (parts === undefined) {
-      parts = this.parts(at, value);
-      let union = this.unions.get(at.pointer);
-      if (union === undefined) this.unions.set(at.pointer, (union = this.hasUnion(at)));
-      if (!union) this.fixedParts.set(at.pointer, parts);
+  private rulesFor(plan: Plan, value: unknown): KeyRules {
+    if (plan.fixed) return plan.fixed.rules;
+    const parts = this.partsOf(plan, value);
+    let node = this.rulesRoot;
+    for (const part of parts) {
+      let next = node.next.get(part);
+      if (next === undefined) node.next.set(part, (next = { next: new Map() }));
+      node = next;
     }
-    const key = parts.length === 1 ? parts[0]!.pointer : parts.map((part) => part.pointer).join('\n');
-    let rules = this.rules.get(key);
-    if (rules === undefined) this.rules.set(key, (rules = this.keyRules(parts)));
-    return rules;
+    return (node.rules ??= this.keyRules(parts));
   }
 
-  /** Whether the schema or one of its `allOf` members (at any depth) is a union, whose parts depend on the value. */
-  private hasUnion(at: Located, depth = 0): boolean {
-    const target = this.resolve(at);
-    if (depth > 16) return true;
-    if (Array.isArray(target.schema.oneOf) || Array.isArray(target.schema.anyOf)) return true;
-    const members = Array.isArray(target.schema.allOf) ? (target.schema.allOf as Json[]) : [];
-    return members.some((member, index) => this.hasUnion({ schema: member, pointer: `${target.pointer}/allOf/${index}` }, depth + 1));
+  /**
+   * The plan of a schema (by the object at `at`, `$ref` or not), made at its first use. A schema that is its own
+   * `allOf` member or union branch, at any depth, is its own only part there, and its value's parts are
+   * worked out each time.
+   */
+  private planOf(at: Located): Plan {
+    const kept = this.plans.get(at.schema);
+    if (kept !== undefined) return kept;
+    if (this.planning.has(at.schema)) return { at: this.resolve(at), allOf: [], unions: [], union: true };
+    this.planning.add(at.schema);
+    try {
+      const target = this.resolve(at);
+      const members = (key: 'allOf' | 'oneOf' | 'anyOf'): Plan[] =>
+        Array.isArray(target.schema[key])
+          ? (target.schema[key] as Json[]).map((member, index) => this.planOf({ schema: member, pointer: `${target.pointer}/${key}/${index}` }))
+          : [];
+      const allOf = members('allOf');
+      const unions: Union[] = [];
+      for (const key of ['oneOf', 'anyOf'] as const) {
+        const branches = members(key);
+        if (branches.length > 0) unions.push({ oneOf: key === 'oneOf', branches, types: branches.map((branch) => typesTaken(branch.at.schema)) });
+      }
+      const plan: Plan = { at: target, allOf, unions, union: unions.length > 0 || allOf.some((member) => member.union) };
+      if (!plan.union) {
+        const parts = this.partsOf(plan, undefined);
+        plan.fixed = { parts, rules: this.keyRules(parts) };
+      }
+      this.plans.set(at.schema, plan);
+      return plan;
+    } finally {
+      this.planning.delete(at.schema);
+    }
+  }
+
+  /** The schemas whose plans are being made, to find a schema that is its own member. */
+  private readonly planning = new Set<Json>();
+
+  /** The schema and the parts it is made of that apply to this value: allOf members, and the union branches it matches. */
+  private partsOf(plan: Plan, value: unknown): Located[] {
+    if (plan.fixed) return plan.fixed.parts;
+    const out: Located[] = [plan.at];
+    for (const member of plan.allOf) out.push(...this.partsOf(member, value));
+    for (const { oneOf, branches, types } of plan.unions) {
+      const valueTypes = typesOf(value);
+      for (let index = 0; index < branches.length; index++) {
+        const taken = types[index];
+        // A branch whose `type` takes none of the value's types cannot validate, so it is not asked.
+        if (taken !== undefined && !valueTypes.some((type) => taken.has(type))) continue;
+        const branch = branches[index]!;
+        if (!this.validates(branch.at.pointer, value)) continue;
+        out.push(...this.partsOf(branch, value));
+        // Of a oneOf, the first branch the value matches.
+        if (oneOf) break;
+      }
+    }
+    return out;
   }
 
   private keyRules(parts: Located[]): KeyRules {
@@ -156,25 +256,6 @@ export class SchemaPruner {
     }
     if (!named) rules.keepAll = true;
     return rules;
-  }
-
-  /** The schema and the parts it is made of that apply to this value: allOf members, and the union branches it matches. */
-  private parts(at: Located, value: unknown, depth = 0): Located[] {
-    const target = this.resolve(at);
-    if (depth > 16) return [target];
-    const out: Located[] = [target];
-    const members = (key: 'allOf' | 'oneOf' | 'anyOf') =>
-      Array.isArray(target.schema[key])
-        ? (target.schema[key] as Json[]).map((member, index) => ({ schema: member, pointer: `${target.pointer}/${key}/${index}` }))
-        : [];
-    for (const member of members('allOf')) out.push(...this.parts(member, value, depth + 1));
-    for (const key of ['oneOf', 'anyOf'] as const) {
-      const branches = members(key);
-      if (branches.length === 0) continue;
-      const matching = branches.filter((branch) => this.validates(branch.pointer, value));
-      for (const branch of key === 'oneOf' ? matching.slice(0, 1) : matching) out.push(...this.parts(branch, value, depth + 1));
-    }
-    return out;
   }
 
   private validates(pointer: string, value: unknown): boolean {

@@ -53,4 +53,33 @@ describe('the request pruner', () => {
     expect(product('text')).toBe('text');
     expect(product(null)).toBeNull();
   });
+
+  test('when a union has branches of other types (an object or null), then a value takes the branch of its type', () => {
+    const customer = body('/v1/customers/{customerId}', 'put');
+    expect(customer({ name: 'Ann', metadata: null, id: 'cust_x' })).toEqual({ name: 'Ann', metadata: null });
+    expect(customer({ name: 'Ann', metadata: { visits: 2, nested: { a: [1] } }, object: 'customer' })).toEqual({ name: 'Ann', metadata: { visits: 2, nested: { a: [1] } } });
+  });
+
+  test('when union branches take different types, then a value is pruned by the branch of its type only', () => {
+    const choice = new SchemaPruner({
+      components: {
+        schemas: {
+          Choice: { oneOf: [{ type: 'string' }, { type: 'integer' }, { type: ['object', 'null'], properties: { a: { type: 'number' } } }] },
+        },
+      },
+    });
+    const prune = (value: unknown) => choice.prune(value, '#/components/schemas/Choice');
+    expect([prune('text'), prune(5), prune(null), prune({ a: 1.5, b: 2 })]).toEqual(['text', 5, null, { a: 1.5 }]);
+  });
+
+  test('when a schema is its own allOf member, then pruning ends and keeps what it names', () => {
+    const own = new SchemaPruner({
+      components: {
+        schemas: {
+          Node: { type: 'object', allOf: [{ $ref: '#/components/schemas/Node' }], properties: { name: { type: 'string' }, child: { $ref: '#/components/schemas/Node' } } },
+        },
+      },
+    });
+    expect(own.prune({ name: 'a', extra: 1, child: { name: 'b', extra: 2 } }, '#/components/schemas/Node')).toEqual({ name: 'a', child: { name: 'b' } });
+  });
 });
