@@ -131,16 +131,29 @@ describe('the static API reference at /docs in chromium', () => {
     const menuTexts = await page.$$eval('a[href]', (links) => links.map((link) => link.textContent?.trim() ?? ''));
     expect(contract.tags.map((tag) => tag.name).filter((name) => !menuTexts.includes(name))).toEqual([]);
 
-    // The menu lists a tag's operations once the tag is opened; open each tag and collect the links.
+    // The menu lists a tag's operations once the tag is opened; open each tag and collect the links. The menu
+    // renders them a moment after the click (on a loaded machine, after the first read), so a tag's links are
+    // read again until all its operations are there or 10 s have passed.
+    // The page's anchors are lower case (the public API's own operationIds are not always: `list-SKUs-in-product`).
     const hrefs = new Set<string>();
+    const shown = new Set<string | undefined>();
+    const readLinks = async () => {
+      for (const href of await page.$$eval('a[href^="#/"]', (links) => links.map((link) => link.getAttribute('href') ?? ''))) {
+        const anchor = href.split('#')[1] ?? '';
+        hrefs.add(anchor);
+        shown.add(anchor.split('/').at(-1)?.toLowerCase());
+      }
+    };
     for (const tag of contract.tags) {
       await page.getByRole('link', { name: tag.name, exact: true }).first().click();
-      for (const href of await page.$$eval('a[href^="#/"]', (links) => links.map((link) => link.getAttribute('href') ?? ''))) {
-        hrefs.add(href.split('#')[1] ?? '');
+      const own = operations.filter((operation) => operation.tag === tag.name).map((operation) => operation.operationId.toLowerCase());
+      const until = Date.now() + 10_000;
+      await readLinks();
+      while (own.some((operationId) => !shown.has(operationId)) && Date.now() < until) {
+        await page.waitForTimeout(100);
+        await readLinks();
       }
     }
-    // The page's anchors are lower case (the public API's own operationIds are not always: `list-SKUs-in-product`).
-    const shown = new Set([...hrefs].map((href) => href.split('/').at(-1)?.toLowerCase()));
     expect(operations.filter((operation) => !shown.has(operation.operationId.toLowerCase()))).toEqual([]);
 
     // An operation's own section renders its request example and every response it documents, errors included.
