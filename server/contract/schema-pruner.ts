@@ -108,6 +108,8 @@ export class SchemaPruner {
    */
   private readonly plans = new WeakMap<Json, Plan>();
   private readonly rulesRoot: RulesNode = { next: new Map() };
+  /** The schemas whose plans are being made, to find a schema that is its own member. */
+  private readonly planning = new Set<Json>();
 
   constructor(private readonly contract: Json) {
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
@@ -209,16 +211,13 @@ export class SchemaPruner {
     }
   }
 
-  /** The schemas whose plans are being made, to find a schema that is its own member. */
-  private readonly planning = new Set<Json>();
-
   /** The schema and the parts it is made of that apply to this value: allOf members, and the union branches it matches. */
   private partsOf(plan: Plan, value: unknown): Located[] {
     if (plan.fixed) return plan.fixed.parts;
     const out: Located[] = [plan.at];
     for (const member of plan.allOf) out.push(...this.partsOf(member, value));
+    const valueTypes = plan.unions.length > 0 ? typesOf(value) : [];
     for (const { oneOf, branches, types } of plan.unions) {
-      const valueTypes = typesOf(value);
       for (let index = 0; index < branches.length; index++) {
         const taken = types[index];
         // A branch whose `type` takes none of the value's types cannot validate, so it is not asked.
