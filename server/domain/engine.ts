@@ -304,7 +304,9 @@ async function effectiveOrder(ctx: DomainContext, order: OrderRequest | null | u
 /** The catalog products and SKUs the unit discounts of the request may add to the order. */
 async function unitCatalog(ctx: DomainContext, discounts: Discount[]): Promise<(id: string) => CatalogUnit | undefined> {
   const known = new Map<string, CatalogUnit>();
-  for (const id of new Set(discounts.flatMap(unitIds))) {
+  const ids = new Set<string>();
+  for (const discount of discounts) for (const id of unitIds(discount)) ids.add(id);
+  for (const id of ids) {
     const sku = await ctx.uow.skus.get(id);
     if (sku) {
       const product = await ctx.uow.products.get(sku.product_id);
@@ -553,8 +555,15 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
     }
     subjects.push(subject);
   }
-  const discounts = subjects.flatMap(({ voucher, tier, stackTiers }) => [voucher?.discount, tier?.action?.discount, ...(stackTiers ?? []).map((t) => t?.action?.discount)]);
-  const catalog = await unitCatalog(ctx, discounts.filter((d): d is Discount => !!d));
+  // Loops rather than flatMap here and below: V8 runs flatMap on its generic path, which was about 3 µs of
+  // every validation in make bench's profile.
+  const discounts: Discount[] = [];
+  for (const { voucher, tier, stackTiers } of subjects) {
+    if (voucher?.discount) discounts.push(voucher.discount);
+    if (tier?.action?.discount) discounts.push(tier.action.discount);
+    for (const stackTier of stackTiers ?? []) if (stackTier?.action?.discount) discounts.push(stackTier.action.discount);
+  }
+  const catalog = await unitCatalog(ctx, discounts);
 
   let amount = initialAmount;
   let remaining = initialAmount;
@@ -834,7 +843,8 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
   const valid = partial
     ? verdicts.some(({ verdict }) => verdict.status === 'APPLICABLE')
     : verdicts.every(({ verdict }) => verdict.status !== 'INAPPLICABLE');
-  const applied = valid ? verdicts.flatMap((entry) => entry.applied) : [];
+  const applied: (typeof verdicts)[number]['applied'] = [];
+  if (valid) for (const entry of verdicts) applied.push(...entry.applied);
   if (!valid) {
     // Nothing applies: the order is priced as it came, and every redeemable that would have applied is skipped.
     lines = await readLines(ctx, requestOrder?.items);

@@ -73,9 +73,12 @@ function lockId(key: string, voucherId: string): string {
 
 /** The voucher's holds that have not lapsed; lapsed ones are deleted on the way. */
 async function liveLocks(ctx: DomainContext, voucherId: string): Promise<SessionLock[]> {
+  const locks = await ctx.uow.session_locks.findBy('voucher_id', voucherId);
+  // Nearly every voucher has no hold: the time (formatting it was a few µs of each validation) is read only for one that has.
+  if (locks.length === 0) return locks;
   const now = ctx.clock.now().toISOString();
   const live: SessionLock[] = [];
-  for (const lock of await ctx.uow.session_locks.findBy('voucher_id', voucherId)) {
+  for (const lock of locks) {
     if (lock.expires_at > now) live.push(lock);
     else await ctx.uow.session_locks.delete(lock.id);
   }
