@@ -5,6 +5,7 @@ import { newId } from './ids.js';
 import { table } from '../store/schema.js';
 import { timeBound } from './time-range.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow, isoTime } from './clock.js';
 
 type Schemas = components['schemas'];
 export type AsyncAction = Schemas['AsyncAction'];
@@ -33,7 +34,7 @@ export async function startAsyncAction(ctx: DomainContext, type: AsyncActionType
     id: newId('aa'),
     type,
     status: 'IN_PROGRESS',
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     request_id: requestId,
     progress: 0,
@@ -47,7 +48,7 @@ export async function reportProgress(ctx: DomainContext, id: string, done: numbe
   const action = await ctx.uow.async_actions.get(id);
   if (!action || total <= 0) return;
   const progress = Math.min(100, Math.floor((done * 100) / total));
-  if (progress !== action.progress) await ctx.uow.async_actions.update({ ...FRESH, ...action, progress, updated_at: ctx.clock.now().toISOString() });
+  if (progress !== action.progress) await ctx.uow.async_actions.update({ ...FRESH, ...action, progress, updated_at: isoNow(ctx.clock) });
 }
 
 export async function finishAsyncAction(ctx: DomainContext, id: string, status: 'DONE' | 'FAILED', result: AsyncActionResult): Promise<void> {
@@ -62,7 +63,7 @@ export async function finishAsyncAction(ctx: DomainContext, id: string, status: 
     processing_time: Math.max(0, now.getTime() - Date.parse(action.created_at)),
     ...(status === 'DONE' && { progress: 100 }),
     result,
-    updated_at: now.toISOString(),
+    updated_at: isoTime(now),
   });
 }
 

@@ -11,6 +11,7 @@ import { idOrderedPage, idOrderedQuery, listFilter, type IdCursorQuery } from '.
 import type { VoucherRecord } from './vouchers.js';
 import { dropHoldersOf } from './referrals.js';
 import { table } from '../store/schema.js';
+import { isoNow } from './clock.js';
 
 export type BinResourceType = 'campaign' | 'voucher';
 
@@ -58,7 +59,7 @@ export async function ensureCampaignNameFree(ctx: DomainContext, name: string): 
 }
 
 function entry(ctx: DomainContext, fields: Pick<BinEntryRecord, 'resource_id' | 'resource_type' | 'resource_name' | 'resource_parent_id' | 'campaign_name' | 'campaign'>): BinEntryRecord {
-  return { id: newId('bin'), created_at: ctx.clock.now().toISOString(), deleted_by_user_id: null, ...fields };
+  return { id: newId('bin'), created_at: isoNow(ctx.clock), deleted_by_user_id: null, ...fields };
 }
 
 /** Keeps a campaign and the vouchers it held in the bin; the caller has removed them from the live tables. */

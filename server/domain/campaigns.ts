@@ -21,6 +21,7 @@ import { timeframeWithoutStart } from './validity.js';
 import { table } from '../store/schema.js';
 import { and, eq, not } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 export type Campaign = Schemas['Campaign'];
@@ -242,7 +243,7 @@ export async function createCampaign(ctx: DomainContext, input: CampaignCreate):
     ...(input.activity_duration_after_publishing && { activity_duration_after_publishing: input.activity_duration_after_publishing }),
     active: true,
     metadata: input.metadata ?? {},
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     category_id: category?.id ?? null,
     creation_status: status,
@@ -299,7 +300,7 @@ export async function updateCampaign(ctx: DomainContext, ref: string, input: Cam
   if (gift && expected !== 'GIFT_VOUCHER') throw campaignError(`A ${campaign.campaign_type} campaign has no gift`);
   if (referral_program && campaign.campaign_type !== 'REFERRAL_PROGRAM') throw campaignError('Only a REFERRAL_PROGRAM campaign has referral_program');
   if (loyalty_tiers_expiration && campaign.campaign_type !== 'LOYALTY_PROGRAM') throw campaignError('Only a LOYALTY_PROGRAM campaign has loyalty_tiers_expiration');
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   let voucher = campaign.voucher;
   if (voucher && discount) voucher = { ...FRESH, ...voucher, discount };
   if (voucher && gift) voucher = { ...FRESH, ...voucher, gift: { amount: wholeAmount(gift.amount), effect: gift.effect ?? voucher.gift?.effect ?? 'APPLY_TO_ORDER' } };
@@ -326,7 +327,7 @@ export async function updateCampaign(ctx: DomainContext, ref: string, input: Cam
 
 export async function setCampaignActive(ctx: DomainContext, ref: string, active: boolean): Promise<CampaignRecord> {
   const campaign = await findCampaign(ctx, ref);
-  const updated = { ...FRESH, ...campaign, active, updated_at: ctx.clock.now().toISOString() };
+  const updated = { ...FRESH, ...campaign, active, updated_at: isoNow(ctx.clock) };
   await ctx.uow.campaigns.update(updated);
   await recordEvent(ctx, active ? 'campaign.enabled' : 'campaign.disabled', { campaign_id: campaign.id }, { campaign: { id: campaign.id } });
   return updated;

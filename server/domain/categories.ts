@@ -6,6 +6,7 @@ import { newId } from './ids.js';
 import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 /** A category as stored and shown; `updated_at` appears once it has been updated. */
@@ -26,7 +27,7 @@ export async function createCategory(ctx: DomainContext, input: CategoryCreate):
     id: newId('cat'),
     name: input.name,
     hierarchy: input.hierarchy,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     object: 'category',
   };
   return writeUnique('category', () => ctx.uow.categories.insert(category));
@@ -35,7 +36,7 @@ export async function createCategory(ctx: DomainContext, input: CategoryCreate):
 export async function updateCategory(ctx: DomainContext, id: string, input: CategoryUpdate): Promise<Category> {
   const category = await findCategory(ctx, id);
   // Only the two fields a client may change; the pruner has already taken out every other one.
-  const updated = applyChanges(category, { name: input.name, hierarchy: input.hierarchy }, ctx.clock.now().toISOString()) as Category;
+  const updated = applyChanges(category, { name: input.name, hierarchy: input.hierarchy }, isoNow(ctx.clock)) as Category;
   return writeUnique('category', () => ctx.uow.categories.update(updated));
 }
 

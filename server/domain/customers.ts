@@ -13,6 +13,7 @@ import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
 import { and, eq, has, notNull, type Condition } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type CustomerSchema = components['schemas']['Customer'];
 type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
@@ -108,7 +109,7 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate):
     referrals: { total: 0, campaigns: [] },
     metadata: input.metadata ?? {},
     system_metadata: {},
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'customer',
   };
@@ -137,7 +138,7 @@ export async function updateCustomer(ctx: DomainContext, ref: string, input: Cus
     ...(metadata !== undefined && { metadata: metadata ?? {} }),
   };
   if (changesNothing(customer, changes)) return customer;
-  const updated = applyChanges(customer, changes, ctx.clock.now().toISOString());
+  const updated = applyChanges(customer, changes, isoNow(ctx.clock));
   const before = await segmentSnapshot(ctx, customer);
   await recordEvent(ctx, 'customer.updated', { customer_id: customer.id }, { customer: { id: customer.id, source_id: customer.source_id } });
   const stored = await ctx.uow.customers.update(updated);
@@ -474,7 +475,7 @@ export async function deleteCustomerPermanently(ctx: DomainContext, ref: string)
   await recordEvent(ctx, 'customer.deleted', {}, { customer: { id: customer.id } });
   return {
     id: newId('del'),
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     related_object_id: customer.id,
     related_object: 'customer' as const,
     status: 'DONE',

@@ -9,6 +9,7 @@ import { countEvent, countedIn } from './campaign-counters.js';
 import type { DomainContext, EventSource } from './context.js';
 import { newId } from './ids.js';
 import { table } from '../store/schema.js';
+import { isoNow } from './clock.js';
 
 export type EventType =
   | 'campaign.created'
@@ -120,7 +121,7 @@ export async function recordEvent(
   about: { campaign_id?: string | null; customer_id?: string | null; voucher_id?: string | null },
   data: Record<string, unknown>,
 ): Promise<EventRecord> {
-  const createdAt = ctx.clock.now().toISOString();
+  const createdAt = isoNow(ctx.clock);
   const campaignId = about.campaign_id ?? null;
   const event = await ctx.uow.events.insert({
     id: newId('evt'),

@@ -10,6 +10,7 @@ import { evaluate } from './engine.js';
 import { engineOrder, namedEngineCustomer } from './single-object.js';
 import { presentVoucher, type VoucherRecord, type VoucherView } from './vouchers.js';
 import { isIn, isNull } from '../store/conditions.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -55,7 +56,7 @@ export async function examineVouchers(ctx: DomainContext, body: Schemas['Voucher
   const data: VoucherView[] = [];
   for (const voucher of sorted.slice(0, query.limit ?? DEFAULT_LIMIT)) data.push(await presentVoucher(ctx, voucher));
   const base = await evaluate(ctx, { redeemables: [], ...(ref && { customer: ref }) });
-  return { object: 'list' as const, data_ref: 'data' as const, data, total: qualifying.length, created_at: ctx.clock.now().toISOString(), tracking_id: base.trackingId };
+  return { object: 'list' as const, data_ref: 'data' as const, data, total: qualifying.length, created_at: isoNow(ctx.clock), tracking_id: base.trackingId };
 }
 
 /** The campaign types whose vouchers a customer can be given, and so the ones examined. */
@@ -136,5 +137,5 @@ export async function examineCampaigns(ctx: DomainContext, body: Schemas['Campai
   const data: Schemas['QualifiedCampaign'][] = [];
   for (const campaign of sorted.slice(0, query.limit ?? DEFAULT_LIMIT)) data.push(await qualifiedCampaign(ctx, campaign));
   const base = await evaluate(ctx, { redeemables: [], ...(ref && { customer: ref }) });
-  return { object: 'list' as const, data_ref: 'data' as const, data, total: qualifying.length, created_at: ctx.clock.now().toISOString(), tracking_id: base.trackingId };
+  return { object: 'list' as const, data_ref: 'data' as const, data, total: qualifying.length, created_at: isoNow(ctx.clock), tracking_id: base.trackingId };
 }

@@ -7,6 +7,7 @@ import { newId } from './ids.js';
 import type { CardTransaction } from './loyalty/types.js';
 import type { VoucherRecord } from './vouchers.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Details = Omit<NonNullable<CardTransaction['details']>, 'balance'>;
 
@@ -45,7 +46,7 @@ export async function recordGiftMovement(ctx: DomainContext, card: VoucherRecord
       },
     },
     related_transaction_id: null,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
   });
 }
 

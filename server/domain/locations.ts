@@ -10,6 +10,7 @@ import { table } from '../store/schema.js';
 import { and } from '../store/conditions.js';
 import { timeBound } from './time-range.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 export type Location = components['schemas']['Location'];
 
@@ -58,7 +59,7 @@ function checkShape(shape: Location['shape']): void {
 
 export async function addLocation(ctx: DomainContext, input: LocationInput): Promise<Location> {
   checkShape(input.shape);
-  const createdAt = input.created_at ?? ctx.clock.now().toISOString();
+  const createdAt = input.created_at ?? isoNow(ctx.clock);
   if (input.updated_at && Date.parse(input.updated_at) < Date.parse(createdAt)) {
     throw invalid('invalid_payload', 'Invalid location', `updated_at ${input.updated_at} is before created_at ${createdAt}`);
   }

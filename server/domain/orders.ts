@@ -10,6 +10,7 @@ import { namedCustomer } from './publications.js';
 import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type OrderCreate = Schemas['OrdersCreateRequestBody'];
@@ -167,7 +168,7 @@ export async function createOrder(ctx: DomainContext, input: OrderCreate): Promi
   const customer = await partyOf(ctx, input.customer);
   const referrerId = await referrerOf(ctx, input);
   const { items, amount } = await linesAndAmount(ctx, input);
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const created = await writeUnique('order', () =>
     ctx.uow.orders.insert({
       id: newId('ord'),
@@ -227,7 +228,7 @@ async function changeOrder(ctx: DomainContext, order: OrderRecord, input: OrderU
     metadata: input.metadata === undefined ? order.metadata : (input.metadata ?? {}),
     customer_id: customer === undefined ? order.customer_id : (customer?.id ?? null),
     referrer_id: referrerId === undefined ? order.referrer_id : referrerId,
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   });
   await paidNow(ctx, order, updated);
   return updated;
@@ -294,7 +295,7 @@ export async function orderForRedemption(
   merge = false,
 ): Promise<OrderRecord> {
   const existing = request?.id ? await findOrder(ctx, request.id) : request?.source_id ? await ctx.uow.orders.getBy('source_id', request.source_id) : undefined;
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const computed = calculatedLines(calculated, lines);
   const itemsDiscount = calculated.items_discount_amount ?? 0;
   if (existing) {

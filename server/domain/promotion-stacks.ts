@@ -13,6 +13,7 @@ import { withinRange, type TimeRange } from './time-range.js';
 import { table } from '../store/schema.js';
 import { and } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type PromotionStack = Schemas['PromotionStack'];
@@ -74,7 +75,7 @@ export async function createPromotionStack(ctx: DomainContext, campaignRef: stri
     tiers: { ids, hierarchy_mode: 'MANUAL' },
     campaign_id: campaign.id,
     category_id: (await categoryIdOf(ctx, input.category_id)) ?? null,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
   });
 }
 
@@ -96,7 +97,7 @@ export async function updatePromotionStack(ctx: DomainContext, campaignRef: stri
     ...(input.name !== undefined && { name: input.name }),
     tiers: { ids, hierarchy_mode: 'MANUAL' },
     ...(categoryId !== undefined && { category_id: categoryId }),
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   });
 }
 

@@ -12,6 +12,7 @@ import { timeframeWithoutStart, validityAt } from './validity.js';
 import { table } from '../store/schema.js';
 import { isIn, notIn } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 export type PromotionTier = Schemas['PromotionTier'];
@@ -73,7 +74,7 @@ export async function createPromotionTier(ctx: DomainContext, campaignRef: strin
   const category = await resolveCategoryRef(ctx, input);
   const tier = await ctx.uow.promotion_tiers.insert({
     id: newId('promo'),
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     name: input.name,
     banner: input.banner ?? null,
@@ -108,12 +109,12 @@ export async function updatePromotionTier(ctx: DomainContext, id: string, input:
   }
   const { validation_rule_assignments: _ignored, metadata, ...changes } = await categoryChange(ctx, input);
   const update = { ...FRESH, ...changes, ...(metadata !== undefined && { metadata: metadata ?? {} }) };
-  return ctx.uow.promotion_tiers.update(applyChanges(tier, update, ctx.clock.now().toISOString()));
+  return ctx.uow.promotion_tiers.update(applyChanges(tier, update, isoNow(ctx.clock)));
 }
 
 export async function setPromotionTierActive(ctx: DomainContext, id: string, active: boolean): Promise<PromotionTierRecord> {
   const tier = await findPromotionTier(ctx, id);
-  return ctx.uow.promotion_tiers.update({ ...FRESH, ...tier, active, updated_at: ctx.clock.now().toISOString() });
+  return ctx.uow.promotion_tiers.update({ ...FRESH, ...tier, active, updated_at: isoNow(ctx.clock) });
 }
 
 export async function deletePromotionTier(ctx: DomainContext, id: string): Promise<void> {

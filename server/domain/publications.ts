@@ -14,6 +14,7 @@ import { noteReferrer } from './referrals.js';
 import { table } from '../store/schema.js';
 import { campaignNamesById } from './campaigns.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
@@ -164,7 +165,7 @@ export async function publish(ctx: DomainContext, input: PublicationCreate, opti
   }
   const chosen = await vouchersFor(ctx, input, customer.id);
   if (chosen instanceof DomainError) return { ok: false, error: chosen };
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const held: VoucherRecord[] = [];
   for (const voucher of chosen) {
     const given = await ctx.uow.vouchers.update({ ...FRESH, ...voucher, holder_id: customer.id, publish_count: voucher.publish_count + 1, updated_at: now });

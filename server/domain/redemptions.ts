@@ -20,6 +20,7 @@ import { table } from '../store/schema.js';
 import { and, eq } from '../store/conditions.js';
 import { campaignNamesById } from './campaigns.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
@@ -135,7 +136,7 @@ function commonFields(evaluation: Evaluation, request: Request, channelId: strin
 
 /** Records a refused request: a failed redemption for each voucher or tier that did not apply. */
 async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request: Request, channelId: string): Promise<DomainError> {
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   for (const { verdict, voucher, tier } of evaluation.failures) {
     const subject = voucher ?? tier;
     const error = verdict.result.error!;
@@ -179,7 +180,7 @@ async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request
 export async function redeem(ctx: DomainContext, request: Request, channelId: string): Promise<RedeemOutcome> {
   const evaluation = await evaluate(ctx, request);
   if (!evaluation.valid) return { ok: false, error: await recordFailure(ctx, evaluation, request, channelId) };
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const { totals } = evaluation;
   const stored = await orderForRedemption(
     ctx,
@@ -358,7 +359,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
   };
   if (redemption.status === 'ROLLED_BACK') return refuse('already_rolled_back', `Redemption ${redemption.id} was already rolled back`);
   if (redemption.result !== 'SUCCESS') return refuse('invalid_rollback_params', `Redemption ${redemption.id} did not succeed`);
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const reason = input.reason ?? null;
   const metadata = input.metadata ?? {};
   const channel = { channel_id: channelId, channel_type: 'API' as const };

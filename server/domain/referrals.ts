@@ -17,6 +17,7 @@ import { giveCampaignVoucher } from './loyalty/rewards.js';
 import type { VoucherRecord } from './vouchers.js';
 import { table } from '../store/schema.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type HoldersCreate = Schemas['ReferralsHoldersCreateRequestBody'];
@@ -65,7 +66,7 @@ export async function findReferralCode(ctx: DomainContext, memberId: string, cam
 async function insertHolder(ctx: DomainContext, code: VoucherRecord, customerId: string, role: HolderRecord['holder_role'], metadata: Record<string, unknown> = {}) {
   return ctx.uow.redeemable_holders.insert({
     id: newId('rh'),
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     redeemable_id: code.id,
     redeemable_object: 'voucher',
     customer_id: customerId,

@@ -15,6 +15,7 @@ import { normalizeFilters } from './vouchers.js';
 import { table } from '../store/schema.js';
 import { and, eq, isIn, or, type Condition, type Field } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type Segment = Schemas['Segment'];
@@ -149,7 +150,7 @@ export async function createSegment(ctx: DomainContext, input: SegmentCreate): P
     }
     filter = checked as FilterDefinition;
   }
-  return ctx.uow.segments.insert({ id, name: input.name ?? id, type, filter, customers, created_at: ctx.clock.now().toISOString() });
+  return ctx.uow.segments.insert({ id, name: input.name ?? id, type, filter, customers, created_at: isoNow(ctx.clock) });
 }
 
 export async function deleteSegment(ctx: DomainContext, id: string): Promise<void> {

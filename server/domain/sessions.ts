@@ -13,6 +13,7 @@ import type { Applied } from './engine.js';
 import { notFound } from './errors.js';
 import { randomHex } from './ids.js';
 import { table } from '../store/schema.js';
+import { isoNow, isoTime } from './clock.js';
 
 type Session = components['schemas']['RedemptionSession'];
 type TtlUnit = NonNullable<Session['ttl_unit']>;
@@ -76,7 +77,7 @@ async function liveLocks(ctx: DomainContext, voucherId: string): Promise<Session
   const locks = await ctx.uow.session_locks.findBy('voucher_id', voucherId);
   // Nearly every voucher has no hold: the time (formatting it was a few µs of each validation) is read only for one that has.
   if (locks.length === 0) return locks;
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const live: SessionLock[] = [];
   for (const lock of locks) {
     if (lock.expires_at > now) live.push(lock);
@@ -115,7 +116,7 @@ export async function holdApplied(ctx: DomainContext, session: Required<Session>
       quantity: 1,
       credits: entry.giftCredits,
       points: entry.points,
-      created_at: now.toISOString(),
+      created_at: isoTime(now),
       expires_at: expiresAt,
     };
     if (await ctx.uow.session_locks.get(lock.id)) await ctx.uow.session_locks.update(lock);

@@ -8,6 +8,7 @@ import type { DomainContext } from './context.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { table } from '../store/schema.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type Fields = Schemas['StackingRulesFields'];
@@ -99,14 +100,14 @@ export async function createStackingRules(ctx: DomainContext, input: Fields): Pr
     throw new DomainError('duplicate', 'duplicate_found', 'Duplicated resource found', `The project already has stacking rules (${existing.id}); update them instead`, existing.id, 'stacking_rules');
   }
   const settings = await settingsFrom(ctx, DEFAULT_STACKING_SETTINGS, input);
-  return ctx.uow.stacking_rules.insert({ id: newId('stk'), ...settings, created_at: ctx.clock.now().toISOString() });
+  return ctx.uow.stacking_rules.insert({ id: newId('stk'), ...settings, created_at: isoNow(ctx.clock) });
 }
 
 export async function updateStackingRules(ctx: DomainContext, id: string, input: Fields): Promise<StackingRulesRecord> {
   const current = await findStackingRules(ctx, id);
   const { id: _id, created_at, updated_at: _updated, ...settings } = current;
   const changed = await settingsFrom(ctx, settings, input);
-  return ctx.uow.stacking_rules.update({ id, ...changed, created_at, updated_at: ctx.clock.now().toISOString() });
+  return ctx.uow.stacking_rules.update({ id, ...changed, created_at, updated_at: isoNow(ctx.clock) });
 }
 
 export async function deleteStackingRules(ctx: DomainContext, id: string): Promise<void> {

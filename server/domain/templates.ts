@@ -15,6 +15,7 @@ import { writeUnique } from './unique.js';
 import { createValidationRule } from './validation-rules.js';
 import { table } from '../store/schema.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type TemplateType = Schemas['CampaignTemplateType'];
@@ -177,7 +178,7 @@ export async function createTemplate(ctx: DomainContext, input: TemplateCreate):
       id: newId('camptpl'),
       name: input.name,
       description: input.description ?? null,
-      created_at: ctx.clock.now().toISOString(),
+      created_at: isoNow(ctx.clock),
       updated_at: null,
       ...source,
     }),
@@ -192,7 +193,7 @@ export async function updateTemplate(ctx: DomainContext, id: string, input: Temp
       ...template,
       ...(input.name !== undefined && { name: input.name }),
       ...(input.description !== undefined && { description: input.description }),
-      updated_at: ctx.clock.now().toISOString(),
+      updated_at: isoNow(ctx.clock),
     }),
   );
 }
@@ -222,7 +223,7 @@ export async function insertTemplateCopy(ctx: DomainContext, original: CampaignT
       id: newId('camptpl'),
       name: input.name,
       description: input.description === undefined ? original.description : input.description,
-      created_at: ctx.clock.now().toISOString(),
+      created_at: isoNow(ctx.clock),
       updated_at: null,
     }),
   );

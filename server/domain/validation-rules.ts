@@ -9,6 +9,7 @@ import { effectiveLogic, numberedRules, parseLogic, ruleNumbers } from './rule-l
 import { table } from '../store/schema.js';
 import { and, eq } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 export type ValidationRule = Schemas['ValidationRule'];
@@ -102,7 +103,7 @@ export async function createValidationRule(ctx: DomainContext, input: RuleCreate
     applicable_to: input.applicable_to ?? EMPTY_APPLICABLE_TO,
     type: input.type ?? 'expression',
     context_type: input.context_type ?? 'global',
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'validation_rules',
   });
@@ -130,7 +131,7 @@ export async function updateValidationRule(ctx: DomainContext, id: string, input
     ...(input.applicable_to !== undefined && { applicable_to: input.applicable_to ?? EMPTY_APPLICABLE_TO }),
     ...(input.type !== undefined && { type: input.type }),
     ...(input.context_type !== undefined && { context_type: input.context_type }),
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   };
   const stored = await ctx.uow.validation_rules.update(updated);
   await recordEvent(ctx, 'business_validation_rule.updated', {}, { validation_rule: { id: stored.id } });
@@ -218,7 +219,7 @@ export async function assignValidationRule(
     rule_id: rule.id,
     related_object_id: objectId,
     related_object_type: target.type,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     object: 'validation_rules_assignment',
   });
   await recordEvent(ctx, 'business_validation_rule.assignment.created', {}, { validation_rule: { id: rule.id }, assignment: { id: assignment.id } });

@@ -21,6 +21,7 @@ import { dropHoldersOf } from './referrals.js';
 import { table } from '../store/schema.js';
 import { and, eq, isIn } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 export type Voucher = Schemas['Voucher'];
@@ -243,7 +244,7 @@ export async function buildVouchers(
   if (input.type && input.type !== type) throw voucherError(`Campaign ${campaign?.name} holds ${type}s, not ${input.type}s`);
   const parts = valueParts(type, input, campaign);
   const category = await resolveCategoryRef(ctx, input);
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const inherited = <K extends 'start_date' | 'expiration_date' | 'validity_timeframe' | 'validity_day_of_week' | 'validity_hours'>(key: K) =>
     input[key] !== undefined ? input[key] : (campaign?.[key] ?? null);
   return codes.map((code) => ({
@@ -338,7 +339,7 @@ export async function updateVoucher(ctx: DomainContext, code: string, input: Omi
       ...(metadata && { metadata }),
       ...(redemption?.quantity !== undefined && { redemption: { ...FRESH, ...voucher.redemption, quantity: redemption.quantity } }),
     },
-    ctx.clock.now().toISOString(),
+    isoNow(ctx.clock),
   );
   await ctx.uow.vouchers.update(updated);
   await recordEvent(ctx, 'voucher.updated', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
@@ -347,7 +348,7 @@ export async function updateVoucher(ctx: DomainContext, code: string, input: Omi
 
 export async function setVoucherActive(ctx: DomainContext, code: string, active: boolean): Promise<VoucherRecord> {
   const voucher = await findVoucher(ctx, code);
-  const updated = { ...FRESH, ...voucher, active, updated_at: ctx.clock.now().toISOString() };
+  const updated = { ...FRESH, ...voucher, active, updated_at: isoNow(ctx.clock) };
   await ctx.uow.vouchers.update(updated);
   await recordEvent(ctx, active ? 'voucher.enabled' : 'voucher.disabled', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
   return updated;
@@ -387,7 +388,7 @@ export async function changeBalance(ctx: DomainContext, code: string, change: Ba
       amount: voucher.gift.amount + Math.max(0, value),
       subtracted_amount: (voucher.gift.subtracted_amount ?? 0) + Math.max(0, -value),
     };
-    const updated = await ctx.uow.vouchers.update({ ...FRESH, ...voucher, gift, updated_at: ctx.clock.now().toISOString() });
+    const updated = await ctx.uow.vouchers.update({ ...FRESH, ...voucher, gift, updated_at: isoNow(ctx.clock) });
     await recordGiftMovement(ctx, updated, {
       type: value >= 0 ? 'CREDITS_ADDITION' : 'CREDITS_REMOVAL',
       amount: value,

@@ -27,6 +27,7 @@ type CampaignsUpdateRequestBody = components['schemas']['CampaignsUpdateRequestB
 import { inProject } from './unit-of-work.js';
 import { voucherResponse, withAssets } from './vouchers.js';
 import { FRESH } from '../store/fresh.js';
+import { isoNow } from '../domain/clock.js';
 
 type LoyaltyOperations =
   | 'list-loyalty-programs'
@@ -152,7 +153,7 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
       ...FRESH,
       ...rest,
       campaign_type: 'LOYALTY_PROGRAM',
-      name: name ?? `Loyalty program ${services.clock.now().toISOString()}`,
+      name: name ?? `Loyalty program ${isoNow(services.clock)}`,
       voucher: voucher ?? { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
       ...(type !== undefined && { type: type === 'STANDALONE' ? 'AUTO_UPDATE' : type }),
     });

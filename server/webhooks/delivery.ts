@@ -33,7 +33,7 @@ import { lookup as systemLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import { hostname } from 'node:os';
-import type { Clock } from '../domain/clock.js';
+import { isoNow, type Clock } from '../domain/clock.js';
 import { randomBytes } from 'node:crypto';
 import { isPublicAddress, literalAddress, refusedAddresses, type HostResolver } from '../domain/management/webhook-targets.js';
 import type { Webhook, WebhookDelivery, WebhookDeliveryRow } from '../domain/management/webhooks.js';
@@ -410,7 +410,7 @@ export class WebhookDeliveries {
     } catch (error) {
       // Never expected; a slot must be given back whatever happens, or shutdown would wait for it forever.
       this.log('error', `webhook delivery ${item.deliveryId}: attempt ${number} broke`, error);
-      attempt = { number, started_at: this.clock.now().toISOString(), duration_ms: 0, status_code: null, error: UNREACHABLE };
+      attempt = { number, started_at: isoNow(this.clock), duration_ms: 0, status_code: null, error: UNREACHABLE };
     }
     item.made = number;
     this.busy -= 1;
@@ -482,7 +482,7 @@ export class WebhookDeliveries {
   }
 
   private async send(item: Pending, number: number, moreForOrigin: boolean): Promise<Attempt> {
-    const startedAt = this.clock.now().toISOString();
+    const startedAt = isoNow(this.clock);
     const started = performance.now();
     const outcome = (status: number | null, error: string | null): Attempt => ({
       number,
@@ -624,7 +624,7 @@ export class WebhookDeliveries {
       for (const { projectId, webhookId, reason, detail, marked, ids } of batches) {
         try {
           if (!marked) await this.store.transaction(projectId, async (uow) => {
-            const now = this.clock.now().toISOString();
+            const now = isoNow(this.clock);
             for (const id of ids) {
               const delivery = await uow.webhook_deliveries.get(id);
               if (delivery?.status !== 'PENDING' || delivery.leased_by !== this.owner) continue;
@@ -672,7 +672,7 @@ export class WebhookDeliveries {
           attempts: [...delivery.attempts, attempt],
           failure_reason: reason,
           next_attempt_at: ended ? null : new Date(dueAt).toISOString(),
-          updated_at: this.clock.now().toISOString(),
+          updated_at: isoNow(this.clock),
           body: ended ? null : delivery.body,
           due_ms: ended ? null : dueAt,
           leased_by: ended || release ? null : this.owner,

@@ -1,11 +1,13 @@
 /**
- * The day and hour cuts the engine makes of a moment: the UTC day that settles loyalty (answered from the day
- * asked before when the moment falls in it) and the hour a counted event goes to (cut from the server's own
- * timestamps as text). Each must give what formatting a Date gives, for any moment and in any order.
+ * The timestamps the server writes (the second kept from the moment formatted before) and the day and hour cuts
+ * the engine makes of a moment: the UTC day that settles loyalty (answered from the day asked before when the
+ * moment falls in it) and the hour a counted event goes to (cut from the server's own timestamps as text). Each
+ * must give what formatting a Date gives, for any moment and in any order.
  */
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { hourOf } from '../../server/domain/campaign-counters.js';
+import { isoTime } from '../../server/domain/clock.js';
 import { utcDayOf } from '../../server/domain/loyalty/settle-clock.js';
 
 const DAY_MS = 86_400_000;
@@ -51,5 +53,36 @@ describe('the hour of a timestamp', () => {
   test('when the timestamp has an offset or no milliseconds, then it is parsed', () => {
     expect(hourOf('2026-03-01T10:30:00+02:00')).toBe('2026-03-01T08:00:00.000Z');
     expect(hourOf('2026-03-01T10:30:00Z')).toBe('2026-03-01T10:00:00.000Z');
+  });
+});
+
+describe('the timestamp of a moment', () => {
+  /** Any moment a Date holds, from 271 821 BC to AD 275 760, six-digit and negative years included. */
+  const anyMoment = fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 });
+  test('when moments come in any order, many within one second, then each is written as Date writes it', () => {
+    const sameSecond = fc.oneof(moment, anyMoment).chain((ms) => fc.array(fc.integer({ min: 0, max: 999 }), { minLength: 1, maxLength: 5 }).map((offsets) => offsets.map((offset) => Math.floor(ms / 1000) * 1000 + offset)));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(moment.map((ms) => [ms]), anyMoment.map((ms) => [ms]), sameSecond), { minLength: 1, maxLength: 20 }), (groups) => {
+        for (const ms of groups.flat()) expect([ms, isoTime(new Date(ms))]).toEqual([ms, new Date(ms).toISOString()]);
+      }),
+    );
+  });
+
+  test('when milliseconds need padding or the second turns, then the text has them', () => {
+    const second = Date.UTC(2026, 10, 29, 9, 59, 59);
+    expect([0, 7, 42, 999, 1000, 1005, -1].map((shift) => isoTime(new Date(second + shift)))).toEqual([
+      '2026-11-29T09:59:59.000Z',
+      '2026-11-29T09:59:59.007Z',
+      '2026-11-29T09:59:59.042Z',
+      '2026-11-29T09:59:59.999Z',
+      '2026-11-29T10:00:00.000Z',
+      '2026-11-29T10:00:00.005Z',
+      '2026-11-29T09:59:58.999Z',
+    ]);
+  });
+
+  test('when the date is invalid, then it is refused as a Date refuses it', () => {
+    isoTime(new Date(0));
+    expect(() => isoTime(new Date(Number.NaN))).toThrow(RangeError);
   });
 });

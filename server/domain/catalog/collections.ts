@@ -9,6 +9,7 @@ import { catalogOrder } from './products.js';
 import type { CatalogOrder, Product, ProductCollection, ProductCollectionCreate, ProductCollectionFilter, ProductCollectionItem, Sku } from './types.js';
 import type { components } from '../../../generated/openapi.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 type ProductCollectionUpdate = components['schemas']['ProductCollectionsUpdateRequestBody'];
 type SkuWithProduct = components['schemas']['SkuWithProduct'];
@@ -164,7 +165,7 @@ export function matchesCollectionFilter(record: Product | Sku, filter: ProductCo
 }
 
 export async function createCollection(ctx: DomainContext, input: ProductCollectionCreate): Promise<ProductCollection> {
-  const base = { id: newId('pc'), name: input.name, created_at: ctx.clock.now().toISOString() };
+  const base = { id: newId('pc'), name: input.name, created_at: isoNow(ctx.clock) };
   const collection: ProductCollection =
     input.type === 'STATIC'
       ? { ...FRESH, ...base, type: 'STATIC', products: await resolveItems(ctx, input.products ?? []), object: 'products_collection' }
@@ -183,7 +184,7 @@ export async function updateCollection(ctx: DomainContext, id: string, input: Pr
     if (input.filter === null) throw filterProblem(`Collection ${collection.id} is AUTO_UPDATE: its filter cannot be removed`);
     changes.filter = checkCollectionFilter(input.filter);
   }
-  const updated = applyChanges(collection, changes, ctx.clock.now().toISOString()) as ProductCollection;
+  const updated = applyChanges(collection, changes, isoNow(ctx.clock)) as ProductCollection;
   return writeUnique('product_collection', () => ctx.uow.product_collections.update(updated));
 }
 

@@ -7,6 +7,7 @@ import { writeUnique } from '../unique.js';
 import { removeFromStaticCollections } from './collections.js';
 import type { CatalogOrder, Product, ProductCreate, ProductUpdate, ProductWithSkus, Sku } from './types.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 export interface ListQuery extends PageRequest {
   order?: CatalogOrder;
@@ -40,7 +41,7 @@ export async function createProduct(ctx: DomainContext, input: ProductCreate): P
     attributes: input.attributes ?? [],
     metadata: input.metadata ?? {},
     image_url: input.image_url ?? null,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'product',
   };
@@ -70,7 +71,7 @@ export async function updateProduct(ctx: DomainContext, ref: string, input: Prod
     ...(attributes !== undefined && { attributes: attributes ?? [] }),
     ...(metadata !== undefined && { metadata: metadata ?? {} }),
   };
-  const updated = applyChanges(product, changes, ctx.clock.now().toISOString());
+  const updated = applyChanges(product, changes, isoNow(ctx.clock));
   return writeUnique('product', () => ctx.uow.products.update(updated));
 }
 

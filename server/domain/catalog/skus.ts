@@ -8,6 +8,7 @@ import { removeFromStaticCollections } from './collections.js';
 import { catalogOrder, findProduct, type ListQuery } from './products.js';
 import type { Product, Sku, SkuCreate, SkuUpdate } from './types.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 /** Finds a SKU by ID, then by `source_id`. */
 export async function findSku({ uow }: DomainContext, ref: string): Promise<Sku> {
@@ -52,7 +53,7 @@ export async function createSku(ctx: DomainContext, productRef: string, input: S
     attributes,
     image_url: input.image_url ?? null,
     metadata: input.metadata ?? {},
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'sku',
   };
@@ -70,7 +71,7 @@ export async function updateSku(ctx: DomainContext, productRef: string, skuRef: 
     ...(attributes !== undefined && { attributes: attributes ?? {} }),
     ...(metadata !== undefined && { metadata: metadata ?? {} }),
   };
-  const updated = applyChanges(sku, changes, ctx.clock.now().toISOString());
+  const updated = applyChanges(sku, changes, isoNow(ctx.clock));
   return writeUnique('sku', () => ctx.uow.skus.update(updated));
 }
 

@@ -12,6 +12,7 @@ import { checkExportFilter } from './conditions.js';
 import { EXPORT_KINDS, type ExportedObject, type ExportPlan } from './kinds.js';
 import { table } from '../../store/schema.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 type Schemas = components['schemas'];
 export type Export = Schemas['Export'];
@@ -79,7 +80,7 @@ export async function createExport(ctx: DomainContext, request: ExportRequest, s
   const record: ExportRecord = {
     id: newId('exp'),
     object: 'export',
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     status: 'SCHEDULED',
     channel: 'API',
     user_id: null,

@@ -14,6 +14,7 @@ import { noteDueDay } from './settle-clock.js';
 import { followTier } from './tiers.js';
 import type { CardState, CardTransaction, PointsBucket } from './types.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 type Schemas = components['schemas'];
 /** A balance change as the engine makes it: always with the change, the card type and the operation. */
@@ -35,7 +36,7 @@ export async function cardState(ctx: DomainContext, card: VoucherRecord): Promis
     campaign_id: card.campaign_id,
     tier_id: null,
     tier_since: null,
-    joined_at: card.holder_id ? ctx.clock.now().toISOString() : null,
+    joined_at: card.holder_id ? isoNow(ctx.clock) : null,
     buckets: balance > 0 ? [{ points: balance, expires_on: null }] : [],
     next_expiration_date: null,
   });
@@ -102,7 +103,7 @@ export interface Moved {
 export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: PointsMove): Promise<Moved> {
   if (!card.loyalty_card) throw balanceError(`Voucher ${card.code} is a ${card.type}; only loyalty cards take points`);
   const state = await cardState(ctx, card);
-  const today = ctx.clock.now().toISOString().slice(0, 10);
+  const today = isoNow(ctx.clock).slice(0, 10);
   const current = card.loyalty_card;
   if (current.balance + move.points < 0) {
     throw balanceError(`Taking ${-move.points} points from card ${card.code} would leave a balance of ${current.balance + move.points}`);
@@ -115,11 +116,11 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
   else if (move.points >= 0) {
     const expires = move.expiresOn !== undefined ? move.expiresOn : expiryFor(await rulesOf(ctx, card), today);
     const same = state.buckets.find((bucket) => bucket.expires_on === expires);
-    const now = ctx.clock.now().toISOString();
+    const now = isoNow(ctx.clock);
     buckets = same
       ? state.buckets.map((bucket) => (bucket === same ? { ...FRESH, ...bucket, points: bucket.points + move.points, updated_at: now } : bucket))
       : [...state.buckets, { points: move.points, expires_on: expires, id: newId('lopb'), created_at: now }];
-  } else buckets = withdraw(state.buckets, -move.points, ctx.clock.now().toISOString());
+  } else buckets = withdraw(state.buckets, -move.points, isoNow(ctx.clock));
   const next = nextExpiration(buckets);
   if (next.date) await noteDueDay(ctx, next.date);
   await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, buckets: buckets.filter((bucket) => bucket.points > 0), next_expiration_date: next.date });
@@ -129,7 +130,7 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
     next_expiration_date: next.date,
     next_expiration_points: next.points,
   };
-  const updated = await ctx.uow.vouchers.update({ ...FRESH, ...card, loyalty_card: loyalty, updated_at: ctx.clock.now().toISOString() });
+  const updated = await ctx.uow.vouchers.update({ ...FRESH, ...card, loyalty_card: loyalty, updated_at: isoNow(ctx.clock) });
   const balance: LoyaltyCardBalance = {
     points: move.points,
     total: loyalty.points,
@@ -149,7 +150,7 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
     type: move.type,
     details: { ...FRESH, ...move.details, balance },
     related_transaction_id: move.relatedTransactionId ?? null,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     object: 'loyalty_card_transaction',
   });
   await followTier(ctx, updated);

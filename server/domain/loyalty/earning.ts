@@ -23,6 +23,7 @@ import { currentTier, mapped } from './tiers.js';
 import type { EarningRule, LoyaltyTier } from './types.js';
 import { and, eq } from '../../store/conditions.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 type Schemas = components['schemas'];
 type RuleRequest = Schemas['EarningRuleRequest'];
@@ -139,7 +140,7 @@ export async function createEarningRules(ctx: DomainContext, campaignRef: string
       validity_day_of_week: request.validity_day_of_week ?? null,
       validity_hours: request.validity_hours ?? null,
       metadata: request.metadata ?? {},
-      created_at: ctx.clock.now().toISOString(),
+      created_at: isoNow(ctx.clock),
       updated_at: null,
       object: 'earning_rule',
     };
@@ -154,14 +155,14 @@ export async function updateEarningRule(ctx: DomainContext, campaignRef: string,
   if (timeframeWithoutStart(rule, input)) throw ruleError('validity_timeframe requires start_date');
   const fields = await ruleFields(ctx, input);
   const changes = { ...FRESH, ...fields, ...(fields.source && { source: { ...FRESH, ...rule.source, banner: fields.source.banner } }) };
-  const updated = applyChanges(rule, changes, ctx.clock.now().toISOString());
+  const updated = applyChanges(rule, changes, isoNow(ctx.clock));
   await checkRule(ctx, rule.campaign_id!, updated);
   return ctx.uow.earning_rules.update(updated);
 }
 
 export async function setEarningRuleActive(ctx: DomainContext, campaignRef: string, ruleId: string, active: boolean): Promise<EarningRule> {
   const rule = await findEarningRule(ctx, campaignRef, ruleId);
-  return ctx.uow.earning_rules.update({ ...FRESH, ...rule, active, updated_at: ctx.clock.now().toISOString() });
+  return ctx.uow.earning_rules.update({ ...FRESH, ...rule, active, updated_at: isoNow(ctx.clock) });
 }
 
 export async function deleteEarningRule(ctx: DomainContext, campaignRef: string, ruleId: string): Promise<void> {

@@ -12,6 +12,7 @@ import type { VoucherRecord } from '../vouchers.js';
 import { cardState } from './cards.js';
 import { estimateOrderPoints } from './earning.js';
 import { findProgram } from './programs.js';
+import { isoNow } from '../clock.js';
 
 type Schemas = components['schemas'];
 type EstimateRequest = Schemas['LoyaltiesQualificationsRequestBody'];
@@ -49,7 +50,7 @@ async function draftOrder(ctx: DomainContext, input: EstimateRequest['order']): 
   if (named !== undefined && !hasOwnData) return findOrder(ctx, named);
   const lines = await readLines(ctx, input.items);
   const amount = input.amount ?? lines.reduce((sum, line) => sum + line.amount, 0);
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   return {
     id: input.id ?? 'ord_estimate',
     source_id: input.source_id ?? null,

@@ -13,6 +13,7 @@ import type { CampaignRecord } from '../campaigns.js';
 import { and, eq, isIn, notNull } from '../../store/conditions.js';
 import { withinRange } from '../time-range.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 type MemberCreate = components['schemas']['LoyaltyMembersCreateRequestBody'];
 
@@ -34,7 +35,7 @@ export async function enroll(ctx: DomainContext, program: CampaignRecord, custom
       card = await createVoucher(ctx, {}, program);
     }
   }
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const given = await ctx.uow.vouchers.update({ ...FRESH, ...card, holder_id: customerId, publish_count: card.publish_count + 1, updated_at: now });
   const state = await cardState(ctx, given);
   await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, joined_at: now });

@@ -11,6 +11,7 @@ import { earnedExpiry, TIER_JOINED } from './earning.js';
 import { dayBefore, noteDueDay } from './settle-clock.js';
 import type { EarningRule, LoyaltyTier, PendingPoints } from './types.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 export interface PendingEarning {
   rule: EarningRule;
@@ -32,7 +33,7 @@ export async function addPending(ctx: DomainContext, card: VoucherRecord, earnin
     order_id: order?.id ?? null,
     points: earning.points,
     activates_at: earning.activatesAt,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     details: {
       holder_loyalty_tier: tier ? { id: tier.id, name: tier.name } : null,
@@ -107,7 +108,7 @@ export async function cancelPending(ctx: DomainContext, card: VoucherRecord, pen
 export async function adjustPending(ctx: DomainContext, card: VoucherRecord, pendingId: string, points = 0): Promise<PendingBalance> {
   const entry = await findPending(ctx, card, pendingId);
   if (entry.points + points < 0) throw balanceError(`Taking ${-points} points from pending entry ${entry.id} would leave ${entry.points + points}`);
-  const updated = points === 0 ? entry : await ctx.uow.pending_points.update({ ...FRESH, ...entry, points: entry.points + points, updated_at: ctx.clock.now().toISOString() });
+  const updated = points === 0 ? entry : await ctx.uow.pending_points.update({ ...FRESH, ...entry, points: entry.points + points, updated_at: isoNow(ctx.clock) });
   return {
     points,
     total: updated.points,

@@ -16,6 +16,7 @@ import { currentTier, findTier, mapped } from './tiers.js';
 import type { LoyaltyTier, Reward, RewardAssignment, StoredRewardParameters } from './types.js';
 import { eq } from '../../store/conditions.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 type Schemas = components['schemas'];
 type RewardCreate = Schemas['RewardsCreateRequestBody'];
@@ -102,7 +103,7 @@ export async function createReward(ctx: DomainContext, input: RewardCreate): Pro
     redeemed: 0,
     attributes: { image_url: input.attributes?.image_url ?? null, description: input.attributes?.description ?? null },
     metadata: input.metadata ?? {},
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'reward',
   });
@@ -119,7 +120,7 @@ export async function updateReward(ctx: DomainContext, id: string, input: Reward
     ...(input.stock !== undefined && { stock: input.stock }),
     ...(input.attributes !== undefined && { attributes: { ...FRESH, ...reward.attributes, ...input.attributes } }),
     ...(input.metadata !== undefined && { metadata: input.metadata }),
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   });
 }
 
@@ -165,7 +166,7 @@ export async function createAssignment(ctx: DomainContext, rewardId: string, inp
     related_object_id: campaign.id,
     related_object_type: 'campaign',
     parameters: { loyalty: { points: points ?? 0, ...(input.parameters?.loyalty?.auto_redeem !== undefined && { auto_redeem: input.parameters.loyalty.auto_redeem }) } },
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'reward_assignment',
   });
@@ -185,7 +186,7 @@ export async function updateAssignment(ctx: DomainContext, rewardId: string, ass
         ...(loyalty?.auto_redeem !== undefined && { auto_redeem: loyalty.auto_redeem }),
       },
     },
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   });
 }
 
@@ -304,7 +305,7 @@ export async function giveCampaignVoucher(
     const amount = balance ?? 0;
     voucher = { ...FRESH, ...voucher, gift: { ...FRESH, ...voucher.gift, amount, balance: amount } };
   }
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   const given = await ctx.uow.vouchers.update({ ...FRESH, ...voucher, holder_id: holder, publish_count: voucher.publish_count + 1, updated_at: now });
   await recordEvent(ctx, 'voucher.published', { campaign_id: campaign.id, customer_id: holder, voucher_id: given.id }, { voucher: { id: given.id, code: given.code }, customer: { id: holder } });
   return given;
@@ -417,7 +418,7 @@ export async function redeemReward(ctx: DomainContext, card: VoucherRecord, inpu
   const issuedView = issued ? await presentVoucher(ctx, (await ctx.uow.vouchers.get(issued.id)) ?? issued) : null;
   const redemption: RedemptionDraft = {
     id: newId('r'),
-    date: ctx.clock.now().toISOString(),
+    date: isoNow(ctx.clock),
     customer_id: card.holder_id,
     tracking_id: `track_${Buffer.from(card.holder_id).toString('base64url')}`,
     redemption: null,

@@ -10,6 +10,7 @@ import { recordCardEvent } from './cards.js';
 import { findProgram } from './programs.js';
 import type { LoyaltyTier, TierMapping } from './types.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 type TierRequest = components['schemas']['LoyaltyTierRequest'];
 
@@ -87,7 +88,7 @@ export async function createTiers(ctx: DomainContext, campaignRef: string, input
         earning_rules: request.earning_rules ?? {},
         rewards: request.rewards ?? {},
         metadata: request.metadata ?? {},
-        created_at: ctx.clock.now().toISOString(),
+        created_at: isoNow(ctx.clock),
         updated_at: null,
         object: 'loyalty_tier',
       }),
@@ -121,7 +122,7 @@ export async function followTier(ctx: DomainContext, card: VoucherRecord): Promi
   const target = tiers.find((tier) => covers(tier, card.loyalty_card!.balance)) ?? null;
   if ((target?.id ?? null) === state.tier_id) return;
   const from = state.tier_id ? ((await ctx.uow.loyalty_tiers.get(state.tier_id)) ?? null) : null;
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, tier_id: target?.id ?? null, tier_since: target ? now : null });
   const type = !from ? 'customer.loyalty.tier.joined' : !target ? 'customer.loyalty.tier.left' : (target.points.from ?? 0) > (from.points.from ?? 0) ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded';
   await recordCardEvent(ctx, type, card, { loyalty_tier_from: from, loyalty_tier_to: target });

@@ -5,6 +5,7 @@ import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { table } from '../../store/schema.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 export type Brand = components['schemas']['Brand'];
 
@@ -53,7 +54,7 @@ export async function createBrand(ctx: DomainContext, input: BrandCreate): Promi
     address: merge<Address>({ street: null, city: null, postal: null, state: null, country: null }, input.address),
     contact: merge<Contact>({ email: null, phone: null }, input.contact),
     cockpits: merge(DEFAULT_COCKPITS, input.cockpits),
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
   };
   return ctx.uow.brands.insert(brand);
@@ -68,7 +69,7 @@ export async function updateBrand(ctx: DomainContext, id: string, input: BrandUp
     address: merge(brand.address, input.address),
     contact: merge(brand.contact, input.contact),
     cockpits: merge(brand.cockpits, input.cockpits),
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   });
 }
 

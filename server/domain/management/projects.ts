@@ -11,6 +11,7 @@ import { newId } from '../ids.js';
 import { assignedTo, assignUser } from './users.js';
 import { table } from '../../store/schema.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 /** A project as stored: the published shape, with the timestamps and `object` the reference server always keeps. */
 export type Project = components['schemas']['Project'] & { created_at: string; updated_at: string | null; object: 'project' };
@@ -106,7 +107,7 @@ export async function listProjects({ uow }: DomainContext): Promise<Project[]> {
 }
 
 export async function createProject(ctx: DomainContext, input: ProjectCreate): Promise<{ project: Project; key: ApiKeyRecord }> {
-  const project = newProject(newId('proj'), input, ctx.clock.now().toISOString());
+  const project = newProject(newId('proj'), input, isoNow(ctx.clock));
   await ctx.uow.projects.insert(project);
   for (const user of input.users ?? []) await assignUser(ctx, project.id, user);
   const key = await ctx.uow.api_keys.insert({
@@ -125,7 +126,7 @@ export async function registerConfiguredKey(
   ctx: DomainContext,
   key: { name: string; appId: string; appToken: string; projectId: string },
 ): Promise<void> {
-  const now = ctx.clock.now().toISOString();
+  const now = isoNow(ctx.clock);
   if (!(await ctx.uow.projects.get(key.projectId))) {
     await ctx.uow.projects.insert(newProject(key.projectId, { name: key.projectId }, now));
   }
@@ -148,7 +149,7 @@ export async function registerConfiguredKey(
 export async function updateProject(ctx: DomainContext, id: string, input: ProjectUpdate): Promise<Project> {
   const project = await findProject(ctx, id);
   const { webhooks_callout_notifications: callouts, api_usage_notifications: usage, default_code_config: codes, ...plain } = input;
-  const updated = applyChanges(project, plain, ctx.clock.now().toISOString());
+  const updated = applyChanges(project, plain, isoNow(ctx.clock));
   return ctx.uow.projects.update({
     ...FRESH,
     ...updated,

@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
 import { table } from '../../store/schema.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 export type MetadataSchema = components['schemas']['MetadataSchema'];
 
@@ -53,7 +54,7 @@ export async function createMetadataSchema(ctx: DomainContext, input: MetadataSc
     related_object: input.related_object,
     properties: completeAll(input.properties),
     allow_defined_only: input.allow_defined_only ?? false,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'metadata_schema',
   };
@@ -72,7 +73,7 @@ export async function updateMetadataSchema(ctx: DomainContext, id: string, input
     ...schema,
     properties,
     allow_defined_only: input.allow_defined_only ?? schema.allow_defined_only,
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   });
 }
 
@@ -96,7 +97,7 @@ export async function createCustomEventSchema(ctx: DomainContext, input: CustomE
     id: newId('ms'),
     name: input.name,
     schema: { properties: completeAll(input.schema?.properties ?? {}) },
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'custom-event-schema',
   };
@@ -110,7 +111,7 @@ export async function updateCustomEventSchema(ctx: DomainContext, id: string, in
     ...schema,
     ...(input.name !== undefined && { name: input.name }),
     ...(input.schema !== undefined && { schema: { properties: completeAll(input.schema.properties) } }),
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   };
   return writeUnique('custom_event_schema', () => ctx.uow.custom_event_schemas.update(updated));
 }

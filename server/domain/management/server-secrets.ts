@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { table } from '../../store/schema.js';
 import type { DomainContext } from '../context.js';
+import { isoNow } from '../clock.js';
 
 export interface ServerSecret {
   /** What the secret is for (`asset-signing`). */
@@ -20,6 +21,6 @@ export const SERVER_SECRETS_TABLE = table<ServerSecret>({ unique: [], indexed: [
 export async function sharedSecret(ctx: DomainContext, name: string): Promise<string> {
   const found = await ctx.uow.server_secrets.get(name);
   if (found) return found.value;
-  const made = await ctx.uow.server_secrets.insert({ id: name, value: randomBytes(32).toString('base64url'), created_at: ctx.clock.now().toISOString() });
+  const made = await ctx.uow.server_secrets.insert({ id: name, value: randomBytes(32).toString('base64url'), created_at: isoNow(ctx.clock) });
   return made.value;
 }

@@ -11,6 +11,7 @@ import { findProject } from './projects.js';
 import { table } from '../../store/schema.js';
 import { notNull, type Condition } from '../../store/conditions.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 export type ProjectUser = components['schemas']['ProjectUser'];
 type Role = components['schemas']['UserRole'];
@@ -94,7 +95,7 @@ export async function inviteUser(ctx: DomainContext, input: Invite): Promise<Use
     last_name: input.last_name,
     projects: { ...input.projects },
     is_owner: false,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
   };
   return writeUnique('user', () => ctx.uow.users.insert(user));
 }

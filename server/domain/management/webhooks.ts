@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import { literalAddress, lookupName, refusedAddresses, type HostResolver, type ResolvedAddress } from './webhook-targets.js';
 import { table } from '../../store/schema.js';
 import { FRESH } from '../../store/fresh.js';
+import { isoNow } from '../clock.js';
 
 export type Webhook = components['schemas']['Webhook'];
 
@@ -192,7 +193,7 @@ export async function createWebhook(ctx: DomainContext, input: WebhookCreate, ta
     events: [...new Set(input.events)],
     active: input.active ?? true,
     secret: secret ?? `whsec_${randomBytes(24).toString('hex')}`,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: isoNow(ctx.clock),
     updated_at: null,
     object: 'webhook',
   });
@@ -209,7 +210,7 @@ export async function updateWebhook(ctx: DomainContext, id: string, input: Webho
     ...(input.events !== undefined && { events: [...new Set(input.events)] }),
     ...(input.active !== undefined && { active: input.active }),
     ...(secret !== undefined && { secret }),
-    updated_at: ctx.clock.now().toISOString(),
+    updated_at: isoNow(ctx.clock),
   });
 }
 
