@@ -3,11 +3,22 @@ import { FRESH } from '../store/fresh.js';
 
 /**
  * Applies an update request: fields left out (undefined) keep their values, a null clears one, and the
- * update time moves.
+ * update time moves. The fields come out in the row's order, then the new ones in the request's order (as
+ * `{ ...row, ...given, updated_at }` gives them). Loops over the request's keys rather than filtering its
+ * entries into a new object: those arrays were a few µs of each customer update in `make bench`'s profile.
  */
 export function applyChanges<T extends { updated_at?: string | null }>(row: T, changes: Partial<T>, updatedAt: string): T {
-  const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-  return { ...FRESH, ...row, ...given, updated_at: updatedAt };
+  const updated: Record<string, unknown> = { ...FRESH, ...row };
+  const given = changes as Record<string, unknown>;
+  for (const field of Object.keys(given)) {
+    const value = given[field];
+    if (value === undefined) continue;
+    // A `__proto__` field (JSON.parse makes one) stays a field, as the spread kept it, rather than setting the prototype.
+    if (field === '__proto__') Object.defineProperty(updated, field, { value, writable: true, enumerable: true, configurable: true });
+    else updated[field] = value;
+  }
+  updated.updated_at = updatedAt;
+  return updated as T;
 }
 
 /**
@@ -16,5 +27,11 @@ export function applyChanges<T extends { updated_at?: string | null }>(row: T, c
  * every visit) costs no memory.
  */
 export function changesNothing<T extends object>(row: T, changes: Partial<T>): boolean {
-  return Object.entries(changes).every(([field, value]) => value === undefined || isDeepStrictEqual((row as Record<string, unknown>)[field], value));
+  const given = changes as Record<string, unknown>;
+  const stored = row as Record<string, unknown>;
+  for (const field of Object.keys(given)) {
+    const value = given[field];
+    if (value !== undefined && value !== stored[field] && !isDeepStrictEqual(stored[field], value)) return false;
+  }
+  return true;
 }
