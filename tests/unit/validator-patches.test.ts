@@ -10,6 +10,11 @@ type Compiled = { regexp: RegExp; keys: { name: string }[] };
 
 const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 
+type Walked = { modifyRequest(req: unknown): void; parseQueryStringUndecoded(query: unknown): unknown };
+const { RequestParameterMutator: Mutator } = fromValidator('./middlewares/parsers/req.parameter.mutator') as { RequestParameterMutator: { prototype: Walked } };
+/** The library's own walk over a request's parameters, taken before any test patches it. */
+const libraryWalk = Mutator.prototype.modifyRequest;
+
 describe("the validator's route lookup cache", () => {
   test('when the validator compiles a route again, then it gets the same compiled pattern, which still matches', () => {
     patchValidator();
@@ -254,5 +259,83 @@ describe("the validator's parsed content types", () => {
     const texts = Array.from({ length: CONTENT_TYPES_KEPT + 10 }, (_, i) => `application/x-kind-${i}; q=${i}`);
     for (const text of texts) expect(parse(text).parameters).toEqual({ q: text.split('=')[1] });
     for (const text of texts.slice(0, 5)) expect(parse(text).mediaType).toBe(text.split(';')[0]);
+  });
+});
+
+describe("the validator's parameter walk, skipped when it has nothing to reshape", () => {
+  const contract = JSON.parse(readFileSync(BUNDLED_CONTRACT, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+
+  /** An app that answers with what the validator left on the request, whether it passed it or refused it. */
+  async function validatorApp() {
+    patchValidator();
+    const app = express();
+    app.use(express.json());
+    app.use(OpenApiValidator.middleware({ apiSpec: structuredClone(contract) as never, validateRequests: true, validateResponses: false, validateSecurity: false, fileUploader: false }));
+    const seen = (req: express.Request, res: express.Response, status: number, message: string | null) =>
+      res.status(200).json({ status, message, params: req.params, query: req.query, operation: (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ?? null });
+    app.use((req, res) => seen(req, res, 200, null));
+    app.use(((error: { status?: number; message?: string }, req, res, _next) => seen(req, res, error.status ?? 500, error.message ?? null)) as express.ErrorRequestHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    const send = async (method: string, url: string, body = '{}') => {
+      const response = await fetch(`http://127.0.0.1:${port}${url}`, { method, ...(method !== 'GET' && method !== 'DELETE' && { headers: { 'content-type': 'application/json' }, body }) });
+      return (await response.json()) as Record<string, unknown>;
+    };
+    return { server, send };
+  }
+
+  test('when any operation of the contract is requested with no query, then the request is left as the library leaves it', async () => {
+    const { server, send } = await validatorApp();
+    const undecoded = jest.spyOn(Mutator.prototype, 'parseQueryStringUndecoded');
+    const prototype = Mutator.prototype;
+    const patchedWalk = prototype.modifyRequest;
+    try {
+      const differences: string[] = [];
+      let skipped = 0;
+      for (const [template, operations] of Object.entries(contract.paths)) {
+        const path = template.replace(/\{[^}]+\}/g, 'zq-param-7');
+        for (const [method, operation] of Object.entries(operations)) {
+          if (!operation?.operationId || !['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
+          // With no query (a query field always takes the library's walk, which the next test shows).
+          for (const url of [path]) {
+            undecoded.mockClear();
+            const patched = await send(method.toUpperCase(), url);
+            if (undecoded.mock.calls.length === 0) skipped++;
+            prototype.modifyRequest = libraryWalk;
+            try {
+              const library = await send(method.toUpperCase(), url);
+              if (JSON.stringify(patched) !== JSON.stringify(library)) differences.push(`${method.toUpperCase()} ${url}: ${JSON.stringify(patched)} != ${JSON.stringify(library)}`);
+            } finally {
+              prototype.modifyRequest = patchedWalk;
+            }
+          }
+        }
+      }
+      expect(differences).toEqual([]);
+      // The skip is taken: most writes of the contract have no query parameters.
+      expect(skipped).toBeGreaterThan(50);
+    } finally {
+      undecoded.mockRestore();
+      server.close();
+    }
+  }, 120_000);
+
+  test('when an operation has only path parameters and the query is empty, then the walk is skipped; a query field or query parameters take it', async () => {
+    const { server, send } = await validatorApp();
+    const undecoded = jest.spyOn(Mutator.prototype, 'parseQueryStringUndecoded');
+    try {
+      expect(await send('PUT', '/v1/customers/cust_1', '{"name":"Ann"}')).toMatchObject({ status: 200, query: {}, operation: 'update-customer' });
+      expect(undecoded).not.toHaveBeenCalled();
+      // A query field the operation does not take: the library's walk runs, and the request is refused as before.
+      expect(await send('PUT', '/v1/customers/cust_1?limit=5', '{"name":"Ann"}')).toMatchObject({ status: 400, message: expect.stringMatching(/limit/) });
+      expect(undecoded).toHaveBeenCalledTimes(1);
+      // An operation with query parameters: the walk runs even with no query.
+      expect(await send('GET', '/v1/vouchers')).toMatchObject({ status: 200 });
+      expect(undecoded).toHaveBeenCalledTimes(2);
+    } finally {
+      undecoded.mockRestore();
+      server.close();
+    }
   });
 });
