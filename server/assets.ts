@@ -2,7 +2,8 @@
  * Voucher code images. Asset IDs are signed tokens naming the project and the code, so the image URLs
  * work without credentials but cannot be made up from a code.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import bwipjs from 'bwip-js';
 import QRCode from 'qrcode';
 
@@ -12,15 +13,38 @@ const SIGNATURE_LENGTH = 22;
 /** How many codes' tokens `assets` keeps (about 200 bytes each). */
 const RECENT_TOKENS = 10_000;
 
+/** Node.js's one-shot digest (from 20.12 and 21.7; undefined before). */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: Buffer, encoding: string) => unknown }).hash;
+/** SHA-256's block size in bytes, which HMAC pads its key to. */
+const BLOCK = 64;
+
 export class AssetSigner {
   private readonly secret: Buffer;
+  /** The key padded to a block, XOR 0x36 and XOR 0x5c: HMAC's inner and outer key blocks (RFC 2104). */
+  private readonly innerKey: Buffer;
+  private readonly outerKey: Buffer;
 
   constructor(secret?: string) {
     this.secret = secret ? Buffer.from(secret) : randomBytes(32);
+    const key = this.secret.length > BLOCK ? createHash('sha256').update(this.secret).digest() : this.secret;
+    this.innerKey = Buffer.alloc(BLOCK, 0x36);
+    this.outerKey = Buffer.alloc(BLOCK, 0x5c);
+    for (let i = 0; i < key.length; i++) {
+      this.innerKey[i]! ^= key[i]!;
+      this.outerKey[i]! ^= key[i]!;
+    }
   }
 
+  /**
+   * HMAC-SHA-256 of the payload, base64url, cut to SIGNATURE_LENGTH. Where Node.js has its one-shot digest, the
+   * HMAC is worked out from its definition with two of them: an HMAC object per signature (two per voucher a
+   * redemption shows) was about 14 µs of each redemption in `make bench`'s profile, most of it setting the
+   * HMAC up. Both ways give the same bytes (tests/unit/assets.test.ts).
+   */
   private signature(payload: string): string {
-    return createHmac('sha256', this.secret).update(payload).digest('base64url').slice(0, SIGNATURE_LENGTH);
+    if (oneShotHash === undefined) return createHmac('sha256', this.secret).update(payload).digest('base64url').slice(0, SIGNATURE_LENGTH);
+    const inner = oneShotHash('sha256', Buffer.concat([this.innerKey, Buffer.from(payload)]), 'buffer') as Buffer;
+    return (oneShotHash('sha256', Buffer.concat([this.outerKey, inner]), 'base64url') as string).slice(0, SIGNATURE_LENGTH);
   }
 
   token(kind: AssetKind, projectId: string, code: string): string {

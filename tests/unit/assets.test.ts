@@ -1,4 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
+import fc from 'fast-check';
+import { createHmac } from 'node:crypto';
 import { AssetSigner } from '../../server/assets.js';
 
 describe('AssetSigner', () => {
@@ -17,5 +19,17 @@ describe('AssetSigner', () => {
     expect(new AssetSigner('other').open('qr', token)).toBeUndefined();
     expect(signer.open('qr', `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)).toBeUndefined();
     expect(signer.open('qr', 'short')).toBeUndefined();
+  });
+
+  test('when any secret signs any code, then the signature is HMAC-SHA-256 of the payload, as the library computes it', () => {
+    // Secrets shorter and longer than SHA-256's 64-byte block (a longer key is hashed first), in any characters.
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ minLength: 1, maxLength: 64, unit: 'binary' }), fc.string({ minLength: 65, maxLength: 200, unit: 'binary' })), fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom('qr' as const, 'barcode' as const), (secret, code, kind) => {
+        const token = new AssetSigner(secret).token(kind, 'proj_a', code);
+        const payload = token.slice(0, token.length - 23);
+        const expected = createHmac('sha256', Buffer.from(secret)).update(payload).digest('base64url').slice(0, 22);
+        expect(token).toBe(`${payload}_${expected}`);
+      }),
+    );
   });
 });
