@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { newId, randomBase64url, randomHex } from '../../server/domain/ids.js';
+import fc from 'fast-check';
+import { base64urlOf, hexOf, newId, randomBase64url, randomHex } from '../../server/domain/ids.js';
 
 describe('random IDs', () => {
   test('when many IDs are made, past several refills of the random pool, then each has its form and none repeats', () => {
@@ -20,5 +21,17 @@ describe('random IDs', () => {
     expect(() => randomBase64url(4097)).toThrow(RangeError);
     const drawn = Array.from({ length: 3000 }, () => randomBase64url(9));
     expect(new Set(drawn).size).toBe(drawn.length);
+  });
+
+  test('when any bytes are encoded, from any position to any other, then the text is the one Buffer writes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.nat(), fc.nat(), (bytes, a, b) => {
+        const from = bytes.length === 0 ? 0 : a % (bytes.length + 1);
+        const to = from + (bytes.length - from === 0 ? 0 : b % (bytes.length - from + 1));
+        const buffer = Buffer.from(bytes);
+        expect([hexOf(bytes, from, to), base64urlOf(bytes, from, to)]).toEqual([buffer.toString('hex', from, to), buffer.toString('base64url', from, to)]);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
