@@ -34,6 +34,9 @@ export class OffsetClock implements Clock {
   }
 }
 
+/** The end of a timestamp for each millisecond of a second: `000Z` to `999Z`. */
+const MILLISECONDS_TEXT = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, '0')}Z`);
+
 /** The second (ms since the epoch / 1000, rounded down) that `isoTime` formatted last, and its text up to the ms. */
 let lastSecond = Number.NaN;
 let lastPrefix = '';
@@ -54,8 +57,8 @@ export function isoTime(date: Date): string {
     lastPrefix = text.slice(0, -4);
     return text;
   }
-  const milliseconds = ms - second * 1000;
-  return `${lastPrefix}${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}Z`;
+  // One flat string, as Date writes it (adding the pieces makes a chain of strings, larger in every row that keeps it).
+  return [lastPrefix, MILLISECONDS_TEXT[ms - second * 1000]].join('');
 }
 
 /** The clock's time now, as the server writes timestamps. */
