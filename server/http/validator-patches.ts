@@ -216,18 +216,19 @@ interface ParameterUtil {
 
 /**
  * `compute` kept per pair of objects (a document or AJV instance, and a parameter); anything else, and an
- * undefined outcome, is computed each time. Further arguments are handed to `compute` and are not part of the
- * key: they must be fixed for the pair.
+ * undefined outcome, is computed each time. A third argument is handed to `compute` and is not part of the key:
+ * it must be fixed for the pair. (A fixed third parameter, not a rest one: the wrapped library lookups run for
+ * every parameter of every request, and a rest parameter would make an array on each call.)
  */
-function keptPerPair<A, B, R, X extends unknown[] = []>(compute: (first: A, second: B, ...rest: X) => R): (first: A, second: B, ...rest: X) => R {
+function keptPerPair<A, B, R, C = undefined>(compute: (first: A, second: B, context: C) => R): (first: A, second: B, context?: C) => R {
   const byFirst = new WeakMap<object, WeakMap<object, R>>();
-  return (first, second, ...rest) => {
-    if (typeof first !== 'object' || first === null || typeof second !== 'object' || second === null) return compute(first, second, ...rest);
+  return (first, second, context) => {
+    if (typeof first !== 'object' || first === null || typeof second !== 'object' || second === null) return compute(first, second, context as C);
     let known = byFirst.get(first);
     if (known === undefined) byFirst.set(first, (known = new WeakMap()));
     let found = known.get(second);
     if (found === undefined) {
-      found = compute(first, second, ...rest);
+      found = compute(first, second, context as C);
       if (found !== undefined) known.set(second, found);
     }
     return found;
