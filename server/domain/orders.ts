@@ -293,6 +293,7 @@ export async function orderForRedemption(
   customerId: string | null,
   lines?: Line[],
   merge = false,
+  note?: RedemptionNote,
 ): Promise<OrderRecord> {
   const existing = request?.id ? await findOrder(ctx, request.id) : request?.source_id ? await ctx.uow.orders.getBy('source_id', request.source_id) : undefined;
   const now = isoNow(ctx.clock);
@@ -322,6 +323,7 @@ export async function orderForRedemption(
       total_discount_amount: discount + lineDiscount,
       total_amount: Math.max(0, calculated.amount - discount - lineDiscount),
       customer_id: existing.customer_id ?? customerId,
+      ...(note && { redemptions: noted(existing.redemptions, note) }),
       updated_at: now,
     });
     await paidNow(ctx, existing, updated);
@@ -341,7 +343,7 @@ export async function orderForRedemption(
     metadata: request?.metadata ?? {},
     customer_id: customerId,
     referrer_id: null,
-    redemptions: {},
+    redemptions: note ? noted({}, note) : {},
     created_at: now,
     updated_at: null,
     object: 'order',
@@ -350,16 +352,27 @@ export async function orderForRedemption(
   return created;
 }
 
-/** Notes a redemption (or, with `rollback`, its rollback) in the order's `redemptions`. */
-export async function noteRedemption(ctx: DomainContext, orderId: string, parentId: string, entry: Partial<Schemas['OrderRedemption']>): Promise<void> {
-  const order = await ctx.uow.orders.get(orderId);
-  if (!order) return;
-  const before = order.redemptions[parentId] ?? {};
+/** What an order's `redemptions` notes of one parent redemption (or, with `rollback`, of its rollback). */
+export interface RedemptionNote {
+  parentId: string;
+  entry: Partial<Schemas['OrderRedemption']>;
+}
+
+/** An order's `redemptions` with the note merged into what it already says of the same parent. */
+function noted(redemptions: OrderRecord['redemptions'], { parentId, entry }: RedemptionNote): OrderRecord['redemptions'] {
+  const before = redemptions[parentId] ?? {};
   const merged = {
     ...FRESH,
     ...before,
     ...entry,
     ...(entry.rollback_stacked && { rollback_stacked: [...(before.rollback_stacked ?? []), ...entry.rollback_stacked] }),
   };
-  await ctx.uow.orders.update({ ...FRESH, ...order, redemptions: { ...FRESH, ...order.redemptions, [parentId]: merged } });
+  return { ...FRESH, ...redemptions, [parentId]: merged };
+}
+
+/** Notes a redemption (or, with `rollback`, its rollback) in the order's `redemptions`. */
+export async function noteRedemption(ctx: DomainContext, orderId: string, parentId: string, entry: Partial<Schemas['OrderRedemption']>): Promise<void> {
+  const order = await ctx.uow.orders.get(orderId);
+  if (!order) return;
+  await ctx.uow.orders.update({ ...FRESH, ...order, redemptions: noted(order.redemptions, { parentId, entry }) });
 }
