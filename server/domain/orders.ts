@@ -343,7 +343,7 @@ export async function orderForRedemption(
     metadata: request?.metadata ?? {},
     customer_id: customerId,
     referrer_id: null,
-    redemptions: note ? noted({}, note) : {},
+    redemptions: note ? noted(NO_NOTES, note) : {},
     created_at: now,
     updated_at: null,
     object: 'order',
@@ -351,6 +351,9 @@ export async function orderForRedemption(
   await paidNow(ctx, undefined, created);
   return created;
 }
+
+/** The notes of an order that has none yet. */
+const NO_NOTES: OrderRecord['redemptions'] = Object.freeze({});
 
 /** What an order's `redemptions` notes of one parent redemption (or, with `rollback`, of its rollback). */
 export interface RedemptionNote {
@@ -360,14 +363,21 @@ export interface RedemptionNote {
 
 /** An order's `redemptions` with the note merged into what it already says of the same parent. */
 function noted(redemptions: OrderRecord['redemptions'], { parentId, entry }: RedemptionNote): OrderRecord['redemptions'] {
-  const before = redemptions[parentId] ?? {};
+  // A new order has no notes: looking a new ID up as a key costs V8 a search of its table of names (about 4 µs
+  // of a redemption in the profile), for nothing.
+  const before = (redemptions === NO_NOTES ? undefined : redemptions[parentId]) ?? {};
   const merged = {
     ...FRESH,
     ...before,
     ...entry,
     ...(entry.rollback_stacked && { rollback_stacked: [...(before.rollback_stacked ?? []), ...entry.rollback_stacked] }),
   };
-  return { ...FRESH, ...redemptions, [parentId]: merged };
+  // The notes are keyed by redemption IDs, a new key for each order. Added to an ordinary object, each new key
+  // made V8 a new hidden class for that one object (and again for its stored, frozen copy); an object without
+  // a prototype keeps its keys in a table of its own instead.
+  const notes = Object.assign(Object.create(null) as OrderRecord['redemptions'], redemptions);
+  notes[parentId] = merged;
+  return notes;
 }
 
 /** Notes a redemption (or, with `rollback`, its rollback) in the order's `redemptions`. */

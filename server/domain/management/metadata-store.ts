@@ -54,7 +54,10 @@ class CheckedTable extends PassThroughTable<WithMetadata> {
 
   override async update(row: WithMetadata): Promise<WithMetadata> {
     const before = await this.inner.get(row.id);
-    if (!isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await checkAgainstSchema(this.uow, this.relatedObject, row);
+    // An update that kept the stored metadata object (a spread copy of the row) has the same metadata, and the
+    // comparison of its fields is not needed.
+    const kept = before !== undefined && before.metadata === row.metadata;
+    if (!kept && !isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await checkAgainstSchema(this.uow, this.relatedObject, row);
     return this.inner.update(row);
   }
 }
