@@ -144,3 +144,24 @@ export async function startCountingAllocations(): Promise<() => Promise<number>>
     return bytes;
   };
 }
+
+/**
+ * What a short route's own work (its unit of work, domain and store) costs, against what it could cost for the
+ * route to reach the target, from CPU per request measured in one run: the route's (`ours`), bare Express's
+ * (`bare`) and the route's with its handler's first answer given again (`rest`, the rest of the way in and out).
+ * Its own work is `ours - rest`; at the target it could take `bare / target - rest`. Undefined where any CPU
+ * figure is missing.
+ */
+export function ownWorkBudget(ours: number | undefined, bare: number | undefined, rest: number | undefined, target: number): string | undefined {
+  if (ours === undefined || bare === undefined || rest === undefined) return undefined;
+  const own = ours - rest;
+  const allowed = bare / target - rest;
+  const us = (value: number) => `${value.toFixed(0)} µs`;
+  const verdict =
+    allowed <= 0
+      ? 'the rest of the way alone costs more than the target allows'
+      : own <= allowed
+        ? "within that: what is short here is not the route's own work"
+        : `${(own / allowed).toFixed(1)} times what the target allows`;
+  return `its own work: ${us(own)} of CPU a request (${us(ours)} less ${us(rest)}); at ${target * 100}% of bare Express (${us(bare)}) it could take ${us(Math.max(0, allowed))}: ${verdict}`;
+}

@@ -32,6 +32,7 @@ import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
 import { describeStorage, type StorageFigures } from './storage.js';
 import type { ProfileSummary } from './profile.js';
+import { ownWorkBudget } from './profile.js';
 import { freshDatabase } from '../tests/support/databases.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -411,9 +412,12 @@ async function routesAgainstBare(): Promise<void> {
     const floor = await compare(reference, answered, headers, bare, { ...route, path: `/bare/${sizes[route.name]}` }, Math.min(DURATION, 5));
     await reference.keepAnswers(false);
     const cpu = cpuCells(floor.mine, floor.theirs);
+    const compared = results[route.name]!;
+    const budget = ownWorkBudget(compared.mine.cpuUs, compared.theirs.cpuUs, floor.mine.cpuUs, TARGET);
     console.log(
       `    without its own work (its handler's first answer given again: no unit of work, domain or store): ${percent(floor.ratio)} of bare Express${cpu[0] ? ` (CPU ${cpu[0]} against ${cpu[1]}, ${cpu[2]})` : ''}; the rest of the way in and out (Express, the contract's validation, authentication, limits, logging, metrics, serialising) costs that alone${floor.mine.non2xx + floor.mine.errors > 0 ? ` (${floor.mine.non2xx} non-2xx, ${floor.mine.errors} errors)` : ''}`,
     );
+    if (budget) console.log(`    ${budget}`);
   }
   // Express's own per-request work includes giving every request and response the app's prototypes, which on
   // Node.js 20 cost a shape per object; the reference server avoids that (server/http/stable-shapes.ts) and

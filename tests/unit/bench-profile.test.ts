@@ -1,6 +1,6 @@
 /** The bench's profile summary: self time of each sample, grouped by the part of the stack that spent it. */
 import { describe, expect, test } from '@jest/globals';
-import { partOf, summarise } from '../../bench/profile.js';
+import { ownWorkBudget, partOf, summarise } from '../../bench/profile.js';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '0' });
 
@@ -35,5 +35,13 @@ describe('the bench profile summary', () => {
       { part: 'garbage collection', share: 0.25 },
     ]);
     expect(summary.functions[0]).toEqual({ name: 'stringify', share: 0.75 });
+  });
+
+  test('a short route\'s own work is its CPU less the rest of the way, against what the target leaves it', () => {
+    // 400 µs against bare 140: at 70% the route may take 200 µs, of which the rest of the way takes 120.
+    expect(ownWorkBudget(400, 140, 120, 0.7)).toBe('its own work: 280 µs of CPU a request (400 µs less 120 µs); at 70% of bare Express (140 µs) it could take 80 µs: 3.5 times what the target allows');
+    expect(ownWorkBudget(190, 140, 120, 0.7)).toMatch(/it could take 80 µs: within that/);
+    expect(ownWorkBudget(400, 70, 120, 0.7)).toMatch(/it could take 0 µs: the rest of the way alone costs more/);
+    expect(ownWorkBudget(400, undefined, 120, 0.7)).toBeUndefined();
   });
 });
