@@ -44,8 +44,12 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`The retention of ${table} must be a whole number of rows of at least 1, got ${limit}`);
   }
   const retained = new Set<string>(limits.map(([name]) => name));
-  /** Rows inserted since the table was last counted, by project and table (in this process). */
-  const uncounted = new Map<string, number>();
+  /**
+   * Rows inserted since each table was last counted, by project, in the order of `limits` (in this process). An
+   * array per project rather than a Map keyed by project and table: that key was a new string to hash for every
+   * unit of work that inserted (about 1.5 µs of a customer update in `make bench`'s profile).
+   */
+  const uncounted = new Map<string, number[]>();
   const counted = lazyUnitOfWork<S, Counting<S>>(store.schema, (counting, name) => {
     const table = counting.uow[name] as Table<Row>;
     return retained.has(name) ? new CountingTable(table, name, counting) : table;
@@ -56,16 +60,19 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
       const result = await work(counted(counting));
       const { inserted } = counting;
       if (inserted === undefined) return result;
-      for (const [name, limit] of limits) {
+      for (let place = 0; place < limits.length; place++) {
+        const [name, limit] = limits[place]!;
         const added = inserted.get(name);
         if (!added) continue;
-        const key = `${projectId}\u0000${name}`;
-        const since = (uncounted.get(key) ?? 0) + added;
+        let counts = uncounted.get(projectId);
+        if (counts === undefined) uncounted.set(projectId, (counts = limits.map(() => 0)));
+        const since = counts[place]! + added;
         if (since < Math.max(1, Math.floor(limit / 100))) {
-          uncounted.set(key, since);
+          counts[place] = since;
           continue;
         }
-        uncounted.delete(key);
+        counts[place] = 0;
+        if (counts.every((count) => count === 0)) uncounted.delete(projectId);
         const table = uow[name] as Table<Row>;
         const { total } = await table.query({ limit: 0 });
         if (total <= limit) continue;

@@ -65,6 +65,27 @@ describe('event retention', () => {
     expect(counted).toMatchObject({ validations: 3, validations_succeeded: 3 });
   });
 
+  test('when projects insert in turn into a log of 300, then each is counted every 3 inserts of its own, and never holds 3 more', async () => {
+    const store = withRetention(new MemoryStore(SCHEMA), { events: 300 });
+    const clock = new OffsetClock();
+    const total = (project: string) => store.transaction(project, async (uow) => (await uow.events.query({ limit: 0 })).total);
+    for (const project of ['a', 'b']) await store.createProject(project);
+    const seen = { a: [] as number[], b: [] as number[] };
+    for (let i = 0; i < 700; i++) {
+      // b inserts once for every two of a's, so the projects' counts of inserts since their last count differ.
+      for (const project of i % 2 === 0 ? ['a', 'b'] : ['a']) {
+        await store.transaction(project, (uow) => recordEvent({ uow, clock }, 'customer.created', { customer_id: `c${i}` }, {}));
+        seen[project as 'a' | 'b'].push(await total(project));
+      }
+    }
+    for (const totals of Object.values(seen)) {
+      expect(Math.max(...totals)).toBe(302);
+      expect(totals.slice(-6).every((count) => count >= 300 && count <= 302)).toBe(true);
+    }
+    // Dropped whenever 3 inserts of its own have passed: a's log was cut back to 300 at its 303rd insert, not before.
+    expect(seen.a.slice(299, 303)).toEqual([300, 301, 302, 300]);
+  });
+
   test('when a retention names a table the store does not keep, or is not a whole number of rows, then it is refused', () => {
     expect(() => withRetention(new MemoryStore(SCHEMA), { event: 10 } as never)).toThrow('no table event');
     expect(() => withRetention(new MemoryStore(SCHEMA), { events: 0.5 })).toThrow('whole number');
