@@ -31,8 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
 import { describeStorage, type StorageFigures } from './storage.js';
-import type { ProfileSummary } from './profile.js';
-import { ownWorkBudget } from './profile.js';
+import { ownWorkBudget, type ProfileSummary } from './profile.js';
 import { freshDatabase } from '../tests/support/databases.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
