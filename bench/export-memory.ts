@@ -19,10 +19,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../server/app.js';
 import { systemClock } from '../server/domain/clock.js';
-import { MemoryStore } from '../server/store/memory.js';
 import { openPgliteStore } from '../server/store/sql/sql-store.js';
 import { SCHEMA } from '../server/domain/schema.js';
-import { buildFixture } from './fixture.js';
+import { buildFixture, productionMemoryStore } from './fixture.js';
 
 const PROJECT = 'proj_bench_export';
 const APP_ID = 'bench-export-app';
@@ -47,7 +46,7 @@ function gc(): void {
 /** In the child: builds the vouchers, exports them and measures. */
 async function measure(vouchers: number, kind: string): Promise<ExportMemory> {
   const inStore = kind === 'pglite';
-  const store = inStore ? await openPgliteStore(SCHEMA) : new MemoryStore(SCHEMA);
+  const store = inStore ? await openPgliteStore(SCHEMA) : productionMemoryStore();
   const app = await createApp({
     store,
     clock: systemClock,

@@ -9,7 +9,15 @@ import { generateCampaignVouchers } from '../server/domain/vouchers.js';
 import { AssetSigner } from '../server/assets.js';
 import { handlers } from '../server/handlers/index.js';
 import { Jobs } from '../server/jobs.js';
-import type { DomainStore } from '../server/domain/schema.js';
+import { SCHEMA, type DomainSchema, type DomainStore } from '../server/domain/schema.js';
+import { configFromEnv } from '../server/config.js';
+import { MemoryStore } from '../server/store/memory.js';
+
+/** The memory store as a server opens it with the default settings (rows not frozen: FREEZE_ROWS off). */
+export function productionMemoryStore(): MemoryStore<DomainSchema> {
+  const { storage } = configFromEnv({});
+  return new MemoryStore(SCHEMA, { freezeRows: storage.kind === 'memory' && storage.freezeRows });
+}
 
 export interface FixtureSize {
   vouchers: number;

@@ -17,11 +17,10 @@ import { createApp } from '../server/app.js';
 import { withStableShapes } from '../server/http/stable-shapes.js';
 import { createCustomEventSchema } from '../server/domain/management/schemas.js';
 import { systemClock } from '../server/domain/clock.js';
-import { MemoryStore } from '../server/store/memory.js';
 import { SCHEMA } from '../server/domain/schema.js';
 import { openPostgresStore } from '../server/store/sql/sql-store.js';
 import { handlers } from '../server/handlers/index.js';
-import { buildFixture, buildLoyalty } from './fixture.js';
+import { buildFixture, buildLoyalty, productionMemoryStore } from './fixture.js';
 import { keepAnswersOf, type AnyHandler } from './kept-answers.js';
 import { startCountingAllocations, startProfiling, type ProfileSummary } from './profile.js';
 
@@ -39,7 +38,7 @@ function heapUsed(): number {
 const keepAnswers = keepAnswersOf(handlers as unknown as Record<string, AnyHandler>);
 
 async function reference(vouchers: number, campaigns: number, customers: number, members: number, validateResponses: boolean) {
-  const store = new MemoryStore(SCHEMA);
+  const store = productionMemoryStore();
   const app = await createApp({
     store,
     clock: systemClock,

@@ -13,8 +13,8 @@ import { AssetSigner } from '../server/assets.js';
 import { handlers } from '../server/handlers/index.js';
 import { Jobs } from '../server/jobs.js';
 import { TokenRegistry } from '../server/oauth.js';
-import { MemoryStore } from '../server/store/memory.js';
-import { SCHEMA, type DomainStore } from '../server/domain/schema.js';
+import type { DomainStore } from '../server/domain/schema.js';
+import { productionMemoryStore } from './fixture.js';
 
 export interface StorageFigures {
   count: number;
@@ -66,7 +66,7 @@ async function eventCount(store: DomainStore, projectId: string): Promise<number
 }
 
 export async function measureStorage(count = 5000): Promise<StorageFigures> {
-  const store = new MemoryStore(SCHEMA);
+  const store = productionMemoryStore();
   const project = 'proj_storage';
   await store.createProject(project);
   const call = caller(store, project);

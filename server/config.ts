@@ -9,8 +9,11 @@ import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './http/logging.js';
 import { FRESH } from './store/fresh.js';
 
-/** Where the server keeps its data: in memory (lost at exit), in PostgreSQL, or in an embedded PGlite directory. */
-export type StorageConfig = { kind: 'memory' } | { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
+/**
+ * Where the server keeps its data: in memory (lost at exit), in PostgreSQL, or in an embedded PGlite directory. The
+ * memory store freezes the rows it keeps only when asked (`FREEZE_ROWS`; see server/store/memory.ts).
+ */
+export type StorageConfig = { kind: 'memory'; freezeRows: boolean } | { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
 
 /** How long a background job's lease lasts unless renewed (server/job-leases.ts renews it three times in that span). */
 export const DEFAULT_JOB_LEASE_MS = 30_000;
@@ -198,5 +201,5 @@ function storageFromEnv(env: NodeJS.ProcessEnv): StorageConfig {
     return { kind: 'postgres', url, poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1) };
   }
   if (dataDir) return { kind: 'pglite', dataDir };
-  return { kind: 'memory' };
+  return { kind: 'memory', freezeRows: flag(env.FREEZE_ROWS) };
 }

@@ -9,7 +9,7 @@ import { MemoryStore } from './store/memory.js';
 import type { Store } from './store/store.js';
 
 export async function openStore(storage: StorageConfig): Promise<Store<DomainSchema>> {
-  if (storage.kind === 'memory') return new MemoryStore(SCHEMA);
+  if (storage.kind === 'memory') return new MemoryStore(SCHEMA, { freezeRows: storage.freezeRows });
   const sql = await import('./store/sql/sql-store.js');
   if (storage.kind === 'postgres') return sql.openPostgresStore(SCHEMA, storage.url, { pool: { max: storage.poolSize } });
   return sql.openPgliteStore(SCHEMA, storage.dataDir);

@@ -88,9 +88,8 @@ export const DEFAULT_EVENT_RETENTION = 100_000;
 const AUTOMATION: EventSource = Object.freeze({ channel: 'AUTOMATION' });
 
 /**
- * One frozen copy of each event source, which the store then shares among the events that name it instead
- * of copying it into each. A handful of sources exist (one per API key and channel); the cache is bounded
- * in case a caller makes many.
+ * One frozen copy of each event source, which the events that name it share instead of each keeping its own.
+ * A handful of sources exist (one per API key and channel); the cache is bounded in case a caller makes many.
  */
 const sources = new Map<string, EventSource>();
 const SOURCES_AT_MOST = 1000;

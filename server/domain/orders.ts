@@ -372,8 +372,8 @@ function noted(redemptions: OrderRecord['redemptions'], { parentId, entry }: Red
     ...(entry.rollback_stacked && { rollback_stacked: [...(before.rollback_stacked ?? []), ...entry.rollback_stacked] }),
   };
   // The notes are keyed by redemption IDs, a new key for each order. Added to an ordinary object, each new key
-  // made V8 a new hidden class for that one object (and again for its stored, frozen copy); an object without
-  // a prototype keeps its keys in a table of its own instead.
+  // made V8 a new hidden class for that one object (and again when the store froze it); an object without a
+  // prototype keeps its keys in a table of its own instead.
   const notes = Object.assign(Object.create(null) as OrderRecord['redemptions'], redemptions);
   notes[parentId] = merged;
   return notes;

@@ -32,6 +32,12 @@ export interface TableDeclaration<T extends Row = Row> {
   readonly sortedById?: readonly (keyof T & string)[];
   /** Indexed fields whose null (or missing) values are left out of the index; never looked up by null. */
   readonly sparse?: readonly (keyof T & string)[];
+  /**
+   * The memory store keeps this table's rows deeply frozen whatever its setting (`freezeRows`): for rows whose
+   * parts the domain keeps work by, keyed by the part itself (compiled filters), which holds only for parts that
+   * cannot change. A SQL store reads a new object each time, so it has nothing to freeze.
+   */
+  readonly frozen?: boolean;
   /** Carries the row type; never set. */
   readonly row?: T;
 }

@@ -100,16 +100,31 @@ describe('MemoryStore', () => {
     });
   });
 
-  test('when rows are returned, then they are frozen copies that cannot change stored state', async () => {
+  test('when a row is stored, then it is the very object written, frozen in place with its parts, so neither its writer nor a reader can change it', async () => {
     const store = await storeWithProject();
-    const input = product('a', { metadata: { n: 1 } });
+    const input = product('a', { metadata: { n: 1, list: [{ m: 1 }] } });
     await store.transaction('p', (uow) => uow.products.insert(input));
-    input.metadata.n = 2;
-    const stored = await store.transaction('p', (uow) => uow.products.get('a'));
-    expect(stored?.metadata).toEqual({ n: 1 });
     expect(() => {
-      (stored!.metadata as Record<string, unknown>).n = 3;
+      input.metadata.n = 2;
     }).toThrow(TypeError);
+    const stored = await store.transaction('p', (uow) => uow.products.get('a'));
+    expect(stored).toBe(input);
+    expect(stored?.metadata).toEqual({ n: 1, list: [{ m: 1 }] });
+    expect(() => {
+      ((stored!.metadata.list as { m: number }[])[0] as { m: number }).m = 3;
+    }).toThrow(TypeError);
+    // A part its maker froze, holding one that is not frozen, is frozen all the way down too.
+    const shallow = Object.freeze({ inner: { n: 1 } });
+    await store.transaction('p', (uow) => uow.products.update({ ...stored!, metadata: shallow }));
+    expect(Object.isFrozen(shallow.inner)).toBe(true);
+  });
+
+  test('when a write is refused, then the row is left as its writer made it, not frozen', async () => {
+    const store = await storeWithProject();
+    await store.transaction('p', (uow) => uow.products.insert(product('a', { source_id: 'S' })));
+    const clash = product('b', { source_id: 'S', metadata: { n: 1 } });
+    await expect(store.transaction('p', (uow) => uow.products.insert(clash))).rejects.toBeInstanceOf(UniqueViolation);
+    expect(Object.isFrozen(clash) || Object.isFrozen(clash.metadata)).toBe(false);
   });
 
   test('when units of work overlap in time, then they run one after another on the same project', async () => {
@@ -265,32 +280,41 @@ describe('MemoryStore pages in ID order on a sorted index', () => {
   });
 });
 
-describe('MemoryStore copies', () => {
-  test('when a row is stored, then what is already stored is shared, not copied, and the rest is copied and frozen', async () => {
-    const store = await storeWithProject();
+describe('MemoryStore rows as written', () => {
+  test('when the store does not freeze rows, then it keeps the objects written as they are, and an update shares the parts it kept', async () => {
+    const store = new MemoryStore(SCHEMA, { freezeRows: false });
+    await store.createProject('p');
     const first = await store.transaction('p', (uow) => uow.products.insert(product('a', { metadata: { nested: { deep: [1, { n: 2 }] } }, attributes: ['size'] })));
-    const updated = await store.transaction('p', (uow) => uow.products.update({ ...first, name: 'Renamed', attributes: [...first.attributes, 'colour'] }));
-    // The metadata the update kept is the very object stored before; the changed list is a new frozen one.
+    expect(Object.isFrozen(first) || Object.isFrozen(first.metadata)).toBe(false);
+    const change = { ...first, name: 'Renamed', attributes: [...first.attributes, 'colour'] };
+    const updated = await store.transaction('p', (uow) => uow.products.update(change));
+    expect(updated).toBe(change);
     expect(updated.metadata).toBe(first.metadata);
-    expect(updated.attributes).not.toBe(first.attributes);
-    expect(Object.isFrozen(updated) && Object.isFrozen(updated.attributes)).toBe(true);
-    // A frozen object the caller made, with a part that is not frozen, is copied whole.
-    const shallow = Object.freeze({ inner: { n: 1 } });
-    const stored = await store.transaction('p', (uow) => uow.products.update({ ...updated, metadata: shallow }));
-    expect(stored.metadata).not.toBe(shallow);
-    expect(Object.isFrozen(stored.metadata.inner)).toBe(true);
+    expect(await store.transaction('p', (uow) => uow.products.get('a'))).toBe(change);
   });
 
-  test('when a key is named __proto__ or a value is a Date, then the copy keeps it as it was given', async () => {
+  test('when a table is declared frozen, then its rows are frozen even in a store that does not freeze rows', async () => {
+    const store = new MemoryStore(SCHEMA, { freezeRows: false });
+    await store.createProject('p');
+    expect(SCHEMA.segments.frozen).toBe(true);
+    const segment = { id: 'seg_a', name: 'Club', type: 'auto-update', filter: { junction: 'and', 'customer.metadata.tier': { conditions: { $is: ['gold'] } } }, created_at: '2026-01-01T00:00:00.000Z', object: 'segment' };
+    const stored = await store.transaction('p', (uow) => uow.segments.insert(segment as never));
+    expect(Object.isFrozen(stored) && Object.isFrozen((stored as unknown as typeof segment).filter['customer.metadata.tier'].conditions)).toBe(true);
+    // An ordinary table's rows are not.
+    expect(Object.isFrozen(await store.transaction('p', (uow) => uow.products.insert(product('a'))))).toBe(false);
+  });
+
+  test('when a key is named __proto__ or a value is a Date, then the row keeps it as it was given', async () => {
     const store = await storeWithProject();
     const metadata = JSON.parse('{"__proto__": {"polluted": true}, "when": null}') as Record<string, unknown>;
-    metadata.when = new Date('2026-01-01T00:00:00.000Z');
+    const when = new Date('2026-01-01T00:00:00.000Z');
+    metadata.when = when;
     const stored = await store.transaction('p', (uow) => uow.products.insert(product('a', { metadata })));
     expect(Object.keys(stored.metadata)).toEqual(['__proto__', 'when']);
     expect(Object.getPrototypeOf(stored.metadata)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(stored.metadata.when).toEqual(new Date('2026-01-01T00:00:00.000Z'));
-    expect(stored.metadata.when).not.toBe(metadata.when);
+    expect(stored.metadata.when).toBe(when);
+    expect(Object.isFrozen(Object.getOwnPropertyDescriptor(stored.metadata, '__proto__')!.value)).toBe(true);
   });
 });
 

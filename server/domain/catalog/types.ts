@@ -24,4 +24,4 @@ export type CatalogOrder = components['parameters']['CatalogOrder'];
 /** The catalog tables. */
 export const PRODUCTS_TABLE = table<Product>({ unique: ['source_id', 'name'], indexed: [], kinds: { created_at: 'text', updated_at: 'text' } });
 export const SKUS_TABLE = table<Sku>({ unique: ['source_id', 'sku'], indexed: ['product_id'], kinds: { created_at: 'text', updated_at: 'text' } });
-export const PRODUCT_COLLECTIONS_TABLE = table<ProductCollection>({ unique: ['name'], indexed: ['type'], kinds: { created_at: 'text', updated_at: 'text', type: 'text' } });
+export const PRODUCT_COLLECTIONS_TABLE = table<ProductCollection>({ unique: ['name'], indexed: ['type'], frozen: true, kinds: { created_at: 'text', updated_at: 'text', type: 'text' } });
