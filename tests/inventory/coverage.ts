@@ -37,6 +37,17 @@ interface FieldView {
 }
 
 export class ContractWalker {
+  /**
+   * Per root schema, the view after each path prefix walked so far (keyed by the prefix's steps joined): facts of
+   * one operation share most of their prefixes (`vouchers[].code`, `vouchers[].id`), and walking each from the
+   * root again made the inventory test the slowest unit test by far. The contract is not changed while a walker
+   * is used, so a view once worked out stays right.
+   */
+  private readonly views = new WeakMap<Json, Map<string, FieldView>>();
+  /** Each `$ref`'s target, and each schema's parts (see parts), once worked out. */
+  private readonly pointed = new Map<string, Schema | undefined>();
+  private readonly made = new WeakMap<Json, Json[]>();
+
   constructor(private readonly doc: Json) {}
 
   resolve(schema: Schema | undefined, seen = new Set<string>()): Schema | undefined {
@@ -53,17 +64,23 @@ export class ContractWalker {
   }
 
   pointer(ref: string): Schema | undefined {
-    if (!ref.startsWith('#/')) return undefined;
-    let node: unknown = this.doc;
-    for (const part of ref.slice(2).split('/')) {
-      const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-      node = isObject(node) ? node[key] : undefined;
+    if (this.pointed.has(ref)) return this.pointed.get(ref);
+    let node: unknown = ref.startsWith('#/') ? this.doc : undefined;
+    if (node !== undefined) {
+      for (const part of ref.slice(2).split('/')) {
+        const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+        node = isObject(node) ? node[key] : undefined;
+      }
     }
+    this.pointed.set(ref, node as Schema | undefined);
     return node as Schema | undefined;
   }
 
   /** The schema and every schema it is made of (allOf, oneOf, anyOf, $ref), resolved. */
   parts(schema: Schema | undefined, depth = 0): Json[] {
+    // Worked out once per schema object from the top (a deeper call is cut at a depth, against cycles).
+    const known = depth === 0 && isObject(schema) ? this.made.get(schema) : undefined;
+    if (known) return known;
     const resolved = this.resolve(schema);
     if (!isObject(resolved) || depth > 12) return [];
     const out: Json[] = [resolved];
@@ -71,6 +88,7 @@ export class ContractWalker {
       const members = resolved[key];
       if (Array.isArray(members)) for (const member of members) out.push(...this.parts(member as Schema, depth + 1));
     }
+    if (depth === 0 && isObject(schema)) this.made.set(schema, out);
     return out;
   }
 
@@ -99,12 +117,25 @@ export class ContractWalker {
   }
 
   view(root: Schema | undefined, path: string[]): FieldView {
-    let view: FieldView = { schemas: root === undefined ? [] : this.parts(root), open: false };
+    let known: Map<string, FieldView> | undefined;
+    if (isObject(root)) {
+      known = this.views.get(root);
+      if (!known) this.views.set(root, (known = new Map()));
+    }
+    const remembered = (prefix: number, make: () => FieldView): FieldView => {
+      if (!known) return make();
+      const key = path.slice(0, prefix).join('\u0000');
+      let found = known.get(key);
+      if (!found) known.set(key, (found = make()));
+      return found;
+    };
+    let view = remembered(0, () => ({ schemas: root === undefined ? [] : this.parts(root), open: false }));
     for (let i = 0; i < path.length; i++) {
       // A vendor property name that holds a dot (`publications.created_at` in export filters) is one step.
       const joined = i + 1 < path.length ? `${path[i]}.${path[i + 1]}` : undefined;
       const named = joined !== undefined && view.schemas.flatMap((each) => this.parts(each)).some((part) => isObject(part.properties) && part.properties[joined] !== undefined);
-      view = this.step(view, named ? joined : path[i]!);
+      const from = view;
+      view = remembered(named ? i + 2 : i + 1, () => this.step(from, named ? joined : path[i]!));
       if (named) i++;
       if (view.open) return view;
       if (view.schemas.length === 0) return view;
@@ -286,8 +317,16 @@ export function findOperation(doc: Json, method: string, path: string): { operat
   return undefined;
 }
 
+/** One walker per contract document, so that what one check worked out serves the next. */
+const walkers = new WeakMap<Json, ContractWalker>();
+function walkerOf(doc: Json): ContractWalker {
+  let walker = walkers.get(doc);
+  if (!walker) walkers.set(doc, (walker = new ContractWalker(doc)));
+  return walker;
+}
+
 export function checkOperation(doc: Json, inventory: InventoryOperation): Gap[] {
-  const walker = new ContractWalker(doc);
+  const walker = walkerOf(doc);
   const found = findOperation(doc, inventory.method, inventory.path);
   if (!found) return [];
   const { operation, pathItem } = found;
@@ -361,7 +400,7 @@ export function checkOperation(doc: Json, inventory: InventoryOperation): Gap[] 
 
 /** A webhook of the contract's `webhooks` with its payload schema, found by the event type it carries. */
 export function checkWebhook(doc: Json, inventory: InventoryWebhook, payloadSchema: Schema | undefined): Gap[] {
-  const walker = new ContractWalker(doc);
+  const walker = walkerOf(doc);
   const subject = `webhook:${inventory.type}`;
   if (!payloadSchema) return [{ subject, where: 'payload', field: '(body)', problem: 'no payload schema', severity: 'error' }];
   return inventory.facts.filter((fact) => fact.field !== '(body)').flatMap((fact) => checkFact(walker, payloadSchema, fact, subject, 'response'));

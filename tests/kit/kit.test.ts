@@ -22,23 +22,28 @@ const blamed = (report: KitReport) =>
   ].join('\n');
 
 describe('contract kit', () => {
-  test('when run against the reference server, then every scenario passes, every operation is called, and the reports say so', async () => {
+  test('when run against the reference server with every key, then the selected areas pass, and the reports say so', async () => {
     expect(existsSync(KIT)).toBe(true);
     const { app, serve, ...keys } = await referenceApp();
     const { server, baseUrl } = await serve(app);
     try {
-      // Fuzzing already runs in this same `make test`, through the same client-side contract check, against
-      // the in-process server; over HTTP again it would only double the time.
-      const run = await runKit(baseUrl, keys, ['--skip', 'fuzz']);
+      // A few areas that between them use every kind of key and hold scenarios only the in-process server runs.
+      // The whole suite runs over HTTP twice more in this same `make test`: as the README's recipe
+      // (readme-recipe.test.ts) and against two instances on PostgreSQL with every key, where no operation may be
+      // left uncalled (tests/instances/kit.test.ts); a third whole run here doubled this file's time and proved no more.
+      const run = await runKit(baseUrl, keys, ['--only', 'platform,client-side,oauth,locations,sessions,categories']);
       expect({ code: run.code, failed: blamed(run.report) }).toEqual({ code: 0, failed: '' });
       expect(run.report.ok).toBe(true);
-      expect(run.report.operations.rows.filter((row) => row.result === 'skipped').map((row) => row.operationId)).toEqual([]);
+      const rows = run.report.operations.rows;
+      // The operations the selected areas call passed; every other one says it was left out by the selection.
+      expect(rows.filter((row) => row.result === 'passed').length).toBeGreaterThan(15);
+      expect(rows.filter((row) => row.result === 'skipped' && row.reason !== 'not called by the selected areas').map((row) => row.operationId)).toEqual([]);
       // Given every key, only what needs the in-process server is left out, and the report says so.
       expect(run.report.skipped.filter((entry) => !/runs only against the in-process reference server/.test(entry.reason))).toEqual([]);
       expect(run.report.skipped.length).toBeGreaterThan(0);
-      expect(run.report.tests.passed).toBeGreaterThan(100);
+      expect(run.report.tests.passed).toBeGreaterThan(30);
       expect(run.output).toMatch(/\[\d+\/\d+\] tests\/contract\/\S+\.test\.ts: \d+ passed/);
-      expect(run.output).toMatch(/operations: \d+ passed, 0 failed, 0 skipped/);
+      expect(run.output).toMatch(/operations: \d+ passed, 0 failed, \d+ skipped/);
       expect(run.junit).toMatch(/<testsuites [^>]*failures="0"/);
     } finally {
       await new Promise((resolve) => server.close(resolve));
