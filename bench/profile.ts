@@ -165,3 +165,22 @@ export function ownWorkBudget(ours: number | undefined, bare: number | undefined
         : `${(own / allowed).toFixed(1)} times what the target allows`;
   return `its own work: ${us(own)} of CPU a request (${us(ours)} less ${us(rest)}); at ${target * 100}% of bare Express (${us(bare)}) it could take ${us(Math.max(0, allowed))}: ${verdict}`;
 }
+
+/**
+ * The lowest and highest of a route's per-round ratios, as a cell (`61–77%`), and whether the target lies within
+ * them. Ours and bare Express are driven in turn, so each round's ratio compares the two under the same drift; on
+ * a shared 2-core machine the rounds of one route still spread by a tenth or more, and the same build measured
+ * against itself (two servers of it, in turn) came out anywhere from 89% to 108%. A route whose rounds straddle
+ * the target is short or not by the run's own noise, which the line printed for it says.
+ */
+export function roundSpread(ratios: readonly number[], target: number): { cell: string; straddles: boolean } {
+  if (ratios.length === 0) return { cell: '', straddles: false };
+  let low = ratios[0]!;
+  let high = low;
+  for (const ratio of ratios) {
+    if (ratio < low) low = ratio;
+    if (ratio > high) high = ratio;
+  }
+  const percent = (value: number) => (value * 100).toFixed(0);
+  return { cell: `${percent(low)}–${percent(high)}%`, straddles: low < target && high >= target };
+}

@@ -12,7 +12,7 @@
  * latency at a small and a large voucher count. Figures are printed, never asserted.
  *
  * Ours and bare Express are driven in turn, in short bursts (BENCH_ROUNDS of them each, the order swapped every
- * round), and a route's ratio is the median of the rounds' ratios: on a shared 2-core virtual machine the same
+ * round), and a route's ratio is the median of the rounds' ratios, printed with the lowest and highest of them: on a shared 2-core virtual machine the same
  * build's throughput was seen to drift by a quarter within a minute, so two runs one after the other compared
  * the drift as much as the servers.
  *
@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
 import { describeStorage, type StorageFigures } from './storage.js';
-import { ownWorkBudget, type ProfileSummary } from './profile.js';
+import { ownWorkBudget, roundSpread, type ProfileSummary } from './profile.js';
 import { freshDatabase } from '../tests/support/databases.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -235,6 +235,8 @@ interface Compared {
   theirs: Measured;
   /** The median over the rounds of ours req/s over bare Express's in the same round. */
   ratio: number;
+  /** Each round's ratio, in the order driven. */
+  rounds: number[];
 }
 
 /**
@@ -253,7 +255,8 @@ async function compare(reference: BenchServer, route: Route, headers: Record<str
     if (round % 2 === 0) await ours().then(bares);
     else await bares().then(ours);
   }
-  return { mine: combined(mine), theirs: combined(theirs), ratio: median(mine.map((measured, i) => measured.rps / theirs[i]!.rps)) };
+  const rounds = mine.map((measured, i) => measured.rps / theirs[i]!.rps);
+  return { mine: combined(mine), theirs: combined(theirs), ratio: median(rounds), rounds };
 }
 
 /** Requests sent to count what each one allocates. */
@@ -369,11 +372,12 @@ async function routesAgainstBare(): Promise<void> {
   const headers = { 'x-app-id': ready.appId!, 'x-app-token': ready.appToken! };
   const { routes: all, spent } = await routesOf(reference, headers);
   const routes = all.filter((route) => ONLY === undefined || route.name.includes(ONLY));
-  const widths = [42, 10, 10, 10, 9, 10, 12, 8, 10, 10, 10, 11, 11];
+  const widths = [42, 10, 10, 10, 9, 10, 12, 8, 9, 10, 10, 10, 11, 11];
   console.log('');
   console.log('CPU is the server\'s CPU time per request (steadier than req/s, which moves with the load generator on the same cores); its ratio is bare Express\'s over ours.');
   console.log(`alloc is the heap each request allocated (freed or not), counted over ${ALLOCATION_REQUESTS} more requests by V8's sampling heap profiler: it does not drift with the machine.`);
-  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio', 'CPU', 'bare CPU', 'CPU ratio', 'alloc', 'bare alloc'], widths));
+  console.log(`ratio is the median of the ${ROUNDS} rounds' ratios; rounds gives the lowest and highest of them.`);
+  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', 'bare p50', 'ratio', 'rounds', 'CPU', 'bare CPU', 'CPU ratio', 'alloc', 'bare alloc'], widths));
   const results: Record<string, Compared> = {};
   const sizes: Record<string, number> = {};
   for (const route of routes) {
@@ -387,7 +391,7 @@ async function routesAgainstBare(): Promise<void> {
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
     console.log(
       pad(
-        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), percent(compared.ratio), ...cpuCells(mine, theirs), ...allocations],
+        [route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), ms(theirs.p50), percent(compared.ratio), roundSpread(compared.rounds, TARGET).cell, ...cpuCells(mine, theirs), ...allocations],
         widths,
       ) + flags,
     );
@@ -400,7 +404,9 @@ async function routesAgainstBare(): Promise<void> {
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     const file = PROFILE_DIR && join(PROFILE_DIR, `${route.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
     const summary = await reference.profile(() => drive(reference, route, headers, Math.min(DURATION, 5)), file);
+    const spread = roundSpread(results[route.name]!.rounds, TARGET);
     console.log(`  why ${route.name} (${(ratioOf(results[route.name]!) * 100).toFixed(0)}%): CPU profile of ${(summary.busyMs / 1000).toFixed(1)} s busy under load`);
+    if (spread.straddles) console.log(`    its rounds ranged ${spread.cell}, either side of ${percent(TARGET)}: short by the median, met in some rounds of this same run`);
     console.log(`    by part: ${summary.parts.map(({ part, share }) => `${part} ${percent(share)}`).join('; ')}`);
     if (file) console.log(`    whole profile: ${file}`);
     console.log(`    top functions: ${summary.functions.map(({ name, share }) => `${name} ${percent(share)}`).join('; ')}`);
@@ -446,14 +452,14 @@ async function againstOneShapeBare(reference: BenchServer, routes: Route[], head
   const oneShape = await startServer('bare', 'one-shape');
   console.log('');
   console.log('Against bare Express whose requests and responses also keep one shape (server/http/stable-shapes.ts), in turn:');
-  console.log(pad(['route', 'req/s', '', '', '', 'bare req/s', '', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
+  console.log(pad(['route', 'req/s', '', '', '', 'bare req/s', '', 'ratio', 'rounds', 'CPU', 'bare CPU', 'CPU ratio'], widths));
   const short: string[] = [];
   for (const route of routes) {
     const compared = await compare(reference, route, headers, oneShape, { ...route, path: `/bare/${sizes[route.name]}` }, Math.min(DURATION, 5));
     const { mine, theirs } = compared;
     if (compared.ratio < TARGET) short.push(route.name);
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
-    console.log(pad([route.name, mine.rps.toFixed(0), '', '', '', theirs.rps.toFixed(0), '', percent(compared.ratio), ...cpuCells(mine, theirs)], widths) + flags);
+    console.log(pad([route.name, mine.rps.toFixed(0), '', '', '', theirs.rps.toFixed(0), '', percent(compared.ratio), roundSpread(compared.rounds, TARGET).cell, ...cpuCells(mine, theirs)], widths) + flags);
   }
   console.log(`Every route at ${TARGET * 100}% or more of that: ${short.length === 0 ? 'met' : `missed by ${short.length} of ${routes.length}`}`);
   oneShape.stop();
@@ -463,13 +469,13 @@ async function withResponsesValidated(headers: Record<string, string>, members: 
   const validated = await startServer('reference', String(VOUCHERS), '10', String(CUSTOMERS), String(members), 'validated');
   console.log('');
   console.log('With response validation on (VALIDATE_RESPONSES=true), against bare Express again in turn:');
-  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', '', 'ratio', 'CPU', 'bare CPU', 'CPU ratio'], widths));
+  console.log(pad(['route', 'req/s', 'p50', 'p99', 'RSS', 'bare req/s', '', 'ratio', 'rounds', 'CPU', 'bare CPU', 'CPU ratio'], widths));
   for (const route of (await routesOf(validated, headers)).routes.filter((route) => results[route.name])) {
     const size = await bodySize(validated, route, headers);
     const compared = await compare(validated, route, headers, bare, { ...route, path: `/bare/${size}` });
     const { mine, theirs } = compared;
     const flags = mine.non2xx + mine.errors > 0 ? `  (${mine.non2xx} non-2xx, ${mine.errors} errors)` : '';
-    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', percent(compared.ratio), ...cpuCells(mine, theirs)], widths) + flags);
+    console.log(pad([route.name, mine.rps.toFixed(0), ms(mine.p50), ms(mine.p99), mb(mine.rss), theirs.rps.toFixed(0), '', percent(compared.ratio), roundSpread(compared.rounds, TARGET).cell, ...cpuCells(mine, theirs)], widths) + flags);
   }
   validated.stop();
 }

@@ -1,6 +1,6 @@
 /** The bench's profile summary: self time of each sample, grouped by the part of the stack that spent it. */
 import { describe, expect, test } from '@jest/globals';
-import { ownWorkBudget, partOf, summarise } from '../../bench/profile.js';
+import { ownWorkBudget, partOf, roundSpread, summarise } from '../../bench/profile.js';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '0' });
 
@@ -43,5 +43,15 @@ describe('the bench profile summary', () => {
     expect(ownWorkBudget(190, 140, 120, 0.7)).toMatch(/it could take 80 µs: within that/);
     expect(ownWorkBudget(400, 70, 120, 0.7)).toMatch(/it could take 0 µs: the rest of the way alone costs more/);
     expect(ownWorkBudget(400, undefined, 120, 0.7)).toBeUndefined();
+  });
+
+  test("a route's rounds are shown as their lowest and highest ratio, and straddle the target only when it lies between them", () => {
+    // The lowest and highest wherever they fall, not the first and last.
+    expect(roundSpread([0.72, 0.61, 0.77, 0.66], 0.7)).toEqual({ cell: '61–77%', straddles: true });
+    expect(roundSpread([0.8, 0.74, 0.91], 0.7)).toEqual({ cell: '74–91%', straddles: false });
+    expect(roundSpread([0.5, 0.69], 0.7)).toEqual({ cell: '50–69%', straddles: false });
+    // A round exactly at the target meets it.
+    expect(roundSpread([0.65, 0.7], 0.7).straddles).toBe(true);
+    expect(roundSpread([], 0.7)).toEqual({ cell: '', straddles: false });
   });
 });
