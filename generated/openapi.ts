@@ -762,6 +762,11 @@ export interface paths {
          *     down, tier and customer summaries count it, and the order (created `PAID` when the request names none
          *     that exists) records it. Redeemables a stacking limit skips are not redeemed. A voucher with a
          *     redemption limit is never redeemed more often than the limit, however many requests arrive at once.
+         *     Every redeem call upserts the customer it names, the refused calls included, as `POST /v1/customers`
+         *     does: a `customer` given by a `source_id` no customer has, or by details alone (`name`, `email`,
+         *     `phone`), is created with those details (`customer.created`); one whose `source_id` exists is given
+         *     the details that differ (`customer.updated`). The redemptions, their order and events belong to that
+         *     customer. A customer given by `id` is looked up only. Validations never write a customer.
          */
         post: operations["redeem-stacked-discounts"];
         delete?: never;
@@ -3277,6 +3282,11 @@ export interface paths {
          *     down, tier and customer summaries count it, and the order (created `PAID` when the request names none
          *     that exists) records it. Redeemables a stacking limit skips are not redeemed. A voucher with a
          *     redemption limit is never redeemed more often than the limit, however many requests arrive at once.
+         *     Every redeem call upserts the customer it names, the refused calls included, as `POST /v1/customers`
+         *     does: a `customer` given by a `source_id` no customer has, or by details alone (`name`, `email`,
+         *     `phone`), is created with those details (`customer.created`); one whose `source_id` exists is given
+         *     the details that differ (`customer.updated`). The redemptions, their order and events belong to that
+         *     customer. A customer given by `id` is looked up only. Validations never write a customer.
          */
         post: operations["redeem-stacked-discounts-client-side"];
         delete?: never;

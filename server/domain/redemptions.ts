@@ -13,6 +13,7 @@ import { presentPromotionTier } from './promotion-tiers.js';
 import { useHolds } from './sessions.js';
 import { effectiveStackingRules } from './stacking-rules.js';
 import { listFilter } from './publications.js';
+import { upsertCustomer } from './customers.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 import { referralCodeRedeemed } from './referrals.js';
@@ -174,10 +175,28 @@ async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request
 }
 
 /**
+ * The request with the customer it names made real: the public API upserts the customer a redeem call names.
+ * A customer named by `source_id` is created with the details given, or, when one has that `source_id`, given
+ * the details that differ (as `POST /v1/customers` upserts); one named by details alone (`name`, `email` or
+ * `phone`) is created. Either way the engine is then handed the customer's ID, so the redemption, its order and
+ * its events belong to that customer. A customer named by `id` is the engine's to look up (an unknown ID redeems
+ * without a customer). It runs first in the unit of work, so a refused redemption (which commits its record)
+ * keeps the customer too; validations never write one.
+ */
+async function withNamedCustomer(ctx: DomainContext, request: Request): Promise<Request> {
+  const ref = request.customer;
+  if (!ref || ref.id || (!ref.source_id && !ref.name && !ref.email && !ref.phone)) return request;
+  const { id: _id, object: _object, ...fields } = ref;
+  const customer = await upsertCustomer(ctx, fields);
+  return { ...FRESH, ...request, customer: { ...FRESH, ...ref, id: customer.id } };
+}
+
+/**
  * Redeems every redeemable or none. A refusal is returned, not thrown, so the unit of work still
  * commits the record of the failure.
  */
-export async function redeem(ctx: DomainContext, request: Request, channelId: string): Promise<RedeemOutcome> {
+export async function redeem(ctx: DomainContext, given: Request, channelId: string): Promise<RedeemOutcome> {
+  const request = await withNamedCustomer(ctx, given);
   const evaluation = await evaluate(ctx, request);
   if (!evaluation.valid) return { ok: false, error: await recordFailure(ctx, evaluation, request, channelId) };
   const now = isoNow(ctx.clock);

@@ -50,6 +50,32 @@ describe('redemptions', () => {
     expect(listed.data?.redemptions.map((r) => r.id).sort()).toEqual([parent.id, redemptions[0]!.id].sort());
   });
 
+  test('when a redemption names a customer by a source_id no customer has, then the customer is upserted and owns the redemption; a validation creates none', async () => {
+    const { code } = await campaignWithCode({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, redemption: { quantity: 3 } });
+    const validatedOnly = unique('validated-only');
+    const validated = await ctx.client.POST('/v1/validations', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, customer: { source_id: validatedOnly } } });
+    expect(validated.response.status).toBe(200);
+    expect((await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: validatedOnly } } })).response.status).toBe(404);
+
+    const sourceId = unique('first-time-buyer');
+    const named = { source_id: sourceId, name: 'Rhea Quill', email: 'rhea.quill@example.org', metadata: { tier: 'new' } };
+    const redeemed = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, customer: named } });
+    expect(redeemed.response.status).toBe(200);
+    const stored = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } })).data!;
+    expect(stored).toMatchObject({ id: expect.stringMatching(/^cust_/), source_id: sourceId, name: 'Rhea Quill', email: 'rhea.quill@example.org', metadata: { tier: 'new' } });
+    const entry = redeemed.data!.redemptions![0]!;
+    expect(entry.customer_id).toBe(stored.id);
+    expect(entry.customer).toMatchObject({ id: stored.id, source_id: sourceId, object: 'customer' });
+    expect(redeemed.data!.order).toMatchObject({ customer_id: stored.id });
+    expect(stored.summary?.redemptions).toMatchObject({ total_redeemed: 1, total_succeeded: 1 });
+
+    // Named again with a new name: the same customer, upserted with it.
+    const again = await ctx.client.POST('/v1/redemptions', { body: { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, customer: { source_id: sourceId, name: 'Rhea Quill-Marsh' } } });
+    expect(again.data!.redemptions![0]!.customer_id).toBe(stored.id);
+    const after = (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: stored.id! } } })).data!;
+    expect(after).toMatchObject({ name: 'Rhea Quill-Marsh', email: 'rhea.quill@example.org', summary: { redemptions: { total_redeemed: 2, total_succeeded: 2 } } });
+  });
+
   test('when a voucher is used up, then redeeming fails with quantity_exceeded and changes nothing but the counters', async () => {
     const { campaign, code } = await campaignWithCode({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, redemption: { quantity: 1 } });
     const body = { redeemables: [{ object: 'voucher' as const, id: code }], order: { amount: 1000 } };
