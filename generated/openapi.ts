@@ -9204,8 +9204,10 @@ export interface components {
          * @description The customer of a request, by `id` or `source_id`, with the customer fields to use when the customer is
          *     new. Where the operation says so (orders, qualifications, publications), a `source_id` not seen before, or
          *     a customer given only by details such as `name` or `email`, creates the customer; an unknown `id` is a
-         *     404. In validations and redemptions the customer must exist to be counted, and `metadata` given here is
-         *     used by rules for this request only. `object` is accepted and ignored.
+         *     404. Redemptions upsert the customer given by `source_id` or by details (created when new, given the
+         *     details that differ when its `source_id` exists); one given by `id` must exist to be counted. In
+         *     validations the customer must exist to be counted, and `metadata` given here is used by rules for this
+         *     request only. `object` is accepted and ignored.
          */
         CustomerReference: components["schemas"]["CustomerFields"] & {
             /**

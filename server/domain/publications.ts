@@ -82,12 +82,21 @@ export async function namedCustomer(ctx: DomainContext, ref: CustomerReference |
     if (!customer) throw notFound('customer', ref.id);
     return customer;
   }
+  if (!namesCustomer(ref)) return undefined;
   if (ref.source_id) {
     const existing = await ctx.uow.customers.getBy('source_id', ref.source_id);
     if (existing) return existing;
-  } else if (!ref.name && !ref.email && !ref.phone) {
-    return undefined;
   }
+  return upsertNamedCustomer(ctx, ref);
+}
+
+/** Whether a reference without an `id` names a customer: by `source_id`, or by details (`name`, `email` or `phone`). */
+export function namesCustomer(ref: CustomerReference): boolean {
+  return Boolean(ref.source_id || ref.name || ref.email || ref.phone);
+}
+
+/** The customer a reference without an `id` names, upserted with the details it gives (see upsertCustomer). */
+export function upsertNamedCustomer(ctx: DomainContext, ref: CustomerReference): Promise<Customer> {
   const { id: _id, object: _object, ...fields } = ref;
   return upsertCustomer(ctx, fields);
 }

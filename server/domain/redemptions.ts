@@ -12,8 +12,7 @@ import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { presentPromotionTier } from './promotion-tiers.js';
 import { useHolds } from './sessions.js';
 import { effectiveStackingRules } from './stacking-rules.js';
-import { listFilter } from './publications.js';
-import { upsertCustomer } from './customers.js';
+import { listFilter, namesCustomer, upsertNamedCustomer } from './publications.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 import { referralCodeRedeemed } from './referrals.js';
@@ -185,9 +184,8 @@ async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request
  */
 async function withNamedCustomer(ctx: DomainContext, request: Request): Promise<Request> {
   const ref = request.customer;
-  if (!ref || ref.id || (!ref.source_id && !ref.name && !ref.email && !ref.phone)) return request;
-  const { id: _id, object: _object, ...fields } = ref;
-  const customer = await upsertCustomer(ctx, fields);
+  if (!ref || ref.id || !namesCustomer(ref)) return request;
+  const customer = await upsertNamedCustomer(ctx, ref);
   return { ...FRESH, ...request, customer: { ...FRESH, ...ref, id: customer.id } };
 }
 
