@@ -319,6 +319,14 @@ describe('MemoryStore rows as written', () => {
 });
 
 describe('MemoryStore under churn', () => {
+  /** A repeatable choice among `n`: a linear congruential generator's high bits (its low bits repeat with a short period). */
+  const roller = (seed: number) => {
+    let random = seed;
+    return (n: number) => {
+      random = (random * 1103515245 + 12345) % 2147483648;
+      return Math.floor(random / 65536) % n;
+    };
+  };
   type Event = { id: string; customer_id: string | null; voucher_id: string | null; counted_in: string | null; created_at: string };
   const event = (id: string, customer: string | null): Event => ({ id, customer_id: customer, voucher_id: null, counted_in: null, created_at: '2026-01-01T00:00:00.000Z' });
 
@@ -326,11 +334,7 @@ describe('MemoryStore under churn', () => {
     const store = await storeWithProject();
     const model = new Map<string, string | null>();
     let next = 0;
-    let random = 7;
-    const roll = (n: number) => {
-      random = (random * 1103515245 + 12345) % 2147483648;
-      return random % n;
-    };
+    const roll = roller(7);
     const customers = ['c1', 'c2', 'c3', null];
     for (let round = 0; round < 60; round++) {
       await store.transaction('p', async (uow) => {
@@ -375,6 +379,66 @@ describe('MemoryStore under churn', () => {
         expect(newest.rows.map((row) => row.id)).toEqual(expected.slice(-3).reverse());
       }
       expect(await uow.events.countBy('customer_id', 'nobody')).toBe(0);
+    });
+  });
+
+  test('when values are held by one row, then two, then one again, with undone writes between, then lookups, counts and pages match a model', async () => {
+    // Many values with a row or two each: values pass often between one row (kept as the row's ID) and a list.
+    const store = await storeWithProject();
+    const model = new Map<string, string | null>();
+    let next = 0;
+    const roll = roller(11);
+    const customer = () => (roll(8) === 0 ? null : `c${roll(60)}`);
+    for (let round = 0; round < 80; round++) {
+      await store.transaction('p', async (uow) => {
+        for (let i = 0; i < 3; i++) {
+          const id = `e${next++}`;
+          const to = customer();
+          await uow.events.insert(event(id, to) as never);
+          model.set(id, to);
+        }
+        const ids = [...model.keys()];
+        for (let i = 0; i < 2; i++) {
+          const moved = ids[roll(ids.length)]!;
+          const to = customer();
+          await uow.events.update({ ...((await uow.events.get(moved)) as unknown as Event), customer_id: to } as never);
+          model.set(moved, to);
+        }
+        if (round % 3 === 0) {
+          const gone = ids[roll(ids.length)]!;
+          await uow.events.delete(gone);
+          model.delete(gone);
+        }
+      });
+      // Moves, inserts and deletes undone with their unit of work leave every value as it was.
+      await store
+        .transaction('p', async (uow) => {
+          const ids = [...model.keys()];
+          await uow.events.update({ ...((await uow.events.get(ids[roll(ids.length)]!)) as unknown as Event), customer_id: customer() } as never);
+          await uow.events.insert(event(`undone${round}`, customer()) as never);
+          await uow.events.delete(ids[roll(ids.length)]!);
+          await uow.events.update({ ...((await uow.events.get(ids[roll(ids.length)]!)) as unknown as Event), customer_id: customer() } as never);
+          throw new Error('undo');
+        })
+        .catch(() => undefined);
+    }
+    await store.transaction('p', async (uow) => {
+      const all = [...model.keys()];
+      const held = new Set([...model.values()].filter((value) => value !== null));
+      // The run made values of one row and of several, or it would not test the change between them.
+      const sizes = [...held].map((value) => all.filter((id) => model.get(id) === value).length);
+      expect(sizes).toContain(1);
+      expect(sizes.some((size) => size > 1)).toBe(true);
+      for (let c = 0; c < 60; c++) {
+        const value = `c${c}`;
+        const expected = all.filter((id) => model.get(id) === value);
+        expect((await uow.events.findBy('customer_id', value)).map((row) => row.id)).toEqual(expected);
+        expect(await uow.events.countBy('customer_id', value)).toBe(expected.length);
+        const second = await uow.events.query({ index: { field: 'customer_id', value }, offset: 1, limit: 1 });
+        expect({ ids: second.rows.map((row) => row.id), total: second.total }).toEqual({ ids: expected.slice(1, 2), total: expected.length });
+        const newest = await uow.events.query({ index: { field: 'customer_id', value }, orderBy: { field: 'created_at', direction: 'desc' }, limit: 2 });
+        expect(newest.rows.map((row) => row.id)).toEqual(expected.slice(-2).reverse());
+      }
     });
   });
 
