@@ -37,7 +37,13 @@ export function withMetadataSchemas(store: DomainStore): DomainStore {
   return withTransaction(store, (projectId, work) => store.transaction(projectId, (uow) => work(checkedUnitOfWork(uow))));
 }
 
-/** A table of resources with metadata: a write that changes a row's metadata is checked against its schema. */
+/**
+ * A table of resources with metadata: a write that changes a row's metadata is checked against its schema.
+ *
+ * Each write is one async step that awaits what it calls (`return await`, not a promise handed on, which costs
+ * an async function two more turns and a promise): this layer made 22 of a redemption's 258 promises, the most
+ * of the three layers over the store (async_hooks count).
+ */
 class CheckedTable extends PassThroughTable<WithMetadata> {
   constructor(
     inner: Table<WithMetadata>,
@@ -48,8 +54,9 @@ class CheckedTable extends PassThroughTable<WithMetadata> {
   }
 
   override async insert(row: WithMetadata): Promise<WithMetadata> {
-    await checkAgainstSchema(this.uow, this.relatedObject, row);
-    return this.inner.insert(row);
+    const schema = await this.uow.metadata_schemas.getBy('related_object', this.relatedObject);
+    if (schema) await checkAgainst(this.uow, schema, row);
+    return await this.inner.insert(row);
   }
 
   override async update(row: WithMetadata): Promise<WithMetadata> {
@@ -57,15 +64,16 @@ class CheckedTable extends PassThroughTable<WithMetadata> {
     // An update that kept the stored metadata object (a spread copy of the row) has the same metadata, and the
     // comparison of its fields is not needed.
     const kept = before !== undefined && before.metadata === row.metadata;
-    if (!kept && !isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) await checkAgainstSchema(this.uow, this.relatedObject, row);
-    return this.inner.update(row);
+    if (!kept && !isDeepStrictEqual(before?.metadata ?? {}, row.metadata ?? {})) {
+      const schema = await this.uow.metadata_schemas.getBy('related_object', this.relatedObject);
+      if (schema) await checkAgainst(this.uow, schema, row);
+    }
+    return await this.inner.update(row);
   }
 }
 
-/** Checks a row's metadata against the project's schema for its kind of object, if there is one. */
-async function checkAgainstSchema(uow: DomainUnitOfWork, relatedObject: string, row: WithMetadata): Promise<void> {
-  const schema = await uow.metadata_schemas.getBy('related_object', relatedObject);
-  if (!schema) return;
+/** Checks a row's metadata against the project's schema for its kind of object. */
+async function checkAgainst(uow: DomainUnitOfWork, schema: MetadataSchema, row: WithMetadata): Promise<void> {
   // The custom types its object properties name, and theirs in turn, loaded once before the check.
   const named = new Map<string, MetadataSchema | undefined>();
   const toLoad = namedObjectTypes(schema);
