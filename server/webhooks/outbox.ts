@@ -151,7 +151,7 @@ class NotingTable extends DeletionNotingTable {
   override async insert(row: Row): Promise<Row> {
     const stored = await this.inner.insert(row);
     if (this.name === 'events') await this.noting.eventRecorded(stored as unknown as EventRecord);
-    else this.noting.transactionRecorded(stored as unknown as CardTransaction);
+    if (this.name === 'loyalty_transactions') this.noting.transactionRecorded(stored as unknown as CardTransaction);
     return stored;
   }
 }
