@@ -12,6 +12,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 
 interface Profile {
@@ -29,6 +30,11 @@ export interface ProfileSummary {
   parts: { part: string; share: number }[];
   /** The functions with the most self time, largest first. */
   functions: { name: string; share: number }[];
+  /**
+   * Time in the server's own code (handlers, domain, store, webhooks, asset URLs), what it calls included, in µs,
+   * by the part of that code nearest the sample, largest first (see `ownCodeOf`).
+   */
+  ownCode: { part: string; us: number }[];
 }
 
 /** The part of the stack a frame belongs to, from where its code lives. */
@@ -52,13 +58,36 @@ export function partOf(frame: ProfileNode['callFrame']): string | undefined {
   if (url.includes('/server/http/')) return 'HTTP layer (auth, errors, logging, metrics)';
   if (url.includes('/server/handlers/')) return 'handlers';
   if (url.includes('/server/webhooks/')) return 'webhooks and events';
+  if (url.includes('/server/assets.')) return 'asset URLs (signed tokens)';
   if (url.includes('/server/')) return 'server (other)';
   if (url.startsWith('node:')) return 'Node.js (HTTP, streams, timers)';
   if (url === '') return 'V8 builtins';
   return 'other';
 }
 
-/** Sums a profile's samples by part and by function. */
+/** Code a route's own work runs in: what the handler does between the HTTP layer's call and its answer. */
+const OWN_CODE = /\/server\/(handlers|domain|store|webhooks)\/|\/server\/assets\./;
+/** The HTTP layer, which calls a handler and, in sending its answer, may start the next request's way in. */
+const HTTP_LAYER = '/server/http/';
+
+/**
+ * The part of the server's own code a sample was spent in, or undefined when it was not: its stack is walked from
+ * the sampled frame outwards, up to the first frame of the HTTP layer, and the nearest frame of own code there
+ * names the part. A builtin or a package called by own code counts for the part that called it (a Map lookup made
+ * by the store is the store's); a frame above the HTTP layer does not count (sending one response starts the next
+ * waiting request, whose way in then runs within the first one's stack). Garbage collection has no stack, so
+ * what own code leaves to collect is not counted here.
+ */
+function ownCodeOf(id: number, byId: Map<number, ProfileNode>, parentOf: Map<number, number>): string | undefined {
+  for (let current: number | undefined = id; current !== undefined; current = parentOf.get(current)) {
+    const url = byId.get(current)?.callFrame.url ?? '';
+    if (url.includes(HTTP_LAYER)) return undefined;
+    if (OWN_CODE.test(url)) return partOf(byId.get(current)!.callFrame);
+  }
+  return undefined;
+}
+
+/** Sums a profile's samples by part and by function, and those in own code by the part of it they ran in. */
 export function summarise(profile: Profile, top = 6): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
@@ -69,8 +98,11 @@ export function summarise(profile: Profile, top = 6): ProfileSummary {
     const delta = deltas[i + 1] ?? 0;
     selfUs.set(samples[i]!, (selfUs.get(samples[i]!) ?? 0) + delta);
   }
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
   const parts = new Map<string, number>();
   const functions = new Map<string, number>();
+  const ownCode = new Map<string, number>();
   let busy = 0;
   for (const [id, us] of selfUs) {
     const node = byId.get(id);
@@ -83,6 +115,8 @@ export function summarise(profile: Profile, top = 6): ProfileSummary {
     const where = url ? `${url.replace(/^.*\/(node_modules|server|dist)\//, '$1/')}:${lineNumber + 1}` : '';
     const name = `${functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
     functions.set(name, (functions.get(name) ?? 0) + us);
+    const own = ownCodeOf(id, byId, parentOf);
+    if (own !== undefined) ownCode.set(own, (ownCode.get(own) ?? 0) + us);
   }
   const ranked = (map: Map<string, number>) =>
     [...map]
@@ -93,7 +127,20 @@ export function summarise(profile: Profile, top = 6): ProfileSummary {
     busyMs: busy / 1000,
     parts: ranked(parts).map(({ name, share }) => ({ part: name, share })),
     functions: ranked(functions),
+    ownCode: [...ownCode].sort((a, b) => b[1] - a[1]).map(([part, us]) => ({ part, us })),
   };
+}
+
+/**
+ * The line a short route prints of its own code's CPU time in its profile, a request: the total and each part,
+ * over the `requests` answered while it was taken. Undefined when none was answered or none of it was seen.
+ */
+export function ownCodeLine(summary: ProfileSummary, requests: number): string | undefined {
+  const total = summary.ownCode.reduce((sum, { us }) => sum + us, 0);
+  if (requests <= 0 || total === 0) return undefined;
+  const perRequest = (us: number) => (us / requests).toFixed(0);
+  const parts = summary.ownCode.map(({ part, us }) => `${part} ${perRequest(us)}`).join('; ');
+  return `in its own code (handlers, domain, store, webhooks, asset URLs, and what they call) the profile saw ${perRequest(total)} µs of CPU a request: ${parts}`;
 }
 
 /**

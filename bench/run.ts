@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
 import { describeStorage, type StorageFigures } from './storage.js';
-import { ownWorkBudget, roundSpread, type ProfileSummary } from './profile.js';
+import { ownCodeLine, ownWorkBudget, roundSpread, type ProfileSummary } from './profile.js';
 import { freshDatabase } from '../tests/support/databases.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -403,7 +403,10 @@ async function routesAgainstBare(): Promise<void> {
   for (const route of short) {
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     const file = PROFILE_DIR && join(PROFILE_DIR, `${route.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
-    const summary = await reference.profile(() => drive(reference, route, headers, Math.min(DURATION, 5)), file);
+    let profiled = 0;
+    const summary = await reference.profile(async () => {
+      profiled = (await drive(reference, route, headers, Math.min(DURATION, 5))).requests;
+    }, file);
     const spread = roundSpread(results[route.name]!.rounds, TARGET);
     console.log(`  why ${route.name} (${(ratioOf(results[route.name]!) * 100).toFixed(0)}%): CPU profile of ${(summary.busyMs / 1000).toFixed(1)} s busy under load`);
     if (spread.straddles) console.log(`    its rounds ranged ${spread.cell}, either side of ${percent(TARGET)}: short by the median, met in some rounds of this same run`);
@@ -423,6 +426,8 @@ async function routesAgainstBare(): Promise<void> {
       `    without its own work (its handler's first answer given again: no unit of work, domain or store): ${percent(floor.ratio)} of bare Express${cpu[0] ? ` (CPU ${cpu[0]} against ${cpu[1]}, ${cpu[2]})` : ''}; the rest of the way in and out (Express, the contract's validation, authentication, limits, logging, metrics, serialising) costs that alone${floor.mine.non2xx + floor.mine.errors > 0 ? ` (${floor.mine.non2xx} non-2xx, ${floor.mine.errors} errors)` : ''}`,
     );
     if (budget) console.log(`    ${budget}`);
+    const ownCode = ownCodeLine(summary, profiled);
+    if (ownCode) console.log(`    ${ownCode}`);
   }
   // Express's own per-request work includes giving every request and response the app's prototypes, which on
   // Node.js 20 cost a shape per object; the reference server avoids that (server/http/stable-shapes.ts) and

@@ -1,6 +1,6 @@
 /** The bench's profile summary: self time of each sample, grouped by the part of the stack that spent it. */
 import { describe, expect, test } from '@jest/globals';
-import { ownWorkBudget, partOf, roundSpread, summarise } from '../../bench/profile.js';
+import { ownCodeLine, ownWorkBudget, partOf, roundSpread, summarise } from '../../bench/profile.js';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '0' });
 
@@ -53,5 +53,44 @@ describe('the bench profile summary', () => {
     // A round exactly at the target meets it.
     expect(roundSpread([0.65, 0.7], 0.7).straddles).toBe(true);
     expect(roundSpread([], 0.7)).toEqual({ cell: '', straddles: false });
+  });
+
+  test('time in own code is counted by the part of it nearest the sample, and nothing above the HTTP layer counts', () => {
+    const app = 'file:///app/dist/server';
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)'), children: [2, 6, 9, 12] },
+        // A promise turn resumes the domain, which asks the store, which looks a row up (a builtin).
+        { id: 2, callFrame: frame('runMicrotasks'), children: [3] },
+        { id: 3, callFrame: frame('redeem', `${app}/domain/redemptions.js`), children: [4] },
+        { id: 4, callFrame: frame('insert', `${app}/store/memory.js`), children: [5] },
+        { id: 5, callFrame: frame('set') },
+        // The HTTP layer sends an answer (not own work), and in doing so starts the next request's handler (own work).
+        { id: 6, callFrame: frame('sendJson', `${app}/http/routes.js`), children: [7, 8] },
+        { id: 7, callFrame: frame('writev') },
+        { id: 8, callFrame: frame('handler', `${app}/handlers/redemptions.js`), children: [10] },
+        { id: 10, callFrame: frame('token', `${app}/assets.js`), children: [11] },
+        { id: 11, callFrame: frame('oneShotDigest') },
+        { id: 9, callFrame: frame('(garbage collector)') },
+        // Own code that calls into the HTTP layer: what the HTTP layer does is not own work.
+        { id: 12, callFrame: frame('inProject', `${app}/handlers/unit-of-work.js`), children: [13] },
+        { id: 13, callFrame: frame('keyOf', `${app}/http/auth.js`), children: [14] },
+        { id: 14, callFrame: frame('get') },
+      ],
+      startTime: 0,
+      endTime: 100,
+      // set 40 µs, redeem 10, writev 30, oneShotDigest 20, GC 50, the HTTP layer's get 60 (the last sample's time is not counted)
+      samples: [5, 3, 7, 11, 9, 14, 5],
+      timeDeltas: [0, 40, 10, 30, 20, 50, 60],
+    };
+    const summary = summarise(profile);
+    expect(summary.ownCode).toEqual([
+      { part: 'store (units of work, locks, indexes)', us: 40 },
+      { part: 'asset URLs (signed tokens)', us: 20 },
+      { part: 'domain', us: 10 },
+    ]);
+    expect(ownCodeLine(summary, 2)).toMatch(/saw 35 µs of CPU a request: store \(units of work, locks, indexes\) 20; asset URLs \(signed tokens\) 10; domain 5$/);
+    expect(ownCodeLine(summary, 0)).toBeUndefined();
+    expect(ownCodeLine({ ...summary, ownCode: [] }, 10)).toBeUndefined();
   });
 });
