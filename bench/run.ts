@@ -5,7 +5,8 @@
  * each route short of that, a CPU profile of the server while the route is driven again says where the time
  * went (bench/profile.ts), and the route is driven once more with its handler's first answer given again
  * (bench/server.ts), against bare Express in turn: the ratio the route would have if its own work (unit of
- * work, domain, store) cost nothing, which is what the way in and out of every request costs alone. Each route
+ * work, domain, store) cost nothing, which is what the way in and out of every request costs alone; the profile
+ * also says how much of that own work it saw in the server's own code, by part (domain, store, asset URLs…). Each route
  * is also compared with a bare Express given the reference server's fix of request shapes
  * (server/http/stable-shapes.ts), which plain Express lacks. The routes again on a server with response validation on. Then memory per stored
  * voucher, the bytes each stored customer and voucher costs beyond its own JSON (bench/storage.ts), and list
