@@ -7,6 +7,10 @@ import bwipjs from 'bwip-js';
 import QRCode from 'qrcode';
 
 export type AssetKind = 'qr' | 'barcode';
+const KINDS: readonly AssetKind[] = ['qr', 'barcode'];
+
+/** A token of one kind: the kind in front of the signed project and code. */
+const named = (kind: AssetKind, signed: string) => `${kind}-${signed}`;
 
 const SIGNATURE_LENGTH = 22;
 /** How many codes' tokens `assets` keeps (about 200 bytes each). */
@@ -75,7 +79,7 @@ export class AssetSigner {
   }
 
   token(kind: AssetKind, projectId: string, code: string): string {
-    return `${kind}-${this.signed(projectId, code)}`;
+    return named(kind, this.signed(projectId, code));
   }
 
   /** The project and code behind a token, or undefined when it is malformed, forged or of another kind. */
@@ -84,16 +88,16 @@ export class AssetSigner {
     const cut = token.length - SIGNATURE_LENGTH - 1;
     if (cut <= 0 || token[cut] !== '_') return undefined;
     // Tokens made before one signature served both kinds have no kind in front: their payload holds it.
-    const named = token.startsWith('qr-') ? 'qr' : token.startsWith('barcode-') ? 'barcode' : undefined;
-    const payload = token.slice(named === undefined ? 0 : named.length + 1, cut);
+    const prefix = KINDS.find((each) => token.startsWith(named(each, '')));
+    const payload = token.slice(prefix === undefined ? 0 : named(prefix, '').length, cut);
     const given = Buffer.from(token.slice(cut + 1));
     const expected = Buffer.from(this.signature(payload));
     if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return undefined;
     try {
       const fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
-      if (!Array.isArray(fields) || !fields.every((field) => typeof field === 'string')) return undefined;
-      const [tokenKind, projectId, code] = named === undefined ? (fields as string[]) : [named, ...(fields as string[])];
-      return fields.length === (named === undefined ? 3 : 2) && tokenKind === kind && projectId && code ? { projectId, code } : undefined;
+      if (!Array.isArray(fields) || fields.length !== (prefix === undefined ? 3 : 2) || !fields.every((field) => typeof field === 'string')) return undefined;
+      const [tokenKind, projectId, code] = prefix === undefined ? (fields as string[]) : [prefix, ...(fields as string[])];
+      return tokenKind === kind && projectId && code ? { projectId, code } : undefined;
     } catch {
       return undefined;
     }
@@ -111,7 +115,7 @@ export class AssetSigner {
     if (tokens === undefined) {
       if (this.recent.size >= RECENT_TOKENS) this.recent.clear();
       const signed = this.signed(projectId, code);
-      tokens = [`qr-${signed}`, `barcode-${signed}`];
+      tokens = [named('qr', signed), named('barcode', signed)];
       this.recent.set(key, tokens);
     }
     return {
