@@ -34,6 +34,7 @@ import { DiskExportFiles, StoreExportFiles } from './exports/files.js';
 import { JobLeases } from './job-leases.js';
 import { TokenRegistry } from './oauth.js';
 import { BUNDLED_CONTRACT, STRICT_CONTRACT } from './paths.js';
+import { httpPart } from './contract/http-part.js';
 import { docsRoutes } from './http/docs.js';
 import { healthRoutes, Readiness, storeProbe } from './http/health.js';
 import { requestLogging, silentLogger } from './http/logging.js';
@@ -261,7 +262,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   // The body is read inside the validator's steps, once it knows the operation (see http/body.ts).
   const checks: RequestHandler[] = [
     ...withBodyReading(OpenApiValidator.middleware({
-      apiSpec: structuredClone(contract) as never,
+      apiSpec: structuredClone(httpPart(contract)) as never,
       validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: false,
       validateSecurity: false,
@@ -280,7 +281,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   if (options.validateResponses) {
     checks.push(
       ...(OpenApiValidator.middleware({
-        apiSpec: loadContract(STRICT_CONTRACT) as never,
+        apiSpec: httpPart(loadContract(STRICT_CONTRACT)) as never,
         validateRequests: false,
         validateResponses: true,
         validateSecurity: false,

@@ -61,6 +61,35 @@
  *    contract that has no query), that walk changes nothing, and it is skipped (about 2 µs of a validation or
  *    a customer update in `make bench`'s profiles). Whether an operation's parameters are of that kind is
  *    worked out once per parameter list, with the library's own lookups (see 3).
+ *
+ * 7. References looked up, not compiled. When the validator loads the contract, its schema preprocessor
+ *    resolves every `$ref` it meets (each operation's request and response bodies, and every nested schema it
+ *    walks) by asking an AJV instance of its own for the reference (`ajv.getSchema`), which compiles the whole
+ *    schema and everything it reaches, only to read back the schema object it was given. What it compiled that
+ *    way is dropped with the instance (which keeps only the validators of discriminated unions, compiled on
+ *    purpose, as before), so the compiling was wasted: about four fifths of the time `createApp` took (two
+ *    validators, each about 3 s of compiling on an idle machine for this contract), paid by every server start
+ *    and by every test file that starts an in-process server. A reference of the
+ *    form `#/components/schemas/<name>` to a schema that AJV instance was given is now answered with that same
+ *    object, found by name in the components as they were when the instance was made (the library registers
+ *    each one under exactly that key and hands back the very object it registered). Any other reference goes
+ *    through the library's own lookup, as before.
+ *
+ * 8. Route schemas compiled against the registry. For each route, the request step compiles two schemas (its
+ *    parameters, its body) and the response step one per documented status and media type, each the first time
+ *    the route is used. The library hands AJV each of them as a new root document that carries the contract's
+ *    whole `components` and `paths` beside the route's own schema, so that its `#/components/schemas/…`
+ *    references resolve inside that root. AJV then checks the whole root against the JSON Schema meta-schema,
+ *    walks all of it for identifiers, and compiles every component the route reaches afresh as a part of that
+ *    root, though the same AJV instance already holds each component, registered by the library under exactly
+ *    that reference (`#/components/schemas/<name>`), and compiles each of those once. The first request of a
+ *    route took 1 to 2 s (about 7 compiled roots for a route with the shared error responses), on every server
+ *    start and in every test file. Now the route's schema is added without the document beside it, under a key
+ *    that is a fragment (so AJV resolves its references from the registry): each reference reaches the very
+ *    schema object it reached before, now compiled once per AJV instance and shared by every route. This is
+ *    done only when every reference in the route's schema is of that form and names a registered component,
+ *    and the schema declares no identifiers of its own (`$id`, `$anchor`, dynamic references); anything else
+ *    is compiled the library's way.
  */
 import { createRequire } from 'node:module';
 
@@ -81,6 +110,8 @@ export function patchValidator(): void {
   runSettledSteps();
   parseContentTypesOnce();
   skipReshapingNothing();
+  resolveReferencesWithoutCompiling();
+  compileRouteSchemasAgainstRegistry();
 }
 
 function cacheRouteLookup(): void {
@@ -372,5 +403,101 @@ function skipReshapingNothing(): void {
     const parameters = req.openapi?.schema?.parameters ?? NONE;
     if (Array.isArray(parameters) && noFields(req.query) && reshapesNothing(this.ajv, parameters, this._apiDocs)) return;
     modify.call(this, req);
+  };
+}
+
+interface Preprocessor {
+  apiDoc: { components?: { schemas?: Record<string, unknown> } };
+  preProcess(): unknown;
+  resolveSchema(schema: unknown): unknown;
+}
+
+const COMPONENT_SCHEMA = '#/components/schemas/';
+
+function resolveReferencesWithoutCompiling(): void {
+  const { SchemaPreprocessor } = fromValidator('./middlewares/parsers/schema.preprocessor') as {
+    SchemaPreprocessor: { prototype: Preprocessor };
+  };
+  const prototype = SchemaPreprocessor.prototype;
+  const preProcess = prototype.preProcess;
+  const resolve = prototype.resolveSchema;
+  // The component schemas each preprocessor's AJV instance was given, taken before its walk replaces any of them.
+  const registered = new WeakMap<Preprocessor, Readonly<Record<string, unknown>>>();
+  prototype.preProcess = function (this: Preprocessor) {
+    registered.set(this, Object.assign(Object.create(null) as Record<string, unknown>, this.apiDoc.components?.schemas));
+    return preProcess.call(this);
+  };
+  prototype.resolveSchema = function (this: Preprocessor, schema) {
+    const ref = (schema as { $ref?: unknown } | null | undefined)?.$ref;
+    if (typeof ref === 'string' && ref.startsWith(COMPONENT_SCHEMA)) {
+      const found = registered.get(this)?.[ref.slice(COMPONENT_SCHEMA.length)];
+      if (found !== undefined) return found;
+    }
+    return resolve.call(this, schema);
+  };
+}
+
+interface RegistryAjv {
+  addSchema(schema: object, key: string): unknown;
+  getSchema(key: string): unknown;
+}
+
+type RouteSchema = Record<string, unknown> & { components?: { schemas?: Record<string, unknown> } };
+
+/** Keywords by which a schema names a base or an anchor of its own, which the registry's resolution would not see. */
+const OWN_IDENTIFIERS = new Set(['$id', '$anchor', '$dynamicAnchor', '$dynamicRef', '$recursiveRef', '$recursiveAnchor']);
+
+/**
+ * The route's schema without the document the library puts beside it, when every reference in it is one the
+ * AJV instance's registry answers with the same schema (see 8); undefined when the library's way is needed.
+ */
+export function routeSchemaAlone(schema: RouteSchema): Record<string, unknown> | undefined {
+  const registered = schema.components?.schemas;
+  if (typeof registered !== 'object' || registered === null) return undefined;
+  const { components: _components, paths: _paths, ...alone } = schema;
+  const seen = new Set<object>();
+  const pending: unknown[] = [alone];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    for (const [key, inner] of Object.entries(value)) {
+      if (OWN_IDENTIFIERS.has(key)) return undefined;
+      if (key === '$ref' && typeof inner === 'string') {
+        if (!inner.startsWith(COMPONENT_SCHEMA)) return undefined;
+        const name = inner.slice(COMPONENT_SCHEMA.length);
+        if (name.includes('/') || name.includes('~') || !Object.hasOwn(registered, name)) return undefined;
+      }
+      pending.push(inner);
+    }
+  }
+  return alone;
+}
+
+function compileRouteSchemasAgainstRegistry(): void {
+  const util = fromValidator('./middlewares/util') as { useAjvCache(ajv: RegistryAjv, schema: RouteSchema, key: string): unknown };
+  const useAjvCache = util.useAjvCache;
+  const compiled = new WeakMap<RegistryAjv, Map<string, unknown>>();
+  util.useAjvCache = (ajv, schema, key) => {
+    let kept = compiled.get(ajv);
+    if (kept === undefined) compiled.set(ajv, (kept = new Map()));
+    let validator = kept.get(key);
+    if (validator !== undefined) return validator;
+    const alone = routeSchemaAlone(schema);
+    if (alone === undefined) {
+      validator = useAjvCache(ajv, schema, key);
+    } else {
+      // A fragment as the key: AJV registers it by that key only, and resolves `#/components/schemas/…` from its
+      // registry rather than inside this schema.
+      const fragmentKey = `#route:${key}`;
+      ajv.addSchema(alone, fragmentKey);
+      validator = ajv.getSchema(fragmentKey);
+    }
+    kept.set(key, validator);
+    return validator;
   };
 }

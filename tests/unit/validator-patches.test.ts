@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { CONTENT_TYPES_KEPT, leadingSegments, patchValidator, segmentCount } from '../../server/http/validator-patches.js';
-import { BUNDLED_CONTRACT } from '../../server/paths.js';
+import { CONTENT_TYPES_KEPT, leadingSegments, patchValidator, routeSchemaAlone, segmentCount } from '../../server/http/validator-patches.js';
+import { BUNDLED_CONTRACT, STRICT_CONTRACT } from '../../server/paths.js';
 
 type Compiled = { regexp: RegExp; keys: { name: string }[] };
 
@@ -14,6 +14,15 @@ type Walked = { modifyRequest(req: unknown): void; parseQueryStringUndecoded(que
 const { RequestParameterMutator: Mutator } = fromValidator('./middlewares/parsers/req.parameter.mutator') as { RequestParameterMutator: { prototype: Walked } };
 /** The library's own walk over a request's parameters, taken before any test patches it. */
 const libraryWalk = Mutator.prototype.modifyRequest;
+
+type Preprocessing = { preProcess(): { apiDoc: unknown; apiDocRes: unknown }; resolveSchema(schema: unknown): unknown };
+type PreprocessorClass = new (apiDoc: unknown, ajvOptions: unknown, responses: unknown) => Preprocessing;
+const { SchemaPreprocessor } = fromValidator('./middlewares/parsers/schema.preprocessor') as { SchemaPreprocessor: PreprocessorClass & { prototype: Preprocessing } };
+type UseAjvCache = (ajv: object, schema: object, key: string) => ((data: unknown) => boolean) & { errors?: unknown };
+/** The library's own compiling of a route's schemas, taken before any test patches it. */
+const libraryCompile = (fromValidator('./middlewares/util') as { useAjvCache: UseAjvCache }).useAjvCache;
+/** The library's own preprocessing of a contract, taken before any test patches it. */
+const libraryPreprocessing = { preProcess: SchemaPreprocessor.prototype.preProcess, resolveSchema: SchemaPreprocessor.prototype.resolveSchema };
 
 describe("the validator's route lookup cache", () => {
   test('when the validator compiles a route again, then it gets the same compiled pattern, which still matches', () => {
@@ -337,5 +346,143 @@ describe("the validator's parameter walk, skipped when it has nothing to reshape
       undecoded.mockRestore();
       server.close();
     }
+  });
+});
+
+describe("the validator's preprocessing of the contract", () => {
+  const { OpenApiValidator: Validator } = fromValidator('./openapi.validator') as { OpenApiValidator: new (options: object) => { ajvOpts: { preprocessor: object } } };
+  /** The AJV options the validator gives its preprocessor. */
+  const options = () => new Validator({ apiSpec: {}, validateRequests: true, validateResponses: true, validateFormats: true, ajvFormats: { mode: 'full' } }).ajvOpts.preprocessor;
+  type Spied = { getSchema(ref: string): unknown; compile(schema: unknown): unknown };
+
+  test('when references are looked up instead of compiled, then the preprocessed contract is the one the library makes', () => {
+    patchValidator();
+    const text = readFileSync(BUNDLED_CONTRACT, 'utf8');
+    // The library's own steps, on a copy of the contract.
+    class Library extends SchemaPreprocessor {
+      override preProcess() {
+        return libraryPreprocessing.preProcess.call(this);
+      }
+      override resolveSchema(schema: unknown) {
+        return libraryPreprocessing.resolveSchema.call(this, schema);
+      }
+    }
+    const libraryPreprocessor = new Library(JSON.parse(text), options(), {});
+    const libraryGets = jest.spyOn((libraryPreprocessor as unknown as { ajv: Spied }).ajv, 'getSchema');
+    const libraryCompiles = jest.spyOn((libraryPreprocessor as unknown as { ajv: Spied }).ajv, 'compile');
+    const library = libraryPreprocessor.preProcess();
+    const patchedPreprocessor = new SchemaPreprocessor(JSON.parse(text), options(), {});
+    const gets = jest.spyOn((patchedPreprocessor as unknown as { ajv: Spied }).ajv, 'getSchema');
+    const compiles = jest.spyOn((patchedPreprocessor as unknown as { ajv: Spied }).ajv, 'compile');
+    const patched = patchedPreprocessor.preProcess();
+    // The library asked its AJV instance (which compiles) for hundreds of component references; the patch for none.
+    const componentGets = (calls: [string][]) => calls.filter(([ref]) => ref.startsWith('#/components/schemas/')).length;
+    expect(componentGets(libraryGets.mock.calls)).toBeGreaterThan(300);
+    expect(componentGets(gets.mock.calls)).toBe(0);
+    // What it compiles to keep (the validators of discriminated unions) it still compiles, once each.
+    expect(compiles.mock.calls.length).toBe(libraryCompiles.mock.calls.length);
+    expect(patched.apiDoc).toEqual(library.apiDoc);
+    expect(patched.apiDocRes).toEqual(library.apiDocRes);
+  }, 120_000);
+
+  test('when a reference names no component schema, then the library resolves it as before', () => {
+    patchValidator();
+    const apiDoc = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { Known: { type: 'string' } }, responses: { Gone: { description: 'gone' } } } };
+    const preprocessor = new SchemaPreprocessor(apiDoc, options(), false);
+    preprocessor.preProcess();
+    expect(preprocessor.resolveSchema({ $ref: '#/components/schemas/Known' })).toBe(apiDoc.components.schemas.Known);
+    expect(preprocessor.resolveSchema({ $ref: '#/components/responses/Gone' })).toBe(apiDoc.components.responses.Gone);
+    expect(preprocessor.resolveSchema({ $ref: '#/components/schemas/Unknown' })).toBeUndefined();
+  });
+});
+
+describe("the validator's compiling of route schemas", () => {
+  type Json = Record<string, unknown>;
+  type Operation = { operationId: string; requestBody?: { content: Record<string, { schema: Json; examples?: Record<string, Json> }> }; responses: Record<string, { content?: Record<string, { schema: Json; examples?: Record<string, Json> }> }> };
+  const { OpenApiValidator: Validator } = fromValidator('./openapi.validator') as {
+    OpenApiValidator: new (options: object) => { ajvOpts: { preprocessor: object; request: object; response: object } };
+  };
+  const { createRequestAjv, createResponseAjv } = fromValidator('./framework/ajv') as Record<'createRequestAjv' | 'createResponseAjv', (doc: unknown, options: object) => object>;
+  const OPERATIONS = ['create-campaign', 'get-campaign', 'list-customers', 'update-customer', 'create-order', 'check-eligibility', 'list-redemptions', 'redeem-stacked-discounts', 'validate-stacked-discounts', 'list-vouchers', 'get-voucher', 'create-voucher', 'create-product', 'get-member', 'get-loyalty-program'];
+
+  /** Each example, and variants of it that a validator must refuse or take: each top-level field left out, given a wrong type, and a field added. */
+  function variants(example: unknown): unknown[] {
+    if (typeof example !== 'object' || example === null || Array.isArray(example)) return [example];
+    const fields = Object.keys(example);
+    return [
+      example,
+      { ...example, zz_undocumented: 1 },
+      ...fields.map((field) => Object.fromEntries(Object.entries(example).filter(([name]) => name !== field))),
+      ...fields.map((field) => ({ ...example, [field]: typeof (example as Json)[field] === 'string' ? 12345 : 'text' })),
+    ];
+  }
+
+  /** Compiles the route's schema with the library's way and the patched one, and checks both give the same verdicts, errors and data on every variant. */
+  function compare(kind: 'request' | 'response', contractFile: string) {
+    patchValidator();
+    const patchedCompile = (fromValidator('./middlewares/util') as { useAjvCache: UseAjvCache }).useAjvCache;
+    expect(patchedCompile).not.toBe(libraryCompile);
+    const options = new Validator({ apiSpec: {}, validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false }, validateResponses: true, validateFormats: true, ajvFormats: { mode: 'full' } }).ajvOpts;
+    type Contract = { paths: Record<string, Record<string, Operation>>; components: { examples: Record<string, { value: unknown }> } };
+    const text = readFileSync(contractFile, 'utf8');
+    const raw = JSON.parse(text) as Contract;
+    // The preprocessor takes the examples out of the document it is given: they are read from another copy.
+    const pristine = JSON.parse(text) as Contract;
+    const examples = pristine.components.examples;
+    const { apiDoc, apiDocRes } = new SchemaPreprocessor(raw, options.preprocessor, {}).preProcess() as { apiDoc: typeof raw; apiDocRes: typeof raw };
+    const doc = kind === 'request' ? apiDoc : apiDocRes;
+    const make = kind === 'request' ? () => createRequestAjv(doc, options.request) : () => createResponseAjv(doc, options.response);
+    const [libraryAjv, patchedAjv] = [make(), make()];
+    const exampleValue = (named: Json) => (typeof named.$ref === 'string' ? examples[named.$ref.replace('#/components/examples/', '')]?.value : named.value);
+    let compared = 0;
+    const differences: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!OPERATIONS.includes(operation.operationId)) continue;
+        const mediaOf = (of: Operation) => (kind === 'request' ? of.requestBody?.content : Object.entries(of.responses).find(([status]) => status.startsWith('2'))?.[1].content)?.['application/json'];
+        const json = mediaOf(operation);
+        if (!json) continue;
+        const wrapper = (schema: Json) =>
+          kind === 'request'
+            ? { paths: doc.paths, components: doc.components, properties: { query: {}, headers: {}, params: {}, cookies: {}, body: schema }, required: ['body'] }
+            : { type: 'object', properties: { response: schema }, components: doc.components, paths: doc.paths };
+        const key = `${method}-${path}`;
+        const library = libraryCompile(libraryAjv, wrapper(json.schema), key);
+        const patched = patchedCompile(patchedAjv, wrapper(json.schema), key);
+        const samples = Object.values(mediaOf(pristine.paths[path]![method]!)?.examples ?? {}).map(exampleValue);
+        for (const sample of samples.flatMap(variants)) {
+          const data = () => (kind === 'request' ? { query: {}, headers: {}, params: {}, cookies: {}, body: structuredClone(sample) } : { response: structuredClone(sample) });
+          const [libraryData, patchedData] = [data(), data()];
+          const outcome = (validate: ReturnType<UseAjvCache>, given: unknown) => ({ valid: validate(given), errors: validate.errors, data: given });
+          const expected = outcome(library, libraryData);
+          const actual = outcome(patched, patchedData);
+          compared++;
+          if (JSON.stringify(actual) !== JSON.stringify(expected)) differences.push(`${operation.operationId}: ${JSON.stringify(actual).slice(0, 400)} != ${JSON.stringify(expected).slice(0, 400)}`);
+        }
+      }
+    }
+    return { compared, differences };
+  }
+
+  test('when a response schema is compiled against the registry, then every verdict and error is the one the library gives, on the strict twin', () => {
+    const { compared, differences } = compare('response', STRICT_CONTRACT);
+    expect(differences).toEqual([]);
+    expect(compared).toBeGreaterThan(100);
+  }, 120_000);
+
+  test('when a request body schema is compiled against the registry, then every verdict, error and reshaped body is the one the library gives', () => {
+    const { compared, differences } = compare('request', BUNDLED_CONTRACT);
+    expect(differences).toEqual([]);
+    expect(compared).toBeGreaterThan(50);
+  }, 120_000);
+
+  test('when a route schema names a reference the registry cannot answer, or an identifier of its own, then it is compiled the library way', () => {
+    const components = { schemas: { Known: { type: 'string' } } };
+    expect(routeSchemaAlone({ properties: { a: { $ref: '#/components/schemas/Known' } }, components, paths: {} })).toEqual({ properties: { a: { $ref: '#/components/schemas/Known' } } });
+    expect(routeSchemaAlone({ properties: { a: { $ref: '#/components/schemas/Unknown' } }, components })).toBeUndefined();
+    expect(routeSchemaAlone({ properties: { a: { $ref: '#/components/schemas/Known/properties/x' } }, components })).toBeUndefined();
+    expect(routeSchemaAlone({ properties: { a: { $ref: '#/paths/x' } }, components })).toBeUndefined();
+    expect(routeSchemaAlone({ properties: { a: { $id: 'other', type: 'string' } }, components })).toBeUndefined();
+    expect(routeSchemaAlone({ properties: { a: { type: 'string' } } })).toBeUndefined();
   });
 });
