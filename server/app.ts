@@ -265,6 +265,9 @@ export async function createApp(options: AppOptions): Promise<Express> {
       apiSpec: structuredClone(httpPart(contract)) as never,
       validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: false,
+      // The contract is checked against the OpenAPI 3.1 schema once, by a unit test (validator-patches.test.ts)
+      // and `make lint`, rather than at every start (about half a second per validator).
+      validateApiSpec: false,
       validateSecurity: false,
       validateFormats: true,
       ajvFormats: { mode: 'full' },
@@ -284,6 +287,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
         apiSpec: httpPart(loadContract(STRICT_CONTRACT)) as never,
         validateRequests: false,
         validateResponses: true,
+        validateApiSpec: false,
         validateSecurity: false,
         validateFormats: true,
         ajvFormats: { mode: 'full' },

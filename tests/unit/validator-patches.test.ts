@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { CONTENT_TYPES_KEPT, leadingSegments, patchValidator, routeSchemaAlone, segmentCount } from '../../server/http/validator-patches.js';
+import { CONTENT_TYPES_KEPT, leadingSegments, patchValidator, referencesStayInside, routeSchemaAlone, segmentCount } from '../../server/http/validator-patches.js';
 import { BUNDLED_CONTRACT, STRICT_CONTRACT } from '../../server/paths.js';
 
 type Compiled = { regexp: RegExp; keys: { name: string }[] };
@@ -21,6 +21,11 @@ const { SchemaPreprocessor } = fromValidator('./middlewares/parsers/schema.prepr
 type UseAjvCache = (ajv: object, schema: object, key: string) => ((data: unknown) => boolean) & { errors?: unknown };
 /** The library's own compiling of a route's schemas, taken before any test patches it. */
 const libraryCompile = (fromValidator('./middlewares/util') as { useAjvCache: UseAjvCache }).useAjvCache;
+type Framework = { prototype: { loadSpec(spec: unknown, refParser?: { mode?: string }): Promise<unknown> } };
+const { OpenAPIFramework } = fromValidator('./framework/index') as { OpenAPIFramework: Framework };
+/** The library's own loading of a document, taken before any test patches it. */
+const libraryLoad = OpenAPIFramework.prototype.loadSpec;
+const newFramework = () => new (OpenAPIFramework.prototype.constructor as new (args: object) => Framework['prototype'])({});
 /** The library's own preprocessing of a contract, taken before any test patches it. */
 const libraryPreprocessing = { preProcess: SchemaPreprocessor.prototype.preProcess, resolveSchema: SchemaPreprocessor.prototype.resolveSchema };
 
@@ -484,5 +489,43 @@ describe("the validator's compiling of route schemas", () => {
     expect(routeSchemaAlone({ properties: { a: { $ref: '#/paths/x' } }, components })).toBeUndefined();
     expect(routeSchemaAlone({ properties: { a: { $id: 'other', type: 'string' } }, components })).toBeUndefined();
     expect(routeSchemaAlone({ properties: { a: { type: 'string' } } })).toBeUndefined();
+  });
+});
+
+describe("the validator's loading of the contract", () => {
+  test('when the contract (published or strict) is loaded, then it is the document the library would bundle it to, handed back at once', async () => {
+    patchValidator();
+    for (const file of [BUNDLED_CONTRACT, STRICT_CONTRACT]) {
+      const text = readFileSync(file, 'utf8');
+      const given = JSON.parse(text) as object;
+      const bundled = await libraryLoad.call(newFramework(), JSON.parse(text), { mode: 'bundle' });
+      const loaded = await OpenAPIFramework.prototype.loadSpec.call(newFramework(), given, { mode: 'bundle' });
+      expect(loaded).toBe(given);
+      expect(loaded).toEqual(bundled);
+    }
+  }, 60_000);
+
+  test('when a document refers to another file or to a part it lacks, then the library bundles it as before', async () => {
+    expect(referencesStayInside({ components: { schemas: { A: {}, 'a/b': {} } }, x: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/a~1b' }], y: { $ref: '#/x/0' } })).toBe(true);
+    expect(referencesStayInside({ components: { schemas: { A: {} } }, x: { $ref: '#/components/schemas/B' } })).toBe(false);
+    expect(referencesStayInside({ a: { $ref: 'other.yaml#/components/schemas/A' } })).toBe(false);
+    expect(referencesStayInside({ a: [{ b: { $ref: 'https://example.test/schema.json' } }] })).toBe(false);
+    patchValidator();
+    const framework = newFramework();
+    const outside = { openapi: '3.1.0', paths: {}, components: { schemas: { A: { $ref: 'missing-file.yaml' } } } };
+    // Bundling follows the reference to the file, which is not there: the library's own failure.
+    await expect(framework.loadSpec(outside, { mode: 'bundle' })).rejects.toThrow(/missing-file/);
+  });
+});
+
+describe('the contract as the validator would check it', () => {
+  test('when the published contract and its strict twin are checked against the OpenAPI 3.1 schema, then both are valid (the server no longer checks them at every start)', () => {
+    const { OpenAPISchemaValidator } = fromValidator('./framework/openapi.schema.validator') as {
+      OpenAPISchemaValidator: new (options: { version: string; validateApiSpec: boolean }) => { validate(doc: unknown): { errors: unknown[] } };
+    };
+    for (const file of [BUNDLED_CONTRACT, STRICT_CONTRACT]) {
+      const contract = JSON.parse(readFileSync(file, 'utf8')) as { openapi: string };
+      expect(new OpenAPISchemaValidator({ version: contract.openapi, validateApiSpec: true }).validate(contract).errors).toEqual([]);
+    }
   });
 });
