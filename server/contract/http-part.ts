@@ -7,6 +7,8 @@
  * validator about a second of compiling a variant per kind, twice).
  */
 
+import { FRESH } from '../store/fresh.js';
+
 type Json = Record<string, unknown>;
 
 const COMPONENT_SCHEMA = '#/components/schemas/';
@@ -57,5 +59,5 @@ export function httpPart(contract: Json): Json {
     });
   }
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
-  return { ...rest, components: { ...components, schemas: kept } };
+  return { ...FRESH, ...rest, components: { ...FRESH, ...components, schemas: kept } };
 }
