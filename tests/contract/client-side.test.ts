@@ -1,11 +1,14 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectError } from './expect-error.js';
-import { managementClientFor, raw, runsWith, unique, useTarget } from './target.js';
+import { managementClientFor, raw, recordingFetch, runsWith, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 const runs = runsWith(describe, ['client', 'management', 'projectId']);
 
-/** A call under /client/v1 with the target's client key; `headers` may drop or replace any of them. */
+/**
+ * A call under /client/v1 with the target's client key; `headers` may drop or replace any of them. It goes
+ * through the suite's recording fetch, so its response is held to the contract and the kit counts the call.
+ */
 async function clientCall(method: string, path: string, body?: unknown, headers: Record<string, string | undefined> = {}) {
   const client = ctx.target.client!;
   const all: Record<string, string | undefined> = {
@@ -15,7 +18,7 @@ async function clientCall(method: string, path: string, body?: unknown, headers:
     ...(body !== undefined && { 'Content-Type': 'application/json' }),
     ...headers,
   };
-  const response = await fetch(`${ctx.target.baseUrl}${path}`, {
+  const response = await recordingFetch(`${ctx.target.baseUrl}${path}`, {
     method,
     headers: Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined)),
     ...(body !== undefined && { body: JSON.stringify(body) }),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { expectError } from './expect-error.js';
-import { because, raw, runsWith, skip, skipPart, unique, useTarget } from './target.js';
+import { because, raw, recordingFetch, runsWith, skip, skipPart, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 
@@ -13,7 +13,7 @@ async function token(scope: string, extra: Record<string, string> = {}) {
 }
 
 async function withBearer(method: string, path: string, value: string, body?: unknown, origin?: string) {
-  const response = await fetch(`${ctx.target.baseUrl}${path}`, {
+  const response = await recordingFetch(`${ctx.target.baseUrl}${path}`, {
     method,
     headers: { Authorization: `Bearer ${value}`, ...(body !== undefined && { 'Content-Type': 'application/json' }), ...(origin && { Origin: origin }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -24,7 +24,7 @@ async function withBearer(method: string, path: string, value: string, body?: un
 
 /** A form-encoded POST with a bearer token instead of the API key. */
 async function formWithBearer(path: string, value: string, fields: Record<string, string>) {
-  const response = await fetch(`${ctx.target.baseUrl}${path}`, {
+  const response = await recordingFetch(`${ctx.target.baseUrl}${path}`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${value}`, 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields).toString(),
