@@ -22,6 +22,13 @@ const DEVIATIONS: Record<string, string> = {
   'transfer-points response-200 active': 'the loyalty card in a transfer response is the same voucher object as everywhere else',
 };
 const operations = readOperations().filter((operation) => findOperation(contract, operation.method, operation.path));
+/** Each operation's gaps, worked out once: the deviations' test and the operation's own test read the same list. */
+const gapsOf = new Map<(typeof operations)[number], ReturnType<typeof checkOperation>>();
+const gaps = (operation: (typeof operations)[number]) => {
+  let found = gapsOf.get(operation);
+  if (found === undefined) gapsOf.set(operation, (found = checkOperation(contract, operation)));
+  return found;
+};
 
 describe('the contract against the public API field inventory', () => {
   test('the inventory is read and matches most of the contract operations', () => {
@@ -31,17 +38,17 @@ describe('the contract against the public API field inventory', () => {
   });
 
   test('every deviation named is still a difference (a stale one would hide nothing, and is removed)', () => {
-    const gaps = new Set(operations.flatMap((operation) => checkOperation(contract, operation)).map((gap) => `${gap.subject} ${gap.where} ${gap.field}`));
-    expect(Object.keys(DEVIATIONS).filter((key) => !gaps.has(key))).toEqual([]);
+    const all = new Set(operations.flatMap(gaps).map((gap) => `${gap.subject} ${gap.where} ${gap.field}`));
+    expect(Object.keys(DEVIATIONS).filter((key) => !all.has(key))).toEqual([]);
   });
 
   test.each(operations.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation] as const))(
     '%s documents every field the public API documents',
     (_, operation) => {
-      const gaps = checkOperation(contract, operation)
+      const errors = gaps(operation)
         .filter((gap) => gap.severity === 'error' && !DEVIATIONS[`${gap.subject} ${gap.where} ${gap.field}`])
         .map((gap) => `${gap.where} ${gap.field}: ${gap.problem}`);
-      expect(gaps).toEqual([]);
+      expect(errors).toEqual([]);
       // Generated clients get the names integrators already know.
       expect(findOperation(contract, operation.method, operation.path)!.operation.operationId).toBe(operation.operationId);
     },
