@@ -262,7 +262,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
   // The body is read inside the validator's steps, once it knows the operation (see http/body.ts).
   const checks: RequestHandler[] = [
     ...withBodyReading(OpenApiValidator.middleware({
-      apiSpec: structuredClone(httpPart(contract)) as never,
+      apiSpec: httpPart(contract) as never,
       validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: false,
       // The contract is checked against the OpenAPI 3.1 schema once, by a unit test (validator-patches.test.ts)

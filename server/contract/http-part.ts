@@ -1,13 +1,15 @@
 /**
  * The part of the contract that HTTP requests and responses are checked against: the document without its
- * `webhooks`, and without the component schemas that no path reaches (the webhook payloads and their union).
- * The request and response validators walk and prepare every component schema they are given when they load;
- * the webhook payloads are for receivers to generate types from, and no request or response of this server
- * carries one, so preparing them was work for nothing at every start (their discriminated union alone cost the
- * validator about a second of compiling a variant per kind, twice).
+ * `webhooks`, without the component schemas that no path reaches (the webhook payloads and their union), and
+ * without the named examples of requests, responses and parameters (`components.examples` and the `examples`
+ * and `example` of media types and parameters). The request and response validators walk the whole document
+ * they are given several times when they load (six AJV instances each walk it) and prepare every component
+ * schema; the webhook payloads are for receivers to generate types from, the examples for readers, and no
+ * request or response is checked against either, so walking them was work for nothing at every start (the
+ * payloads' discriminated union alone cost about a second of compiling a variant per kind, and the examples
+ * are a fifth of the document). Examples inside schemas stay: they are schema keywords, and a schema's
+ * `properties` may name a field `examples`.
  */
-
-import { FRESH } from '../store/fresh.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,16 +37,52 @@ function referencesIn(value: unknown, found: (ref: string) => void): void {
 /** A JSON pointer's segments, unescaped. */
 const segments = (pointer: string) => pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 
+/** Drops the named examples of a media type map (`content`), in place. */
+function dropMediaExamples(content: unknown): void {
+  if (!isObject(content)) return;
+  for (const media of Object.values(content)) {
+    if (!isObject(media)) continue;
+    delete media.examples;
+    delete media.example;
+  }
+}
+
+/** Drops the examples of a parameter, a request body or a response object (`$ref`s are left alone), in place. */
+function dropExamples(part: unknown): void {
+  if (!isObject(part) || typeof part.$ref === 'string') return;
+  delete part.examples;
+  delete part.example;
+  dropMediaExamples(part.content);
+}
+
+/** Drops the examples of every operation of a path item, in place. */
+function dropOperationExamples(item: unknown): void {
+  if (!isObject(item)) return;
+  for (const parameter of Array.isArray(item.parameters) ? item.parameters : []) dropExamples(parameter);
+  for (const operation of Object.values(item)) {
+    if (!isObject(operation) || Array.isArray(operation)) continue;
+    for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) dropExamples(parameter);
+    dropExamples(operation.requestBody);
+    if (isObject(operation.responses)) for (const response of Object.values(operation.responses)) dropExamples(response);
+  }
+}
+
 /**
  * The contract as the HTTP validators need it. Everything reachable from `paths` stays, through any kind of
- * component (parameters, responses, schemas…); of the component schemas, only those. The document given is
- * not changed; the result shares its parts.
+ * component (parameters, responses, schemas…); of the component schemas, only those; named examples go. The
+ * result is a copy: the document given is not changed, and the validators may change theirs.
  */
-export function httpPart(contract: Json): Json {
-  const { webhooks: _webhooks, ...rest } = contract;
+export function httpPart(given: Json): Json {
+  const contract = structuredClone(given);
+  delete contract.webhooks;
   const components = isObject(contract.components) ? contract.components : {};
+  delete components.examples;
+  for (const item of Object.values(isObject(contract.paths) ? contract.paths : {})) dropOperationExamples(item);
+  for (const kind of ['parameters', 'requestBodies', 'responses'] as const) {
+    for (const part of Object.values(isObject(components[kind]) ? components[kind] : {})) dropExamples(part);
+  }
   const schemas = isObject(components.schemas) ? (components.schemas as Json) : undefined;
-  if (!schemas) return rest;
+  if (!schemas) return contract;
   const reached = new Set<string>();
   const pending: unknown[] = [contract.paths];
   const seenRefs = new Set<string>();
@@ -58,6 +96,6 @@ export function httpPart(contract: Json): Json {
       pending.push(target);
     });
   }
-  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
-  return { ...FRESH, ...rest, components: { ...FRESH, ...components, schemas: kept } };
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+  return contract;
 }
