@@ -138,6 +138,27 @@ describe('SQL store on PGlite in memory', () => {
   test('as readings agree with Date.parse and Number, in several time zones', () => checkReadings(store.driver), 60_000);
 });
 
+test('when several in-memory PGlite stores are opened, then each starts empty and keeps its own data, whatever the others wrote', async () => {
+  const stores = [];
+  for (const name of ['one', 'two', 'three']) {
+    const store = await openPgliteStore(testSchema, undefined, { migrations: TEST_MIGRATIONS });
+    stores.push(store);
+    // Each new store starts from the blank cluster, not from one the stores before it wrote to.
+    expect(await store.projectIds()).toEqual([]);
+    await store.createProject(name);
+    await store.transaction(name, (uow) => uow.items.insert({ id: name, code: name.toUpperCase(), meta: { n: 1 } }));
+  }
+  try {
+    for (const [index, store] of stores.entries()) {
+      const name = ['one', 'two', 'three'][index]!;
+      expect(await store.projectIds()).toEqual([name]);
+      expect(await store.transaction(name, (uow) => uow.items.get(name))).toMatchObject({ id: name });
+    }
+  } finally {
+    for (const store of stores) await store.close();
+  }
+});
+
 test('when a PGlite store in a directory is closed and opened again, then its data is there', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'store-pglite-'));
   try {
