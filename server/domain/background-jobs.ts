@@ -24,6 +24,8 @@ export interface GenerationState {
   /** Vouchers made so far: written in the unit of work of each batch, with the batch. */
   done: number;
   input: components['schemas']['CampaignsVouchersCreateRequestBody'];
+  /** Vouchers a batch makes (GENERATION_BATCH when absent, as in jobs recorded before it was kept). */
+  batch?: number;
 }
 
 export interface BackgroundJobRecord {

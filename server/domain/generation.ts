@@ -20,13 +20,17 @@ import { FRESH } from '../store/fresh.js';
 
 export const GENERATION_BATCH = 500;
 
-/** Records a generation job, in the unit of work that made its async action. */
+/**
+ * Records a generation job, in the unit of work that made its async action. Its batch size is kept with it, so
+ * whichever instance takes it over makes batches of the same size.
+ */
 export function scheduleGeneration(
   ctx: DomainContext,
   lease: Lease,
-  job: { campaignId: string; count: number; asyncActionId: string; input: components['schemas']['CampaignsVouchersCreateRequestBody'] },
+  job: { campaignId: string; count: number; asyncActionId: string; input: components['schemas']['CampaignsVouchersCreateRequestBody']; batch?: number },
 ): Promise<unknown> {
-  return newJob(ctx, lease, job.asyncActionId, 'generation', { campaign_id: job.campaignId, count: job.count, done: 0, input: job.input });
+  const batch = job.batch ?? GENERATION_BATCH;
+  return newJob(ctx, lease, job.asyncActionId, 'generation', { campaign_id: job.campaignId, count: job.count, done: 0, input: job.input, batch });
 }
 
 async function fail(ctx: DomainContext, jobId: string, campaignId: string, made: number, reason: string): Promise<void> {
@@ -52,7 +56,7 @@ export async function generateInBackground(store: DomainStore, clock: Clock, pro
           await fail(ctx, jobId, state.campaign_id, state.done, `campaign ${state.campaign_id} was deleted during generation`);
           return false;
         }
-        const batch = Math.min(GENERATION_BATCH, state.count - state.done);
+        const batch = Math.min(state.batch ?? GENERATION_BATCH, state.count - state.done);
         if (batch > 0) await generateCampaignVouchers(ctx, campaign, state.input, batch);
         const done = state.done + batch;
         if (done >= state.count) {

@@ -12,7 +12,7 @@ import { createCampaign } from '../../server/domain/campaigns.js';
 import type { Clock } from '../../server/domain/clock.js';
 import type { DomainContext } from '../../server/domain/context.js';
 import { createExport } from '../../server/domain/exports/exports.js';
-import { generateInBackground, GENERATION_BATCH, scheduleGeneration } from '../../server/domain/generation.js';
+import { generateInBackground, scheduleGeneration } from '../../server/domain/generation.js';
 import { SCHEMA, type DomainStore } from '../../server/domain/schema.js';
 import { EXPORT_CHUNK_BYTES, StoreExportFiles } from '../../server/exports/files.js';
 import { JobLeases } from '../../server/job-leases.js';
@@ -30,6 +30,8 @@ class SetClock implements Clock {
 
 const PROJECT = 'proj_jobs';
 const LEASE_MS = 10_000;
+/** Batches of a few vouchers: what is tested is how batches follow each other, not their size. */
+const BATCH = 40;
 
 const stores: [string, () => Promise<DomainStore>][] = [
   ['memory', async () => new MemoryStore(SCHEMA)],
@@ -52,7 +54,7 @@ describe.each(stores)('background jobs on the %s store', (_name, open) => {
     return setup.unit(async (ctx) => {
       const campaign = await createCampaign(ctx, { name: `c-${owner}`, type: 'AUTO_UPDATE', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, code_config: { length: 12 } } } as never);
       const action = await startAsyncAction(ctx, 'CAMPAIGN.VOUCHERS_GENERATE', 'req');
-      await scheduleGeneration(ctx, { owner, ms: LEASE_MS }, { campaignId: campaign.id, asyncActionId: action.id, count, input: {} });
+      await scheduleGeneration(ctx, { owner, ms: LEASE_MS }, { campaignId: campaign.id, asyncActionId: action.id, count, input: {}, batch: BATCH });
       return { campaignId: campaign.id, actionId: action.id };
     });
   }
@@ -61,7 +63,7 @@ describe.each(stores)('background jobs on the %s store', (_name, open) => {
 
   test('when a generation runs under its lease, then each batch writes its progress and the job ends with exactly the count', async () => {
     const setup = await setUp();
-    const count = GENERATION_BATCH * 2 + 7;
+    const count = BATCH * 2 + 7;
     const { campaignId, actionId } = await generationJob(setup, 'me', count);
     await generateInBackground(setup.store, setup.clock, PROJECT, actionId, 'me');
     expect(await voucherCount(setup, campaignId)).toBe(count);
@@ -82,19 +84,19 @@ describe.each(stores)('background jobs on the %s store', (_name, open) => {
 
   test('when the instance running a generation died, then once its lease lapsed another claims it and makes only the vouchers missing', async () => {
     const setup = await setUp();
-    const count = GENERATION_BATCH * 3;
+    const count = BATCH * 3;
     const { campaignId, actionId } = await generationJob(setup, 'dead', count);
     // The dead instance's first batch committed: vouchers and progress together.
     await setup.unit(async (ctx) => {
       const job = (await ctx.uow.background_jobs.get(actionId))!;
-      await generateCampaignVouchers(ctx, (await ctx.uow.campaigns.get(campaignId))!, {}, GENERATION_BATCH);
-      await ctx.uow.background_jobs.update({ ...job, generation: { ...job.generation!, done: GENERATION_BATCH } });
+      await generateCampaignVouchers(ctx, (await ctx.uow.campaigns.get(campaignId))!, {}, BATCH);
+      await ctx.uow.background_jobs.update({ ...job, generation: { ...job.generation!, done: BATCH } });
     });
     const leases = new JobLeases(setup.store, setup.clock, setup.jobs, LEASE_MS);
     await leases.tick();
     await setup.jobs.idle();
     // Still within the dead instance's lease: nobody takes it.
-    expect(await voucherCount(setup, campaignId)).toBe(GENERATION_BATCH);
+    expect(await voucherCount(setup, campaignId)).toBe(BATCH);
     setup.clock.at += LEASE_MS + 1;
     await leases.tick();
     await setup.jobs.idle();
