@@ -8,6 +8,7 @@
  * item-level one, what it took off each line.
  */
 import type { components } from '../../generated/openapi.js';
+import { allotments, unitPrice, type Allotment } from './targets.js';
 
 export type Discount = components['schemas']['Discount'];
 
@@ -64,6 +65,7 @@ interface UnitEffect {
   sku?: { id?: string };
 }
 type UnitDiscount = UnitEffect & { type: 'UNIT'; units?: UnitEffect[] };
+type AmountDiscount = Extract<Discount, { type: 'AMOUNT' }>;
 
 export function percentOf(amount: number, percent: number): number {
   return Math.floor((amount * percent) / 100 + 0.5);
@@ -113,35 +115,96 @@ function itemLevel(shares: number[], lines: DiscountLine[], remaining: number): 
   return { total: perLine.reduce((a, b) => a + b, 0), itemLevel: true, lines, perLine, addedUnits: zeros, freeUnits: [...zeros], addedAmount: 0 };
 }
 
-type AmountDiscount = Extract<Discount, { type: 'AMOUNT' }>;
+/** How far a discount reaches into the order's lines (targets.ts), and how it counts what a line has left. */
+export interface Reach {
+  /** What each targeting entry reached; every unit of every line when the discount's redeemable has no targeting. */
+  allotments: readonly Allotment[];
+  /** Whether a targeting narrowed the discount: then an item effect is the default of amount, percent and fixed discounts. */
+  narrowed: boolean;
+  /**
+   * Whether an item effect takes its share of what is left of a line after the redeemables before it
+   * (`DISCOUNTED_AMOUNT`) or of the line's amount (`INITIAL_AMOUNT`); never more than is left either way.
+   */
+  ofWhatIsLeft: boolean;
+}
+
+/** Every unit of every line, in request order: a discount whose redeemable has no targeting reaches all of them. */
+export function wholeReach(lines: readonly DiscountLine[], ofWhatIsLeft = true): Reach {
+  return { allotments: allotments(undefined, lines, new Map()), narrowed: false, ofWhatIsLeft };
+}
+
+/** The effect a discount works by: its own, or the default (item effects when a targeting narrows it). */
+export function effectOf(discount: Discount, narrowed: boolean): string {
+  if (discount.effect) return discount.effect;
+  if (discount.type === 'UNIT') return 'ADD_MISSING_ITEMS';
+  return narrowed ? 'APPLY_TO_ITEMS' : 'APPLY_TO_ORDER';
+}
+
+/** The value of `units` of a line: its whole amount when they are all its units, else that many at its unit price. */
+function valueOf(line: DiscountLine, units: number): number {
+  return units >= line.quantity ? line.amount : Math.round(unitPrice(line) * units);
+}
+
+/** The most an item effect may take from the reached units of a line: their value, less what is taken already as `reach` says. */
+function baseOf(line: DiscountLine, units: number, reach: Reach): number {
+  const value = valueOf(line, units);
+  return reach.ofWhatIsLeft ? Math.min(value, lineLeft(line)) : value;
+}
+
+type ItemDiscount = Exclude<Discount, { type: 'UNIT' }>;
 
 /**
- * An AMOUNT discount. APPLY_TO_ITEMS takes the sum off each line and APPLY_TO_ITEMS_BY_QUANTITY off each
- * unit, neither more than the line has left; the proportional effects split the one sum over the lines by
- * amount or by quantity. An order without lines has nothing to take from line by line, so every effect
- * takes the sum once from the order.
+ * The share of an item effect for each line, before the discount's own caps: per reached line (`APPLY_TO_ITEMS`),
+ * per reached unit (`APPLY_TO_ITEMS_BY_QUANTITY`), one sum split over the reached lines by value or by units
+ * (the proportional effects), a percentage of each reached line, or the drop to a new price of each reached
+ * unit (fixed). Each entry's own caps apply to its lines: `amount_limit` per line, `aggregated_amount_limit`
+ * over its lines in the order it took them. No line gives more than it has left.
  */
-function amountEffect(discount: AmountDiscount, remaining: number, lines: DiscountLine[]): DiscountEffect {
-  const limit = (total: number) => (discount.aggregated_amount_limit !== undefined ? Math.min(total, discount.aggregated_amount_limit) : total);
-  if (lines.length === 0 || !discount.effect || discount.effect === 'APPLY_TO_ORDER') {
-    return orderLevel(Math.min(limit(discount.amount_off), remaining), lines);
+function itemShares(discount: ItemDiscount, effect: string, lines: readonly DiscountLine[], reach: Reach): number[] {
+  const shares = lines.map(() => 0);
+  const reached = reach.allotments.flatMap((allotment) => allotment.order.map((index) => ({ index, units: allotment.units[index]!, entry: allotment.entry })));
+  if (effect === 'APPLY_TO_ITEMS_PROPORTIONALLY' || effect === 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY') {
+    const amountOff = (discount as AmountDiscount).amount_off;
+    const weights = reached.map(({ index, units }) => (effect === 'APPLY_TO_ITEMS_PROPORTIONALLY' ? baseOf(lines[index]!, units, reach) : units));
+    const split = proportional(amountOff, weights);
+    for (const [position, { index }] of reached.entries()) shares[index]! += split[position]!;
+  } else {
+    for (const { index, units, entry } of reached) {
+      const line = lines[index]!;
+      const base = baseOf(line, units, reach);
+      let share = 0;
+      switch (discount.type) {
+        case 'AMOUNT':
+          share = Math.min(effect === 'APPLY_TO_ITEMS_BY_QUANTITY' ? discount.amount_off * units : discount.amount_off, base);
+          break;
+        case 'PERCENT':
+          share = percentOf(base, discount.percent_off);
+          // A percentage's own limit caps what it takes from each line.
+          if (discount.amount_limit !== undefined) share = Math.min(share, discount.amount_limit);
+          break;
+        case 'FIXED': {
+          const price = entry?.price ?? discount.fixed_amount;
+          share = Math.max(0, valueOf(line, units) - Math.round(price * units));
+          break;
+        }
+      }
+      shares[index]! += Math.max(0, Math.min(share, base));
+    }
   }
-  let shares: number[];
-  switch (discount.effect) {
-    case 'APPLY_TO_ITEMS':
-      shares = lines.map((line) => Math.min(discount.amount_off, lineLeft(line)));
-      break;
-    case 'APPLY_TO_ITEMS_BY_QUANTITY':
-      shares = lines.map((line) => Math.min(discount.amount_off * line.quantity, lineLeft(line)));
-      break;
-    case 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY':
-      shares = proportional(discount.amount_off, lines.map((line) => line.quantity));
-      break;
-    default:
-      shares = proportional(discount.amount_off, lines.map((line) => line.amount));
+  // The entries' own caps, each over the lines it reached.
+  for (const allotment of reach.allotments) {
+    const entry = allotment.entry;
+    if (!entry) continue;
+    let left = entry.aggregated_amount_limit ?? Infinity;
+    for (const index of allotment.order) {
+      let share = shares[index]!;
+      if (entry.amount_limit !== undefined) share = Math.min(share, entry.amount_limit);
+      share = Math.max(0, Math.min(share, left));
+      left -= share;
+      shares[index] = share;
+    }
   }
-  const clamped = shares.map((share, index) => Math.min(share, lineLeft(lines[index]!)));
-  return itemLevel(capShares(clamped, limit(Infinity)), lines, remaining);
+  return shares.map((share, index) => Math.min(share, lineLeft(lines[index]!)));
 }
 
 /** The line a unit effect gives units of: by SKU when it names one, otherwise by product or SKU ID. */
@@ -203,7 +266,9 @@ function unitEffect(discount: UnitDiscount, remaining: number, given: DiscountLi
  * What the discount does to an order with `remaining` left to pay and these lines. `catalog` finds the
  * products and SKUs a unit discount may add when the order has no line of them. `percentBase` is what an
  * order-level percentage is a percentage of (what is left, unless the stacking rules say the order's initial
- * amount); it never takes more than is left.
+ * amount); it never takes more than is left. `reach` says which lines and units an item effect reaches (every
+ * unit of every line when not given). An order without lines has nothing to take from line by line: an item
+ * effect of an amount or fixed discount then takes its sum from the order, once.
  */
 export function applyDiscount(
   discount: Discount,
@@ -211,30 +276,31 @@ export function applyDiscount(
   lines: readonly DiscountLine[],
   catalog: (id: string) => CatalogUnit | undefined = () => undefined,
   percentBase: number = remaining,
+  reach: Reach = wholeReach(lines),
 ): DiscountEffect {
   const current = [...lines];
-  switch (discount.type) {
-    case 'AMOUNT':
-      return amountEffect(discount, remaining, current);
-    case 'PERCENT': {
-      const cap = (total: number) => Math.min(discount.amount_limit !== undefined ? Math.min(total, discount.amount_limit) : total, remaining);
-      if (discount.effect === 'APPLY_TO_ITEMS' && current.length > 0) {
-        const shares = current.map((line) => Math.min(percentOf(line.amount, discount.percent_off), lineLeft(line)));
-        return itemLevel(capShares(shares, cap(Infinity)), current, remaining);
+  if (discount.type === 'UNIT') return unitEffect(discount as UnitDiscount, remaining, current, catalog);
+  if (discount.type !== 'AMOUNT' && discount.type !== 'PERCENT' && discount.type !== 'FIXED') return orderLevel(0, current);
+  const effect = effectOf(discount, reach.narrowed);
+  const onItems = effect !== 'APPLY_TO_ORDER' && (current.length > 0 || reach.narrowed);
+  if (!onItems) {
+    switch (discount.type) {
+      case 'AMOUNT': {
+        const limit = discount.aggregated_amount_limit ?? Infinity;
+        return orderLevel(Math.min(discount.amount_off, limit, remaining), current);
       }
-      return orderLevel(cap(percentOf(percentBase, discount.percent_off)), current);
+      case 'PERCENT': {
+        const off = percentOf(percentBase, discount.percent_off);
+        return orderLevel(Math.min(discount.amount_limit ?? Infinity, off, remaining), current);
+      }
+      case 'FIXED':
+        return orderLevel(Math.max(0, remaining - discount.fixed_amount), current);
     }
-    case 'FIXED':
-      if (discount.effect === 'APPLY_TO_ITEMS' && current.length > 0) {
-        const shares = current.map((line) => Math.min(Math.max(0, line.amount - discount.fixed_amount * line.quantity), lineLeft(line)));
-        return itemLevel(shares, current, remaining);
-      }
-      return orderLevel(Math.min(Math.max(0, remaining - discount.fixed_amount), remaining), current);
-    case 'UNIT':
-      return unitEffect(discount as UnitDiscount, remaining, current, catalog);
-    default:
-      return orderLevel(0, current);
   }
+  const shares = itemShares(discount, effect, current, reach);
+  // The discount's own cap over all its lines, taken in request order.
+  const aggregated = discount.type === 'PERCENT' || discount.type === 'AMOUNT' ? discount.aggregated_amount_limit : undefined;
+  return itemLevel(aggregated === undefined ? shares : capShares(shares, aggregated), current, remaining);
 }
 
 /** What the discount takes off `remaining`, given the order's items for item-based discounts. */

@@ -94,18 +94,15 @@ export interface RuleSetOutcome<R> {
  * own `logic` (all of them without one; a set with none always holds). `leaf` decides unknown facts, and
  * should answer false for a fact it cannot evaluate, so that such a rule never passes silently.
  */
-export async function evaluateRuleSet<R extends NestedRule>(
-  rules: Record<string, unknown>,
-  leaf: (rule: R) => Promise<boolean>,
-): Promise<RuleSetOutcome<R>> {
+export function evaluateRuleSet<R extends NestedRule>(rules: Record<string, unknown>, leaf: (rule: R) => boolean): RuleSetOutcome<R> {
   const outcome = new Map<string, RuleSetOutcome<R>>();
   for (const number of numberedRules(rules)) {
     const rule = rules[number] as R;
-    if (!(await leaf(rule))) {
+    if (!leaf(rule)) {
       outcome.set(number, { holds: false, failed: rule });
       continue;
     }
-    const nested = rule.rules ? await evaluateRuleSet<R>(rule.rules, leaf) : { holds: true };
+    const nested = rule.rules ? evaluateRuleSet<R>(rule.rules, leaf) : { holds: true };
     outcome.set(number, nested.holds ? { holds: true } : { holds: false, failed: nested.failed ?? rule });
   }
   if (evaluateLogic(parseLogic(effectiveLogic(rules)), (number) => outcome.get(number)?.holds ?? false)) return { holds: true };

@@ -24,7 +24,8 @@ export async function validation(
   const session = sessionOf(request.session);
   // The engine runs under the session's key, made up here when the request gave none.
   const evaluation = await evaluate(ctx, session ? { ...FRESH, ...request, session } : request);
-  for (const verdict of [...evaluation.redeemables, ...evaluation.inapplicable]) {
+  // An invalid request lists its inapplicable redeemables among the others too: each verdict is recorded once.
+  for (const verdict of new Set([...evaluation.redeemables, ...evaluation.inapplicable])) {
     if (!verdict.campaign_id) continue;
     const succeeded = evaluation.valid && verdict.status === 'APPLICABLE';
     await recordEvent(

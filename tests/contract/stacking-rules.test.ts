@@ -311,8 +311,9 @@ describeManaged('validations and redemptions under a project\'s stacking rules',
     const order = { items: [{ quantity: 1, price: 6000 }, { quantity: 1, price: 4000 }] };
     const discounted = await validate(project, { redeemables: asVouchers(amount, percent), order: { amount: 10000 } });
     expect(discounted.redeemables.map((r) => r.result.discount_amount)).toEqual([2000, 800]);
+    // On discounted amounts, the second percentage is of what the first left of each line: 20% of 5400 and of 3600.
     const stacked = await validate(project, { redeemables: asVouchers(onItems, onItemsAgain), order });
-    expect(stacked.redeemables.map((r) => r.result.discount_amount)).toEqual([1000, 2000]);
+    expect(stacked.redeemables.map((r) => r.result.discount_amount)).toEqual([1000, 1800]);
 
     await setRules(project, { discount_calculation_mode: 'INITIAL_AMOUNT', redeemables_products_application_mode: 'ONCE' });
     const initial = await validate(project, { redeemables: asVouchers(amount, percent), order: { amount: 10000 } });

@@ -119,9 +119,11 @@ describe('validations', () => {
       code,
     );
     const small = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 3000 } });
+    // An invalid validation lists every redeemable with its status and reasons, and the inapplicable ones again.
+    const inapplicable = { status: 'INAPPLICABLE', id: code, result: { error: { code: 400, key: 'order_rules_violated', error: { message: 'Spend at least 50.00' } } } };
     expect(small).toMatchObject({
       valid: false,
-      redeemables: [],
+      redeemables: [inapplicable],
       inapplicable_redeemables: [{ status: 'INAPPLICABLE', id: code, result: { error: { code: 400, key: 'order_rules_violated', error: { message: 'Spend at least 50.00' } } } }],
       order: { amount: 3000, discount_amount: 0, total_amount: 3000 },
     });
@@ -143,7 +145,9 @@ describe('validations', () => {
     const result = await validate({ redeemables: [{ object: 'voucher', id: other }, { object: 'voucher', id: code }], order: { amount: 5000 }, customer: { source_id: silver.source_id } });
     expect(result.valid).toBe(false);
     const skipped = { status: 'SKIPPED', id: other, object: 'voucher', result: { details: { key: 'preceding_validation_failed', message: expect.any(String) } }, campaign_id: null };
-    expect(result.redeemables).toEqual([skipped]);
+    // Every redeemable is listed with its status: the one that would have applied is skipped, the other says why not.
+    expect(result.redeemables).toEqual([skipped, result.inapplicable_redeemables?.[0]]);
+    expect(result.redeemables.map((redeemable) => redeemable.status)).toEqual(['SKIPPED', 'INAPPLICABLE']);
     expect(result.skipped_redeemables).toEqual([skipped]);
     expect(result.inapplicable_redeemables?.[0]?.result.error).toMatchObject({ key: 'customer_rules_violated', error: { message: 'Gold members only' }, resource_id: code, resource_type: 'voucher' });
     const gold = await validate({ redeemables: [{ object: 'voucher', id: code }], order: { amount: 5000 }, customer: { source_id: silver.source_id, metadata: { tier: 'gold' } } });

@@ -40,7 +40,7 @@ describe('rule logic', () => {
 describe('rule sets with nested rules', () => {
   type Rule = NestedRule & { name: string };
   /** Facts that hold, by rule name; any other name (an unknown fact) does not. */
-  const facts = (...holding: string[]) => async (rule: Rule) => holding.includes(rule.name);
+  const facts = (...holding: string[]) => (rule: Rule) => holding.includes(rule.name);
 
   const set = {
     '1': {
@@ -51,30 +51,30 @@ describe('rule sets with nested rules', () => {
     logic: '1 and 2',
   };
 
-  test('when a rule and its nested set hold, then the rule holds', async () => {
-    expect(await evaluateRuleSet(set, facts('order.amount', 'order.metadata', 'customer.metadata'))).toEqual({ holds: true });
+  test('when a rule and its nested set hold, then the rule holds', () => {
+    expect(evaluateRuleSet(set, facts('order.amount', 'order.metadata', 'customer.metadata'))).toEqual({ holds: true });
   });
 
-  test('when the nested set fails, then the outer rule fails and the failing nested rule is reported', async () => {
-    const outcome = await evaluateRuleSet<Rule>(set, facts('order.amount', 'customer.metadata'));
+  test('when the nested set fails, then the outer rule fails and the failing nested rule is reported', () => {
+    const outcome = evaluateRuleSet<Rule>(set, facts('order.amount', 'customer.metadata'));
     expect(outcome.holds).toBe(false);
     expect(outcome.failed?.name).toBe('order.items.count');
     expect(outcome.failed?.error?.message).toBe('Buy two');
   });
 
-  test('when the outer conditions fail, then the nested set is not what is reported', async () => {
-    const outcome = await evaluateRuleSet<Rule>(set, facts('order.items.count', 'customer.metadata'));
+  test('when the outer conditions fail, then the nested set is not what is reported', () => {
+    const outcome = evaluateRuleSet<Rule>(set, facts('order.items.count', 'customer.metadata'));
     expect(outcome).toEqual({ holds: false, failed: set['1'] });
   });
 
-  test('when a fact cannot be evaluated, then its rule fails, unless logic routes around it', async () => {
+  test('when a fact cannot be evaluated, then its rule fails, unless logic routes around it', () => {
     const unknown = { '1': { name: 'customer.segment' }, '2': { name: 'order.amount' } };
-    expect((await evaluateRuleSet<Rule>(unknown, facts('order.amount'))).holds).toBe(false);
-    expect((await evaluateRuleSet<Rule>({ ...unknown, logic: '1 or 2' }, facts('order.amount'))).holds).toBe(true);
+    expect((evaluateRuleSet<Rule>(unknown, facts('order.amount'))).holds).toBe(false);
+    expect((evaluateRuleSet<Rule>({ ...unknown, logic: '1 or 2' }, facts('order.amount'))).holds).toBe(true);
   });
 
-  test('when a set has no numbered rules, then it holds', async () => {
-    expect(await evaluateRuleSet({}, facts())).toEqual({ holds: true });
-    expect(await evaluateRuleSet({ logic: '' }, facts())).toEqual({ holds: true });
+  test('when a set has no numbered rules, then it holds', () => {
+    expect(evaluateRuleSet({}, facts())).toEqual({ holds: true });
+    expect(evaluateRuleSet({ logic: '' }, facts())).toEqual({ holds: true });
   });
 });

@@ -3,6 +3,7 @@ import type { components } from '../../../generated/openapi.js';
 import { findCampaign } from '../campaigns.js';
 import type { DomainContext } from '../context.js';
 import { priceItems } from '../engine.js';
+import { coinPayment } from './coin.js';
 import { duplicate, invalid, notFound } from '../errors.js';
 import { recordEvent } from '../events.js';
 import { newId } from '../ids.js';
@@ -320,15 +321,6 @@ async function offeredAssignment(ctx: DomainContext, card: VoucherRecord, ref: s
       : (await ctx.uow.reward_assignments.findBy('reward_id', ref)).find((candidate) => candidate.related_object_id === card.campaign_id);
   if (!assignment) throw notFound('reward', ref);
   return assignment;
-}
-
-/**
- * Paying `amount` with points through a COIN reward: whole steps of `points_ratio` points for
- * `exchange_ratio` of money, as many as the amount needs and `usable` points allow.
- */
-export function coinPayment(coin: { exchange_ratio: number; points_ratio: number }, amount: number, usable: number): { points: number; amount: number } {
-  const units = Math.max(0, Math.min(Math.ceil(amount / coin.exchange_ratio), Math.floor(usable / coin.points_ratio)));
-  return { points: units * coin.points_ratio, amount: Math.min(amount, units * coin.exchange_ratio) };
 }
 
 /** The COIN reward a loyalty card pays an order with, by reward or assignment ID. */
