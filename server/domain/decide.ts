@@ -382,7 +382,8 @@ const EMPTY_LIST = (): Schemas['ApplicableToList'] => ({ object: 'list', data_re
 function listedEntry(entry: TargetEntry | undefined, indices: number[], lines: readonly Line[]): Schemas['ApplicableTo'] | undefined {
   const positions = indices.map((index) => lines[index]?.index).filter((position): position is number => position !== null && position !== undefined);
   if (entry) {
-    const { order_item_indices: _given, ...rest } = entry;
+    // `strict` is the rule's own setting, not a field of the public API's applicable-to entries.
+    const { order_item_indices: _given, order_item_units: _units, strict: _strict, ...rest } = entry;
     return { ...FRESH, ...rest, effect: entry.effect ?? 'APPLY_TO_EVERY', order_item_indices: positions } as Schemas['ApplicableTo'];
   }
   return undefined;
@@ -404,7 +405,7 @@ function targetLists(targeting: Targeting | undefined, lines: readonly Line[], m
         const line = lines[index]!;
         const id = line.sku_id ?? line.product_id;
         if (id === null || line.index === null) continue;
-        applicable.data.push({ object: line.sku_id !== null ? 'sku' : 'product', id, effect: 'APPLY_TO_EVERY', strict: true, order_item_indices: [line.index] } as Schemas['ApplicableTo']);
+        applicable.data.push({ object: line.sku_id !== null ? 'sku' : 'product', id, effect: 'APPLY_TO_EVERY', order_item_indices: [line.index] } as Schemas['ApplicableTo']);
       }
     }
     for (const { entry, indices } of exclusions(targeting, lines, memberships)) {

@@ -12,7 +12,8 @@ import { invalid } from './errors.js';
 import type { Customer } from './customers.js';
 import { decide, simpleCustomer, type Applied, type Decision, type DecisionFacts, type Failure, type Line, type RewardSnapshot, type RuleFacts, type SubjectFacts, type TierFacts, type Verdict } from './decide.js';
 import { unitIds, type CatalogUnit, type Discount, type PricedItem } from './discounts.js';
-import { conditionValues, matchesFilter, type FilterDefinition } from './filters.js';
+import { conditionValues } from './filters.js';
+import { matchesCollectionFilter } from './catalog/collections.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { segmentsOf } from './segments.js';
 import { randomBase64url } from './ids.js';
@@ -97,10 +98,11 @@ export async function inCollection(ctx: DomainContext, collectionId: string, ite
   if (collection.type === 'STATIC') {
     return (collection.products ?? []).some((member) => member.id === item.product_id || member.id === item.sku_id);
   }
-  const filter = collection.filter as unknown as FilterDefinition;
-  // Each product and SKU meets the filter on its own: a SKU is not in because its product is.
+  if (!collection.filter) return false;
+  // Each product and SKU meets the filter on its own (as the collection's member list has it): a SKU is not in
+  // because its product is.
   const record = item.sku_id ? await ctx.uow.skus.get(item.sku_id) : item.product_id ? await ctx.uow.products.get(item.product_id) : undefined;
-  return record !== undefined && matchesFilter(record, filter);
+  return record !== undefined && matchesCollectionFilter(record, collection.filter, ctx.clock.now().getTime());
 }
 
 /**
