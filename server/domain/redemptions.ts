@@ -250,7 +250,8 @@ export async function redeem(ctx: DomainContext, given: Request, channelId: stri
       ...FRESH,
       ...childBase,
       id: childIds[index]!,
-      amount: applied.discount,
+      // A gift card's redemption is for the credit it paid, as the public API reports it; others for their discount.
+      amount: applied.voucher?.gift ? applied.giftCredits : applied.discount,
       gift_amount: applied.giftCredits,
       ...(applied.voucher?.gift && { gift: { amount: applied.giftCredits } }),
       result: 'SUCCESS',
@@ -440,7 +441,9 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
   let single: RollbackRecord | undefined;
   for (const target of targets) {
     if (target.status === 'ROLLED_BACK') continue;
-    amount += target.amount;
+    // What the redemption took off the order (a gift card's own `amount` is the credit it paid, not a discount).
+    const discounted = target.gift ? 0 : target.amount;
+    amount += discounted;
     giftAmount += target.gift_amount;
     const points = target.loyalty_card?.points ?? 0;
     pointsBack += points;
@@ -490,7 +493,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
             redemptions: { total_redeemed: Math.max(0, tier.summary.redemptions.total_redeemed - 1) },
             orders: {
               total_amount: Math.max(0, tier.summary.orders.total_amount - (target.order?.amount ?? 0)),
-              total_discount_amount: Math.max(0, tier.summary.orders.total_discount_amount - target.amount),
+              total_discount_amount: Math.max(0, tier.summary.orders.total_discount_amount - discounted),
             },
           },
         });
@@ -501,7 +504,7 @@ export async function rollback(ctx: DomainContext, id: string, input: Schemas['R
       await recordEvent(ctx, 'redemption.rollback.succeeded', { campaign_id: target.campaign_id, customer_id: target.customer_id, voucher_id: voucherId }, {
         redemption: { id: target.id },
         order_amount: target.order?.amount,
-        discount_amount: target.amount,
+        discount_amount: discounted,
         ...(points > 0 && { points }),
       });
     }

@@ -107,7 +107,9 @@ describe('redemptions', () => {
       body: { redeemables: [{ object: 'voucher', id: code, gift: { credits: 3000 } }], order: { amount: 8000 } },
     });
     expect(redeemed.data?.order).toMatchObject({ gift_amount: 3000, total_amount: 5000 });
-    expect(redeemed.data?.redemptions?.[0]).toMatchObject({ gift: { amount: 3000 }, gift_amount: 3000 });
+    // The card's own redemption is for the credit it paid.
+    expect(redeemed.data?.redemptions?.[0]).toMatchObject({ amount: 3000, gift: { amount: 3000 }, gift_amount: 3000 });
+    expect(redeemed.data?.parent_redemption).toMatchObject({ amount: 0 });
     expect((await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })).data?.gift).toMatchObject({ amount: 10000, balance: 7000 });
     const parentId = redeemed.data!.parent_redemption!.id!;
     const rolled = await ctx.client.POST('/v1/redemptions/{redemptionId}/rollback', { params: { path: { redemptionId: parentId } }, body: { reason: 'Order cancelled' } });
