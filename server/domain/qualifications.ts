@@ -7,6 +7,7 @@ import type { PromotionTierRecord } from './promotion-tiers.js';
 import { presentStackingRules } from './stacking-rules.js';
 import { namedCustomer, withoutEmptyClauses } from './publications.js';
 import type { VoucherRecord } from './vouchers.js';
+import { and, eq, isNull, or } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['QualificationsCheckEligibilityRequestBody'];
@@ -26,7 +27,12 @@ function targetsItems(discount: Schemas['Discount'] | null | undefined): boolean
   return discount.type === 'UNIT' || (discount.effect !== undefined && discount.effect !== 'APPLY_TO_ORDER');
 }
 
-/** The candidates a scenario checks: promotion tiers by hierarchy, then the customer's vouchers oldest first. */
+/**
+ * The candidates a scenario checks: promotion tiers by hierarchy, then the customer's vouchers oldest first,
+ * then (for `ALL`) the standalone vouchers (of no campaign) that anyone or this customer holds, oldest first:
+ * the public API's `ALL` covers "all the available campaigns and standalone codes". Each one is evaluated
+ * for the customer and the order; only those that would apply are kept.
+ */
 async function candidates(ctx: DomainContext, scenario: Scenario, customerId: string | undefined): Promise<Candidate[]> {
   const tiers = ['ALL', 'AUDIENCE_ONLY', 'PRODUCTS', 'PRODUCTS_DISCOUNT', 'PRODUCTS_BY_CUSTOMER', 'PRODUCTS_DISCOUNT_BY_CUSTOMER'].includes(scenario);
   const held = ['ALL', 'CUSTOMER_WALLET', 'PRODUCTS_BY_CUSTOMER', 'PRODUCTS_DISCOUNT_BY_CUSTOMER'].includes(scenario);
@@ -37,10 +43,17 @@ async function candidates(ctx: DomainContext, scenario: Scenario, customerId: st
       if (!itemsOnly || targetsItems(tier.action?.discount)) found.push({ tier });
     }
   }
+  const seen = new Set<string>();
   if (held && customerId) {
     for (const voucher of await ctx.uow.vouchers.findBy('holder_id', customerId)) {
+      seen.add(voucher.id);
       if (!itemsOnly || targetsItems(voucher.discount)) found.push({ voucher });
     }
+  }
+  if (scenario === 'ALL') {
+    const whose = customerId ? or(isNull('holder_id'), eq('holder_id', customerId)) : isNull('holder_id');
+    const standalone = await ctx.uow.vouchers.query({ where: and(isNull('campaign_id'), whose), orderBy: { field: 'created_at', direction: 'asc' } });
+    for (const voucher of standalone.rows) if (!seen.has(voucher.id)) found.push({ voucher });
   }
   return found;
 }

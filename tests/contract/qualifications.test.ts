@@ -59,6 +59,25 @@ describe('qualifications', () => {
     expect(entries.find((r) => r.id === tier.id)).not.toHaveProperty('banner');
   });
 
+  test('when the scenario is ALL, then standalone vouchers the customer may use are returned with the held ones; others are not', async () => {
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('qual-all') } })).data!;
+    const someone = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('qual-other') } })).data!;
+    const [open, theirs, small] = [unique('QOPEN'), unique('QTHEIRS'), unique('QMIN')];
+    for (const code of [open, theirs, small]) {
+      await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 200 } } });
+    }
+    await ctx.client.POST('/v1/publications', { body: { customer: { id: someone.id }, voucher: theirs } });
+    const rule = (await ctx.client.POST('/v1/validation-rules', { body: { name: unique('Over 500'), rules: { '1': { name: 'order.amount', conditions: { $more_than: [50000] } } } } })).data!;
+    await ctx.client.POST('/v1/validation-rules/{validationRuleId}/assignments', { params: { path: { validationRuleId: rule.id } }, body: { related_object_type: 'voucher', related_object_id: small } });
+    const filters = { resource_id: { conditions: { $in: [open, theirs, small] } } };
+    const all = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 3000 }, scenario: 'ALL', options: { limit: 50, filters } } as never });
+    expect(all.response.status).toBe(200);
+    // The open one applies; the one published to someone else and the one whose rule the order misses do not.
+    expect(all.data!.redeemables!.data.map((entry) => [entry.id, entry.result?.discount_amount])).toEqual([[open, 200]]);
+    const wallet = await ctx.client.POST('/v1/qualifications', { body: { customer: { id: customer.id }, order: { amount: 3000 }, scenario: 'CUSTOMER_WALLET', options: { limit: 50, filters } } as never });
+    expect(wallet.data!.redeemables!.data).toEqual([]);
+  });
+
   test('when the body is bad, then 400', async () => {
     expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ scenario: 'EVERYTHING' }) }), 400, 'invalid_payload');
     expectError(await raw(ctx.target, 'POST', '/v1/qualifications', { body: JSON.stringify({ options: { limit: 101 } }) }), 400, 'invalid_payload');
