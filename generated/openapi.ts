@@ -6229,6 +6229,17 @@ export interface components {
              * @example product
              */
             resource_type?: string;
+            /**
+             * @description The custom message of the validation rule that refused the request, when the rule has one: a redemption
+             *     refused by a rule carries it here, as the public API answers it, while `details` says which rule failed.
+             */
+            error?: {
+                /**
+                 * @description The rule's message, as its author wrote it.
+                 * @example Spend at least 50.00 to use this code
+                 */
+                message: string;
+            };
         };
         /**
          * AsyncActionType

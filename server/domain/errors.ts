@@ -12,6 +12,8 @@ export class DomainError extends Error {
     readonly details: string,
     readonly resourceId?: string,
     readonly resourceType?: string,
+    /** The custom message of the validation rule that failed, when it has one (the error body's `error.message`). */
+    readonly customMessage?: string,
   ) {
     super(message);
     this.name = 'DomainError';

@@ -170,7 +170,8 @@ async function recordFailure(ctx: DomainContext, evaluation: Evaluation, request
   }));
   const first = evaluation.inapplicable[0]!;
   const error = first.result.error!;
-  return new DomainError(error.code === 404 ? 'not_found' : 'invalid', error.key ?? 'invalid', error.message, error.error?.message ?? error.details ?? error.message, first.id, first.object);
+  // A rule's custom message is the error's own `error.message`, as the public API answers a refused redemption.
+  return new DomainError(error.code === 404 ? 'not_found' : 'invalid', error.key ?? 'invalid', error.message, error.details ?? error.message, first.id, first.object, error.error?.message);
 }
 
 /**

@@ -137,6 +137,7 @@ export const errorMapper: ErrorRequestHandler = (error: unknown, req, res, _next
       ...FRESH,
       ...(error.resourceId !== undefined && { resource_id: error.resourceId }),
       ...(error.resourceType !== undefined && { resource_type: error.resourceType }),
+      ...(error.customMessage !== undefined && { error: { message: error.customMessage } }),
     });
   }
   if (error instanceof HttpError) return sendError(res, error.status, error.key, error.message, error.details);

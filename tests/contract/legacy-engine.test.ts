@@ -169,6 +169,18 @@ describe('deprecated voucher validation and redemption', () => {
     expectError(await post('/v1/vouchers/NO-SUCH-CODE/redemption', {}), 404, 'not_found');
   });
 
+  test("when a redemption is refused by a rule with a message of its own, then the error carries the rule's message", async () => {
+    const rule = (
+      await ctx.client.POST('/v1/validation-rules', {
+        body: { name: unique('Members only'), rules: { '1': { name: 'customer.metadata', property: 'member', conditions: { $is: ['yes'] } } }, error: { message: 'Only for members of the club' } },
+      })
+    ).data!;
+    const guarded = await voucher({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 500 } });
+    await ctx.client.POST('/v1/validation-rules/{validationRuleId}/assignments', { params: { path: { validationRuleId: rule.id } }, body: { related_object_type: 'voucher', related_object_id: guarded.code! } });
+    const refused = expectError(await post(`/v1/vouchers/${guarded.code}/redemption`, { customer: { source_id: unique('not-a-member') }, order: { amount: 3000 } }), 400, 'customer_rules_violated');
+    expect(refused).toMatchObject({ error: { message: 'Only for members of the club' }, details: expect.stringContaining(rule.id), resource_id: guarded.code });
+  });
+
   runsWith(test, ['client'])('when the client side validates by query and redeems by code, then the answers are those of the server-side operations', async () => {
     const product = (await ctx.client.POST('/v1/products', { body: { source_id: unique('legacy-prod'), name: unique('Legacy product'), price: 1500 } })).data!;
     const code = (await voucher({ type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 20 }, redemption: { quantity: 1 } })).code!;

@@ -229,7 +229,8 @@ describe('per-customer limits', () => {
     await ctx.client.POST('/v1/customers', { body: { source_id: second } });
     expect((await redeemAs(first)).response.status).toBe(200);
     const again = await redeemAs(first);
-    expect(expectError(failed(again), 400, 'redemption_rules_violated').details).toBe('Once per customer');
+    // The rule's own message is the error's `error.message`; `details` says which rule failed.
+    expect(expectError(failed(again), 400, 'redemption_rules_violated')).toMatchObject({ error: { message: 'Once per customer' }, details: expect.stringContaining('Once each') });
     expect((await redeemAs(second)).response.status).toBe(200);
   });
 });
