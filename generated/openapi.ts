@@ -756,11 +756,14 @@ export interface paths {
          * @description Redeems the redeemables on the order, all or none: when any is inapplicable, nothing is redeemed,
          *     the failure is recorded (a `FAILURE` redemption for each voucher or tier that did not apply, counted
          *     in the campaign summary), and the answer is 400 with the first
-         *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), its
-         *     custom rule message in `details` when there is one, and the code in `resource_id`. Otherwise each
-         *     redeemable gets a redemption under one parent: voucher `redeemed_quantity` goes up, gift balances go
-         *     down, tier and customer summaries count it, and the order (created `PAID` when the request names none
-         *     that exists) records it. Redeemables a stacking limit skips are not redeemed. A voucher with a
+         *     inapplicable redeemable's key (`quantity_exceeded`, `voucher_expired`, `order_rules_violated`…), which
+         *     rule failed in `details`, the rule's custom message in `error.message` when it has one, and the code in
+         *     `resource_id`. Otherwise each redeemable gets a redemption under one parent: voucher
+         *     `redeemed_quantity` goes up, gift balances go down, tier and customer summaries count it, and the order
+         *     (created `PAID` when the request names none that exists) records it. The discounts, product targeting,
+         *     caps and stacking are those of `POST /v1/validations`; each child redemption's `amount` is what its
+         *     redeemable took off (for a gift card, the credit it paid). Redeemables a stacking limit skips are not
+         *     redeemed. A voucher with a
          *     redemption limit is never redeemed more often than the limit, however many requests arrive at once.
          *     Every redeem call upserts the customer it names, the refused calls included, as `POST /v1/customers`
          *     does: a `customer` given by a `source_id` no customer has, or by details alone (`name`, `email`,
@@ -843,15 +846,30 @@ export interface paths {
         put?: never;
         /**
          * Validate redeemables
-         * @description Checks up to 30 vouchers and promotion tiers, in the order given, against the order and the
-         *     customer, and computes what each gives. A redeemable is inapplicable when it is unknown, disabled,
-         *     outside its (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule;
-         *     the verdict carries the reason as an error key and, for rules, the rule's custom message. When any
-         *     is inapplicable, `valid` is false and the others are `SKIPPED`. Discounts apply one after another to
-         *     what is left of the order, under the stacking rules the response shows (at most five redeemables
-         *     apply, and one of each category; the others are `SKIPPED`); percentages round half up to whole minor
-         *     units, and unit discounts add free units to the order. Nothing is changed, but the validation is
-         *     counted in the campaign summary.
+         * @description Checks up to 30 vouchers, promotion tiers and promotion stacks against the order and the customer,
+         *     and computes what each gives. A redeemable is inapplicable when it is unknown, disabled, outside its
+         *     (or its campaign's) dates, days or hours, used up, or fails an assigned validation rule; the verdict
+         *     carries the reason as an error key and, for rules, the rule's custom message (`error.message`).
+         *
+         *     Redeemables apply one after another, under the stacking rules the response shows: those of exclusive
+         *     categories first and of joint categories last, the others in the request's order (or by category
+         *     hierarchy); at most five apply, and one of each category; the others are `SKIPPED` with the limit
+         *     they met. Each one's rules are checked when its turn comes: under the `DISCOUNTED_AMOUNT` calculation
+         *     mode a rule on `order.amount` sees what the redeemables before it left of the order (10% off, then
+         *     "20% off orders of 100.00 or more", on an order of 105.00: the 20% sees 94.50 and does not apply);
+         *     under `INITIAL_AMOUNT`, the order's initial amount. A product discount reaches only the order items
+         *     its validation rules' `applicable_to` names, with each entry's effect and caps (see `Discount` and
+         *     `ValidationRuleApplicableToItem`); percentages round half up to whole minor units, and unit discounts
+         *     add free units to the order.
+         *
+         *     Each applicable verdict carries its `applicable_to` and `inapplicable_to` (the entries that reached
+         *     items, with their positions, and the excluded ones) and its own `order`: the order's sums after it,
+         *     with what it took itself as the `applied_` amounts and each item's `applied_discount_amount`. When a
+         *     redeemable is inapplicable under the `ALL` application mode, `valid` is false and every redeemable is
+         *     listed with its status: the inapplicable ones with their error (also in `inapplicable_redeemables`),
+         *     the others `SKIPPED` (`preceding_validation_failed`, also in `skipped_redeemables`); the order is
+         *     then priced without any of them. Under `PARTIAL`, the inapplicable ones are listed apart and the
+         *     others apply. Nothing is changed, but the validation is counted in the campaign summary.
          */
         post: operations["validate-stacked-discounts"];
         delete?: never;
@@ -6574,8 +6592,18 @@ export interface components {
          *     `amount_limit` when set), `FIXED` sets the price to `fixed_amount`, and `UNIT` gives units of a product
          *     or SKU for free: one product in the single form (`unit_type`, `unit_off`), several in the multi-unit form
          *     (`effect` `ADD_MANY_ITEMS` with a `units` list). `effect` says what the discount applies to. Money is
-         *     ×100; the API describes sums as numbers, and the reference server keeps them as they are sent. Discounts
-         *     are stored and returned as given; how each one is applied to an order is the redemption engine's part.
+         *     ×100; the API describes sums as numbers, and the reference server keeps them as they are sent.
+         *
+         *     An item effect reaches the order lines that the `applicable_to` of the redeemable's validation rules
+         *     names (every line when no rule targets any): products with their SKUs, SKUs, and product collections,
+         *     less the `excluded` entries, each entry with its own effect (every line, the cheapest or the most
+         *     expensive, or from the cheapest or the most expensive on), `target` (whole lines or single units),
+         *     `skip_initially`, `repeat` and caps (`quantity_limit` and `amount_limit` per line,
+         *     `aggregated_quantity_limit` and `aggregated_amount_limit` over the entry's lines, in the order the entry
+         *     takes them). Under the `DISCOUNTED_AMOUNT` calculation mode an item effect takes its share of what the
+         *     redeemables before it left of each line; under `INITIAL_AMOUNT`, of the line's amount. No line ever
+         *     gives more than it has left. When `effect` is not given, a discount whose rules target items works on
+         *     them (`APPLY_TO_ITEMS`), and otherwise on the order (`APPLY_TO_ORDER`).
          * @example {
          *       "type": "AMOUNT",
          *       "amount_off": 1000,
@@ -6615,11 +6643,12 @@ export interface components {
             aggregated_amount_limit?: number;
             /**
              * @description What the sum is taken from. `APPLY_TO_ORDER` takes it once from the order. `APPLY_TO_ITEMS` takes
-             *     it from each item line and `APPLY_TO_ITEMS_BY_QUANTITY` from each unit, never more than the line's
-             *     amount. The two proportional effects spread the one sum over the items, so the order loses the sum
-             *     once. When the order has no items, every effect takes the sum once from the order amount. The
-             *     total is capped by `aggregated_amount_limit` and by what is left of the order.
-             * @default APPLY_TO_ORDER
+             *     it from each line the discount reaches and `APPLY_TO_ITEMS_BY_QUANTITY` from each unit it reaches,
+             *     never more than a line has left. The two proportional effects spread the one sum over the lines
+             *     reached, by what each is worth or by its units; whole minor units left over by the split go to the
+             *     lines with the largest fractions, the first of them when equal. When the order has no items, every
+             *     effect takes the sum once from the order amount. The total is capped by `aggregated_amount_limit`
+             *     (taken by the lines in request order) and by what is left of the order. Without `effect`, see above.
              * @enum {string}
              */
             effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS" | "APPLY_TO_ITEMS_PROPORTIONALLY" | "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY" | "APPLY_TO_ITEMS_BY_QUANTITY";
@@ -6683,16 +6712,18 @@ export interface components {
             /** @description A formula computing the share at validation time; stored and returned as given. */
             percent_off_formula?: string;
             /**
-             * @description The most the discount may take off, ×100.
+             * @description The most the discount may take off, ×100: off the order with `APPLY_TO_ORDER`, off each line with
+             *     `APPLY_TO_ITEMS`.
              * @example 5000
              */
             amount_limit?: number;
             /** @description The most this discount may take off across all items, ×100. */
             aggregated_amount_limit?: number;
             /**
-             * @description What the share is taken from: what is left of the order, or each item line's amount, each rounded
-             *     half up. An order without items is discounted as a whole.
-             * @default APPLY_TO_ORDER
+             * @description What the share is taken from: what is left of the order (or its initial amount, under the
+             *     `INITIAL_AMOUNT` calculation mode), or each line the discount reaches (what the redeemables before
+             *     it left of the line, or its amount under `INITIAL_AMOUNT`), each share rounded half up to a whole
+             *     minor unit. An order without items is discounted as a whole. Without `effect`, see above.
              * @enum {string}
              */
             effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
@@ -6713,9 +6744,10 @@ export interface components {
             fixed_amount_formula?: string;
             /**
              * @description Whether the whole order gets the fixed price (the discount is what is left of the order above
-             *     `fixed_amount`) or each unit of each item does (the discount is, per line, its amount above
-             *     `fixed_amount` times its quantity). An order without items is priced as a whole.
-             * @default APPLY_TO_ORDER
+             *     `fixed_amount`) or each unit the discount reaches does (per line, the reached units' value above
+             *     the new price times their number; an `applicable_to` entry's own `price` is the new price of its
+             *     units). A line already below the new price is left alone. An order without items is priced as a
+             *     whole. Without `effect`, see above.
              * @enum {string}
              */
             effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
@@ -9689,7 +9721,8 @@ export interface components {
         /**
          * QualificationsCheckEligibilityRequestBody
          * @description The customer and order to find offers for. `scenario` picks the candidates: `CUSTOMER_WALLET` the
-         *     vouchers the customer holds, `AUDIENCE_ONLY` the promotion tiers, `ALL` both; `PRODUCTS` and
+         *     vouchers the customer holds, `AUDIENCE_ONLY` the promotion tiers, `ALL` both and the standalone vouchers
+         *     (of no campaign) that nobody else holds; `PRODUCTS` and
          *     `PRODUCTS_DISCOUNT` the tiers whose discount targets items (an item effect or free units), and their
          *     `_BY_CUSTOMER` forms those tiers and the customer's vouchers of that kind; `PROMOTION_STACKS` finds
          *     nothing, as this server does not offer promotion stacks in qualifications (validate a stack instead). A customer not seen before (a new `source_id`, or only
@@ -10028,9 +10061,10 @@ export interface components {
         };
         /**
          * ApplicableTo
-         * @description A product, SKU or collection a redeemable's discount applies to (or, in `inapplicable_to`, does not),
-         *     with the limits on how much of it the discount may take, in the public API. This server's discounts
-         *     target items through their effect alone, so it never sends these lists.
+         * @description A product, SKU or collection a redeemable's discount applies to (or, in `inapplicable_to`, does not), as
+         *     its validation rules' `applicable_to` names it, with the effect and limits it was applied with and
+         *     `order_item_indices`, the positions of the request's order items it matched. An entry of `included_all`
+         *     is listed as the products and SKUs of the items it matched.
          */
         ApplicableTo: WithRequired<components["schemas"]["ApplicableToFields"], "object" | "id" | "effect">;
         /**
@@ -11269,7 +11303,11 @@ export interface components {
         /**
          * ValidationRuleApplicableToItem
          * @description A product, SKU or product collection that a rule's discount is narrowed to (or away from), with how the
-         *     discount treats its units and the limits on them. Stored and returned as given.
+         *     discount treats its units and the limits on them. A product covers its SKUs' order items too; a SKU only
+         *     its own; a static collection its products (with their SKUs) and SKUs, an auto-update one each product and
+         *     SKU that meets its filter. An entry names its item by `id` or, for products and SKUs, by `source_id`.
+         *     Stored and returned as given. Not yet enforced by the reference server: the unit budgets kept across
+         *     orders (`product_campaign_quantity_limit` and the other `product_*_quantity_limit` fields) and formulas.
          */
         ValidationRuleApplicableToItem: {
             /** @description What `id` names. */
@@ -11289,23 +11327,27 @@ export interface components {
             /** @description For a SKU, its product's `source_id`. */
             product_source_id?: string;
             /**
-             * @description Whether the item must match exactly as named (in the public API, a product then leaves out its
-             *     SKUs). Stored and returned as given; the reference server matches order lines by the IDs alone.
+             * @description Whether the item must match exactly as named. Stored and returned as given; the reference server
+             *     matches a product with its SKUs either way, and does not send it in a verdict's `applicable_to`.
              */
             strict?: boolean;
-            /** @description A fixed price for the item, ×100, that the discount brings it to. */
+            /** @description A new price for each unit of the item, ×100, that a `FIXED` item discount brings it to (instead of its `fixed_amount`). */
             price?: number;
             /** @description The price as the public API computes it from a formula (kept as given; the reference server evaluates no formulas). */
             price_formula?: number;
-            /** @description Which of the matching units the discount goes to. */
+            /**
+             * @description Which of the matching items the discount goes to: every one in request order (the default), the
+             *     cheapest or the most expensive alone (by unit price; equal prices keep request order), or from the
+             *     cheapest or the most expensive on, with `skip_initially` and `repeat`.
+             */
             effect?: components["schemas"]["ApplicableToEffect"];
-            /** @description Most units of the item discounted in one order. */
+            /** @description Most units of each matching order item the discount reaches. */
             quantity_limit?: number;
-            /** @description Most units discounted in one order over all matching items. */
+            /** @description Most units the discount reaches over all the entry's order items, taken in the order the entry takes them. */
             aggregated_quantity_limit?: number;
-            /** @description Most discount given on the item in one order, ×100. */
+            /** @description Most discount given on each matching order item, ×100. */
             amount_limit?: number;
-            /** @description Most discount given in one order over all matching items, ×100. */
+            /** @description Most discount given over all the entry's order items, ×100, taken in the order the entry takes them. */
             aggregated_amount_limit?: number;
             /** @description Units of the product the whole campaign may discount. */
             product_campaign_quantity_limit?: number;
@@ -11350,12 +11392,12 @@ export interface components {
                 /** @description Whether the item had more units than the limits let the discount reach. */
                 units_limit_exceeded?: boolean;
             }[];
-            /** @description How many times the effect repeats over the matching units. */
+            /** @description After the first one taken, every how many matching items (or units) the discount takes one (1, every one, by default). */
             repeat?: number;
-            /** @description Matching units to pass over before the effect starts. */
+            /** @description Matching items (or units) to pass over before the first one taken; skip 1 and repeat 3 over ten take the 2nd, 5th and 8th. */
             skip_initially?: number;
             /**
-             * @description Whether the effect counts whole order items or single units.
+             * @description Whether the effect counts whole order items (the default) or single units.
              * @enum {string}
              */
             target?: "ITEM" | "UNIT";
@@ -11363,8 +11405,10 @@ export interface components {
         /**
          * ValidationRuleApplicableTo
          * @description The products, SKUs and collections that the discount of the object a rule is assigned to reaches
-         *     (`included`, or every item with `included_all`), less the `excluded` ones. The reference server stores
-         *     and returns it as given (empty lists when not given); its engine does not yet narrow discounts by it.
+         *     (`included`, or every item with `included_all`), less the `excluded` ones: an excluded item is never
+         *     discounted, whatever includes it. An item is discounted by the first included entry that matches it.
+         *     A rule that excludes items and includes none reaches every other item. Stored and returned as given
+         *     (empty lists when not given); see `Discount` for how an item discount works on what it reaches.
          * @example {
          *       "excluded": [],
          *       "included": [
