@@ -10931,9 +10931,22 @@ export interface components {
             id: string;
             /** @description What `id` names. */
             object: components["schemas"]["RedeemableObjectType"];
+            /**
+             * @description Sent with an applicable redeemable: the `applicable_to` entries of its rules that reached order items,
+             *     each with the positions of the items it reached (empty when its rules target no items).
+             */
             applicable_to?: components["schemas"]["ApplicableToList"];
+            /**
+             * @description Sent with an applicable redeemable: the excluded entries of its rules, each with the items it kept the
+             *     discount from.
+             */
             inapplicable_to?: components["schemas"]["ApplicableToList"];
             result: components["schemas"]["RedeemableResult"];
+            /**
+             * @description Sent with an applicable redeemable: the order as it stands after this redeemable (its sums so far),
+             *     with what this redeemable took itself as `applied_discount_amount`, `items_applied_discount_amount`,
+             *     `total_applied_discount_amount` and each item's `applied_discount_amount`.
+             */
             order?: components["schemas"]["OrderCalculated"];
             metadata?: components["schemas"]["Metadata"];
             /** @description The redeemable's category, as a list of zero or one. */
