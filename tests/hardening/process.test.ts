@@ -8,6 +8,8 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { packageRoot } from '../../server/paths.js';
 
 const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
@@ -56,6 +58,31 @@ function run(env: Record<string, string>): Running {
 const DEMO = { 'X-App-Id': 'demo-app-id', 'X-App-Token': 'demo-app-token', 'Content-Type': 'application/json' };
 
 describe('reference server process', () => {
+  test('when a second server starts on the DATA_DIR a running one uses, then it exits 1 naming the holder, and the first keeps serving', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'data-dir-lock-'));
+    try {
+      const first = run({ DATA_DIR: dataDir });
+      const port = await first.port();
+      const second = run({ DATA_DIR: dataDir });
+      const { code } = await second.exit;
+      expect(code).toBe(1);
+      expect(second.output()).toMatch(new RegExp(`DATA_DIR ${dataDir} is in use by process ${first.child.pid} on `));
+      expect(second.output()).not.toMatch(/reference server on/);
+      const made = await fetch(`http://127.0.0.1:${port}/v1/customers`, { method: 'POST', headers: DEMO, body: JSON.stringify({ source_id: 'kept-through-lock' }) });
+      expect(made.status).toBe(200);
+      // Killed outright, the first leaves its lock behind; the next server finds its holder gone and takes over.
+      first.child.kill('SIGKILL');
+      await first.exit;
+      const third = run({ DATA_DIR: dataDir });
+      const again = await third.port();
+      const kept = await fetch(`http://127.0.0.1:${again}/v1/customers/kept-through-lock`, { headers: DEMO });
+      expect(kept.status).toBe(200);
+    } finally {
+      for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   test('when its port is taken, then it says so and exits 1 without claiming to listen', async () => {
     const holder = createServer();
     opened.push(holder);
