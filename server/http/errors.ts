@@ -59,6 +59,8 @@ function describeIssues(issues: ValidatorIssue[]): string {
     .join('; ');
 }
 
+const isMultipart = (contentType: string | undefined) => /^\s*multipart\//i.test(contentType ?? '');
+
 function mapValidatorError(res: Response, error: ValidatorError): void {
   const issues = error.errors ?? [];
   switch (error.status) {
@@ -76,6 +78,14 @@ function mapValidatorError(res: Response, error: ValidatorError): void {
       return sendError(res, 413, 'query_too_large', 'Payload Too Large', 'The request body exceeds 1 MB');
     case 415:
       return sendError(res, 415, 'unsupported_media_type', 'Unsupported Media Type', describeIssues(issues) || 'Unsupported media type');
+    case 500:
+      // The validator's multipart step answers a body it cannot parse (cut short, a malformed part header, a
+      // part it does not take) with a 500: that is the client's body, not a broken response.
+      if (isMultipart(res.req.headers['content-type']) && !issues.some((issue) => issue.path?.startsWith('/response'))) {
+        return sendError(res, 400, 'invalid_payload', 'Invalid payload', `The multipart body could not be read: ${error.message ?? describeIssues(issues)}`);
+      }
+      console.error(`[${res.locals.requestId}] contract violation`, JSON.stringify(issues));
+      return sendError(res, 500, 'internal_error', 'Internal Server Error', `The response broke the contract: ${describeIssues(issues)}`);
     default:
       console.error(`[${res.locals.requestId}] contract violation`, JSON.stringify(issues));
       return sendError(res, 500, 'internal_error', 'Internal Server Error', `The response broke the contract: ${describeIssues(issues)}`);

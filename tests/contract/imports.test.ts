@@ -89,6 +89,17 @@ describe('imports', () => {
     expect((await ctx.client.GET('/v1/async-actions', { params: { query: { limit: 1 } } })).data!.async_actions![0]?.id).toBe(before);
   });
 
+  test('when a multipart body is cut short or malformed, then 400 in the error shape, and no work starts', async () => {
+    const before = (await ctx.client.GET('/v1/async-actions', { params: { query: { limit: 1 } } })).data!.async_actions![0]?.id;
+    const boundary = 'cut-short-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="import.csv"\r\nContent-Type: text/csv\r\n\r\ncode,value\nA,100\n`;
+    for (const body of [head, `--${boundary}\r\nContent-Disposition form-data\r\n\r\nx\r\n--${boundary}--\r\n`]) {
+      const sent = await raw(ctx.target, 'POST', '/v1/vouchers/importCSV', { body, contentType: `multipart/form-data; boundary=${boundary}` });
+      expectError(sent, 400, 'invalid_payload');
+    }
+    expect((await ctx.client.GET('/v1/async-actions', { params: { query: { limit: 1 } } })).data!.async_actions![0]?.id).toBe(before);
+  });
+
   test('when a file is larger than 10 MB, then it is refused with 413', async () => {
     const line = `${'X'.repeat(60)},100\n`;
     const big = `code,value\n${line.repeat(Math.ceil((10 * 1024 * 1024) / line.length) + 10)}`;
