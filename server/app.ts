@@ -19,7 +19,7 @@ import { findApiKey, listProjects, ORGANIZATION, registerConfiguredKey } from '.
 import { clientPreflight, clientSideAuth, managementAuth, serverSideAuth, type ApiKey, type ClientKey, type ManagementKey } from './http/auth.js';
 import { errorMapper } from './http/errors.js';
 import { sequence } from './http/sequence.js';
-import { withBodyReading } from './http/body.js';
+import { refuseDeclaredOversize, withBodyReading } from './http/body.js';
 import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
 import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit, type CounterStores } from './http/rate-limit.js';
@@ -217,6 +217,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     },
     requestId,
     ...observed.map((middleware): RequestHandler => (req, res, next) => (started ? middleware(req, res, next) : next())),
+    refuseDeclaredOversize,
     normalizeQueryEncoding,
   ];
 

@@ -8,6 +8,7 @@ export type WebhookSettings = Omit<DeliveryPolicy, 'keepPendingOnStop'> & { allo
 import { DEFAULT_EVENT_RETENTION } from './domain/events.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './http/logging.js';
 import { FRESH } from './store/fresh.js';
+import { DEFAULT_CONNECTION_LIMITS, defaultMaxConnections, descriptorLimit, type ConnectionLimits } from './http/connections.js';
 
 /**
  * Where the server keeps its data: in memory (lost at exit), in PostgreSQL, or in an embedded PGlite directory. The
@@ -53,6 +54,8 @@ export interface ServerConfig {
   logFormat: LogFormat;
   /** When set, `/metrics` answers only requests that carry it as a bearer token. */
   metricsToken: string | undefined;
+  /** Timeouts and the cap on open connections (server/http/connections.ts). */
+  connections: ConnectionLimits;
   /** Names of the variables that fell back to demo values. */
   defaulted: string[];
 }
@@ -144,7 +147,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, LOG_FORMATS, 'json'),
     metricsToken: env.METRICS_TOKEN || undefined,
+    connections: connectionLimits(env),
     defaulted,
+  };
+}
+
+/** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS and CONNECTION_EVICT_AFTER_MS. */
+function connectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
+  const d = DEFAULT_CONNECTION_LIMITS;
+  return {
+    headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, d.headersTimeoutMs, 1),
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, d.requestTimeoutMs, 1),
+    keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, d.keepAliveTimeoutMs, 1),
+    maxConnections: integer('MAX_CONNECTIONS', env.MAX_CONNECTIONS, defaultMaxConnections(descriptorLimit()), 1),
+    evictAfterMs: integer('CONNECTION_EVICT_AFTER_MS', env.CONNECTION_EVICT_AFTER_MS, d.evictAfterMs, 0),
   };
 }
 

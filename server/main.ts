@@ -10,6 +10,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { appStore, createApp, jobLeases, stopServing } from './app.js';
+import { capConnections, serverOptions } from './http/connections.js';
 import { configFromEnv, demoCredentials, type ServerConfig } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock } from './domain/clock.js';
@@ -100,7 +101,10 @@ async function main(): Promise<void> {
   const fixtureFile = fixturesPath(process.argv.slice(2), process.env);
   const loaded = await loadFixtureFile(store, systemClock, config.apiKeys[0]!.projectId, fixtureFile, BUNDLED_CONTRACT);
   if (fixtureFile) console.log(`Loaded ${loaded} object(s) from ${fixtureFile}`);
+  // Stalled clients are cut in seconds, and the open connections capped (see http/connections.ts).
+  app.locals.serverOptions = serverOptions(config.connections);
   const server = app.listen(config.port, config.host);
+  capConnections(server, config.connections);
   await listen(server, config);
   boundPort = (server.address() as AddressInfo).port;
   printBanner(config, boundPort);

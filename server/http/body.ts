@@ -8,6 +8,7 @@ import { MAX_BODY_DEPTH, metadataProblemIn, nestsDeeperThan } from '../domain/in
 import { bodyReadingError, HttpError } from './errors.js';
 import { setAsideNullBody } from './json-null-body.js';
 import { sequence } from './sequence.js';
+import { UPLOAD_LIMITS } from './uploads.js';
 
 /** The largest body taken, after decoding: a compressed body may not expand past it either. */
 export const BODY_LIMIT = '1mb';
@@ -17,6 +18,27 @@ export const BODY_LIMIT = '1mb';
  * it; the contract names one list for every server, so it is refused everywhere.
  */
 export const ACCEPTED_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
+
+/** The most a body may be, in bytes, as BODY_LIMIT says. */
+const BODY_BYTES = 1024 * 1024;
+
+/** The most a multipart upload may be, in bytes: the file, the text fields, and room for the parts' own headers. */
+const MULTIPART_BYTES = UPLOAD_LIMITS.fileSize + UPLOAD_LIMITS.fields * UPLOAD_LIMITS.fieldSize + 64 * 1024;
+
+/**
+ * A request whose `Content-Length` already says its body is larger than any operation takes is answered 413
+ * at once, before its credentials are checked or a byte of its body is read, and its connection is closed:
+ * a client declaring 99 999 999 999 bytes no longer holds a connection while the server waits for them. A
+ * body in a content coding is left to the parser, which measures it decoded.
+ */
+export const refuseDeclaredOversize: RequestHandler = (req, res, next) => {
+  const declared = req.headers['content-length'];
+  if (declared === undefined || (req.headers['content-encoding'] !== undefined && req.headers['content-encoding'].trim().toLowerCase() !== 'identity')) return next();
+  const ceiling = /^\s*multipart\//i.test(req.headers['content-type'] ?? '') ? MULTIPART_BYTES : BODY_BYTES;
+  if (!(Number(declared) > ceiling)) return next();
+  res.setHeader('Connection', 'close');
+  next(new HttpError(413, 'query_too_large', 'Payload Too Large', `The request body (Content-Length ${declared}) exceeds the ${ceiling} bytes any operation takes`));
+};
 
 /** Whether the request announces a body (of any length, even none): the framing HTTP/1.1 reads a body by. */
 function framesBody(headers: NodeJS.Dict<string | string[]>): boolean {

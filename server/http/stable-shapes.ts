@@ -13,7 +13,7 @@
  * same arguments and calls its callback as Express 5's does. A server made another way (`http.createServer(app)`)
  * works as before, with a shape per request.
  */
-import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server, type ServerOptions } from 'node:http';
 import type { Express } from 'express';
 
 /** Makes `prototype` the app's prototype in Express's place: the same chain, the same own properties. */
@@ -32,7 +32,9 @@ export function withStableShapes(app: Express): void {
   app.response = AppResponse.prototype as unknown as Express['response'];
   // As Express 5's `listen`: the last argument, when a function, is called once, when listening or on an error.
   app.listen = function listen(this: Express, ...args: unknown[]): Server {
-    const server = createServer<typeof AppRequest, typeof AppResponse>({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, this);
+    // Server options the app was given (timeouts: see http/connections.ts), with the request and response classes.
+    const options = (this.locals.serverOptions ?? {}) as ServerOptions;
+    const server = createServer<typeof AppRequest, typeof AppResponse>({ ...options, IncomingMessage: AppRequest, ServerResponse: AppResponse }, this);
     const last = args[args.length - 1];
     if (typeof last === 'function') {
       let called = false;

@@ -57,7 +57,70 @@ function run(env: Record<string, string>): Running {
 
 const DEMO = { 'X-App-Id': 'demo-app-id', 'X-App-Token': 'demo-app-token', 'Content-Type': 'application/json' };
 
+/** Opens `count` connections that each send a request's headers and one byte of a 100-byte body, then hold. */
+async function stallers(port: number, count: number): Promise<Socket[]> {
+  const sockets: Socket[] = [];
+  const settled: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    opened.push(socket);
+    sockets.push(socket);
+    // Each one is settled once it sent its start, or was refused.
+    settled.push(
+      new Promise((resolve) => {
+        socket.once('connect', () => socket.write(`POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-App-Id: demo-app-id\r\nX-App-Token: demo-app-token\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`, resolve));
+        socket.once('close', resolve);
+      }),
+    );
+  }
+  await Promise.all(settled);
+  return sockets;
+}
+
 describe('reference server process', () => {
+  test('when many clients stall mid-body, then a bystander is still answered, and a stalled client is cut off in seconds', async () => {
+    // A small cap, so the test holds a few thousand connections rather than 20 000; the mechanism is the same.
+    const server = run({ MAX_CONNECTIONS: '300', CONNECTION_EVICT_AFTER_MS: '1000', REQUEST_TIMEOUT_MS: '4000', HEADERS_TIMEOUT_MS: '2000' });
+    const port = await server.port();
+    const held = await stallers(port, 2000);
+    // The last of them arrived a moment ago; once they have all been silent for the eviction delay, newcomers get in.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    let answered = 0;
+    const tries = 20;
+    for (let i = 0; i < tries; i++) {
+      const response = await fetch(`http://127.0.0.1:${port}/v1/customers?limit=1`, { headers: DEMO, signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+      if (response?.status === 200) answered++;
+    }
+    const stillOpen = held.filter((socket) => !socket.destroyed).length;
+    console.log(`bystander: ${answered} of ${tries} requests answered while 2000 stalled clients held (cap 300); ${stillOpen} of them still open`);
+    expect(answered).toBe(tries);
+    expect(stillOpen).toBeLessThanOrEqual(300);
+    // A stalled body is cut once the request timeout passes (checked every second), not after five minutes.
+    for (const socket of held) socket.destroy();
+    const late = connect(port, '127.0.0.1');
+    opened.push(late);
+    late.on('error', () => undefined);
+    const started = Date.now();
+    // Cut: answered 408 (and closed), or closed.
+    const cut = new Promise<number>((resolve) => {
+      late.once('close', () => resolve(Date.now() - started));
+      late.on('data', (chunk: Buffer) => chunk.toString().startsWith('HTTP/1.1 408') && resolve(Date.now() - started));
+    });
+    late.write(`POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-App-Id: demo-app-id\r\nX-App-Token: demo-app-token\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    const ms = await Promise.race([cut, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 15_000))]);
+    console.log(`a stalled body was cut after ${ms} ms (request timeout 4000 ms)`);
+    expect(ms).toBeLessThan(15_000);
+    // A body declared larger than any operation takes is refused at once, before a byte of it is sent.
+    const huge = connect(port, '127.0.0.1');
+    opened.push(huge);
+    huge.on('error', () => undefined);
+    const answer = new Promise<string>((resolve) => huge.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    huge.write(`POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-App-Id: demo-app-id\r\nX-App-Token: demo-app-token\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n`);
+    const text = await Promise.race([answer, new Promise<string>((resolve) => setTimeout(() => resolve('no answer'), 3000))]);
+    expect(text).toMatch(/^HTTP\/1\.1 413 [^]*Connection: close[^]*"key":"query_too_large"/i);
+  }, 60_000);
+
   test('when a second server starts on the DATA_DIR a running one uses, then it exits 1 naming the holder, and the first keeps serving', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'data-dir-lock-'));
     try {
