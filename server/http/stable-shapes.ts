@@ -34,7 +34,7 @@ export function withStableShapes(app: Express): void {
   app.listen = function listen(this: Express, ...args: unknown[]): Server {
     // Server options the app was given (timeouts: see http/connections.ts), with the request and response classes.
     const options = (this.locals.serverOptions ?? {}) as ServerOptions;
-    const server = createServer<typeof AppRequest, typeof AppResponse>({ ...options, IncomingMessage: AppRequest, ServerResponse: AppResponse }, this);
+    const server = createServer<typeof AppRequest, typeof AppResponse>({ IncomingMessage: AppRequest, ServerResponse: AppResponse, ...options }, this);
     const last = args[args.length - 1];
     if (typeof last === 'function') {
       let called = false;
