@@ -9,7 +9,7 @@ import { duplicate, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { idOrderedPage, idOrderedQuery, listFilter, type IdCursorQuery } from './list-filters.js';
 import type { VoucherRecord } from './vouchers.js';
-import { dropHoldersOf } from './referrals.js';
+import { dropHoldersOf } from './redeemable-holders.js';
 import { table } from '../store/schema.js';
 import { isoNow } from './clock.js';
 

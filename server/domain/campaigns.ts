@@ -1,10 +1,11 @@
 import type { components } from '../../generated/openapi.js';
 import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
+import { findCampaign } from './campaign-lookup.js';
 import { campaignCounters, dropCampaignCounters } from './campaign-counters.js';
 import { applyChanges } from './changes.js';
 import { resolveCodeConfig, capacity, type ResolvedCodeConfig } from './codes.js';
 import type { DomainContext } from './context.js';
-import { invalid, notFound } from './errors.js';
+import { invalid } from './errors.js';
 import { recordEvent } from './events.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
@@ -15,7 +16,7 @@ import { dropProgramData } from './loyalty/programs.js';
 import { dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { assignmentsList, assignRules, wholeAmount, type VoucherRecord } from './vouchers.js';
 import { binCampaign, ensureCampaignNameFree } from './bin.js';
-import { dropHoldersOf } from './referrals.js';
+import { dropHoldersOf } from './redeemable-holders.js';
 import { campaignFilter } from './campaign-filters.js';
 import { timeframeWithoutStart } from './validity.js';
 import { table } from '../store/schema.js';
@@ -97,13 +98,6 @@ const CAMPAIGN_TYPE_OF: Record<CampaignVoucher['type'], CampaignType> = {
 
 function campaignError(details: string) {
   return invalid('invalid_campaign_params', 'Invalid campaign params', details);
-}
-
-/** Finds a campaign by ID, then by name. */
-export async function findCampaign({ uow }: DomainContext, ref: string): Promise<CampaignRecord> {
-  const campaign = (await uow.campaigns.get(ref)) ?? (await uow.campaigns.getBy('name', ref));
-  if (!campaign) throw notFound('campaign', ref);
-  return campaign;
 }
 
 /** The template as responses show it: a gift's starting balance, and the redemptions of every voucher. */
@@ -365,11 +359,6 @@ export interface CampaignListQuery extends PageRequest {
   campaign_status?: CampaignRecord['creation_status'];
   is_referral_code?: boolean;
   filters?: CampaignFilters;
-}
-
-/** Every campaign's name by its ID, for filters on `campaign_name` (looked up by an entry's `campaign_id`). */
-export async function campaignNamesById(ctx: DomainContext): Promise<Map<string, string>> {
-  return new Map((await ctx.uow.campaigns.query({})).rows.map((campaign) => [campaign.id, campaign.name]));
 }
 
 export async function listCampaigns(ctx: DomainContext, query: CampaignListQuery) {

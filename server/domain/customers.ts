@@ -3,9 +3,9 @@ import { applyChanges, changesNothing } from './changes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent, type EventRecord, type EventType } from './events.js';
-import { earnOnSegmentEntered } from './loyalty/earning.js';
 import { currentTier } from './loyalty/tiers.js';
 import { newId } from './ids.js';
+import { listenerSlot } from './listener-slot.js';
 import { cursorPage, pageWindow, parseOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { noteSegmentChanges, segmentSnapshot, type SegmentSnapshot } from './segments.js';
 import { timeBound, withinRange, type TimeRange } from './time-range.js';
@@ -18,6 +18,7 @@ import { isoNow } from './clock.js';
 type CustomerSchema = components['schemas']['Customer'];
 type CustomerCreate = components['schemas']['CustomersCreateRequestBody'];
 type CustomerUpdate = components['schemas']['CustomersUpdateRequestBody'];
+type CustomerReference = components['schemas']['CustomerReference'];
 type Address = NonNullable<CustomerSchema['address']>;
 type Loyalty = NonNullable<CustomerSchema['loyalty']>;
 type Referrals = NonNullable<CustomerSchema['referrals']>;
@@ -119,11 +120,49 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate):
   return created;
 }
 
+/**
+ * The customer a request names, as orders, qualifications and publications take it: by `id` (which must
+ * exist), by `source_id` (an unknown one creates the customer with the details given), or, with neither, by
+ * details alone (`name`, `email` or `phone`), which creates a new customer. Undefined when the reference
+ * names no one (nothing but metadata, say).
+ */
+export async function namedCustomer(ctx: DomainContext, ref: CustomerReference | null | undefined): Promise<Customer | undefined> {
+  if (!ref) return undefined;
+  if (ref.id) {
+    const customer = await ctx.uow.customers.get(ref.id);
+    if (!customer) throw notFound('customer', ref.id);
+    return customer;
+  }
+  if (!namesCustomer(ref)) return undefined;
+  if (ref.source_id) {
+    const existing = await ctx.uow.customers.getBy('source_id', ref.source_id);
+    if (existing) return existing;
+  }
+  return upsertNamedCustomer(ctx, ref);
+}
+
+/** Whether a reference without an `id` names a customer: by `source_id`, or by details (`name`, `email` or `phone`). */
+export function namesCustomer(ref: CustomerReference): boolean {
+  return Boolean(ref.source_id || ref.name || ref.email || ref.phone);
+}
+
+/** The customer a reference without an `id` names, upserted with the details it gives (see upsertCustomer). */
+export function upsertNamedCustomer(ctx: DomainContext, ref: CustomerReference): Promise<Customer> {
+  const { id: _id, object: _object, ...fields } = ref;
+  return upsertCustomer(ctx, fields);
+}
+
+/**
+ * What follows a customer entering an auto-update segment, with the event that told it: the points of the
+ * loyalty programs' segment rules (loyalty/earning.ts, which imports this module; hooks.ts sets it).
+ */
+export const segmentEntered = listenerSlot<[ctx: DomainContext, customerId: string, segmentId: string, trigger: EventRecord]>('a customer entering a segment');
+
 /** Tells which auto-update segments the customer entered and left with a write, and rewards entering. */
 async function followSegments(ctx: DomainContext, before: SegmentSnapshot, after: Customer): Promise<void> {
   for (const { segment, eventId } of await noteSegmentChanges(ctx, before, after, after.id)) {
     const trigger = (await ctx.uow.events.get(eventId))!;
-    await earnOnSegmentEntered(ctx, after.id, segment.id, trigger);
+    await segmentEntered.call(ctx, after.id, segment.id, trigger);
   }
 }
 

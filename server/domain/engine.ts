@@ -11,13 +11,15 @@ import type { DomainContext } from './context.js';
 import { invalid } from './errors.js';
 import type { Customer } from './customers.js';
 import { decide, simpleCustomer, type Applied, type Decision, type DecisionFacts, type Failure, type Line, type RewardSnapshot, type RuleFacts, type SubjectFacts, type TierFacts, type Verdict } from './decide.js';
-import { unitIds, type CatalogUnit, type Discount, type PricedItem } from './discounts.js';
+import { unitIds, type CatalogUnit, type Discount } from './discounts.js';
 import { conditionValues } from './filters.js';
-import { matchesCollectionFilter } from './catalog/collections.js';
+import { inCollection } from './catalog/collections.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { segmentsOf } from './segments.js';
 import { randomBase64url } from './ids.js';
+import { readLines } from './order-lines.js';
 import { heldByOthers } from './sessions.js';
+import { trackingIdOf } from './tracking-ids.js';
 import { effectiveStackingRules, type StackingSettings } from './stacking-rules.js';
 import type { ValidationRuleRecord } from './validation-rules.js';
 import { coinRewardFor } from './loyalty/rewards.js';
@@ -29,7 +31,6 @@ export { simpleCustomer, type Applied, type Failure, type Line, type RewardSnaps
 type Schemas = components['schemas'];
 type Request = Schemas['ValidationsValidateRequestBody'];
 type OrderRequest = Schemas['OrderRequest'];
-type ItemRequest = Schemas['OrderItemRequest'];
 
 /** The decision (decide.ts), with the order as a response shows it and what the request named. */
 export interface Evaluation extends Omit<Decision, 'order'> {
@@ -41,68 +42,6 @@ export interface Evaluation extends Omit<Decision, 'order'> {
   trackingId: string;
   /** The stacking rules the request ran under. */
   stackingRules: StackingSettings;
-}
-
-const wholeOrNull = (value: number | undefined): number | null => (value === undefined ? null : Math.round(value));
-
-/**
- * The request's order lines with catalog IDs and prices filled in. A line names its product or SKU by
- * `product_id`/`sku_id`, by `product`/`sku` (ID or `source_id`), or by `source_id` with `related_object`;
- * its price is its own, its product's or SKU's as the line describes it, or the catalog's.
- */
-export async function readLines(ctx: DomainContext, items: readonly ItemRequest[] | undefined): Promise<Line[]> {
-  const lines: Line[] = [];
-  for (const [index, item] of (items ?? []).entries()) {
-    const bySource = item.source_id !== undefined;
-    const productRef = item.product_id ?? item.product?.id ?? item.product?.source_id ?? (bySource && item.related_object !== 'sku' ? item.source_id : undefined);
-    const skuRef = item.sku_id ?? item.sku?.id ?? item.sku?.source_id ?? (bySource && item.related_object === 'sku' ? item.source_id : undefined);
-    const product = productRef ? ((await ctx.uow.products.get(productRef)) ?? (await ctx.uow.products.getBy('source_id', productRef))) : undefined;
-    const sku = skuRef ? ((await ctx.uow.skus.get(skuRef)) ?? (await ctx.uow.skus.getBy('source_id', skuRef))) : undefined;
-    const quantity = item.quantity ?? 1;
-    const price = item.price ?? wholeOrNull(item.sku?.price) ?? wholeOrNull(item.product?.price) ?? sku?.price ?? product?.price ?? null;
-    const amount = item.amount ?? (price ?? 0) * quantity;
-    const skuId = sku?.id ?? skuRef ?? null;
-    lines.push({
-      product_id: product?.id ?? sku?.product_id ?? productRef ?? null,
-      sku_id: skuId,
-      ...(item.source_id !== undefined && { source_id: item.source_id }),
-      ...((skuId !== null || product || productRef) && { related_object: skuId !== null ? ('sku' as const) : ('product' as const) }),
-      ...(item.product && { product: item.product }),
-      ...(item.sku && { sku: item.sku }),
-      ...(item.metadata && { metadata: item.metadata }),
-      product_source_id: product?.source_id ?? (sku ? undefined : item.product?.source_id) ?? null,
-      sku_source_id: sku?.source_id ?? item.sku?.source_id ?? null,
-      quantity,
-      price,
-      amount,
-      initial_quantity: quantity,
-      initial_amount: amount,
-      discount_quantity: 0,
-      discount_amount: 0,
-      index,
-      details: [],
-    });
-  }
-  return lines;
-}
-
-/** Order lines with catalog IDs and prices filled in. */
-export async function priceItems(ctx: DomainContext, order: { items?: ItemRequest[] } | null | undefined): Promise<PricedItem[]> {
-  return (await readLines(ctx, order?.items)).map(({ product_id, sku_id, quantity, price, amount }) => ({ product_id, sku_id, quantity, price, amount }));
-}
-
-/** Whether a collection holds a line's product or SKU: a static one by its members (a product with its SKUs), an auto-update one by its filter. */
-export async function inCollection(ctx: DomainContext, collectionId: string, item: PricedItem): Promise<boolean> {
-  const collection = await ctx.uow.product_collections.get(collectionId);
-  if (!collection) return false;
-  if (collection.type === 'STATIC') {
-    return (collection.products ?? []).some((member) => member.id === item.product_id || member.id === item.sku_id);
-  }
-  if (!collection.filter) return false;
-  // Each product and SKU meets the filter on its own (as the collection's member list has it): a SKU is not in
-  // because its product is.
-  const record = item.sku_id ? await ctx.uow.skus.get(item.sku_id) : item.product_id ? await ctx.uow.products.get(item.product_id) : undefined;
-  return record !== undefined && matchesCollectionFilter(record, collection.filter, ctx.clock.now().getTime());
 }
 
 /**
@@ -161,10 +100,6 @@ async function rewardAssignment(ctx: DomainContext, card: VoucherRecord, ref: st
   const direct = await ctx.uow.reward_assignments.get(ref);
   if (direct && direct.related_object_id === card.campaign_id) return direct;
   return (await ctx.uow.reward_assignments.findBy('reward_id', rewardId)).find((candidate) => candidate.related_object_id === card.campaign_id);
-}
-
-export function trackingIdOf(customerId: string): string {
-  return `track_${Buffer.from(customerId).toString('base64url')}`;
 }
 
 /** The categories a verdict lists, each marked joint or exclusive where the stacking rules name it so. */

@@ -1,5 +1,6 @@
 /**
- * The `filters` query parameter of the cursor lists (bin, campaign templates, referral code holders):
+ * The `filters` query parameter of the cursor lists (bin, campaign templates, referral code holders) and of the
+ * lists that read it with `normalizeFilters` (vouchers, segments, locations, transactions):
  * `{ junction, <field>: { conditions: { $op: value | [values] } } }`, checked against the fields a list can
  * filter on and compiled to a store condition by the shared filter compiler.
  */
@@ -26,6 +27,23 @@ export function listFilter(raw: Record<string, unknown> | undefined, fields: Rea
       conditions: Object.fromEntries(
         Object.entries(conditions).map(([op, value]) => [op, (Array.isArray(value) ? value : [value]) as (string | number)[]]),
       ),
+    };
+  }
+  return definition;
+}
+
+/**
+ * Query-string filters carry single values as strings; the filter engine takes arrays. Fields outside `fields`
+ * and unknown operators are refused.
+ */
+export function normalizeFilters(raw: Record<string, unknown>, fields: ReadonlySet<string>): FilterDefinition {
+  const filters = checkFilter(raw, fields, QUERY_FILTER);
+  const definition: FilterDefinition = { junction: filters.junction === 'or' ? 'or' : 'and' };
+  for (const [field, clause] of Object.entries(filters)) {
+    if (field === 'junction') continue;
+    const conditions = (clause as { conditions: Record<string, string | string[]> }).conditions;
+    definition[field] = {
+      conditions: Object.fromEntries(Object.entries(conditions).map(([op, value]) => [op, Array.isArray(value) ? value : [value]])),
     };
   }
   return definition;

@@ -5,7 +5,7 @@ import { invalid, notFound } from './errors.js';
 import { filterCondition } from './filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
-import { normalizeFilters } from './vouchers.js';
+import { normalizeFilters } from './list-filters.js';
 import { table } from '../store/schema.js';
 import { and } from '../store/conditions.js';
 import { timeBound } from './time-range.js';

@@ -1,12 +1,12 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
-import { findCustomer, type Customer } from './customers.js';
+import { findCustomer, namedCustomer, type Customer } from './customers.js';
 import { notFound } from './errors.js';
-import { readLines, type Line } from './engine.js';
+import type { Line } from './engine.js';
 import { newId } from './ids.js';
+import { readLines } from './order-lines.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from './pagination.js';
 import { earnOnOrderPaid } from './loyalty/earning.js';
-import { namedCustomer } from './publications.js';
 import { writeUnique } from './unique.js';
 import { table } from '../store/schema.js';
 import { FRESH } from '../store/fresh.js';

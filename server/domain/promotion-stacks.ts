@@ -3,7 +3,7 @@
  * one redeemable (`object: promotion_stack`). The engine expands a stack into its tiers (see engine.ts).
  */
 import type { components } from '../../generated/openapi.js';
-import { findCampaign } from './campaigns.js';
+import { findCampaign } from './campaign-lookup.js';
 import { categoryFields, findCategory } from './categories.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import { findCampaign } from './campaigns.js';
+import { findCampaign } from './campaign-lookup.js';
 import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
 import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
-import { presentCustomer, upsertCustomer, type Customer } from './customers.js';
-import { trackingIdOf } from './engine.js';
+import { namedCustomer, presentCustomer, upsertCustomer } from './customers.js';
+import { trackingIdOf } from './tracking-ids.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { checkFilter, filterCondition, type FieldSource, type FilterDefinition } from './filters.js';
@@ -12,13 +12,12 @@ import { validityAt } from './validity.js';
 import type { VoucherRecord } from './vouchers.js';
 import { noteReferrer } from './referrals.js';
 import { table } from '../store/schema.js';
-import { campaignNamesById } from './campaigns.js';
+import { campaignNamesById } from './campaign-lookup.js';
 import { FRESH } from '../store/fresh.js';
 import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type PublicationCreate = Schemas['PublicationsCreateRequestBody'];
-type CustomerReference = Schemas['CustomerReference'];
 
 /** A publication as stored; its customer and voucher are attached when it is read. */
 export interface PublicationRecord {
@@ -67,38 +66,6 @@ export async function customerFor(ctx: DomainContext, input: Schemas['Publicatio
     });
   }
   throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id or a source_id');
-}
-
-/**
- * The customer a request names, as orders, qualifications and publications take it: by `id` (which must
- * exist), by `source_id` (an unknown one creates the customer with the details given), or, with neither, by
- * details alone (`name`, `email` or `phone`), which creates a new customer. Undefined when the reference
- * names no one (nothing but metadata, say).
- */
-export async function namedCustomer(ctx: DomainContext, ref: CustomerReference | null | undefined): Promise<Customer | undefined> {
-  if (!ref) return undefined;
-  if (ref.id) {
-    const customer = await ctx.uow.customers.get(ref.id);
-    if (!customer) throw notFound('customer', ref.id);
-    return customer;
-  }
-  if (!namesCustomer(ref)) return undefined;
-  if (ref.source_id) {
-    const existing = await ctx.uow.customers.getBy('source_id', ref.source_id);
-    if (existing) return existing;
-  }
-  return upsertNamedCustomer(ctx, ref);
-}
-
-/** Whether a reference without an `id` names a customer: by `source_id`, or by details (`name`, `email` or `phone`). */
-export function namesCustomer(ref: CustomerReference): boolean {
-  return Boolean(ref.source_id || ref.name || ref.email || ref.phone);
-}
-
-/** The customer a reference without an `id` names, upserted with the details it gives (see upsertCustomer). */
-export function upsertNamedCustomer(ctx: DomainContext, ref: CustomerReference): Promise<Customer> {
-  const { id: _id, object: _object, ...fields } = ref;
-  return upsertCustomer(ctx, fields);
 }
 
 /** The oldest active vouchers of the campaign that nobody holds. */

@@ -1,11 +1,12 @@
 import type { components } from '../../generated/openapi.js';
 import { categoryFields } from './categories.js';
 import type { DomainContext } from './context.js';
+import { namedCustomer } from './customers.js';
 import { evaluate } from './engine.js';
 import { checkFilter, matchesFilter, type FilterDefinition } from './filters.js';
 import type { PromotionTierRecord } from './promotion-tiers.js';
 import { presentStackingRules } from './stacking-rules.js';
-import { namedCustomer, withoutEmptyClauses } from './publications.js';
+import { withoutEmptyClauses } from './publications.js';
 import type { VoucherRecord } from './vouchers.js';
 import { and, eq, isNull, or } from '../store/conditions.js';
 

@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
+import { namesCustomer, upsertNamedCustomer } from './customers.js';
 import { DomainError, invalid, notFound } from './errors.js';
 import { evaluate, simpleCustomer, type Evaluation, type RewardSnapshot, type Verdict } from './engine.js';
 import { filterCondition, rowField, type FieldSource } from './filters.js';
@@ -12,13 +13,13 @@ import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { presentPromotionTier } from './promotion-tiers.js';
 import { useHolds } from './sessions.js';
 import { effectiveStackingRules } from './stacking-rules.js';
-import { listFilter, namesCustomer, upsertNamedCustomer } from './publications.js';
+import { listFilter } from './publications.js';
 import { withinRange, type TimeRange } from './time-range.js';
 import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 import { referralCodeRedeemed } from './referrals.js';
 import { table } from '../store/schema.js';
 import { and, eq } from '../store/conditions.js';
-import { campaignNamesById } from './campaigns.js';
+import { campaignNamesById } from './campaign-lookup.js';
 import { FRESH } from '../store/fresh.js';
 import { isoNow } from './clock.js';
 

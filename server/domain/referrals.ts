@@ -14,30 +14,13 @@ import { newId } from './ids.js';
 import { idOrderedPage, idOrderedQuery, listFilter, type IdCursorQuery } from './list-filters.js';
 import { joiningCustomer } from './loyalty/members.js';
 import { giveCampaignVoucher } from './loyalty/rewards.js';
+import type { HolderRecord } from './redeemable-holders.js';
 import type { VoucherRecord } from './vouchers.js';
-import { table } from '../store/schema.js';
 import { FRESH } from '../store/fresh.js';
 import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
 type HoldersCreate = Schemas['ReferralsHoldersCreateRequestBody'];
-
-/** A holder entry as stored, as the contract shows it. */
-export interface HolderRecord {
-  id: string;
-  created_at: string;
-  redeemable_id: string;
-  redeemable_object: 'voucher';
-  customer_id: string;
-  holder_role: 'REFERRER' | 'REFEREE';
-  campaign_id: string;
-  campaign_type: 'REFERRAL_PROGRAM';
-  voucher_type: VoucherRecord['type'];
-  metadata: Record<string, unknown>;
-  object: 'redeemable_holder';
-}
-
-export const REDEEMABLE_HOLDERS_TABLE = table<HolderRecord>({ unique: [], indexed: ['redeemable_id', 'customer_id'], kinds: { id: 'text' } });
 
 /** What converted a referral, as the referee's `referrals.campaigns` entry names it. */
 export interface ConversionTrigger {
@@ -88,11 +71,6 @@ export async function noteReferrer(ctx: DomainContext, code: VoucherRecord): Pro
   const holders = await ctx.uow.redeemable_holders.findBy('redeemable_id', code.id);
   if (holders.some((holder) => holder.holder_role === 'REFERRER' && holder.customer_id === code.holder_id)) return;
   await insertHolder(ctx, code, code.holder_id, 'REFERRER');
-}
-
-/** Removes the holder entries of a referral code that is deleted for good. */
-export async function dropHoldersOf(ctx: DomainContext, voucherId: string): Promise<void> {
-  for (const holder of await ctx.uow.redeemable_holders.findBy('redeemable_id', voucherId)) await ctx.uow.redeemable_holders.delete(holder.id);
 }
 
 const HOLDER_FILTER_FIELDS: ReadonlySet<string> = new Set(['id', 'created_at', 'holder_role', 'customer_id']);

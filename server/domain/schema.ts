@@ -32,11 +32,13 @@ import { SEGMENTS_TABLE } from './segments.js';
 import { EXPORTS_TABLE } from './exports/exports.js';
 import { BIN_ENTRIES_TABLE, BINNED_VOUCHERS_TABLE } from './bin.js';
 import { CAMPAIGN_TEMPLATES_TABLE } from './templates.js';
-import { REDEEMABLE_HOLDERS_TABLE } from './referrals.js';
+import { REDEEMABLE_HOLDERS_TABLE } from './redeemable-holders.js';
 import { OAUTH_TOKENS_TABLE } from './management/oauth-tokens.js';
 import { SERVER_SECRETS_TABLE } from './management/server-secrets.js';
 import { BACKGROUND_JOBS_TABLE } from './background-jobs.js';
 import { EXPORT_CHUNKS_TABLE } from './exports/chunks.js';
+// Not a table: whoever builds a store with this schema gets the domain's listener slots set with it (hooks.ts).
+import './hooks.js';
 
 export const SCHEMA = {
   categories: CATEGORIES_TABLE,

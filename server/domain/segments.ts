@@ -11,7 +11,7 @@ import { recordEvent } from './events.js';
 import { checkFilter, checkOperatorValues, filterCondition, matchesFilter, rowField, type FilterDefinition } from './filters.js';
 import { newId } from './ids.js';
 import { parseOrder } from './pagination.js';
-import { normalizeFilters } from './vouchers.js';
+import { normalizeFilters } from './list-filters.js';
 import { table } from '../store/schema.js';
 import { and, eq, isIn, or, type Condition, type Field } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';

@@ -6,11 +6,12 @@
  */
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from './context.js';
+import { namedCustomer } from './customers.js';
 import { evaluate, type Evaluation, type Verdict } from './engine.js';
 import { invalid } from './errors.js';
 import { matchesFilter, type FilterDefinition } from './filters.js';
 import { findPromotionTier, type PromotionTierRecord } from './promotion-tiers.js';
-import { listFilter, namedCustomer } from './publications.js';
+import { listFilter } from './publications.js';
 import { redeem, type RedeemOutcome } from './redemptions.js';
 import { validation } from './validations.js';
 import { findVoucher, type VoucherRecord } from './vouchers.js';

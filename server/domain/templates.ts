@@ -5,7 +5,8 @@
  * so a template can be copied to another project and work there.
  */
 import type { components } from '../../generated/openapi.js';
-import { findCampaign, type CampaignRecord, type CampaignVoucher } from './campaigns.js';
+import { findCampaign } from './campaign-lookup.js';
+import type { CampaignRecord, CampaignVoucher } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { newId } from './ids.js';

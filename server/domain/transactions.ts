@@ -2,13 +2,14 @@
  * Balance transactions of vouchers: a gift card's credits and a loyalty card's points, one entry per movement, in
  * the table loyalty cards keep theirs in (loyalty/cards.ts records the points, gift-transactions.ts the credits).
  */
-import { findCampaign } from './campaigns.js';
+import { findCampaign } from './campaign-lookup.js';
 import type { DomainContext } from './context.js';
 import { invalid } from './errors.js';
 import { filterCondition } from './filters.js';
 import { listTransactions, type TransactionQuery } from './loyalty/activity.js';
 import { cursorPage } from './pagination.js';
-import { findVoucher, normalizeFilters } from './vouchers.js';
+import { normalizeFilters } from './list-filters.js';
+import { findVoucher } from './vouchers.js';
 
 /** A voucher's transactions: a gift card's credit movements or a loyalty card's points, newest first unless `order` is `id`. */
 export async function listVoucherTransactions(ctx: DomainContext, code: string, query: TransactionQuery) {

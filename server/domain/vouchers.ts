@@ -2,12 +2,14 @@ import type { components } from '../../generated/openapi.js';
 import { categoryChange, categoryFields, resolveCategoryRef } from './categories.js';
 import { applyChanges } from './changes.js';
 import { checkCode, generateCodes, resolveCodeConfig, type CodeConfig, type ResolvedCodeConfig } from './codes.js';
-import { findCampaign, type CampaignRecord } from './campaigns.js';
+import { findCampaign } from './campaign-lookup.js';
+import type { CampaignRecord } from './campaigns.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { recordGiftMovement } from './gift-transactions.js';
-import { checkFilter, filterCondition, type FilterDefinition, type FilterProblem } from './filters.js';
+import { filterCondition } from './filters.js';
+import { normalizeFilters } from './list-filters.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
@@ -17,7 +19,7 @@ import { dropCardData } from './loyalty/programs.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart } from './validity.js';
 import { binVoucher, codeInBin, ensureCodeFree } from './bin.js';
-import { dropHoldersOf } from './referrals.js';
+import { dropHoldersOf } from './redeemable-holders.js';
 import { table } from '../store/schema.js';
 import { and, eq, isIn } from '../store/conditions.js';
 import { FRESH } from '../store/fresh.js';
@@ -381,6 +383,8 @@ export async function changeBalance(ctx: DomainContext, code: string, change: Ba
     if (change.amount === undefined) throw balanceError(`Voucher ${code} is a gift card; it takes an amount, not points`);
     const balance = voucher.gift.balance + value;
     if (balance < 0) throw balanceError(`Removing ${-value} would leave a balance of ${balance}`);
+    // Amounts are exact below 2^53 only: a card whose total credit would pass that is refused, not rounded.
+    if (!Number.isSafeInteger(voucher.gift.amount + Math.max(0, value))) throw balanceError(`Adding ${value} would take the card's credit past ${Number.MAX_SAFE_INTEGER}, the largest amount kept exactly`);
     const gift: GiftState = {
       ...FRESH,
       ...voucher.gift,
@@ -439,28 +443,10 @@ export interface VoucherListQuery {
   filters?: Record<string, unknown>;
 }
 
-const QUERY_FILTER: FilterProblem = { key: 'invalid_query_params', message: 'Invalid query params', name: 'filters' };
 /** The voucher fields the list's `filters` may name. */
 export const VOUCHER_FILTER_FIELDS: ReadonlySet<string> = new Set([
   'code', 'type', 'active', 'campaign_id', 'category_id', 'holder_id', 'start_date', 'expiration_date', 'created_at', 'updated_at', 'metadata',
 ]);
-
-/**
- * Query-string filters carry single values as strings; the filter engine takes arrays. Fields outside `fields`
- * and unknown operators are refused.
- */
-export function normalizeFilters(raw: Record<string, unknown>, fields: ReadonlySet<string>): FilterDefinition {
-  const filters = checkFilter(raw, fields, QUERY_FILTER);
-  const definition: FilterDefinition = { junction: filters.junction === 'or' ? 'or' : 'and' };
-  for (const [field, clause] of Object.entries(filters)) {
-    if (field === 'junction') continue;
-    const conditions = (clause as { conditions: Record<string, string | string[]> }).conditions;
-    definition[field] = {
-      conditions: Object.fromEntries(Object.entries(conditions).map(([op, value]) => [op, Array.isArray(value) ? value : [value]])),
-    };
-  }
-  return definition;
-}
 
 export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) {
   const empty = { rows: [] as VoucherView[], total: 0 };

@@ -1,9 +1,9 @@
 import { startAsyncAction } from '../domain/async-actions.js';
+import { findCampaign } from '../domain/campaign-lookup.js';
 import {
   campaignSummary,
   createCampaign,
   deleteCampaign,
-  findCampaign,
   listCampaigns,
   presentCampaign,
   setCampaignActive,

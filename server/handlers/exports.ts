@@ -1,4 +1,4 @@
-import { findCampaign } from '../domain/campaigns.js';
+import { findCampaign } from '../domain/campaign-lookup.js';
 import type { DomainContext } from '../domain/context.js';
 import { notFound } from '../domain/errors.js';
 import type { components } from '../../generated/openapi.js';

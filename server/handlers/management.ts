@@ -1,6 +1,7 @@
 /** The management API: projects and their keys, users, branding, schemas and webhook configurations. */
 import { createBrand, deleteBrand, findBrand, listBrands, updateBrand } from '../domain/management/branding.js';
-import { createProject, deleteProject, findProject, listProjects, updateProject } from '../domain/management/projects.js';
+import { findProject } from '../domain/management/project-lookup.js';
+import { createProject, deleteProject, listProjects, updateProject } from '../domain/management/projects.js';
 import {
   createCustomEventSchema,
   createMetadataSchema,

@@ -1,4 +1,4 @@
-import { findProject } from '../domain/management/projects.js';
+import { findProject } from '../domain/management/project-lookup.js';
 import { getV1MetadataSchema, listV1MetadataSchemas, type ProjectOrigin } from '../domain/metadata-schemas.js';
 import type { HandlersOf, RequestContext, Services } from './types.js';
 import { inOrganization, inProject } from './unit-of-work.js';

@@ -5,9 +5,10 @@ import { FILTER_OPERATORS, matchesConditions, type FilterValue } from '../filter
 import { newId } from '../ids.js';
 import { pageWindow, type PageRequest } from '../pagination.js';
 import { writeUnique } from '../unique.js';
-import { catalogOrder } from './products.js';
+import { catalogOrder } from './catalog-order.js';
 import type { CatalogOrder, Product, ProductCollection, ProductCollectionCreate, ProductCollectionFilter, ProductCollectionItem, Sku } from './types.js';
 import type { components } from '../../../generated/openapi.js';
+import type { PricedItem } from '../discounts.js';
 import { FRESH } from '../../store/fresh.js';
 import { isoNow } from '../clock.js';
 
@@ -162,6 +163,20 @@ export function matchesCollectionFilter(record: Product | Sku, filter: ProductCo
       return Object.entries(conditions).every(([operator, operands]) => holds(actual, operator, operands, now));
     });
   return filter.junction === 'or' ? results.some(Boolean) : results.every(Boolean);
+}
+
+/** Whether a collection holds a line's product or SKU: a static one by its members (a product with its SKUs), an auto-update one by its filter. */
+export async function inCollection(ctx: DomainContext, collectionId: string, item: PricedItem): Promise<boolean> {
+  const collection = await ctx.uow.product_collections.get(collectionId);
+  if (!collection) return false;
+  if (collection.type === 'STATIC') {
+    return (collection.products ?? []).some((member) => member.id === item.product_id || member.id === item.sku_id);
+  }
+  if (!collection.filter) return false;
+  // Each product and SKU meets the filter on its own (as the collection's member list has it): a SKU is not in
+  // because its product is.
+  const record = item.sku_id ? await ctx.uow.skus.get(item.sku_id) : item.product_id ? await ctx.uow.products.get(item.product_id) : undefined;
+  return record !== undefined && matchesCollectionFilter(record, collection.filter, ctx.clock.now().getTime());
 }
 
 export async function createCollection(ctx: DomainContext, input: ProductCollectionCreate): Promise<ProductCollection> {

@@ -2,8 +2,9 @@ import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { createdBetween, pageWindow, parseOrder, type PageRequest } from '../pagination.js';
+import { createdBetween, pageWindow, type PageRequest } from '../pagination.js';
 import { writeUnique } from '../unique.js';
+import { catalogOrder } from './catalog-order.js';
 import { removeFromStaticCollections } from './collections.js';
 import type { CatalogOrder, Product, ProductCreate, ProductUpdate, ProductWithSkus, Sku } from './types.js';
 import { FRESH } from '../../store/fresh.js';
@@ -13,15 +14,6 @@ export interface ListQuery extends PageRequest {
   order?: CatalogOrder;
   start_date?: string;
   end_date?: string;
-}
-
-/**
- * The sort of a catalog list. Fields the objects lack (`code`, `campaign`, `category`, and `type` but for
- * collections) tie every object, which then keeps creation order, reversed for a descending sort.
- */
-export function catalogOrder<F extends string>(order: CatalogOrder = 'created_at', fields: readonly F[]): { field: F | 'created_at'; direction: 'asc' | 'desc' } {
-  const { field, direction } = parseOrder(order);
-  return { field: (fields as readonly string[]).includes(field) ? (field as F) : 'created_at', direction };
 }
 
 /** Finds a product by ID, then by `source_id`. */

@@ -3,7 +3,7 @@
  * background (server/exports/runner.ts). What each kind exports is in kinds.ts.
  */
 import type { components } from '../../../generated/openapi.js';
-import { findCampaign } from '../campaigns.js';
+import { findCampaign } from '../campaign-lookup.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';

@@ -6,7 +6,7 @@
  * each), and the rows are read back a page at a time while the file is written.
  */
 import type { DomainContext } from '../context.js';
-import { campaignNamesById } from '../campaigns.js';
+import { campaignNamesById } from '../campaign-lookup.js';
 import { presentCustomer } from '../customers.js';
 import type { Customer } from '../customers.js';
 import type { CardTransaction } from '../loyalty/types.js';

@@ -4,9 +4,9 @@ import { invalid } from '../errors.js';
 import type { EventRecord } from '../events.js';
 import { filterCondition } from '../filters.js';
 import { cursorPage } from '../pagination.js';
-import { normalizeFilters } from '../vouchers.js';
+import { normalizeFilters } from '../list-filters.js';
 import type { VoucherRecord } from '../vouchers.js';
-import { cardContext } from './cards.js';
+import { cardContext } from './card-events.js';
 import { FRESH } from '../../store/fresh.js';
 
 function unknownCursor(id: string | undefined) {

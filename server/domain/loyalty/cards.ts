@@ -6,9 +6,9 @@
 import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
-import { recordEvent, type EventType } from '../events.js';
 import { newId } from '../ids.js';
 import type { VoucherRecord } from '../vouchers.js';
+import { recordCardEvent } from './card-events.js';
 import { expiryFor, type ExpirationRules } from './expiration.js';
 import { noteDueDay } from './settle-clock.js';
 import { followTier } from './tiers.js';
@@ -108,6 +108,10 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
   if (current.balance + move.points < 0) {
     throw balanceError(`Taking ${-move.points} points from card ${card.code} would leave a balance of ${current.balance + move.points}`);
   }
+  // Points are exact below 2^53 only: a move that would take the card's points past that is refused, not rounded.
+  if (!Number.isSafeInteger(current.points + Math.max(0, move.points))) {
+    throw balanceError(`Adding ${move.points} points to card ${card.code} would take its points past ${Number.MAX_SAFE_INTEGER}, the largest number kept exactly`);
+  }
   let buckets: PointsBucket[];
   if (move.expireBefore !== undefined) {
     const day = move.expireBefore;
@@ -155,24 +159,6 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
   });
   await followTier(ctx, updated);
   return { card: (await ctx.uow.vouchers.get(card.id)) ?? updated, balance, transaction };
-}
-
-/** The customer and program as member activity shows them. */
-export async function cardContext(ctx: DomainContext, card: VoucherRecord) {
-  const customer = card.holder_id ? await ctx.uow.customers.get(card.holder_id) : undefined;
-  const campaign = card.campaign_id ? await ctx.uow.campaigns.get(card.campaign_id) : undefined;
-  return {
-    customer: customer
-      ? { id: customer.id, name: customer.name, email: customer.email, source_id: customer.source_id, metadata: customer.metadata, object: 'customer' }
-      : null,
-    campaign: campaign ? { id: campaign.id, name: campaign.name, campaign_type: campaign.campaign_type, type: campaign.type, active: campaign.active, object: 'campaign' } : null,
-    loyalty_card: { id: card.id, code: card.code, points: card.loyalty_card?.points ?? 0, balance: card.loyalty_card?.balance ?? 0 },
-  };
-}
-
-/** Records an event on the card, with its holder and program, for member and customer activity. */
-export async function recordCardEvent(ctx: DomainContext, type: EventType, card: VoucherRecord, data: Record<string, unknown> = {}) {
-  return recordEvent(ctx, type, { campaign_id: card.campaign_id, customer_id: card.holder_id, voucher_id: card.id }, { ...FRESH, ...(await cardContext(ctx, card)), ...data });
 }
 
 export interface PointsChange {

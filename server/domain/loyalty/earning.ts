@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { components } from '../../../generated/openapi.js';
 import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
-import { inCollection } from '../engine.js';
+import { inCollection } from '../catalog/collections.js';
 import { invalid, notFound } from '../errors.js';
 import { recordEvent, type EventRecord } from '../events.js';
 import { newId } from '../ids.js';
@@ -14,13 +14,14 @@ import type { Order } from '../orders.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from '../pagination.js';
 import { timeframeWithoutStart, validityAt } from '../validity.js';
 import type { VoucherRecord } from '../vouchers.js';
-import { movePoints, recordCardEvent } from './cards.js';
+import { recordCardEvent } from './card-events.js';
+import { movePoints } from './cards.js';
 import { enroll } from './members.js';
-import { expiryFor } from './expiration.js';
-import { addPending } from './pending-points.js';
+import { earnedExpiry } from './expiration.js';
 import { findProgram } from './programs.js';
+import { dayBefore, noteDueDay } from './settle-clock.js';
 import { currentTier, mapped } from './tiers.js';
-import type { EarningRule, LoyaltyTier } from './types.js';
+import type { EarningRule, LoyaltyTier, PendingPoints } from './types.js';
 import { and, eq } from '../../store/conditions.js';
 import { FRESH } from '../../store/fresh.js';
 import { isoNow } from '../clock.js';
@@ -281,6 +282,50 @@ function activationDay(rule: EarningRule, now: Date): string | null {
   return DateTime.fromJSDate(now, { zone: 'utc' }).plus({ [unit]: rule.pending_points.period_value }).toISODate();
 }
 
+interface PendingEarning {
+  rule: EarningRule;
+  trigger: EventRecord;
+  tier: LoyaltyTier | undefined;
+  points: number;
+  activatesAt: string;
+  order?: Order;
+}
+
+/** Makes the entry of points that wait for their day; pending-points.ts activates, cancels and adjusts it. */
+async function addPending(ctx: DomainContext, card: VoucherRecord, earning: PendingEarning): Promise<PendingPoints> {
+  const { rule, trigger, tier, order } = earning;
+  const joined = rule.event === TIER_JOINED && rule.loyalty_tier?.id ? await ctx.uow.loyalty_tiers.get(rule.loyalty_tier.id) : undefined;
+  const entry = await ctx.uow.pending_points.insert({
+    id: newId('lopp'),
+    voucher_id: card.id,
+    campaign_id: card.campaign_id!,
+    customer_id: card.holder_id!,
+    order_id: order?.id ?? null,
+    points: earning.points,
+    activates_at: earning.activatesAt,
+    created_at: isoNow(ctx.clock),
+    updated_at: null,
+    details: {
+      holder_loyalty_tier: tier ? { id: tier.id, name: tier.name } : null,
+      ...(joined && { loyalty_tier: { id: joined.id, name: joined.name } }),
+      event: {
+        id: trigger.id,
+        type: trigger.type,
+        group_id: trigger.group_id,
+        entity_id: trigger.customer_id ?? card.holder_id!,
+        created_at: trigger.created_at,
+        category: 'EFFECT',
+        event_source: trigger.event_source,
+      },
+      earning_rule: { id: rule.id, source: { banner: rule.source.banner } },
+      order: order ? { id: order.id, source_id: order.source_id } : null,
+    },
+  });
+  await noteDueDay(ctx, dayBefore(entry.activates_at));
+  await recordCardEvent(ctx, 'customer.loyalty.card.pending_points.added', card, { pending_points: entry, points: entry.points });
+  return entry;
+}
+
 /** Gives a card the points of a rule for an event: pending when the rule says so, at once otherwise. */
 async function earn(ctx: DomainContext, card: VoucherRecord, rule: EarningRule, trigger: EventRecord, context: EarningContext = {}): Promise<void> {
   const { order } = context;
@@ -305,11 +350,6 @@ async function earn(ctx: DomainContext, card: VoucherRecord, rule: EarningRule, 
     earning_rule: { id: rule.id, source: { banner: rule.source.banner } },
     ...(order && { order: { id: order.id, source_id: order.source_id } }),
   });
-}
-
-/** When points a rule gives expire: by the rule's own expiration rules, else (undefined) by the program's. */
-export function earnedExpiry(rule: EarningRule, now: Date): string | null | undefined {
-  return rule.expiration_rules ? expiryFor(rule.expiration_rules, now.toISOString().slice(0, 10)) : undefined;
 }
 
 /** What a transaction says about the rule and the event that earned its points. */

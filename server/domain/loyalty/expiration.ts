@@ -1,6 +1,7 @@
-/** When points added on a day expire, under a program's expiration rules. Dates are UTC days. */
+/** When points added on a day expire, under a program's or an earning rule's expiration rules. Dates are UTC days. */
 import { DateTime } from 'luxon';
 import type { components } from '../../../generated/openapi.js';
+import type { EarningRule } from './types.js';
 
 export type ExpirationRules = components['schemas']['LoyaltyExpirationRules'];
 
@@ -42,4 +43,9 @@ export function expiryFor(rules: ExpirationRules | undefined, day: string): stri
   let next = fixed(added.year);
   if (next <= added) next = fixed(added.year + 1);
   return fixed(next.year + (rules.period_value ?? 1) - 1).toISODate();
+}
+
+/** When points a rule gives expire: by the rule's own expiration rules, else (undefined) by the program's. */
+export function earnedExpiry(rule: EarningRule, now: Date): string | null | undefined {
+  return rule.expiration_rules ? expiryFor(rule.expiration_rules, now.toISOString().slice(0, 10)) : undefined;
 }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
-import { readLines } from '../engine.js';
+import { readLines } from '../order-lines.js';
 import { findOrder, type Order } from '../orders.js';
 import { pageWindow, type PageRequest } from '../pagination.js';
 import type { VoucherRecord } from '../vouchers.js';

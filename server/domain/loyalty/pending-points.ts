@@ -1,60 +1,14 @@
-/** Pending points: points earned on a card that wait for their `activates_at` day. */
+/** Pending points: points earned on a card (earning.ts adds them) that wait for their `activates_at` day. */
 import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
-import type { EventRecord } from '../events.js';
-import { newId } from '../ids.js';
-import type { Order } from '../orders.js';
 import type { VoucherRecord } from '../vouchers.js';
-import { balanceError, movePoints, recordCardEvent, type LoyaltyCardBalance } from './cards.js';
-import { earnedExpiry, TIER_JOINED } from './earning.js';
-import { dayBefore, noteDueDay } from './settle-clock.js';
-import type { EarningRule, LoyaltyTier, PendingPoints } from './types.js';
+import { recordCardEvent } from './card-events.js';
+import { balanceError, movePoints, type LoyaltyCardBalance } from './cards.js';
+import { earnedExpiry } from './expiration.js';
+import type { PendingPoints } from './types.js';
 import { FRESH } from '../../store/fresh.js';
 import { isoNow } from '../clock.js';
-
-export interface PendingEarning {
-  rule: EarningRule;
-  trigger: EventRecord;
-  tier: LoyaltyTier | undefined;
-  points: number;
-  activatesAt: string;
-  order?: Order;
-}
-
-export async function addPending(ctx: DomainContext, card: VoucherRecord, earning: PendingEarning): Promise<PendingPoints> {
-  const { rule, trigger, tier, order } = earning;
-  const joined = rule.event === TIER_JOINED && rule.loyalty_tier?.id ? await ctx.uow.loyalty_tiers.get(rule.loyalty_tier.id) : undefined;
-  const entry = await ctx.uow.pending_points.insert({
-    id: newId('lopp'),
-    voucher_id: card.id,
-    campaign_id: card.campaign_id!,
-    customer_id: card.holder_id!,
-    order_id: order?.id ?? null,
-    points: earning.points,
-    activates_at: earning.activatesAt,
-    created_at: isoNow(ctx.clock),
-    updated_at: null,
-    details: {
-      holder_loyalty_tier: tier ? { id: tier.id, name: tier.name } : null,
-      ...(joined && { loyalty_tier: { id: joined.id, name: joined.name } }),
-      event: {
-        id: trigger.id,
-        type: trigger.type,
-        group_id: trigger.group_id,
-        entity_id: trigger.customer_id ?? card.holder_id!,
-        created_at: trigger.created_at,
-        category: 'EFFECT',
-        event_source: trigger.event_source,
-      },
-      earning_rule: { id: rule.id, source: { banner: rule.source.banner } },
-      order: order ? { id: order.id, source_id: order.source_id } : null,
-    },
-  });
-  await noteDueDay(ctx, dayBefore(entry.activates_at));
-  await recordCardEvent(ctx, 'customer.loyalty.card.pending_points.added', card, { pending_points: entry, points: entry.points });
-  return entry;
-}
 
 export async function findPending(ctx: DomainContext, card: VoucherRecord, pendingId: string): Promise<PendingPoints> {
   const entry = await ctx.uow.pending_points.get(pendingId);

@@ -1,6 +1,7 @@
 /** Loyalty programs are campaigns of type LOYALTY_PROGRAM; their members are the customers holding cards. */
 import type { components } from '../../../generated/openapi.js';
-import { findCampaign, type CampaignRecord } from '../campaigns.js';
+import { findCampaign } from '../campaign-lookup.js';
+import type { CampaignRecord } from '../campaigns.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { VoucherRecord } from '../vouchers.js';

@@ -1,8 +1,8 @@
 /** Rewards, the programs that offer them (assignments), and redeeming them with a card's points. */
 import type { components } from '../../../generated/openapi.js';
-import { findCampaign } from '../campaigns.js';
+import { findCampaign } from '../campaign-lookup.js';
 import type { DomainContext } from '../context.js';
-import { priceItems } from '../engine.js';
+import { priceItems } from '../order-lines.js';
 import { coinPayment } from './coin.js';
 import { duplicate, invalid, notFound } from '../errors.js';
 import { recordEvent } from '../events.js';
@@ -10,7 +10,8 @@ import { newId } from '../ids.js';
 import { orderForRedemption } from '../orders.js';
 import { pageWindow, type PageRequest } from '../pagination.js';
 import { createVoucher, presentVoucher, type VoucherRecord, type VoucherView } from '../vouchers.js';
-import { cardState, movePoints, recordCardEvent, type PointsMove } from './cards.js';
+import { recordCardEvent } from './card-events.js';
+import { cardState, movePoints, type PointsMove } from './cards.js';
 import { enroll } from './members.js';
 import { findProgram } from './programs.js';
 import { currentTier, findTier, mapped } from './tiers.js';

@@ -6,7 +6,8 @@
 import type { DomainContext } from '../context.js';
 import { newId } from '../ids.js';
 import { activatePending } from './pending-points.js';
-import { movePoints, recordCardEvent } from './cards.js';
+import { recordCardEvent } from './card-events.js';
+import { movePoints } from './cards.js';
 import { dayAfter, dayBefore, setSettledThrough, settledThrough, today } from './settle-clock.js';
 
 async function expireCard(ctx: DomainContext, cardId: string, day: string): Promise<void> {

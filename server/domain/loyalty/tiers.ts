@@ -3,10 +3,10 @@ import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { listenerSlot } from '../listener-slot.js';
 import { pageWindow, parseTimestampOrder, type PageRequest, type SortOrder } from '../pagination.js';
 import type { VoucherRecord } from '../vouchers.js';
-import { earnOnTierJoined } from './earning.js';
-import { recordCardEvent } from './cards.js';
+import { recordCardEvent } from './card-events.js';
 import { findProgram } from './programs.js';
 import type { LoyaltyTier, TierMapping } from './types.js';
 import { FRESH } from '../../store/fresh.js';
@@ -113,6 +113,12 @@ export async function listTiers(ctx: DomainContext, campaignRef: string, query: 
   return { rows: tiers.slice(offset, offset + limit), total: tiers.length };
 }
 
+/**
+ * What follows a member entering a tier: the points of the program's tier-joined rules (earning.ts, which
+ * imports this module; hooks.ts sets it).
+ */
+export const tierJoined = listenerSlot<[ctx: DomainContext, card: VoucherRecord, tier: LoyaltyTier]>('a member joining a tier');
+
 /** Puts the member in the tier that covers their balance; records joined, upgraded, downgraded or left. */
 export async function followTier(ctx: DomainContext, card: VoucherRecord): Promise<void> {
   if (!card.campaign_id || !card.holder_id || !card.loyalty_card) return;
@@ -126,7 +132,7 @@ export async function followTier(ctx: DomainContext, card: VoucherRecord): Promi
   await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, tier_id: target?.id ?? null, tier_since: target ? now : null });
   const type = !from ? 'customer.loyalty.tier.joined' : !target ? 'customer.loyalty.tier.left' : (target.points.from ?? 0) > (from.points.from ?? 0) ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded';
   await recordCardEvent(ctx, type, card, { loyalty_tier_from: from, loyalty_tier_to: target });
-  if (target) await earnOnTierJoined(ctx, card, target);
+  if (target) await tierJoined.call(ctx, card, target);
 }
 
 /** The member's current tier, with since when; empty when no tier covers the balance. */

@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { components } from '../../../generated/openapi.js';
 import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
-import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { findProject } from './project-lookup.js';
 import { assignedTo, assignUser } from './users.js';
 import { table } from '../../store/schema.js';
 import { FRESH } from '../../store/fresh.js';
@@ -95,12 +95,6 @@ export interface ApiKeyRecord {
 }
 
 export const API_KEYS_TABLE = table<ApiKeyRecord>({ unique: ['app_id'], indexed: ['project_id'] });
-
-export async function findProject({ uow }: DomainContext, id: string): Promise<Project> {
-  const project = await uow.projects.get(id);
-  if (!project) throw notFound('project', id);
-  return project;
-}
 
 export async function listProjects({ uow }: DomainContext): Promise<Project[]> {
   return (await uow.projects.query({})).rows;

@@ -7,7 +7,7 @@ import type { DomainContext } from '../context.js';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeUnique } from '../unique.js';
-import { findProject } from './projects.js';
+import { findProject } from './project-lookup.js';
 import { table } from '../../store/schema.js';
 import { notNull, type Condition } from '../../store/conditions.js';
 import { FRESH } from '../../store/fresh.js';
