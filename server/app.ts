@@ -24,7 +24,7 @@ import { perProjectSlice } from './http/project-slice.js';
 import { refuseNullBodyWhereOneIsTaken } from './http/json-null-body.js';
 import { failedAuthenticationLimit, rateLimitPerKey, tokenIssueLimit, type CounterStores } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
-import { normalizeQueryEncoding } from './http/query-encoding.js';
+import { normalizeQueryEncoding, refuseNonFiniteQueryNumbers, refuseUnstorableText } from './http/query-encoding.js';
 import { parseQuery } from './http/query-parser.js';
 import { operationRoutes } from './http/routes.js';
 import { pruneUnknownFields } from './http/prune.js';
@@ -219,6 +219,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     ...observed.map((middleware): RequestHandler => (req, res, next) => (started ? middleware(req, res, next) : next())),
     refuseDeclaredOversize,
     normalizeQueryEncoding,
+    refuseUnstorableText,
   ];
 
   // The server's own endpoints, outside the contract and without API keys.
@@ -277,6 +278,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
       fileUploader: { limits: UPLOAD_LIMITS },
     }) as RequestHandler[]),
     attachUploads,
+    refuseNonFiniteQueryNumbers,
     refuseNullBodyWhereOneIsTaken,
     pruneUnknownFields(contract),
   ];

@@ -9,6 +9,7 @@ import { bodyReadingError, HttpError } from './errors.js';
 import { setAsideNullBody } from './json-null-body.js';
 import { sequence } from './sequence.js';
 import { UPLOAD_LIMITS } from './uploads.js';
+import { unkeptValueIn } from './kept-values.js';
 
 /** The largest body taken, after decoding: a compressed body may not expand past it either. */
 export const BODY_LIMIT = '1mb';
@@ -61,7 +62,7 @@ const acceptedEncoding: RequestHandler = (req, _res, next) => {
  * sends it) gets `{}`, which the validator then takes or refuses by the operation's schema, so a handler
  * always gets an object (a `null` set aside gets `{}` too, and is refused after validation where a body is
  * taken). A body nesting deeper than MAX_BODY_DEPTH, or with metadata past its limits, is refused before
- * anything recurses into it.
+ * anything recurses into it; so is one holding text or a number the server cannot keep as sent (http/kept-values.ts).
  */
 const boundBody: RequestHandler = (req, _res, next) => {
   if (req.body === undefined) req.body = {};
@@ -70,6 +71,8 @@ const boundBody: RequestHandler = (req, _res, next) => {
   }
   const metadata = metadataProblemIn(req.body);
   if (metadata) return next(new HttpError(400, 'invalid_payload', 'Invalid payload', `'${metadata[0]}' ${metadata[1]}`));
+  const unkept = unkeptValueIn(req.body, true);
+  if (unkept !== undefined) return next(new HttpError(400, 'invalid_payload', 'Invalid payload', `'${unkept.where}' ${unkept.why}`));
   next();
 };
 

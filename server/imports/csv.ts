@@ -2,6 +2,7 @@
  * Reading an uploaded CSV file with csv-parse, a record at a time: the header names the columns, each later
  * record becomes its cells by column with the line it starts on. Empty lines are skipped and a byte order mark is
  * taken out. A record with more or fewer cells than the header is handed on as such, for the import to report.
+ * A file with a NUL in any cell is refused whole by surveyCsv, which runs before an import starts.
  */
 import { Readable } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
@@ -74,12 +75,14 @@ export async function surveyCsv(file: Buffer): Promise<{ columns: string[]; reco
   let columns: string[] | undefined;
   let count = 0;
   try {
-    for await (const { record } of records as AsyncIterable<{ record: string[] }>) {
+    for await (const { record, info } of records as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      // No store keeps a NUL (PostgreSQL refuses it): the file is refused whole, naming the line, before a job starts.
+      if (record.some((cell) => cell.includes('\u0000'))) throw new CsvFileError(info.lines, 'a cell holds a NUL character, which no store keeps');
       if (!columns) columns = record.map(columnName);
       else count++;
     }
   } catch (error) {
-    throw fileError(error);
+    throw error instanceof CsvFileError ? error : fileError(error);
   }
   if (!columns) throw new CsvFileError(1, 'The file is empty; it needs a header row naming its columns');
   return { columns, records: count };

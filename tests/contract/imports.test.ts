@@ -76,6 +76,9 @@ describe('imports', () => {
     expectError(await upload(ctx.target, '/v1/vouchers/importCSV', ''), 400, 'invalid_payload');
     expectError(await upload(ctx.target, '/v1/customers/importCSV', 'name\nAda\n'), 400, 'invalid_payload');
     expectError(await upload(ctx.target, '/v1/skus/importCSV', 'sku\nBlue\n'), 400, 'invalid_payload');
+    // A NUL in a cell: no store keeps one, so the file is refused naming its line.
+    const nul = expectError(await upload(ctx.target, '/v1/customers/importCSV', 'source_id,name\nc-ok,Ada\nc-nul,Gr\u0000ace\n'), 400, 'invalid_payload');
+    expect(nul.details).toContain('line 3');
     // Not multipart, or multipart without the file.
     expectError(await raw(ctx.target, 'POST', '/v1/vouchers/importCSV', { body: '{"file":"code\\nA"}' }), 415, 'unsupported_media_type');
     const noFile = new FormData();

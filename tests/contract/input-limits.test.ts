@@ -189,3 +189,101 @@ describe('voucher codes', () => {
     expect(longest.status).toBe(200);
   });
 });
+
+describe('text no store keeps', () => {
+  // PostgreSQL cannot keep a NUL or an unpaired surrogate in text or JSON; every store refuses them alike.
+  // JSON escapes carry them: `"\u0000"`, `"\ud800"`.
+  const NUL = '\\u0000';
+  const HIGH = '\\ud800';
+  const LOW = '\\udc00';
+
+  test('when a body holds a NUL or an unpaired surrogate anywhere (a value, a nested value, a key), then a 400 naming where, and nothing written', async () => {
+    const cases: [string, (sourceId: string) => string, string][] = [
+      ['a NUL in the name', (id) => `{"source_id":"${id}","name":"Ann${NUL}e"}`, "'name'"],
+      ['a lone high surrogate in metadata', (id) => `{"source_id":"${id}","metadata":{"note":"x${HIGH}"}}`, "'metadata.note'"],
+      ['a lone low surrogate in an address', (id) => `{"source_id":"${id}","address":{"city":"${LOW}Oslo"}}`, "'address.city'"],
+      ['a NUL in a metadata key', (id) => `{"source_id":"${id}","metadata":{"k${NUL}":1}}`, 'metadata.(a field name)'],
+    ];
+    for (const [label, body, where] of cases) {
+      const sourceId = unique('text');
+      const response = await raw(ctx.target, 'POST', '/v1/customers', { body: body(sourceId) });
+      expect({ label, status: response.status }).toEqual({ label, status: 400 });
+      const error = expectError(response, 400, 'invalid_payload');
+      expect(error.details).toContain(where);
+      expect(await customerCount(sourceId)).toBe(0);
+    }
+    // A pair of surrogates is one character (an emoji), and is kept as it is.
+    const sourceId = unique('pair');
+    const paired = await raw(ctx.target, 'POST', '/v1/customers', { body: `{"source_id":"${sourceId}","name":"\\ud83d\\ude00"}` });
+    expect(paired.status).toBe(200);
+    expect((paired.body as { name?: unknown }).name).toBe('😀');
+  });
+
+  test('when a voucher code or a code prefix holds an unpaired surrogate, then a 400 and no voucher or campaign', async () => {
+    const code = unique('SURR');
+    const voucher = await raw(ctx.target, 'POST', '/v1/vouchers', { body: `{"type":"DISCOUNT_VOUCHER","discount":{"type":"AMOUNT","amount_off":100},"code":"${code}${HIGH}"}` });
+    expectError(voucher, 400, 'invalid_payload');
+    const byPath = await raw(ctx.target, 'POST', `/v1/vouchers/${code}%ED%A0%80`, { body: JSON.stringify(DISCOUNT) });
+    expect(byPath.status).toBeGreaterThanOrEqual(400);
+    expect(byPath.status).toBeLessThan(500);
+    const name = unique('surrogate-prefix');
+    const campaign = await raw(ctx.target, 'POST', '/v1/campaigns', {
+      body: `{"name":"${name}","campaign_type":"DISCOUNT_COUPONS","type":"AUTO_UPDATE","voucher":{"type":"DISCOUNT_VOUCHER","discount":{"type":"AMOUNT","amount_off":100},"code_config":{"prefix":"P${LOW}","length":6}}}`,
+    });
+    expectError(campaign, 400, 'invalid_payload');
+    expect((await raw(ctx.target, 'GET', `/v1/campaigns/${name}`)).status).toBe(404);
+    const listed = await ctx.client.GET('/v1/vouchers', { params: { query: { limit: 100 } } });
+    expect((listed.data?.vouchers ?? []).filter((listedVoucher) => listedVoucher.code?.startsWith(code))).toEqual([]);
+  });
+
+  test('when a path or a query value holds a NUL, then a 400 in the error shape, never a lookup', async () => {
+    const inPath = await raw(ctx.target, 'GET', '/v1/customers/cust%00omer');
+    expectError(inPath, 400, 'invalid_payload');
+    const inQuery = await raw(ctx.target, 'GET', '/v1/vouchers?category=a%00b');
+    const error = expectError(inQuery, 400, 'invalid_query_params');
+    expect(error.details).toContain("'category'");
+    const inQueryName = await raw(ctx.target, 'GET', '/v1/customers?x%00y=1');
+    expectError(inQueryName, 400, 'invalid_query_params');
+    // Nor is a limit or page that is not a finite whole number taken.
+    for (const query of ['limit=Infinity', 'limit=1e400', 'page=-Infinity', 'page=1e300', 'limit=NaN']) {
+      const response = await raw(ctx.target, 'GET', `/v1/vouchers?${query}`);
+      expect({ query, status: response.status, key: (response.body as { key?: unknown }).key }).toEqual({ query, status: 400, key: 'invalid_query_params' });
+    }
+  });
+});
+
+describe('numbers kept exactly', () => {
+  const MAX = Number.MAX_SAFE_INTEGER;
+
+  test('when a body holds a number past ±(2^53 − 1) (an amount of 1.8e308, say), then a 400 naming it, and nothing written', async () => {
+    const cases: [string, string, string, string][] = [
+      ['a gift amount of 1.8e308', '/v1/vouchers', `{"type":"GIFT_VOUCHER","code":"${unique('HUGE')}","gift":{"amount":1.8e308}}`, "'gift.amount'"],
+      ['an amount_off of 2^53', '/v1/vouchers', `{"type":"DISCOUNT_VOUCHER","code":"${unique('HUGE')}","discount":{"type":"AMOUNT","amount_off":9007199254740992}}`, "'discount.amount_off'"],
+      ['a negative item price past the range', '/v1/orders', `{"items":[{"quantity":1,"price":-1e20}]}`, "'items[0].price'"],
+    ];
+    for (const [label, path, body, where] of cases) {
+      const response = await raw(ctx.target, 'POST', path, { body });
+      expect({ label, status: response.status }).toEqual({ label, status: 400 });
+      expect(expectError(response, 400, 'invalid_payload').details).toContain(where);
+    }
+    // The largest safe integer itself is an ordinary number.
+    const code = unique('EDGE');
+    const edge = await raw(ctx.target, 'POST', '/v1/vouchers', { body: `{"type":"GIFT_VOUCHER","code":"${code}","gift":{"amount":${MAX}}}` });
+    expect(edge.status).toBe(200);
+    expect((edge.body as { gift?: { balance?: unknown } }).gift?.balance).toBe(MAX);
+  });
+
+  test('when a top-up would take a gift card past the largest amount kept exactly, then a 400 and the balance and ledger stay as they were', async () => {
+    const code = unique('NEARMAX');
+    const created = await raw(ctx.target, 'POST', '/v1/vouchers', { body: `{"type":"GIFT_VOUCHER","code":"${code}","gift":{"amount":${MAX - 1}}}` });
+    expect(created.status).toBe(200);
+    const fits = await raw(ctx.target, 'POST', `/v1/vouchers/${code}/balance`, { body: '{"amount":1}' });
+    expect((fits.body as { balance?: unknown }).balance).toBe(MAX);
+    const past = await raw(ctx.target, 'POST', `/v1/vouchers/${code}/balance`, { body: '{"amount":1}' });
+    expectError(past, 400, 'invalid_add_balance_params');
+    const voucher = await raw(ctx.target, 'GET', `/v1/vouchers/${code}`);
+    expect((voucher.body as { gift?: unknown }).gift).toEqual(expect.objectContaining({ amount: MAX, balance: MAX }));
+    const transactions = await raw(ctx.target, 'GET', `/v1/vouchers/${code}/transactions`);
+    expect((transactions.body as { data: { type: string }[] }).data.map((transaction) => transaction.type)).toEqual(['CREDITS_ADDITION']);
+  });
+});
