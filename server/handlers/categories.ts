@@ -7,7 +7,7 @@ type CategoryOperations = 'list-categories' | 'create-category' | 'get-category'
 export const categoryHandlers: HandlersOf<CategoryOperations> = {
   'list-categories': async ({ query, context, services }) => {
     const page = await inProject(services, context, (ctx) => listCategories(ctx, query));
-    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total, has_more: page.rows.length < page.total } };
   },
   'create-category': async ({ body, context, services }) => ({
     status: 200,

@@ -27,6 +27,16 @@ describe('categories', () => {
     expect(ours.map((c) => c.id)).toEqual([first.id, second.id, third.id]);
   });
 
+  test('when listed with and without a limit, then has_more says whether the limit left categories out', async () => {
+    await category(1);
+    await category(2);
+    const all = await ctx.client.GET('/v1/categories');
+    expect(all.data).toMatchObject({ has_more: false });
+    const one = await ctx.client.GET('/v1/categories', { params: { query: { limit: 1 } } });
+    expect(one.data).toMatchObject({ has_more: true });
+    expect(one.data?.data).toHaveLength(1);
+  });
+
   test('when updated, then only the given field changes and updated_at appears', async () => {
     const made = await category(5);
     const result = await ctx.client.PUT('/v1/categories/{categoryId}', {
