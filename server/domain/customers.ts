@@ -25,10 +25,10 @@ type Referrals = NonNullable<CustomerSchema['referrals']>;
 
 /**
  * A stored customer: the contract leaves most fields optional (the public API may leave them out), but this
- * server keeps and sends every one of them but `assets`.
+ * server keeps and sends every one of them but `assets`, and `metadata` until some is given.
  */
 export type Customer = Omit<CustomerSchema, 'loyalty' | 'referrals' | 'assets' | 'summary'> &
-  Required<Pick<CustomerSchema, 'id' | 'source_id' | 'name' | 'description' | 'email' | 'phone' | 'birthday' | 'birthdate' | 'address' | 'metadata' | 'system_metadata' | 'created_at' | 'updated_at'>> & {
+  Required<Pick<CustomerSchema, 'id' | 'source_id' | 'name' | 'description' | 'email' | 'phone' | 'birthday' | 'birthdate' | 'address' | 'system_metadata' | 'created_at' | 'updated_at'>> & {
     loyalty: Loyalty;
     referrals: Referrals;
     summary: NonNullable<CustomerSchema['summary']>;
@@ -70,6 +70,13 @@ function fullAddress(address: CustomerCreate['address']): Customer['address'] {
   return Object.fromEntries(fields.map((field) => [field, address[field] ?? null])) as Address;
 }
 
+/** The address fields a bulk update sent, over the stored ones: a field it leaves unset is kept, or left out, never nulled. */
+function mergedAddress(stored: Customer['address'] | undefined, sent: CustomerCreate['address']): Customer['address'] {
+  if (sent === undefined || sent === null) return sent === null ? null : (stored ?? null);
+  const given = Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined));
+  return { ...FRESH, ...(stored ?? {}), ...given } as Address;
+}
+
 /** Finds a customer by ID, then by `source_id`. */
 export async function findCustomer({ uow }: DomainContext, ref: string): Promise<Customer> {
   const customer = (await uow.customers.get(ref)) ?? (await uow.customers.getBy('source_id', ref));
@@ -81,18 +88,27 @@ export async function findCustomer({ uow }: DomainContext, ref: string): Promise
  * Creates a customer, or updates the one `id` names, or else the one that already has the `source_id` (the
  * public API's upsert).
  */
-export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate): Promise<Customer> {
+/**
+ * One customer of a bulk update: the upsert above, except that a sent address changes only the fields it names
+ * (a new customer's address has only those), where create and update fill every address field.
+ */
+export async function bulkUpsertCustomer(ctx: DomainContext, input: CustomerCreate): Promise<Customer> {
+  const existing = input.source_id ? await ctx.uow.customers.getBy('source_id', input.source_id) : undefined;
+  return upsertCustomer(ctx, input, (sent) => mergedAddress(existing?.address, sent));
+}
+
+export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate, addressOf: (sent: CustomerCreate['address']) => Customer['address'] = fullAddress): Promise<Customer> {
   if (input.id !== undefined) {
     const existing = await ctx.uow.customers.get(input.id);
     if (!existing) throw notFound('customer', input.id);
     const { id: _id, source_id: _ignored, ...changes } = input;
-    return updateCustomer(ctx, existing.id, changes);
+    return updateCustomer(ctx, existing.id, changes, addressOf);
   }
   if (input.source_id) {
     const existing = await ctx.uow.customers.getBy('source_id', input.source_id);
     if (existing) {
       const { source_id: _sameSourceId, ...changes } = input;
-      return updateCustomer(ctx, existing.id, changes);
+      return updateCustomer(ctx, existing.id, changes, addressOf);
     }
   }
   const customer: Customer = {
@@ -104,11 +120,12 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate):
     phone: input.phone ?? null,
     birthday: input.birthday ?? null,
     birthdate: input.birthdate ?? null,
-    address: fullAddress(input.address),
+    address: addressOf(input.address),
     summary: emptySummary(),
     loyalty: { points: 0, referred_customers: 0, campaigns: {} },
     referrals: { total: 0, campaigns: [] },
-    metadata: input.metadata ?? {},
+    // The public API leaves `metadata` out of a customer created without it.
+    ...(input.metadata != null && { metadata: input.metadata }),
     system_metadata: {},
     created_at: isoNow(ctx.clock),
     updated_at: null,
@@ -166,14 +183,14 @@ async function followSegments(ctx: DomainContext, before: SegmentSnapshot, after
   }
 }
 
-export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate): Promise<Customer> {
+export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate, addressOf: (sent: CustomerUpdate['address']) => Customer['address'] = fullAddress): Promise<Customer> {
   const customer = await findCustomer(ctx, ref);
   const { address, metadata, ...fields } = input;
   const changes: Partial<Customer> = {
     ...FRESH,
     ...fields,
-    ...(address !== undefined && { address: fullAddress(address) }),
-    // `metadata: null` means none: the customer keeps an empty map, as a new one has.
+    ...(address !== undefined && { address: addressOf(address) }),
+    // `metadata: null` means none: the customer keeps an empty map.
     ...(metadata !== undefined && { metadata: metadata ?? {} }),
   };
   if (changesNothing(customer, changes)) return customer;

@@ -47,7 +47,7 @@ interface CustomerLike {
   created_at: string;
   updated_at: string | null;
   address: Record<string, string | null> | null;
-  metadata: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
   summary: { redemptions: { total_redeemed: number; total_succeeded: number } };
 }
 
@@ -71,7 +71,7 @@ export const SEGMENT_FILTER_FIELDS: ReadonlySet<string> = new Set([
  * customer's orders and cards only when the filter asks for them.
  */
 async function customerFacts(ctx: DomainContext, customer: CustomerLike, filter: FilterDefinition): Promise<Record<string, unknown>> {
-  const facts: Record<string, unknown> = { metadata: customer.metadata };
+  const facts: Record<string, unknown> = { metadata: customer.metadata ?? {} };
   for (const field of PLAIN_FIELDS) facts[field] = customer[field];
   for (const field of ADDRESS_FIELDS) facts[`address.${field}`] = customer.address?.[field] ?? null;
   facts['summary.redemptions.total_redeemed'] = customer.summary.redemptions.total_redeemed;

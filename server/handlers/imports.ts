@@ -4,7 +4,7 @@ import { newJob } from '../domain/background-jobs.js';
 import { createProduct, updateProduct } from '../domain/catalog/products.js';
 import { createSku } from '../domain/catalog/skus.js';
 import type { DomainContext } from '../domain/context.js';
-import { updateCustomer, upsertCustomer } from '../domain/customers.js';
+import { bulkUpsertCustomer, updateCustomer, upsertCustomer } from '../domain/customers.js';
 import { invalid, notFound } from '../domain/errors.js';
 import { bulkInBackground, importInBackground, mergedMetadata, type BulkItem, type ImportItem, type JobScope } from '../domain/imports/jobs.js';
 import { columnOf, customerFromCells, productFromCells, REQUIRED_COLUMNS, skuFromCells, voucherFromCells, type Cells } from '../domain/imports/rows.js';
@@ -253,7 +253,7 @@ export const importHandlers: HandlersOf<ImportOperations> = {
     body: await start(services, context, 'CUSTOMERS.BULK_UPDATE', (scope) =>
       bulkInBackground(scope, {
         items: body.map((customer) => ({ source_id: customer.source_id, value: customer })),
-        update: (ctx, item) => upsertCustomer(ctx, item.value as Schemas['CustomersCreateRequestBody']),
+        update: (ctx, item) => bulkUpsertCustomer(ctx, item.value as Schemas['CustomersCreateRequestBody']),
       }),
     ),
   }),

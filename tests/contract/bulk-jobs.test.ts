@@ -65,6 +65,21 @@ describe('bulk jobs', () => {
     expect(await read(fresh)).toMatchObject({ email: `${fresh}@example.com`, metadata: { tier: 'new' } });
   });
 
+  test('when customers are sent in bulk with part of an address, then the unsent address fields are kept or left out, never set to null', async () => {
+    const [known, fresh] = [unique('bulk-addr-known'), unique('bulk-addr-new')];
+    await ctx.client.POST('/v1/customers', { body: { source_id: known, address: { city: 'Lyon', country: 'France' } } });
+    const sent = await ctx.client.POST('/v1/customers/bulk/async', {
+      body: [
+        { source_id: known, address: { postal_code: '69001' } },
+        { source_id: fresh, address: { line_1: 'Rue 1', city: 'Nice' } },
+      ],
+    });
+    expect(await finishedAction(ctx.client, sent.data!.async_action_id!)).toMatchObject({ result: { done_count: 2, failed_count: 0 } });
+    const read = async (sourceId: string) => (await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: sourceId } } })).data!;
+    expect((await read(known)).address).toMatchObject({ city: 'Lyon', country: 'France', postal_code: '69001' });
+    expect((await read(fresh)).address).toEqual({ line_1: 'Rue 1', city: 'Nice' });
+  });
+
   test("when the same metadata is set on many customers, then it merges, and an unknown source_id is an error", async () => {
     const known = unique('meta-known');
     await ctx.client.POST('/v1/customers', { body: { source_id: known, metadata: { own: true } } });

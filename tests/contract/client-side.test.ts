@@ -46,7 +46,7 @@ runs('client-side API and custom events', () => {
     expect(tracked.body).toEqual({
       object: 'event',
       type: SIGNED_UP,
-      customer: { id: expect.stringMatching(/^cust_/), name: 'Visitor', email: null, source_id: sourceId, metadata: {}, object: 'customer' },
+      customer: { id: expect.stringMatching(/^cust_/), name: 'Visitor', email: null, source_id: sourceId, object: 'customer' },
       referral: null,
       loyalty: null,
       metadata: { plan: 'pro' },

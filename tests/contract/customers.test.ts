@@ -56,6 +56,13 @@ describe('create-customer', () => {
     });
   });
 
+  test('when created without metadata, then the customer has no metadata key, as the public API sends it', async () => {
+    const made = await customer({ source_id: unique('bare') });
+    expect(made).not.toHaveProperty('metadata');
+    const read = await ctx.client.GET('/v1/customers/{customerId}', { params: { path: { customerId: made.id! } } });
+    expect(read.data).not.toHaveProperty('metadata');
+  });
+
   test('when the source_id exists, then that customer is updated, not duplicated', async () => {
     const sourceId = unique('upsert');
     const first = await customer({ source_id: sourceId, name: 'First', email: 'a@example.com' });
@@ -192,9 +199,10 @@ describe('whole customers and explicit nulls', () => {
     expect(after).toEqual(read);
   });
 
-  test('when fields are sent as null, then they mean none: metadata empties, address and text fields clear', async () => {
+  test('when fields are sent as null, then they mean none: metadata is left out or empties, address and text fields clear', async () => {
     const made = await customer({ source_id: unique('nulls'), name: null, email: null, address: null, metadata: null });
-    expect(made).toMatchObject({ name: null, email: null, address: null, metadata: {} });
+    expect(made).toMatchObject({ name: null, email: null, address: null });
+    expect(made).not.toHaveProperty('metadata');
     const filled = await ctx.client.PUT('/v1/customers/{customerId}', {
       params: { path: { customerId: made.id! } },
       body: { name: 'Filled', address: { city: 'Gdansk' }, metadata: { a: 1 } },
