@@ -64,7 +64,8 @@ export interface VoucherRecord {
   gift: GiftState | null;
   loyalty_card: LoyaltyCardState | null;
   start_date: string | null;
-  expiration_date: string | null;
+  /** Null when never set; left out once an update clears it, as the public API then leaves the key out. */
+  expiration_date?: string | null;
   validity_timeframe: Schemas['ValidityTimeframe'];
   validity_day_of_week: Schemas['ValidityDayOfWeek'];
   validity_hours: Schemas['ValidityHours'];
@@ -343,6 +344,7 @@ export async function updateVoucher(ctx: DomainContext, code: string, input: Omi
     },
     isoNow(ctx.clock),
   );
+  if (input.expiration_date === null) delete updated.expiration_date;
   await ctx.uow.vouchers.update(updated);
   await recordEvent(ctx, 'voucher.updated', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
   return updated;

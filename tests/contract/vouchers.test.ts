@@ -152,6 +152,18 @@ describe('changing vouchers', () => {
     expect((await ctx.client.POST('/v1/vouchers/{code}/enable', { params: { path: { code } } })).data?.active).toBe(true);
   });
 
+  test('when an update clears expiration_date, then the key is left out, as the public API sends it, and the voucher no longer expires', async () => {
+    const code = unique('NOEXP');
+    await voucher(code, { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 500 }, expiration_date: '2020-01-01T00:00:00.000Z' });
+    const cleared = await ctx.client.PUT('/v1/vouchers/{code}', { params: { path: { code } }, body: { expiration_date: null } });
+    expect(cleared.response.status).toBe(200);
+    expect(cleared.data).not.toHaveProperty('expiration_date');
+    const read = await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } });
+    expect(read.data).not.toHaveProperty('expiration_date');
+    const validated = await ctx.client.POST('/v1/validations', { body: { redeemables: [{ object: 'voucher', id: code }] } });
+    expect(validated.data?.valid).toBe(true);
+  });
+
   test('when an update is invalid, then 4xx and nothing changes', async () => {
     const code = unique('GIFTUPD');
     const made = await voucher(code, { type: 'GIFT_VOUCHER', gift: { amount: 100 } });
