@@ -10,6 +10,8 @@ export interface DomainContext {
   clock: Clock;
   /** Who caused what this unit of work records; the service itself when absent. */
   source?: EventSource;
+  /** The caller's `X-Voucherify-Channel` header, which card transactions it causes record as their `source`. */
+  channel?: string;
   /** Groups the events one unit of work records. */
   groupId?: string;
 }

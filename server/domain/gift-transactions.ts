@@ -29,7 +29,7 @@ export async function recordGiftMovement(ctx: DomainContext, card: VoucherRecord
     source_id: move.sourceId ?? null,
     voucher_id: card.id,
     campaign_id: card.campaign_id,
-    source: move.operation === 'MANUAL' ? 'API' : null,
+    source: move.operation === 'MANUAL' ? (ctx.channel ?? 'API') : null,
     reason: move.reason ?? null,
     type: move.type,
     details: {

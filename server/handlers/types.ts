@@ -79,6 +79,8 @@ export interface RequestContext {
   apiKey: { name: string; appId: string };
   /** Whether the request only asks to read (a GET): its unit of work on the project begins as a read (`readFirst`). */
   reads?: boolean;
+  /** The `X-Voucherify-Channel` header, by which the published SDKs name themselves (`Node.js-SDK`, say). */
+  channel?: string;
 }
 
 /** What the server gives every handler besides the request. */

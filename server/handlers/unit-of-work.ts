@@ -39,7 +39,7 @@ export function inProject<R>(
 ): Promise<R> {
   const source = apiSource(context.apiKey);
   const unit = async (uow: DomainUnitOfWork) => {
-    const ctx = { uow, clock: services.clock, source, groupId: newId('grp') };
+    const ctx = { uow, clock: services.clock, source, groupId: newId('grp'), ...(context.channel && { channel: context.channel }) };
     await settleLoyalty(ctx);
     return work(ctx);
   };

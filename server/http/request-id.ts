@@ -2,6 +2,9 @@ import type { RequestHandler } from 'express';
 import { randomHex } from '../domain/ids.js';
 import type { RequestContext } from '../handlers/types.js';
 
+/** The longest `X-Voucherify-Channel` kept; past that it is cut. */
+const CHANNEL_AT_MOST = 100;
+
 /**
  * Gives every request an ID (returned in error bodies as `request_id`) and the context of an anonymous
  * caller, which authentication fills in.
@@ -15,6 +18,8 @@ export const requestId: RequestHandler = (req, res, next) => {
     apiKey: { name: '', appId: '' },
     reads: req.method === 'GET' || req.method === 'HEAD',
   };
+  const channel = req.get('x-voucherify-channel')?.trim().slice(0, CHANNEL_AT_MOST);
+  if (channel) context.channel = channel;
   res.locals.context = context;
   next();
 };

@@ -174,6 +174,19 @@ describe('balance changes', () => {
     expect((await transactions(holder.code)).data[0]).toMatchObject({ type: 'POINTS_EXPIRATION', details: { balance: { points: -30, balance: 5 } } });
   });
 
+  test('when a balance change sends X-Voucherify-Channel, then its transaction records that channel as source, and no transaction has an object field', async () => {
+    const club = await program();
+    const holder = await member(club.id);
+    const path = { memberId: holder.code };
+    const fromSdk = await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path }, body: { points: 12 }, headers: { 'X-Voucherify-Channel': 'Node.js-SDK' } });
+    expect(fromSdk.response.status).toBe(200);
+    await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path }, body: { points: -2 } });
+    const [removal, addition] = (await transactions(holder.code)).data;
+    expect(addition).toMatchObject({ type: 'POINTS_ADDITION', source: 'Node.js-SDK' });
+    expect(removal).toMatchObject({ type: 'POINTS_REMOVAL', source: 'API' });
+    for (const transaction of [addition, removal]) expect(transaction).not.toHaveProperty('object');
+  });
+
   test('when an expiration date has passed or is missing for CUSTOM_DATE, then the change is refused and nothing moves', async () => {
     const club = await program();
     const holder = await member(club.id);

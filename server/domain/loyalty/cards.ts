@@ -149,13 +149,12 @@ export async function movePoints(ctx: DomainContext, card: VoucherRecord, move: 
     source_id: move.sourceId ?? null,
     voucher_id: card.id,
     campaign_id: card.campaign_id,
-    source: move.operation === 'MANUAL' ? 'API' : null,
+    source: move.operation === 'MANUAL' ? (ctx.channel ?? 'API') : null,
     reason: move.reason ?? null,
     type: move.type,
     details: { ...FRESH, ...move.details, balance },
     related_transaction_id: move.relatedTransactionId ?? null,
     created_at: isoNow(ctx.clock),
-    object: 'loyalty_card_transaction',
   });
   await followTier(ctx, updated);
   return { card: (await ctx.uow.vouchers.get(card.id)) ?? updated, balance, transaction };
