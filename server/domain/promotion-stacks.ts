@@ -24,7 +24,8 @@ type StackUpdate = Schemas['PromotionStacksUpdateRequestBody'];
 export interface PromotionStackRecord {
   id: string;
   name: string;
-  tiers: { ids: string[]; hierarchy_mode: 'MANUAL' };
+  /** `hierarchy_mode` only once a request sent it: the public API echoes it then and leaves it out otherwise. */
+  tiers: { ids: string[]; hierarchy_mode?: 'MANUAL' };
   campaign_id: string;
   category_id: string | null;
   created_at: string;
@@ -35,7 +36,7 @@ export const PROMOTION_STACKS_TABLE = table<PromotionStackRecord>({ unique: [], 
 
 export async function presentPromotionStack(ctx: DomainContext, stack: PromotionStackRecord): Promise<PromotionStack> {
   const { categories } = await categoryFields(ctx, stack.category_id);
-  return { ...FRESH, ...stack, tiers: { ids: [...stack.tiers.ids], hierarchy_mode: stack.tiers.hierarchy_mode }, object: 'promotion_stack', categories };
+  return { ...FRESH, ...stack, tiers: { ids: [...stack.tiers.ids], ...(stack.tiers.hierarchy_mode && { hierarchy_mode: stack.tiers.hierarchy_mode }) }, object: 'promotion_stack', categories };
 }
 
 async function promotionCampaign(ctx: DomainContext, ref: string) {
@@ -72,7 +73,7 @@ export async function createPromotionStack(ctx: DomainContext, campaignRef: stri
   return ctx.uow.promotion_stacks.insert({
     id: newId('stack'),
     name: input.name,
-    tiers: { ids, hierarchy_mode: 'MANUAL' },
+    tiers: { ids, ...(input.tiers.hierarchy_mode && { hierarchy_mode: input.tiers.hierarchy_mode }) },
     campaign_id: campaign.id,
     category_id: (await categoryIdOf(ctx, input.category_id)) ?? null,
     created_at: isoNow(ctx.clock),
@@ -91,11 +92,12 @@ export async function updatePromotionStack(ctx: DomainContext, campaignRef: stri
   const stack = await findPromotionStack(ctx, campaignRef, stackId);
   const ids = input.tiers?.ids !== undefined ? await checkTiers(ctx, stack.campaign_id, input.tiers.ids) : stack.tiers.ids;
   const categoryId = await categoryIdOf(ctx, input.category_id);
+  const mode = input.tiers?.hierarchy_mode ?? stack.tiers.hierarchy_mode;
   return ctx.uow.promotion_stacks.update({
     ...FRESH,
     ...stack,
     ...(input.name !== undefined && { name: input.name }),
-    tiers: { ids, hierarchy_mode: 'MANUAL' },
+    tiers: { ids, ...(mode && { hierarchy_mode: mode }) },
     ...(categoryId !== undefined && { category_id: categoryId }),
     updated_at: isoNow(ctx.clock),
   });

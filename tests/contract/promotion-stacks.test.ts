@@ -64,6 +64,18 @@ describe('promotion stacks', () => {
     expect((await ctx.client.GET('/v1/promotions/{campaignId}/stacks', { params: { path: { campaignId: campaign.id! } } })).data!.total).toBe(0);
   });
 
+  test('when a stack is created without hierarchy_mode, then it shows none, also after an update, until one sends it', async () => {
+    const { campaign, amount, percent } = await promotionWithTiers();
+    const stack = await createStack(campaign.id!, { name: 'Unordered', tiers: { ids: [amount.id, percent.id] } });
+    expect(stack.tiers).toEqual({ ids: [amount.id, percent.id] });
+    const path = { params: { path: { campaignId: campaign.id!, stackId: stack.id } } };
+    expect((await ctx.client.GET('/v1/promotions/{campaignId}/stacks/{stackId}', path)).data?.tiers).toEqual({ ids: [amount.id, percent.id] });
+    const renamed = await ctx.client.PUT('/v1/promotions/{campaignId}/stacks/{stackId}', { ...path, body: { name: 'Still unordered', tiers: { ids: [percent.id!] } } });
+    expect(renamed.data?.tiers).toEqual({ ids: [percent.id] });
+    const ordered = await ctx.client.PUT('/v1/promotions/{campaignId}/stacks/{stackId}', { ...path, body: { tiers: { ids: [percent.id!], hierarchy_mode: 'MANUAL' } } });
+    expect(ordered.data?.tiers).toEqual({ ids: [percent.id], hierarchy_mode: 'MANUAL' });
+  });
+
   test('when every stack is listed, then pages, order and date filters apply and total counts them all', async () => {
     const { campaign, amount, percent } = await promotionWithTiers();
     const names = ['B stack', 'A stack', 'C stack'];
