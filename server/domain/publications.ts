@@ -9,7 +9,7 @@ import { and, eq, has, isNull, or } from '../store/conditions.js';
 import { newId } from './ids.js';
 import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { validityAt } from './validity.js';
-import type { VoucherRecord } from './vouchers.js';
+import { createVoucher, type VoucherRecord } from './vouchers.js';
 import { noteReferrer } from './referrals.js';
 import { table } from '../store/schema.js';
 import { campaignNamesById } from './campaign-lookup.js';
@@ -76,7 +76,7 @@ async function freeVouchers(ctx: DomainContext, campaignId: string, count: numbe
 }
 
 async function vouchersFor(ctx: DomainContext, input: PublicationCreate, customerId: string): Promise<VoucherRecord[] | DomainError> {
-  if (input.voucher !== undefined) {
+  if (input.voucher !== undefined && input.voucher !== null) {
     const voucher = await ctx.uow.vouchers.getBy('code', input.voucher);
     if (!voucher) throw notFound('voucher', input.voucher);
     if (voucher.holder_id !== null && voucher.holder_id !== customerId) {
@@ -87,6 +87,10 @@ async function vouchersFor(ctx: DomainContext, input: PublicationCreate, custome
   const campaign = await campaignOf(ctx, input.campaign!.name);
   const count = input.campaign!.count ?? 1;
   const free = await freeVouchers(ctx, campaign.id, count);
+  // An AUTO_UPDATE campaign makes what it lacks, from its own code config and template, as the public API does.
+  if (free.length < count && campaign.type === 'AUTO_UPDATE' && campaign.voucher) {
+    while (free.length < count) free.push(await createVoucher(ctx, {}, campaign));
+  }
   if (free.length < count) {
     await recordEvent(ctx, 'publication.failed', { campaign_id: campaign.id, customer_id: customerId }, { campaign: { id: campaign.id } });
     return invalid('no_voucher_suitable_for_publication', 'No voucher suitable for publication', `Campaign ${campaign.name} has ${free.length} free voucher(s) left; ${count} asked for`);
@@ -132,6 +136,10 @@ async function earlierPublication(ctx: DomainContext, input: PublicationCreate, 
  * thrown, so the unit of work still commits the record of the failed publication.
  */
 export async function publish(ctx: DomainContext, input: PublicationCreate, options: { joinOnce?: boolean } = {}): Promise<PublishOutcome> {
+  // The contract lets either be null (the published SDKs send `campaign: null` with a code), so one of them is checked here.
+  if ((input.voucher === undefined || input.voucher === null) === (input.campaign === undefined || input.campaign === null)) {
+    throw invalid('invalid_publish_params', 'Invalid publish params', 'Name what to publish with voucher or with campaign: one of them, not both');
+  }
   const customer = await namedCustomer(ctx, input.customer);
   if (!customer) throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id, a source_id, or details such as a name or email');
   const earlier = await earlierPublication(ctx, input, customer.id, options.joinOnce ?? false);

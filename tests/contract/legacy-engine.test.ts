@@ -376,7 +376,7 @@ describe('rollbacks of a parent redemption', () => {
 
 describe('publications by link and from the client side', () => {
   test('when a publication comes in the query, then it is the same publication as the body would make', async () => {
-    const coupons = await campaign({ campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 3 });
+    const coupons = await campaign({ campaign_type: 'DISCOUNT_COUPONS', type: 'STATIC', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 3 });
     const customer = unique('link-customer');
     const source = unique('link-pub');
     const published = await get(`/v1/publications/create?customer[source_id]=${customer}&customer[name]=Link%20Reader&campaign[name]=${encodeURIComponent(coupons.name!)}&source_id=${source}&metadata[newsletter]=nov`);

@@ -8,7 +8,7 @@ describe('publications', () => {
   test('when codes are published until the campaign runs out, then the last free code goes and then none', async () => {
     const campaign = (
       await ctx.client.POST('/v1/campaigns', {
-        body: { name: unique('Publish'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 2 },
+        body: { name: unique('Publish'), campaign_type: 'DISCOUNT_COUPONS', type: 'STATIC', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 2 },
       })
     ).data!;
     const sourceId = unique('pub-customer');
@@ -36,6 +36,41 @@ describe('publications', () => {
     const listed = await ctx.client.GET('/v1/publications', { params: { query: { campaign: campaign.name, order: 'created_at' } } });
     expect(listed.data?.publications.map((p) => p.id)).toEqual([first.data!.id, last.data!.id]);
     expect(listed.data?.total).toBe(2);
+  });
+
+  test('when an AUTO_UPDATE campaign has no free voucher, then publishing makes new ones from its code config for the publication', async () => {
+    const campaign = (
+      await ctx.client.POST('/v1/campaigns', {
+        body: {
+          name: unique('AutoPublish'),
+          campaign_type: 'DISCOUNT_COUPONS',
+          type: 'AUTO_UPDATE',
+          voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, code_config: { prefix: 'AUTO-', length: 6 } },
+          vouchers_count: 1,
+        },
+      })
+    ).data!;
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('auto-pub') } })).data!;
+    const first = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.name! } } });
+    const made = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.id! } } });
+    expect(made.response.status).toBe(200);
+    expect(made.data).toMatchObject({ result: 'SUCCESS', campaign_id: campaign.id, voucher: { campaign_id: campaign.id, holder_id: customer.id, discount: { amount_off: 100 } } });
+    expect(made.data!.voucher_code).toMatch(/^AUTO-/);
+    expect(made.data!.voucher_code).not.toBe(first.data!.voucher_code);
+    const many = await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name: campaign.id!, count: 2 } } });
+    expect(many.data?.vouchers).toHaveLength(2);
+    expect((await ctx.client.GET('/v1/campaigns/{campaignId}', { params: { path: { campaignId: campaign.id! } } })).data?.vouchers_count).toBe(4);
+  });
+
+  test('when a code is published with campaign: null, as the published SDKs send it, then it is published; both null or both given is a 400', async () => {
+    const code = unique('PUBNULL');
+    await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } });
+    const customer = { source_id: unique('pub-null') };
+    const published = await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer, voucher: code, campaign: null }) });
+    expect(published.status).toBe(200);
+    expect(published.body).toMatchObject({ result: 'SUCCESS', voucher: { code } });
+    expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer, voucher: null, campaign: null }) }), 400, 'invalid_publish_params');
+    expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer, voucher: code, campaign: { name: 'any' } }) }), 400, 'invalid_publish_params');
   });
 
   test('when a specific code is published, then the same customer may get it again but another may not', async () => {
@@ -81,7 +116,7 @@ describe('publications', () => {
   test('when a publication repeats a source_id, asks join_once or a count, then it answers as the public API does', async () => {
     const campaign = (
       await ctx.client.POST('/v1/campaigns', {
-        body: { name: unique('PubMany'), campaign_type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 5 },
+        body: { name: unique('PubMany'), campaign_type: 'DISCOUNT_COUPONS', type: 'STATIC', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 5 },
       })
     ).data!;
     const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('pub-many') } })).data!;
