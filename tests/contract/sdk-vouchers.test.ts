@@ -527,9 +527,8 @@ describe('@voucherify/sdk categories', () => {
     expect(all).toMatchObject({ object: 'list', data_ref: 'data' });
     expect(all.data.find((entry) => entry.id === created.id)).toMatchObject({ name: change.name, hierarchy: 8 });
     expect(all.total).toBeGreaterThanOrEqual(1);
-    // The SDK's ListCategories also declares `has_more`, which the API does not document for this list (it
-    // returns every category, or the first `limit`): the contract does not have it, so it reads as undefined.
-    expect(all.has_more).toBeUndefined();
+    // The SDK's ListCategories declares `has_more`, as the API sends it: no `limit` here, so nothing is left out.
+    expect(all.has_more).toBe(false);
 
     await sdkClient.categories.delete(created.id);
     expect(await refusal(sdkClient.categories.get(created.id))).toEqual({ code: 404, key: 'not_found' });
