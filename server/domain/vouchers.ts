@@ -89,7 +89,27 @@ export type VoucherInput = VoucherFields & { code?: string | null; code_config?:
  * A voucher as the domain returns it: everything but the asset URLs, which depend on the server address.
  * Its ID and code are always there (the asset URLs are made from the code).
  */
-export type VoucherView = Omit<Voucher, 'assets'> & { id: string; code: string };
+/** A voucher as operations return it: every field below is on every voucher this server sends. */
+export type VoucherView = Omit<Voucher, 'assets'> &
+  Required<
+    Pick<
+      Voucher,
+      | 'id'
+      | 'code'
+      | 'type'
+      | 'is_referral_code'
+      | 'created_at'
+      | 'category'
+      | 'category_id'
+      | 'active'
+      | 'start_date'
+      | 'validity_timeframe'
+      | 'validity_day_of_week'
+      | 'loyalty_card'
+      | 'additional_info'
+      | 'metadata'
+    >
+  >;
 
 function voucherError(details: string) {
   return invalid('invalid_voucher', 'Invalid voucher', details);
@@ -450,6 +470,14 @@ export const VOUCHER_FILTER_FIELDS: ReadonlySet<string> = new Set([
   'code', 'type', 'active', 'campaign_id', 'category_id', 'holder_id', 'start_date', 'expiration_date', 'created_at', 'updated_at', 'metadata',
 ]);
 
+/** The published SDKs filter a campaign's vouchers by `campaign_ids`: the same field as `campaign_id`. */
+function campaignIdsAsCampaignId(filters: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(filters, 'campaign_ids')) return filters;
+  if (Object.hasOwn(filters, 'campaign_id')) throw invalid('invalid_query_params', 'Invalid query params', 'filters names campaign_id and campaign_ids, which are the same field: give one');
+  const { campaign_ids: conditions, ...rest } = filters;
+  return { ...FRESH, ...rest, campaign_id: conditions };
+}
+
 export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) {
   const empty = { rows: [] as VoucherView[], total: 0 };
   let categoryId: string | undefined;
@@ -473,8 +501,8 @@ export async function listVouchers(ctx: DomainContext, query: VoucherListQuery) 
     if (!customer) return empty;
     holderId = customer.id;
   }
-  const filter =
-    query.filters && Object.keys(query.filters).some((key) => key !== 'junction') ? normalizeFilters(query.filters, VOUCHER_FILTER_FIELDS) : undefined;
+  const filters = query.filters && campaignIdsAsCampaignId(query.filters);
+  const filter = filters && Object.keys(filters).some((key) => key !== 'junction') ? normalizeFilters(filters, VOUCHER_FILTER_FIELDS) : undefined;
   const [campaignId] = campaignIds;
   const index =
     campaignId !== undefined

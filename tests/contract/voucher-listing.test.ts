@@ -116,6 +116,15 @@ describe('list-vouchers filters', () => {
     const noExpiry = await list(`${scope}&filters[expiration_date][conditions][$is_unknown]=true&order=code`);
     expect(codesOf(noExpiry)).toEqual([c('A4'), c('A5')]);
   });
+
+  test('by filters[campaign_ids], as the published SDKs send it, then it is campaign_id under another name; both at once is a 400', async () => {
+    const ofA = await list(`filters[campaign_ids][conditions][$in][]=${setup.a.id}&filters[campaign_ids][conditions][$in][]=camp_none&order=code`);
+    expect(codesOf(ofA)).toEqual([c('A1'), c('A2'), c('A3'), c('A4'), c('A5')]);
+    const one = await list(`filters[campaign_ids][conditions][$is]=${setup.b.id}&order=code`);
+    expect(codesOf(one)).toEqual([c('B1'), c('B2')]);
+    const both = await raw(ctx.target, 'GET', `/v1/vouchers?filters[campaign_ids][conditions][$is]=${setup.b.id}&filters[campaign_id][conditions][$is]=${setup.b.id}`);
+    expectError(both, 400, 'invalid_query_params');
+  });
 });
 
 describe('list-vouchers order and pages', () => {
