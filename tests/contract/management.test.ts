@@ -474,6 +474,18 @@ describeManaged('metadata schemas', () => {
     const { id } = await newProject();
     expectError(await raw(ctx.target, 'POST', `/management/v1/projects/${id}/metadata-schemas`, { body: JSON.stringify(body) }), 400, 'invalid_payload');
   });
+
+  test('when a custom resource name has a hyphen, as the public API allows, then its schema is made and read by that name', async () => {
+    const project = await newProject();
+    const made = await mgmt().POST('/management/v1/projects/{projectId}/metadata-schemas', {
+      ...projectPath(project.id),
+      body: { related_object: 'delivery-slot', properties: { window: { type: 'string' } } },
+    });
+    expect(made.response.status).toBe(200);
+    expect(made.data).toMatchObject({ related_object: 'delivery-slot', object: 'metadata_schema' });
+    const client = clientFor(ctx.target, { appId: project.server_side_key!.app_id, appToken: project.server_side_key!.app_token });
+    expect((await client.GET('/v1/metadata-schemas/{resource}', { params: { path: { resource: 'delivery-slot' } } })).data).toEqual(made.data);
+  });
 });
 
 describeManaged('custom event schemas', () => {
