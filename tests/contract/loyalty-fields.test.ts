@@ -253,6 +253,18 @@ describe('transfers and tiers', () => {
     const oldest = await ctx.client.GET('/v1/loyalties/{campaignId}/tiers', { params: { path: { campaignId: club.id }, query: { order: 'created_at' } } });
     expect(oldest.data?.data.map((tier) => tier.name)).toEqual(['Gold', 'Base']);
   });
+
+  test('when a tier comes with points: {}, as the public API takes it, then it is made without a range, overlaps no tier and holds no member', async () => {
+    const club = await program();
+    expect((await send('POST', `/v1/loyalties/${club.id}/tiers`, [{ name: 'Everyone', points: { from: 0 } }])).status).toBe(200);
+    const bare = await send('POST', `/v1/loyalties/${club.id}/tiers`, [{ name: 'Unranged', points: {} }, { name: 'Also unranged', points: {} }]);
+    expect(bare.status).toBe(200);
+    expect(bare.body.map((tier: { points: unknown }) => tier.points)).toEqual([{}, {}]);
+    const holder = await member(club.id);
+    await ctx.client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: holder.code } }, body: { points: 40 } });
+    const tiers = await ctx.client.GET('/v1/loyalties/members/{memberId}/tiers', { params: { path: { memberId: holder.code } } });
+    expect(tiers.data?.data.map((tier) => tier.name)).toEqual(['Everyone']);
+  });
 });
 
 describe('earning rules', () => {

@@ -44,11 +44,21 @@ function checkMapping(tierName: string, kind: string, id: string, mapping: TierM
   if (mapping[needs] === undefined) throw tierError(`Tier ${tierName}: ${kind}.${id} of type ${mapping.type} needs ${needs}`);
 }
 
+/**
+ * Whether a tier's `points` give a range at all. The public API takes a tier with `points: {}`: it has no
+ * range, so it overlaps no tier and no balance puts a member in it.
+ */
+function ranged(points: TierRequest['points']): boolean {
+  return points.from !== undefined || points.to !== undefined;
+}
+
 function covers(tier: LoyaltyTier, balance: number): boolean {
+  if (!ranged(tier.points)) return false;
   return balance >= (tier.points.from ?? 0) && (tier.points.to === null || tier.points.to === undefined || balance <= tier.points.to);
 }
 
 function overlap(a: TierRequest['points'], b: TierRequest['points']): boolean {
+  if (!ranged(a) || !ranged(b)) return false;
   const aTo = a.to ?? Infinity;
   const bTo = b.to ?? Infinity;
   return (a.from ?? 0) <= bTo && (b.from ?? 0) <= aTo;
@@ -77,7 +87,7 @@ export async function createTiers(ctx: DomainContext, campaignRef: string, input
       if (!assignment || assignment.related_object_id !== program.id) throw notFound('reward_assignment', assignmentId);
     }
     all.push(request);
-    const points = { from, to };
+    const points = ranged(request.points) ? { from, to } : {};
     created.push(
       await ctx.uow.loyalty_tiers.insert({
         id: newId('ltr'),
