@@ -329,9 +329,9 @@ export async function setCampaignActive(ctx: DomainContext, ref: string, active:
 
 /**
  * Deletes the campaign and all its vouchers; each voucher deletion is recorded once. Without `force` the
- * campaign and its vouchers go to the bin, which keeps their name and codes taken.
+ * campaign and its vouchers go to the bin, which keeps their name and codes taken. Returns how many vouchers went.
  */
-export async function deleteCampaign(ctx: DomainContext, ref: string, options: { force?: boolean } = {}): Promise<void> {
+export async function deleteCampaign(ctx: DomainContext, ref: string, options: { force?: boolean } = {}): Promise<number> {
   const campaign = await findCampaign(ctx, ref);
   const vouchers: VoucherRecord[] = await ctx.uow.vouchers.findBy('campaign_id', campaign.id);
   for (const voucher of vouchers) {
@@ -351,6 +351,7 @@ export async function deleteCampaign(ctx: DomainContext, ref: string, options: {
   if (!options.force) await binCampaign(ctx, campaign, vouchers);
   await recordEvent(ctx, 'campaign.deleted', { campaign_id: campaign.id }, { campaign: { id: campaign.id, name: campaign.name } });
   await dropCampaignCounters(ctx, campaign.id);
+  return vouchers.length;
 }
 
 export interface CampaignListQuery extends PageRequest {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
+import { deletedCampaign } from './data-helpers.js';
 import { known } from './known.js';
 import { raw, unique, useTarget } from './target.js';
 import type { components } from '../../generated/openapi.js';
@@ -65,7 +66,7 @@ describe('deleting a campaign moves it to the bin', () => {
     const made = await campaign();
     const codes = await codesOf(made.id);
     expect(codes).toHaveLength(2);
-    expect((await ctx.client.DELETE('/v1/campaigns/{campaignId}', { params: { path: { campaignId: made.id } } })).response.status).toBe(204);
+    expect(await deletedCampaign(ctx.client, made.id)).toMatchObject({ status: 'DONE' });
 
     // Gone from every get and list.
     expectError(failed(await ctx.client.GET('/v1/campaigns/{campaignId}', { params: { path: { campaignId: made.id } } })), 404, 'not_found');
@@ -112,8 +113,7 @@ describe('deleting a campaign moves it to the bin', () => {
   test('when a campaign is deleted with force, then it is gone for good: no bin entry, and its name is free at once', async () => {
     const made = await campaign();
     const [code] = await codesOf(made.id);
-    const deleted = await ctx.client.DELETE('/v1/campaigns/{campaignId}', { params: { path: { campaignId: made.id }, query: { force: true } } });
-    expect(deleted.response.status).toBe(204);
+    expect(await deletedCampaign(ctx.client, made.id, true)).toMatchObject({ status: 'DONE' });
     expect((await entriesOf(made.id)).total).toBe(0);
     expectError(failed(await ctx.client.GET('/v1/campaigns/{campaignId}', { params: { path: { campaignId: made.id } } })), 404, 'not_found');
     expect((await campaign(made.name, 0)).name).toBe(made.name);

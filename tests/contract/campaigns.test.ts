@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { expectError, failed } from './expect-error.js';
+import { deletedCampaign } from './data-helpers.js';
 import { known } from './known.js';
 import { raw, unique, useTarget } from './target.js';
 
@@ -188,13 +189,16 @@ describe('get, update, enable, disable, list and delete', () => {
     expectError(await raw(ctx.target, 'GET', '/v1/campaigns?campaign_type=LOTTERY'), 400, 'invalid_query_params');
   });
 
-  test('when deleted, then the campaign and its vouchers are gone', async () => {
+  test('when deleted, then 202 names an async action, and once it is done the campaign and its vouchers are gone', async () => {
     const made = await campaign({ vouchers_count: 3 });
     const codes = (await vouchersOf(made.id)).vouchers.map((v) => v.code);
-    expect((await ctx.client.DELETE('/v1/campaigns/{campaignId}', { params: { path: { campaignId: made.id } } })).response.status).toBe(204);
+    const action = await deletedCampaign(ctx.client, made.id);
+    expect(action).toMatchObject({ type: 'CAMPAIGN.VOUCHERS_DELETE', status: 'DONE', result: { done_count: 3 } });
     expectError(failed(await ctx.client.GET('/v1/campaigns/{campaignId}', { params: { path: { campaignId: made.id } } })), 404, 'not_found');
     for (const code of codes) expectError(failed(await ctx.client.GET('/v1/vouchers/{code}', { params: { path: { code } } })), 404, 'not_found');
     expectError(await raw(ctx.target, 'POST', `/v1/campaigns/${made.id}/enable`), 404, 'not_found');
+    // An unknown campaign is refused at once, with no async action.
+    expectError(failed(await ctx.client.DELETE('/v1/campaigns/{campaignId}', { params: { path: { campaignId: made.id } } })), 404, 'not_found');
   });
 });
 

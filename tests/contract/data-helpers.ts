@@ -28,6 +28,13 @@ export async function finishedAction(client: ApiClient, asyncActionId: string) {
   return action;
 }
 
+/** Deletes a campaign as the public API does it, accepted (202) and carried out as an async action; the action once ended. */
+export async function deletedCampaign(client: ApiClient, campaignId: string, force?: boolean) {
+  const accepted = await client.DELETE('/v1/campaigns/{campaignId}', { params: { path: { campaignId }, ...(force !== undefined && { query: { force } }) } });
+  expect(accepted.response.status).toBe(202);
+  return finishedAction(client, accepted.data!.async_action_id!);
+}
+
 /** The export once it has ended (DONE or ERROR). */
 export async function finishedExport(client: ApiClient, exportId: string) {
   const found = await poll(

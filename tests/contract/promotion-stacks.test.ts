@@ -3,6 +3,7 @@
  * redeemed as one redeemable (`object: promotion_stack`).
  */
 import { describe, expect, test } from '@jest/globals';
+import { deletedCampaign } from './data-helpers.js';
 import { expectError, failed } from './expect-error.js';
 import { raw, unique, useTarget } from './target.js';
 
@@ -162,7 +163,7 @@ describe('promotion stacks', () => {
   test('when a campaign is deleted, then its stacks go with it', async () => {
     const { campaign, amount } = await promotionWithTiers();
     const stack = await createStack(campaign.id!, { name: 'Gone', tiers: { ids: [amount.id] } });
-    await ctx.client.DELETE('/v1/campaigns/{campaignId}', { params: { path: { campaignId: campaign.id! }, query: { force: true } } });
+    await deletedCampaign(ctx.client, campaign.id!, true);
     const all = await ctx.client.GET('/v1/promotions/stacks', { params: { query: { limit: 100 } } });
     expect(all.data!.data.map((row) => row.id)).not.toContain(stack.id);
   });

@@ -39,6 +39,7 @@ import type {
   ResponseUpdateCategory,
   UpdateCategoryRequest,
 } from '@voucherify/sdk/dist/types/Categories.js';
+import { finishedAction } from './data-helpers.js';
 import { dataMethods } from './sdk-data-methods.js';
 import { recording } from './sdk-methods.js';
 import { refusal, uncalled, type Every } from './sdk-requests.js';
@@ -432,7 +433,9 @@ describe('@voucherify/sdk campaigns', () => {
     expect(await sdkClient.campaigns.get(created.id)).toMatchObject({ active: true });
 
     const options = { force: true } satisfies Every<CampaignsDeleteParams>;
-    await sdkClient.campaigns.delete(created.id, options);
+    // Accepted as an async action, as the public API answers: the SDK hands back its ID, which is followed to the end.
+    const deletion = (await sdkClient.campaigns.delete(created.id, options)) as { async_action_id: string };
+    expect(await finishedAction(ctx.client, deletion.async_action_id)).toMatchObject({ status: 'DONE' });
     expect(await refusal(sdkClient.campaigns.get(created.id))).toEqual({ code: 404, key: 'not_found' });
     // Forced: the name is free for a new campaign at once.
     expect(await sdkClient.campaigns.create({ name, campaign_type: 'DISCOUNT_COUPONS', type: 'STATIC', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: DiscountVouchersTypesEnum.PERCENT, percent_off: 5 } } })).toMatchObject({ name });
