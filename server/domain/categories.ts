@@ -33,11 +33,12 @@ export async function createCategory(ctx: DomainContext, input: CategoryCreate):
   return writeUnique('category', () => ctx.uow.categories.insert(category));
 }
 
-export async function updateCategory(ctx: DomainContext, id: string, input: CategoryUpdate): Promise<Category> {
+export async function updateCategory(ctx: DomainContext, id: string, input: CategoryUpdate): Promise<Category & { updated_at: string }> {
   const category = await findCategory(ctx, id);
   // Only the two fields a client may change; the pruner has already taken out every other one.
-  const updated = applyChanges(category, { name: input.name, hierarchy: input.hierarchy }, isoNow(ctx.clock)) as Category;
-  return writeUnique('category', () => ctx.uow.categories.update(updated));
+  const updated = applyChanges(category, { name: input.name, hierarchy: input.hierarchy }, isoNow(ctx.clock)) as Category & { updated_at: string };
+  await writeUnique('category', () => ctx.uow.categories.update(updated));
+  return updated;
 }
 
 export async function deleteCategory(ctx: DomainContext, id: string): Promise<void> {

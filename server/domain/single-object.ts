@@ -83,7 +83,7 @@ function onlyVerdict(evaluation: Evaluation): Verdict {
  * Validates one voucher as `POST /v1/validations` would with it as the only redeemable (the verdict is
  * counted, and a `LOCK` session holds what it found), answering in the older shape. An unknown code is a 404.
  */
-export async function validateVoucher(ctx: DomainContext, code: string, body: VoucherContext): Promise<VoucherVerdict> {
+export async function validateVoucher(ctx: DomainContext, code: string, body: VoucherContext): Promise<Schemas['VouchersCodeValidateResponseBody']> {
   const voucher = await findVoucher(ctx, code);
   const { response, evaluation } = await validation(ctx, {
     redeemables: [voucherRedeemable(voucher, body)],

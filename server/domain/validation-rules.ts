@@ -16,7 +16,8 @@ export type ValidationRule = Schemas['ValidationRule'];
 export type ValidationRuleRecord = Omit<ValidationRule, 'assignments_count'>;
 
 export const VALIDATION_RULES_TABLE = table<ValidationRuleRecord>({ unique: [], indexed: [], frozen: true, kinds: { created_at: 'text', updated_at: 'text', name: 'text' } });
-export type ValidationRuleAssignment = Schemas['ValidationRuleAssignment'];
+/** A stored assignment: every one has the moment it was made. */
+export type ValidationRuleAssignment = Schemas['ValidationRuleAssignment'] & { created_at: string };
 
 export const VALIDATION_RULE_ASSIGNMENTS_TABLE = table<ValidationRuleAssignment>({ unique: [], indexed: ['rule_id', 'related_object_id'], kinds: { created_at: 'text' } });
 type RuleCreate = Schemas['ValidationRulesCreateRequestBody'];

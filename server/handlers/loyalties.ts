@@ -4,6 +4,7 @@ import { listMemberActivity, listTransactions } from '../domain/loyalty/activity
 import { changeCardPoints } from '../domain/loyalty/cards.js';
 import {
   createEarningRules,
+  earningRuleView,
   deleteEarningRule,
   findEarningRule,
   listEarningRules,
@@ -191,19 +192,19 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
   'list-loyalty-card-transactions-1': transactions,
   'list-earning-rules': async ({ path, query, context, services }) => {
     const page = await inProject(services, context, (ctx) => listEarningRules(ctx, path.campaignId, query));
-    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows, total: page.total } };
+    return { status: 200, body: { object: 'list', data_ref: 'data', data: page.rows.map(earningRuleView), total: page.total } };
   },
   'create-earning-rule': async ({ path, body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => createEarningRules(ctx, path.campaignId, body)),
+    body: (await inProject(services, context, (ctx) => createEarningRules(ctx, path.campaignId, body))).map(earningRuleView),
   }),
   'get-earning-rule': async ({ path, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => findEarningRule(ctx, path.campaignId, path.earningRuleId)),
+    body: earningRuleView(await inProject(services, context, (ctx) => findEarningRule(ctx, path.campaignId, path.earningRuleId))),
   }),
   'update-earning-rule': async ({ path, body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => updateEarningRule(ctx, path.campaignId, path.earningRuleId, body)),
+    body: earningRuleView(await inProject(services, context, (ctx) => updateEarningRule(ctx, path.campaignId, path.earningRuleId, body))),
   }),
   'delete-earning-rule': async ({ path, context, services }) => {
     await inProject(services, context, (ctx) => deleteEarningRule(ctx, path.campaignId, path.earningRuleId));
@@ -211,11 +212,11 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
   },
   'enable-earning-rule': async ({ path, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => setEarningRuleActive(ctx, path.campaignId, path.earningRuleId, true)),
+    body: earningRuleView(await inProject(services, context, (ctx) => setEarningRuleActive(ctx, path.campaignId, path.earningRuleId, true))),
   }),
   'disable-earning-rule': async ({ path, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => setEarningRuleActive(ctx, path.campaignId, path.earningRuleId, false)),
+    body: earningRuleView(await inProject(services, context, (ctx) => setEarningRuleActive(ctx, path.campaignId, path.earningRuleId, false))),
   }),
   'list-campaign-pending-points': ({ path, query, context, services }) =>
     pendingList(services, context, async (ctx) => ({ field: 'campaign_id', value: (await findProgram(ctx, path.campaignId)).id }), query),
@@ -255,7 +256,7 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
     const { rows, total } = await inProject(services, context, async (ctx) => {
       const program = await findProgram(ctx, path.campaignId);
       const tier = await findTier(ctx, program.id, path.loyaltyTierId);
-      const rules = (await ctx.uow.earning_rules.findBy('campaign_id', program.id)).map((rule) => ruleInTier(rule, tier));
+      const rules = (await ctx.uow.earning_rules.findBy('campaign_id', program.id)).map((rule) => earningRuleView(ruleInTier(rule, tier)));
       const { offset, limit } = pageWindow(query);
       return { rows: rules.slice(offset, offset + limit), total: rules.length };
     });

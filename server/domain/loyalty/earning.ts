@@ -109,6 +109,15 @@ async function ruleFields(ctx: DomainContext, input: RuleUpdate): Promise<Partia
   return fields;
 }
 
+/**
+ * An earning rule as the operations return it. The contract requires the public API's `automation_id`; this
+ * server runs no automations, so it names one after the rule (`auto_` and the rule ID's suffix), stable for the
+ * rule's life, rather than keeping a column for it.
+ */
+export function earningRuleView(rule: EarningRule): components['schemas']['EarningRule'] {
+  return { ...FRESH, ...rule, automation_id: `auto_${rule.id.replace(/^ern_/, '')}` };
+}
+
 export async function findEarningRule(ctx: DomainContext, campaignRef: string, ruleId: string): Promise<EarningRule> {
   const program = await findProgram(ctx, campaignRef);
   const rule = await ctx.uow.earning_rules.get(ruleId);

@@ -6,8 +6,9 @@ type Schemas = components['schemas'];
 /**
  * A stored rule has every field the contract leaves optional for other implementations, and its points in
  * the strict form a request must give them in (the contract's response form leaves `type` and `points` out).
+ * It keeps no `automation_id`: responses add one made from the rule's ID (see earningRuleView).
  */
-export type EarningRule = Omit<Schemas['EarningRule'], 'loyalty' | 'active'> & { loyalty: Schemas['EarningRuleLoyalty']; active: boolean } &
+export type EarningRule = Omit<Schemas['EarningRule'], 'loyalty' | 'active' | 'automation_id'> & { loyalty: Schemas['EarningRuleLoyalty']; active: boolean } &
   Required<
     Pick<
       Schemas['EarningRule'],
