@@ -21,11 +21,13 @@
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
  * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL),
- * BENCH_ROUTES (only the routes whose name holds this text), BENCH_ALLOCATION_REQUESTS (requests whose allocations are counted, 3000), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres; all by default: the routes are
+ * BENCH_ROUTES (only the routes whose name holds this text), BENCH_ALLOCATION_REQUESTS (requests whose allocations are counted, 3000), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_WEBHOOK_DURATION (seconds of customer creation without and with a webhook, 60), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres,webhooks; all by default: the routes are
  * always driven, since the other parts compare with them).
  */
 import autocannon, { type Request as LoadRequest, type Result } from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +52,7 @@ const LARGE = env('BENCH_LARGE', 1_000_000);
 const STORED = env('BENCH_STORED', 5_000);
 const PG_VOUCHERS = env('BENCH_PG_VOUCHERS', 20_000);
 const ONLY = process.env.BENCH_ROUTES;
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'routes,validated,memory,scaling,postgres').split(','));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'routes,validated,memory,scaling,postgres,webhooks').split(','));
 
 interface Ready {
   type: 'ready';
@@ -356,6 +358,51 @@ async function main(): Promise<void> {
   if (SECTIONS.has('memory')) await storage();
   if (SECTIONS.has('scaling') && LARGE > 0) await scaling();
   if (SECTIONS.has('postgres')) await onPostgres();
+  if (SECTIONS.has('webhooks')) await webhookLoad();
+}
+
+const WEBHOOK_SECONDS = env('BENCH_WEBHOOK_DURATION', 60);
+
+/**
+ * Customer creation with and without a webhook subscribed to it, on the memory store: what delivering costs the
+ * API while a fast receiver (on this machine) takes every delivery, and whether every delivery arrives.
+ */
+async function webhookLoad(): Promise<void> {
+  console.log('');
+  const received = { count: 0 };
+  const receiver = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received.count++;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const server = await startServer('reference', '1000', '1', '0', '0');
+  try {
+    const headers = { 'x-app-id': server.ready.appId!, 'x-app-token': server.ready.appToken! };
+    let customer = 0;
+    const route: Route = { name: 'POST /v1/customers', method: 'POST', path: '/v1/customers', body: () => JSON.stringify({ source_id: `bench-wh-${customer++}`, name: 'Bench' }) };
+    const without = await drive(server, route, headers, WEBHOOK_SECONDS);
+    await ask(server.child, 'webhook', 'webhook', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
+    const withHook = await drive(server, route, headers, WEBHOOK_SECONDS);
+    const counts = async () => (await ask<{ counts: Record<string, number> }>(server.child, 'deliveries', 'deliveries')).counts;
+    const settledBy = Date.now() + 60_000;
+    let last = await counts();
+    while ((last.PENDING ?? 0) > 0 && Date.now() < settledBy) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      last = await counts();
+    }
+    const made = withHook.requests - withHook.non2xx;
+    console.log(`Webhooks (memory store, ${WEBHOOK_SECONDS} s each, ${CONNECTIONS} connections): customer creation without a webhook ${without.rps.toFixed(0)} req/s, with one to a fast receiver ${withHook.rps.toFixed(0)} req/s (${percent(withHook.rps / without.rps)}; target at least 80%: ${withHook.rps >= 0.8 * without.rps ? 'met' : 'MISSED'})`);
+    const cpu = (measured: Measured) => (measured.cpuUs === undefined ? 'n/a' : `${measured.cpuUs.toFixed(0)} µs`);
+    console.log(`  the server's CPU time per customer made: ${cpu(without)} without, ${cpu(withHook)} with the webhook (its delivery included)`);
+    console.log(`  deliveries of ${made} customers made: ${last.DELIVERED ?? 0} delivered, ${last.FAILED ?? 0} failed, ${last.PENDING ?? 0} still pending a minute after; the receiver got ${received.count}`);
+  } finally {
+    server.stop();
+    receiver.closeAllConnections();
+    receiver.close();
+  }
 }
 
 /** Each route on the reference server and on bare Express, memory per voucher, and the routes validated. */

@@ -17,7 +17,7 @@ import { createApp } from '../server/app.js';
 import { withStableShapes } from '../server/http/stable-shapes.js';
 import { createCustomEventSchema } from '../server/domain/management/schemas.js';
 import { systemClock } from '../server/domain/clock.js';
-import { SCHEMA } from '../server/domain/schema.js';
+import { SCHEMA, type DomainStore } from '../server/domain/schema.js';
 import { openPostgresStore } from '../server/store/sql/sql-store.js';
 import { handlers } from '../server/handlers/index.js';
 import { buildFixture, buildLoyalty, productionMemoryStore } from './fixture.js';
@@ -45,7 +45,10 @@ async function reference(vouchers: number, campaigns: number, customers: number,
     apiKeys: [{ name: 'bench', appId: APP_ID, appToken: APP_TOKEN, projectId: PROJECT }],
     clientKeys: [CLIENT],
     validateResponses,
+    // The webhook figures deliver to a receiver on this machine (`webhook` below); nothing else makes webhooks.
+    webhooks: { allowPrivateTargets: true, allowPlainHttp: true },
   });
+  app.locals.benchStore = store;
   const before = heapUsed();
   const started = Date.now();
   const fixture = await buildFixture(store, systemClock, PROJECT, { vouchers, campaigns, customers: 0 });
@@ -95,6 +98,26 @@ async function onPostgres(url: string, vouchers: number) {
   return { app, info: { buildMs: Date.now() - started, appId: APP_ID, appToken: APP_TOKEN, ...(fixture && { campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id }) } };
 }
 
+/**
+ * `webhook` (with `url`) subscribes the bench project to customer.created at that address; `deliveries` answers
+ * how many deliveries the project's log holds by status.
+ */
+async function webhookMessage(store: DomainStore, message: { type: string; url?: string }) {
+  if (message.type === 'webhook') {
+    await store.transaction(PROJECT, (uow) =>
+      uow.webhooks.insert({ id: 'wh_bench', target_url: message.url!, events: ['customer.created'], active: true, secret: 'whsec_bench0123456789', created_at: new Date().toISOString(), updated_at: null, object: 'webhook' }),
+    );
+    process.send?.({ type: 'webhook' });
+    return;
+  }
+  const counts = await store.transaction(PROJECT, async (uow) => {
+    const byStatus: Record<string, number> = {};
+    for (const status of ['PENDING', 'DELIVERED', 'FAILED']) byStatus[status] = await uow.webhook_deliveries.countBy('status', status);
+    return byStatus;
+  });
+  process.send?.({ type: 'deliveries', counts });
+}
+
 async function main() {
   const [mode, ...args] = process.argv.slice(2);
   const [vouchers = '0', campaigns = '1', customers = '0', members = '0', responses = 'off'] = args;
@@ -113,6 +136,7 @@ async function main() {
   let stopCounting: (() => Promise<number>) | undefined;
   process.on('message', (message: { type: string; file?: string; kept?: boolean }) => {
     if (message.type === 'rss') process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
+    if (message.type === 'webhook' || message.type === 'deliveries') void webhookMessage(app.locals.benchStore as DomainStore, message as { type: string; url?: string });
     if (message.type === 'answers') {
       keepAnswers(message.kept === true);
       process.send?.({ type: 'answers' });

@@ -175,7 +175,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     ...(log && { log }),
   });
   const retained = withRetention(options.store, { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION });
-  const checked = withOutbox(withMetadataSchemas(retained), deliveries.committed);
+  const checked = withOutbox(withMetadataSchemas(retained), deliveries);
   // Everything that runs on "every project" (such as settling loyalty) leaves the organization's partition out.
   const store: DomainStore = { ...FRESH, ...checked, projectIds: async () => (await checked.projectIds()).filter((id) => id !== ORGANIZATION) };
   await store.createProject(ORGANIZATION);

@@ -179,7 +179,10 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     queue: integer('WEBHOOK_QUEUE', env.WEBHOOK_QUEUE, d.queue, 1),
     shutdownDeadlineMs: integer('WEBHOOK_SHUTDOWN_DEADLINE_MS', env.WEBHOOK_SHUTDOWN_DEADLINE_MS, d.shutdownDeadlineMs, 0),
     pollMs: integer('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, d.pollMs, 0),
-    leaseMs: d.leaseMs,
+    leaseMs: integer('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, d.leaseMs, 1000),
+    keepSettledMs: integer('WEBHOOK_LOG_KEEP_MS', env.WEBHOOK_LOG_KEEP_MS, d.keepSettledMs, 1),
+    keepSettledPerProject: integer('WEBHOOK_LOG_KEEP_PER_PROJECT', env.WEBHOOK_LOG_KEEP_PER_PROJECT, d.keepSettledPerProject, 1),
+    pruneEveryMs: d.pruneEveryMs,
   };
 }
 

@@ -50,7 +50,7 @@ export class ServerMetrics {
   });
   private readonly deliveries = new Counter({
     name: 'webhook_deliveries_total',
-    help: 'Webhook deliveries ended, by outcome: delivered; failed (no attempt left); dropped (queue full); stopped (server stopped); discarded (webhook or project deleted).',
+    help: 'Webhook deliveries ended, by outcome: delivered; failed (no attempt left); stopped (server stopped); discarded (webhook or project deleted).',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -13,6 +13,7 @@ import { and } from './conditions.js';
 import {
   endOfRead,
   lazyUnitOfWork,
+  claimRoom,
   leaseFree,
   refuseWrite,
   type ReadAttempt,
@@ -671,9 +672,11 @@ export class MemoryStore<S extends Schema> implements Store<S> {
     let order = 0;
     for (const [projectId, partition] of [...this.partitions]) {
       const projectOrder = order++;
+      const room = claimRoom(request, projectId);
+      if (room === 0) continue;
       await partition.lock.runExclusive(() => {
         const table = partition.tables[name] as unknown as MemoryTable<T>;
-        const { rows } = table.select({ where: condition, orderBy: request.orderBy, limit: request.limit });
+        const { rows } = table.select({ ...(request.index && { index: request.index }), where: condition, orderBy: request.orderBy, limit: room });
         for (const row of rows) candidates.push({ projectId, order: projectOrder, position: table.position(row.id) ?? 0, row });
       });
     }

@@ -66,6 +66,20 @@ export interface ClaimRequest<T> {
   now: number;
   /** How long the lease runs from `now`. */
   leaseMs: number;
+  /** Scan only the rows whose indexed field equals the value (a hint, as in Query; a SQL store reads it as a condition). */
+  index?: { field: keyof T & string; value: unknown };
+  /**
+   * At most so many rows of one project: `of[projectId]`, or `default` for a project `of` does not name (a
+   * claimer holding some of a project's rows already claims only what it has room for).
+   */
+  perProject?: { default: number; of?: Readonly<Record<string, number>> };
+}
+
+/** How many rows of a project a claim may take (ClaimRequest.perProject), at most `limit`. */
+export function claimRoom(request: Pick<ClaimRequest<unknown>, 'limit' | 'perProject'>, projectId: string): number {
+  if (!request.perProject) return request.limit;
+  const room = Object.hasOwn(request.perProject.of ?? {}, projectId) ? request.perProject.of![projectId]! : request.perProject.default;
+  return Math.max(0, Math.min(request.limit, room));
 }
 
 /** A row whose lease is free or lapsed at `now`: what a claim may take, besides its own condition. */

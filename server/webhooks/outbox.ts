@@ -3,9 +3,10 @@
  * webhook of the project subscribes to, writes one delivery row per such webhook (`webhook_deliveries`,
  * PENDING, due at once), holding the payload body built from the objects as they stand at that moment in the
  * unit of work (payloads.ts), including objects the same unit of work deleted. The rows commit or roll back
- * with the event: nothing is lost between the two, and a unit of work that fails delivers nothing. Once the
- * unit of work has committed, the outbox nudges the delivery worker (delivery.ts), which claims due rows from
- * the store; any instance sharing the store may claim them.
+ * with the event: nothing is lost between the two, and a unit of work that fails delivers nothing. A delivery
+ * is written leased to this instance's worker (delivery.ts) when the worker has room for it, and handed to it
+ * once the unit of work has committed, with no claim; one written without a lease waits for a claim, by this
+ * instance or any other sharing the store.
  */
 import type { components } from '../../generated/openapi.js';
 import type { Clock } from '../domain/clock.js';
@@ -28,18 +29,54 @@ export interface DeliverableEvent {
   presented: PresentedEvent;
 }
 
-/** Told, after a unit of work committed, how many deliveries it wrote (never 0). */
-export type CommittedDeliveries = (projectId: string, deliveries: number) => void;
+/** A delivery a unit of work wrote: what its first attempt needs, and whether the worker's lease was written with it. */
+export interface WrittenDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  url: string;
+  secret: string;
+  body: string;
+  leased: boolean;
+}
 
-export function withOutbox(store: DomainStore, committed: CommittedDeliveries): DomainStore {
+/** The delivery worker (delivery.ts) as the outbox tells it of what units of work wrote. */
+export interface DeliveryWorker {
+  /**
+   * The lease to write with a new delivery of the project when the worker has room for it (it then takes the
+   * delivery in at commit, with no claim); undefined when it has none (the delivery waits, unleased, for a claim).
+   */
+  leaseAtWrite?(projectId: string): { leased_by: string; lease_until: number } | undefined;
+  /** After a unit of work committed: the deliveries it wrote (never none). */
+  committed(projectId: string, written: WrittenDelivery[]): void;
+  /** A unit of work that was given `leases` failed, so none of what it wrote exists. */
+  abandoned?(projectId: string, leases: number): void;
+}
+
+export function withOutbox(store: DomainStore, worker: DeliveryWorker): DomainStore {
   const notingUnitOfWork = lazyUnitOfWork(store.schema, (noting: Noting, name) => {
     const table = noting.uow[name] as Table<Row>;
     return INSERTS_NOTED.has(name) ? new NotingTable(table, name, noting) : new DeletionNotingTable(table, name, noting);
   });
   return withTransaction(store, async (projectId, work) => {
-    let noting: Noting | undefined;
-    const result = await store.transaction(projectId, (uow) => work(notingUnitOfWork((noting = new Noting(projectId, uow)))));
-    if (noting !== undefined && noting.deliveries > 0) committed(projectId, noting.deliveries);
+    // A store may run the work more than once (a retry after a conflict), each run with a Noting of its own;
+    // only the last run's writes stand, so the leases of the runs before it are given back too.
+    const runs: Noting[] = [];
+    const leasesOf = (notings: Noting[]) => notings.reduce((sum, noting) => sum + noting.leases, 0);
+    let result: Awaited<ReturnType<typeof work>>;
+    try {
+      result = await store.transaction(projectId, (uow) => {
+        const noting = new Noting(projectId, uow, worker);
+        runs.push(noting);
+        return work(notingUnitOfWork(noting));
+      });
+    } catch (error) {
+      if (leasesOf(runs) > 0) worker.abandoned?.(projectId, leasesOf(runs));
+      throw error;
+    }
+    const last = runs.at(-1);
+    if (leasesOf(runs.slice(0, -1)) > 0) worker.abandoned?.(projectId, leasesOf(runs.slice(0, -1)));
+    if (last !== undefined && last.written.length > 0) worker.committed(projectId, last.written);
     return result;
   });
 }
@@ -50,7 +87,9 @@ export function withOutbox(store: DomainStore, committed: CommittedDeliveries): 
  * Most units of work record no event and delete nothing, so the two maps are made at their first use.
  */
 class Noting {
-  deliveries = 0;
+  readonly written: WrittenDelivery[] = [];
+  /** Deliveries written leased to the worker (leaseAtWrite). */
+  leases = 0;
   private deleted?: Map<string, Row>;
   private transactions?: Map<string, CardTransaction>;
   private readonly recorded: EventRecord[] = [];
@@ -60,6 +99,7 @@ class Noting {
   constructor(
     private readonly projectId: string,
     readonly uow: DomainUnitOfWork,
+    private readonly worker: DeliveryWorker,
   ) {}
 
   wasDeleted(table: string, id: string, row: Row): void {
@@ -99,6 +139,9 @@ class Noting {
     }
     for (const webhook of targets) {
       const id = newId('whd');
+      const lease = this.worker.leaseAtWrite?.(projectId);
+      if (lease) this.leases++;
+      const body = JSON.stringify(payload(id, projectId, event.created_at, webhook, deliverable));
       await uow.webhook_deliveries.insert({
         id,
         webhook_id: webhook.id,
@@ -111,12 +154,12 @@ class Noting {
         created_at: event.created_at,
         updated_at: null,
         object: 'webhook_delivery',
-        body: JSON.stringify(payload(id, projectId, event.created_at, webhook, deliverable)),
+        body,
         due_ms: 0,
-        leased_by: null,
-        lease_until: null,
+        leased_by: lease?.leased_by ?? null,
+        lease_until: lease?.lease_until ?? null,
       });
-      this.deliveries++;
+      this.written.push({ id, webhookId: webhook.id, eventId: event.id, url: webhook.target_url, secret: webhook.secret, body, leased: lease !== undefined });
     }
   }
 }

@@ -12,7 +12,7 @@ async function outboxStore(events: WebhookEventType[] = ['customer.created', 'cu
   const nudged: { projectId: string; deliveries: number }[] = [];
   const memory = new MemoryStore(SCHEMA);
   await memory.createProject('p');
-  const store = withOutbox(memory, (projectId, deliveries) => nudged.push({ projectId, deliveries }));
+  const store = withOutbox(memory, { committed: (projectId, written) => nudged.push({ projectId, deliveries: written.length }) });
   const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
   await store.transaction('p', (uow) =>
     uow.webhooks.insert({ id: 'wh_1', target_url: 'https://hooks.example.com', events, active, secret: 'whsec_1', created_at: clock.now().toISOString(), updated_at: null, object: 'webhook' }),

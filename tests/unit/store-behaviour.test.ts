@@ -510,6 +510,21 @@ describe.each(factories)('$name store', (factory) => {
       ]);
     });
 
+    test('when a claim gives a room per project, then it takes no more than that of any project, the default for those not named, and skips a project with none', async () => {
+      const rows = (prefix: string) => Array.from({ length: 4 }, (_, i) => ({ id: `${prefix}${i}`, group: 'room', n: i }));
+      const p = await project(...rows('p'));
+      const q = await project(...rows('q'));
+      const r = await project(...rows('r'));
+      const claimed = await store.claim('items', { ...claimable('room'), limit: 100, owner: 'me', now: 0, leaseMs: 60_000, perProject: { default: 2, of: { [p]: 1, [r]: 0 } } });
+      const taken = (projectId: string) => claimed.filter((each) => each.projectId === projectId).map(({ row }) => row.id);
+      expect([taken(p), taken(q), taken(r)]).toEqual([['p0'], ['q0', 'q1'], []]);
+      // In order across projects still, and the overall limit holds over the rooms.
+      expect(claimed.map(({ row }) => row.n)).toEqual([0, 0, 1]);
+      const more = await store.claim('items', { ...claimable('room'), limit: 2, owner: 'me', now: 0, leaseMs: 60_000, perProject: { default: 5 } });
+      expect(more.map(({ row }) => row.id)).toEqual(expect.arrayContaining(['r0']));
+      expect(more).toHaveLength(2);
+    });
+
     test('when a holder writes its lease back to null in a unit of work, then the row is claimable again; a deleted row is never claimed', async () => {
       const p = await project({ id: 'x', group: 'release', n: 1 }, { id: 'y', group: 'release', n: 2 });
       const [first, second] = await store.claim('items', { ...claimable('release'), limit: 2, owner: 'me', now: 0, leaseMs: 60_000 });

@@ -16,7 +16,17 @@ test('when the worker claims due deliveries among many that ended, then PostgreS
   });
   await store.driver.query('ANALYZE store_rows');
   const now = Date.now();
-  const claimed = await store.claim('webhook_deliveries', { where: and(eq('status', 'PENDING'), compare('lte', 'due_ms', now)), orderBy: { field: 'due_ms', direction: 'asc' }, limit: 10, owner: 'x', now, leaseMs: 1 });
+  // As the worker claims: with the status as an index hint and a room per project.
+  const claimed = await store.claim('webhook_deliveries', {
+    where: and(eq('status', 'PENDING'), compare('lte', 'due_ms', now)),
+    index: { field: 'status', value: 'PENDING' },
+    orderBy: { field: 'due_ms', direction: 'asc' },
+    limit: 10,
+    perProject: { default: 1000, of: { q: 5 } },
+    owner: 'x',
+    now,
+    leaseMs: 1,
+  });
   expect(claimed).toHaveLength(10);
   // The claim's own statement, its parameters written in, so that the plan is the one its values get.
   const plan = await store.driver.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured!.sql.replace(/\$(\d+)::(\w+(\[\])?)/g, (_m, n: string, type: string) => `'${String(captured!.params[Number(n) - 1]).replaceAll("'", "''")}'::${type}`)}`);

@@ -23,6 +23,9 @@ describe('webhook settings from the environment', () => {
       WEBHOOK_QUEUE: '500',
       WEBHOOK_SHUTDOWN_DEADLINE_MS: '3000',
       WEBHOOK_POLL_MS: '250',
+      WEBHOOK_LEASE_MS: '12000',
+      WEBHOOK_LOG_KEEP_MS: '3600000',
+      WEBHOOK_LOG_KEEP_PER_PROJECT: '2500',
     };
     expect(configFromEnv(env).webhooks).toEqual({
       allowPlainHttp: false,
@@ -37,12 +40,17 @@ describe('webhook settings from the environment', () => {
       queue: 500,
       shutdownDeadlineMs: 3000,
       pollMs: 250,
-      leaseMs: DEFAULT_DELIVERY_POLICY.leaseMs,
+      leaseMs: 12000,
+      keepSettledMs: 3600000,
+      keepSettledPerProject: 2500,
+      pruneEveryMs: DEFAULT_DELIVERY_POLICY.pruneEveryMs,
     });
+    // The lease is at most 30 s unless set: a dead instance's deliveries pass to another within it.
+    expect(DEFAULT_DELIVERY_POLICY.leaseMs).toBeLessThanOrEqual(30_000);
     expect(configFromEnv({ WEBHOOKS_ALLOW_HTTP: 'true' }).webhooks).toMatchObject({ allowPlainHttp: true, allowPrivateTargets: false });
   });
 
-  test.each(['WEBHOOK_CONNECTIONS', 'WEBHOOK_CONNECTIONS_PER_TARGET', 'WEBHOOK_QUEUE', 'WEBHOOK_QUEUE_PER_PROJECT', 'WEBHOOK_CONNECT_TIMEOUT_MS'])(
+  test.each(['WEBHOOK_CONNECTIONS', 'WEBHOOK_CONNECTIONS_PER_TARGET', 'WEBHOOK_QUEUE', 'WEBHOOK_QUEUE_PER_PROJECT', 'WEBHOOK_CONNECT_TIMEOUT_MS', 'WEBHOOK_LEASE_MS', 'WEBHOOK_LOG_KEEP_PER_PROJECT'])(
     'when %s is 0 or not a number, then the server refuses to start, naming it',
     (name) => {
       expect(() => configFromEnv({ [name]: '0' })).toThrow(name);

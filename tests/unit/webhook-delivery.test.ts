@@ -1,6 +1,7 @@
 /**
  * Webhook delivery under hostile or broken receivers (issue 15, findings 1, 4 and 5): connections are capped per
- * target and in all, the deliveries held are bounded (the oldest dropped, marked and logged), a target's host
+ * target and in all, the deliveries held are bounded (the rest wait PENDING in the store, none dropped), the delivery log
+ * is pruned, leases of held deliveries are renewed, a target's host
  * is checked again at delivery (DNS rebinding), failures read the same whatever the network did, and shutdown
  * leaves nothing PENDING within its deadline. The delivery machinery runs on a memory store without HTTP in
  * front; the receivers are real sockets.
@@ -11,11 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../server/domain/clock.js';
 import { upsertCustomer } from '../../server/domain/customers.js';
 import type { HostResolver } from '../../server/domain/management/webhook-targets.js';
-import { vetTarget, type WebhookDelivery } from '../../server/domain/management/webhooks.js';
+import { vetTarget, type WebhookDelivery, type WebhookDeliveryRow } from '../../server/domain/management/webhooks.js';
+import { eq } from '../../server/store/conditions.js';
+import { pruneDeliveryLog, PRUNE_BATCH } from '../../server/webhooks/delivery-log.js';
 import { Jobs } from '../../server/jobs.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { SCHEMA } from '../../server/domain/schema.js';
-import { DEFAULT_DELIVERY_POLICY, DROPPED, REFUSED_ADDRESS, STOPPED, UNREACHABLE, WebhookDeliveries, type DeliveryPolicy, type TargetPolicy } from '../../server/webhooks/delivery.js';
+import { DEFAULT_DELIVERY_POLICY, REFUSED_ADDRESS, STOPPED, UNREACHABLE, WebhookDeliveries, type DeliveryPolicy, type TargetPolicy } from '../../server/webhooks/delivery.js';
 import { withOutbox } from '../../server/webhooks/outbox.js';
 import { neverAccepts, neverAnswers, refuses, type Misbehaving } from '../hardening/webhook-receivers.js';
 import { eventually } from '../contract/webhook-receiver.js';
@@ -38,11 +41,12 @@ async function harness(policy: Partial<DeliveryPolicy> = {}, targets: Partial<Ta
     { ...DEFAULT_DELIVERY_POLICY, backoffMs: 20, maxAttempts: 2, ...policy },
     { allowPrivateTargets: true, resolve: async () => [], ...targets },
   );
-  const store = withOutbox(memory, deliveries.committed);
+  const store = withOutbox(memory, deliveries);
   cleanups.push(() => jobs.shutdown());
   let made = 0;
   return {
     jobs,
+    memory,
     deliveries,
     async webhook(url: string, project = 'p') {
       const id = `wh_${++made}`;
@@ -60,6 +64,11 @@ async function harness(policy: Partial<DeliveryPolicy> = {}, targets: Partial<Ta
       return (await memory.transaction(project, (uow) => uow.webhook_deliveries.query({}))).rows;
     },
   };
+}
+
+/** The project's delivery rows as the store holds them, lease fields included. */
+async function memoryRows(h: { memory: MemoryStore<typeof SCHEMA> }, project = 'p'): Promise<WebhookDeliveryRow[]> {
+  return (await h.memory.transaction(project, (uow) => uow.webhook_deliveries.query({}))).rows;
 }
 
 interface Counting {
@@ -133,6 +142,25 @@ describe('connections', () => {
     // The caps were reached, so the run did test them.
     expect(Math.max(a.most, b.most)).toBe(2);
     expect((await h.list()).every((delivery) => delivery.status === 'DELIVERED')).toBe(true);
+  });
+
+  test('when more than ten attempts are under way at once, then Node warns of no listener leak (MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const shared = { now: 0, most: 0 };
+      const h = await harness({ connectionsPerTarget: 4, connections: 16 });
+      const targets = await Promise.all(Array.from({ length: 4 }, () => counting(100, 200, shared)));
+      for (const target of targets) await h.webhook(target.url);
+      await h.customers(8);
+      await h.jobs.idle();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(shared.most).toBeGreaterThan(10);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   test('when one target never accepts, then deliveries to another target are not held up behind it', async () => {
@@ -245,37 +273,78 @@ describe('addresses at delivery', () => {
 });
 
 describe('bounded queue', () => {
-  test('when more deliveries wait than a project may hold, then its oldest waiting ones are marked FAILED (dropped) and logged', async () => {
-    const mute = await misbehaving(neverAnswers);
-    const h = await harness({ connectionsPerTarget: 1, timeoutMs: 60_000, queuePerProject: 5, shutdownDeadlineMs: 300 });
-    await h.webhook(mute.url);
-    const lines = await logged(async () => {
-      await h.customers(12);
-      await eventually(async () => ((await h.list()).filter((delivery) => delivery.status === 'FAILED').length === 7 ? true : undefined));
-    });
-    const list = await h.list();
-    // The first is under way (it cannot be dropped); of the eleven waiting behind it, the seven oldest go.
-    expect(list.map((delivery) => delivery.status)).toEqual(['PENDING', ...Array(7).fill('FAILED'), 'PENDING', 'PENDING', 'PENDING', 'PENDING']);
-    expect(list.filter((delivery) => delivery.status === 'FAILED').every((delivery) => delivery.failure_reason === DROPPED && delivery.attempts.length === 0)).toBe(true);
-    expect(h.deliveries.held).toBe(5);
-    const dropped = list.filter((delivery) => delivery.status === 'FAILED').map((delivery) => delivery.id);
-    expect(dropped.every((id) => lines.some((line) => line.includes(DROPPED) && line.includes(id)))).toBe(true);
+  test('when more deliveries are due than a project may hold, then the rest stay PENDING and unleased in the store, none is failed, and each is taken up as room frees', async () => {
+    const slow = await counting(150);
+    const h = await harness({ connectionsPerTarget: 1, queuePerProject: 3 });
+    await h.webhook(slow.url);
+    await h.customers(10);
+    // While the first few are held, the rest wait in the store without a lease.
+    await eventually(async () => (slow.served >= 1 ? true : undefined));
+    const midway = await h.list();
+    expect(h.deliveries.held).toBeLessThanOrEqual(3);
+    expect(midway.filter((delivery) => delivery.status === 'FAILED')).toEqual([]);
+    const unleased = (await memoryRows(h)).filter((row) => row.status === 'PENDING' && row.leased_by == null);
+    expect(unleased.length).toBeGreaterThan(0);
+    // Every one is delivered in the end, in the order made.
+    await eventually(async () => ((await h.list()).every((delivery) => delivery.status === 'DELIVERED') ? true : undefined), 10_000);
+    expect(slow.served).toBe(10);
   });
 
-  test('when more deliveries wait than the server may hold, then the oldest of any project go first', async () => {
+  test("when one project fills its room, then another project's deliveries are still claimed and delivered", async () => {
     const mute = await misbehaving(neverAnswers);
-    const h = await harness({ connectionsPerTarget: 1, timeoutMs: 60_000, queue: 4, shutdownDeadlineMs: 300 });
+    const quick = await counting(0);
+    const h = await harness({ connectionsPerTarget: 1, timeoutMs: 60_000, queuePerProject: 2, queue: 3, shutdownDeadlineMs: 300 });
     await h.webhook(mute.url, 'p');
-    await h.webhook(mute.url, 'q');
-    await logged(async () => {
-      await h.customers(3, 'p');
-      await h.customers(3, 'q');
-      await eventually(async () => ((await h.list('p')).filter((delivery) => delivery.status === 'FAILED').length === 2 ? true : undefined));
+    await h.webhook(quick.url, 'q');
+    await h.customers(5, 'p');
+    await h.customers(3, 'q');
+    await eventually(async () => ((await h.list('q')).every((delivery) => delivery.status === 'DELIVERED') ? true : undefined));
+    // p holds its room of two (one under way), the three others wait PENDING; nothing was failed for want of room.
+    expect((await h.list('p')).map((delivery) => delivery.status)).toEqual(Array(5).fill('PENDING'));
+    expect(quick.served).toBe(3);
+  });
+});
+
+describe('delivery log retention', () => {
+  test('when settled deliveries pass the count or the age kept, then the oldest settled are removed and PENDING ones never', async () => {
+    const memory = new MemoryStore(SCHEMA);
+    await memory.createProject('p');
+    const row = (id: string, status: string, created: string) => ({
+      id, webhook_id: 'wh_1', event_id: `evt_${id}`, event_type: 'customer.created', status, attempts: [], failure_reason: null,
+      next_attempt_at: null, created_at: created, updated_at: null, object: 'webhook_delivery', body: null, due_ms: status === 'PENDING' ? 0 : null,
+    }) as WebhookDeliveryRow;
+    await memory.transaction('p', async (uow) => {
+      // Ten days old: two settled and one pending; then 1 200 settled of today, alternating statuses, and one pending.
+      for (const [id, status] of [['old1', 'DELIVERED'], ['old2', 'FAILED'], ['oldp', 'PENDING']] as const) await uow.webhook_deliveries.insert(row(id, status, '2026-11-20T00:00:00.000Z'));
+      for (let i = 0; i < 1200; i++) await uow.webhook_deliveries.insert(row(`d${String(i).padStart(4, '0')}`, i % 2 ? 'FAILED' : 'DELIVERED', `2026-11-30T00:00:${String(Math.floor(i / 100)).padStart(2, '0')}.${String(i % 100).padStart(3, '0')}Z`));
+      await uow.webhook_deliveries.insert(row('newp', 'PENDING', '2026-11-30T01:00:00.000Z'));
     });
-    // p's first is under way; p's next two were the oldest waiting when q's came.
-    expect((await h.list('p')).map((delivery) => delivery.status)).toEqual(['PENDING', 'FAILED', 'FAILED']);
-    expect((await h.list('q')).map((delivery) => delivery.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
-    expect(h.deliveries.held).toBe(4);
+    const now = Date.parse('2026-11-30T12:00:00.000Z');
+    const removed = await pruneDeliveryLog(memory, { keepSettledMs: 7 * 24 * 3600_000, keepSettledPerProject: 600 }, now);
+    const left = (await memory.transaction('p', (uow) => uow.webhook_deliveries.query({}))).rows;
+    // The two old settled ones (by age, and by count), then the 600 oldest of today by count: more than one batch.
+    expect(PRUNE_BATCH).toBeLessThan(602);
+    expect(removed).toBe(602);
+    expect(left.map((each) => each.id)).toEqual(['oldp', ...Array.from({ length: 600 }, (_, i) => `d${String(i + 600).padStart(4, '0')}`), 'newp']);
+    // Nothing more to do on a second run; with the count not reached, only age removes.
+    expect(await pruneDeliveryLog(memory, { keepSettledMs: 7 * 24 * 3600_000, keepSettledPerProject: 600 }, now)).toBe(0);
+    expect(await pruneDeliveryLog(memory, { keepSettledMs: 3600_000, keepSettledPerProject: 10_000 }, now)).toBe(600);
+  });
+});
+
+describe('leases', () => {
+  test('when a delivery waits for a slot longer than a lease, then its lease is renewed and no other claimer can take it', async () => {
+    const mute = await misbehaving(neverAnswers);
+    const h = await harness({ connectionsPerTarget: 1, timeoutMs: 60_000, leaseMs: 300, pollMs: 0, shutdownDeadlineMs: 300 });
+    await h.webhook(mute.url);
+    await h.customers(2);
+    await eventually(async () => (h.deliveries.held === 2 ? true : undefined));
+    // Well past the first lease: the one waiting behind the hanging attempt is still this instance's.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    const rows = await memoryRows(h);
+    expect(rows.every((each) => each.leased_by === h.deliveries.owner && (each.lease_until ?? 0) > Date.now())).toBe(true);
+    const stolen = await h.memory.claim('webhook_deliveries', { where: eq('status', 'PENDING'), orderBy: { field: 'due_ms', direction: 'asc' }, limit: 10, owner: 'another', now: Date.now(), leaseMs: 1000 });
+    expect(stolen).toEqual([]);
   });
 });
 

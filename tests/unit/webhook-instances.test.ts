@@ -35,7 +35,7 @@ function instance(store: DomainStore, policy: Partial<DeliveryPolicy> = {}) {
   const jobs = new Jobs();
   const deliveries = new WebhookDeliveries(store, jobs, systemClock, { ...DEFAULT_DELIVERY_POLICY, pollMs: 50, backoffMs: 20, maxAttempts: 3, ...policy }, { allowPrivateTargets: true, resolve: async () => [] });
   cleanups.push(() => jobs.shutdown());
-  return { jobs, deliveries, store: withOutbox(store, deliveries.committed) };
+  return { jobs, deliveries, store: withOutbox(store, deliveries) };
 }
 
 async function receiver(answer?: (n: number) => number): Promise<Receiver> {
@@ -99,6 +99,7 @@ describe.each(stores)('$name store', ({ name, open }) => {
     // A worker that never polls writes the delivery; a dead instance claims it with a short lease.
     const writer = instance(store, { pollMs: 0 });
     writer.deliveries.nudge = () => undefined;
+    writer.deliveries.leaseAtWrite = () => undefined;
     await writer.store.transaction('p', (uow) => upsertCustomer({ uow, clock: systemClock }, { name: 'c' }));
     const [claimed] = await store.claim('webhook_deliveries', { where: eq('status', 'PENDING'), orderBy: { field: 'due_ms', direction: 'asc' }, limit: 1, owner: 'dead', now: Date.now(), leaseMs: 300 });
     expect(claimed!.row.leased_by).toBe('dead');

@@ -27,7 +27,7 @@ export interface WebhookDeliveryRow extends WebhookDelivery {
   lease_until?: number | null;
 }
 
-export const WEBHOOK_DELIVERIES_TABLE = table<WebhookDeliveryRow>({ unique: [], indexed: ['webhook_id'], kinds: { due_ms: 'number', lease_until: 'number' } });
+export const WEBHOOK_DELIVERIES_TABLE = table<WebhookDeliveryRow>({ unique: [], indexed: ['webhook_id', 'status'], kinds: { due_ms: 'number', lease_until: 'number' } });
 
 /** A delivery as the API shows it: the worker's fields left out. */
 export function presentDelivery(row: WebhookDeliveryRow): WebhookDelivery {

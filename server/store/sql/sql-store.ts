@@ -6,7 +6,7 @@
  */
 import { Mutex } from 'async-mutex';
 import type { FieldKind, Row, Schema } from '../schema.js';
-import { and } from '../conditions.js';
+import { and, eq, type Scalar } from '../conditions.js';
 import type { RowOf } from '../schema.js';
 import {
   endOfRead,
@@ -435,13 +435,30 @@ export class SqlStore<S extends Schema> implements Store<S> {
     const { field, direction } = request.orderBy;
     const kind = (this.schema[name] as Declaration).kinds?.[field] ?? 'text';
     const params = new Params();
-    const where = compileCondition(and(request.where, leaseFree(request.now)), params);
+    const condition = and(request.where, leaseFree(request.now), ...(request.index ? [eq(request.index.field, request.index.value as Scalar)] : []));
+    const where = compileCondition(condition, params);
     const key = sortKey(field, kind, params);
     const order = direction === 'desc' ? `${key} DESC NULLS LAST, seq DESC` : `${key} ASC NULLS FIRST, seq`;
-    const sql = `WITH picked AS (
-        SELECT project_id, tbl, id FROM store_rows WHERE tbl = ${params.add(name, 'text')} AND ${where}
+    const table = params.add(name, 'text');
+    // With a room per project, the candidates are ranked within their project first (a window cannot be locked,
+    // so the rows chosen are locked after, and those another claim holds skipped then). `ranked` has no `doc`
+    // or `seq`, so the compiled expressions read the joined row's.
+    const picked = request.perProject
+      ? `ranked AS (
+        SELECT project_id, tbl, id, row_number() OVER (PARTITION BY project_id ORDER BY ${order}) AS place
+          FROM store_rows WHERE tbl = ${table} AND ${where}
+      ), picked AS (
+        SELECT r.project_id, r.tbl, r.id FROM store_rows r JOIN ranked USING (project_id, tbl, id)
+         WHERE ranked.place <= coalesce((${params.add(JSON.stringify(request.perProject.of ?? {}), 'jsonb')} ->> project_id)::int, ${params.add(request.perProject.default, 'bigint')})
+           AND ${compileCondition(condition, params)}
+         ORDER BY ${sortKey(field, kind, params)} ${direction === 'desc' ? 'DESC NULLS LAST, seq DESC' : 'ASC NULLS FIRST, seq'}
+         LIMIT ${params.add(request.limit, 'bigint')} FOR UPDATE OF r SKIP LOCKED
+      )`
+      : `picked AS (
+        SELECT project_id, tbl, id FROM store_rows WHERE tbl = ${table} AND ${where}
         ORDER BY ${order} LIMIT ${params.add(request.limit, 'bigint')} FOR UPDATE SKIP LOCKED
-      ), claimed AS (
+      )`;
+    const sql = `WITH ${picked}, claimed AS (
         UPDATE store_rows r
            SET doc = r.doc || jsonb_build_object('leased_by', ${params.add(request.owner, 'text')}, 'lease_until', ${params.add(request.now + request.leaseMs, 'float8')})
           FROM picked WHERE r.project_id = picked.project_id AND r.tbl = picked.tbl AND r.id = picked.id
