@@ -413,6 +413,23 @@ describe('earning rules and rewards', () => {
     expectError(failed(await ctx.client.GET('/v1/rewards/{rewardId}/assignments/{assignmentId}', { params: { path: { rewardId: reward.id, assignmentId: assignment.id } } })), 404, 'not_found');
   });
 
+  test('an assignment is refused as the public API refuses it: a COIN reward with parameters.loyalty or two validation rules, a MATERIAL one without parameters', async () => {
+    const club = await program();
+    const coin = (await ctx.client.POST('/v1/rewards', { body: { name: 'Points as money', type: 'COIN', parameters: { coin: { exchange_ratio: 100, points_ratio: 10 } } } })).data!;
+    const assign = (rewardId: string, body: Record<string, unknown>) => ctx.client.POST('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId } }, body: { campaign: club.id, ...body } as never });
+    expectError(failed(await assign(coin.id, { parameters: { loyalty: { points: 10 } } })), 400, 'invalid_reward_assignment');
+    const rules = [];
+    for (const name of ['First rule', 'Second rule']) rules.push((await ctx.client.POST('/v1/validation-rules', { body: { name: unique(name), rules: { '1': { name: 'order.amount', conditions: { $more_than: [100] } }, logic: '1' } } })).data!.id!);
+    expectError(failed(await assign(coin.id, { validation_rules: rules })), 400, 'invalid_reward_assignment');
+    expect((await assign(coin.id, { validation_rules: rules.slice(0, 1) })).response.status).toBe(200);
+    const product = (await ctx.client.POST('/v1/products', { body: { name: unique('Mug') } })).data!;
+    const material = (await ctx.client.POST('/v1/rewards', { body: { name: 'Mug', type: 'MATERIAL', parameters: { product: { id: product.id! } } } })).data!;
+    const missing = expectError(failed(await assign(material.id, {})), 400, 'invalid_reward_assignment');
+    expect(missing.message).toBe('Missing required parameter');
+    expect(missing.details).toContain('parameters.loyalty.points');
+    expect((await ctx.client.GET('/v1/rewards/{rewardId}/assignments', { params: { path: { rewardId: material.id } } })).data?.total).toBe(0);
+  });
+
   test('a loyalty card pays part of an order with points through a COIN reward, and a rollback gives them back', async () => {
     const club = await program();
     const coin = (await ctx.client.POST('/v1/rewards', { body: { name: 'Pay with points', type: 'COIN', parameters: { coin: { exchange_ratio: 100, points_ratio: 10 } } } })).data!;

@@ -158,8 +158,13 @@ export async function createAssignment(ctx: DomainContext, rewardId: string, inp
   }
   // A referral program gives its rewards to referrers for free; a COIN reward pays orders with points, which a referrer has none of there.
   if (referral && reward.type === 'COIN') throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'A COIN reward pays with loyalty points; a referral program cannot give it');
+  if (reward.type === 'COIN') {
+    // A COIN reward's price is its exchange ratio, and the public API lets it carry one validation rule at most.
+    if (input.parameters?.loyalty !== undefined) throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'A COIN reward pays with points at its exchange ratio: it takes no parameters.loyalty');
+    if ((input.validation_rules?.length ?? 0) > 1) throw invalid('invalid_reward_assignment', 'Invalid reward assignment', `A COIN reward assignment takes one validation rule at most; ${input.validation_rules!.length} were given`);
+  }
   const points = input.parameters?.loyalty?.points;
-  if (points === undefined && reward.type !== 'COIN' && !referral) throw invalid('invalid_reward_assignment', 'Invalid reward assignment', 'parameters.loyalty.points is required');
+  if (points === undefined && reward.type !== 'COIN' && !referral) throw invalid('invalid_reward_assignment', 'Missing required parameter', `A ${reward.type} reward in a loyalty program needs parameters.loyalty.points, its cost`);
   const offered = await ctx.uow.reward_assignments.findBy('reward_id', reward.id);
   if (offered.some((assignment) => assignment.related_object_id === campaign.id)) throw duplicate('reward_assignment', 'campaign', campaign.id);
   return ctx.uow.reward_assignments.insert({
