@@ -72,6 +72,15 @@ export async function resolveCategoryRef(
   return undefined;
 }
 
+/**
+ * Makes the category a CSV import names when the project has none of that name, at hierarchy 0: the public API's
+ * import takes the column as a free tag (see import-vouchers-using-csv).
+ */
+export async function ensureCategoryNamed(ctx: DomainContext, name: string | null | undefined): Promise<void> {
+  if (!name || (await ctx.uow.categories.getBy('name', name))) return;
+  await createCategory(ctx, { name, hierarchy: 0 });
+}
+
 /** The `category`, `category_id` and `categories` fields of a campaign or voucher. */
 export async function categoryFields(ctx: DomainContext, categoryId: string | null) {
   const category = categoryId ? await ctx.uow.categories.get(categoryId) : undefined;

@@ -5,6 +5,7 @@ import { createProduct, updateProduct } from '../domain/catalog/products.js';
 import { createSku } from '../domain/catalog/skus.js';
 import type { DomainContext } from '../domain/context.js';
 import { bulkUpsertCustomer, updateCustomer, upsertCustomer } from '../domain/customers.js';
+import { ensureCategoryNamed } from '../domain/categories.js';
 import { invalid, notFound } from '../domain/errors.js';
 import { bulkInBackground, importInBackground, mergedMetadata, type BulkItem, type ImportItem, type JobScope } from '../domain/imports/jobs.js';
 import { columnOf, customerFromCells, productFromCells, REQUIRED_COLUMNS, skuFromCells, voucherFromCells, type Cells } from '../domain/imports/rows.js';
@@ -135,8 +136,11 @@ async function importVoucherFile(services: Services, context: RequestContext, fi
         items: rowsOf(file, (cells) => voucherFromCells(cells, campaignType), (body) => checkRow('VoucherImport', body), byCode),
         total,
         noun: 'vouchers',
-        make: async (ctx, body) =>
-          campaignId === undefined ? createVoucher(ctx, body as VoucherInput) : createVoucher(ctx, body as VoucherInput, await campaignForNewVouchers(ctx, campaignId)),
+        make: async (ctx, body) => {
+          const input = body as VoucherInput;
+          await ensureCategoryNamed(ctx, input.category);
+          return campaignId === undefined ? createVoucher(ctx, input) : createVoucher(ctx, input, await campaignForNewVouchers(ctx, campaignId));
+        },
       }),
     campaignId === undefined
       ? undefined

@@ -69,6 +69,18 @@ describe('imports', () => {
     expect((await voucherOf(ok!)).data).toMatchObject({ discount: { type: 'AMOUNT', amount_off: 100 } });
   });
 
+  test('when a voucher file names a category the project does not have, then the category is made and the voucher is in it; a known one is reused', async () => {
+    const [fresh, known] = [unique('Imported category'), unique('Known category')];
+    const existing = (await ctx.client.POST('/v1/categories', { body: { name: known, hierarchy: 3 } })).data!;
+    const [first, second, third] = ['A', 'B', 'C'].map((name) => unique(`CSV-CAT-${name}`));
+    const action = await imported('/v1/vouchers/importCSV', `code,value,category\n${first},100,${fresh}\n${second},100,${fresh}\n${third},100,${known}\n`);
+    expect(action.result).toMatchObject({ done_count: 3, failed_count: 0 });
+    const made = (await ctx.client.GET('/v1/categories')).data!.data.filter((category) => category.name === fresh);
+    expect(made).toEqual([expect.objectContaining({ name: fresh, hierarchy: 0 })]);
+    for (const code of [first!, second!]) expect((await voucherOf(code)).data).toMatchObject({ category: fresh, category_id: made[0]!.id });
+    expect((await voucherOf(third!)).data).toMatchObject({ category: known, category_id: existing.id });
+  });
+
   test('when a file cannot be read or lacks what it needs, then it is refused with 400 before any work starts', async () => {
     const before = (await ctx.client.GET('/v1/async-actions', { params: { query: { limit: 1 } } })).data!.async_actions![0]?.id;
     expectError(await upload(ctx.target, '/v1/vouchers/importCSV', 'value,category\n100,x\n'), 400, 'invalid_payload');
