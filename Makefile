@@ -150,8 +150,9 @@ clean:
 	rm -rf dist node_modules
 
 # Schema-driven fuzzing at length: many generated requests per operation (make test runs a few).
+# FUZZ_STORE=pglite fuzzes the server on PGlite (an in-memory PostgreSQL) instead of the memory store.
 fuzz: $(NPM_STAMP)
-	FUZZ_RUNS=$${FUZZ_RUNS:-300} npm test -- --selectProjects contract --runTestsByPath tests/contract/fuzz.test.ts
+	FUZZ_RUNS=$${FUZZ_RUNS:-300} npm test -- --selectProjects contract --runTestsByPath tests/contract/fuzz$(if $(filter pglite,$(FUZZ_STORE)),-pglite).test.ts
 
 # Throughput and latency of the reference server against bare Express 5, memory per voucher, and list
 # latency at 1k and 1M vouchers, and the voucher list and customer creation on PostgreSQL with one and two instances

@@ -90,7 +90,14 @@ export function reachable(path: string): boolean {
   return true;
 }
 
-export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<Target> {
+/**
+ * What an in-process target is started with: app options, and the store its app runs on (the memory store by
+ * default; `pglite`, an in-memory PGlite database, for the suites that must hold on the SQL stores too).
+ */
+export type TargetOptions = Partial<AppOptions> & { storeKind?: 'memory' | 'pglite' };
+
+export async function startTarget(options: TargetOptions = {}): Promise<Target> {
+  const { storeKind = 'memory', ...overrides } = options;
   const remote = process.env.CONTRACT_BASE_URL;
   if (remote) {
     const { CONTRACT_APP_ID, CONTRACT_APP_TOKEN, CONTRACT_OTHER_APP_ID, CONTRACT_OTHER_APP_TOKEN, CONTRACT_MANAGEMENT_ID, CONTRACT_MANAGEMENT_TOKEN } =
@@ -117,7 +124,8 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
   const jobs = new Jobs();
   const management = { id: `mgmt-${secret()}`, token: secret() };
   const client = { appId: `client-${secret()}`, token: secret(), origin: 'https://shop.example.test' };
-  const store = new MemoryStore(SCHEMA);
+  // Loaded only when asked for: the kit's package runs the suite against a URL and need not carry PGlite.
+  const store: DomainStore = storeKind === 'pglite' ? await (await import('../../server/store/sql/sql-store.js')).openPgliteStore(SCHEMA) : new MemoryStore(SCHEMA);
   // Export files go to a directory of this target's own, removed when it closes: the server removes its default
   // one only when its process exits normally, and Jest may end a worker otherwise.
   const exportsDir = mkdtempSync(join(tmpdir(), 'contract-exports-'));
@@ -152,6 +160,7 @@ export async function startTarget(overrides: Partial<AppOptions> = {}): Promise<
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs.shutdown();
+      await store.close();
       rmSync(exportsDir, { recursive: true, force: true });
     },
   };
@@ -357,7 +366,7 @@ export function unique(prefix: string): string {
  * after every test that no request got a 5xx.
  * Returns a box filled in before the first test runs.
  */
-export function useTarget(overrides: Partial<AppOptions> = {}): { target: Target; client: ApiClient } {
+export function useTarget(overrides: TargetOptions = {}): { target: Target; client: ApiClient } {
   const box = {} as { target: Target; client: ApiClient };
   // Building the app compiles the contract's validators: seconds on an idle machine, more while other suites run.
   beforeAll(async () => {

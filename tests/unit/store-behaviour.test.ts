@@ -195,6 +195,12 @@ describe.each(factories)('$name store', (factory) => {
       ['eq null is is_null, missing included', eq('name', null), ['d', 'e']],
       ['eq on a path', eq(['meta', 'color'], 'red'), ['a']],
       ['eq never matches an array or object', eq('meta', 'color'), []],
+      // Text no store keeps (a NUL, an unpaired surrogate) equals or contains nothing, and fails nothing.
+      ['eq on text with a NUL matches nothing', eq('name', 'apple\u0000'), []],
+      ['ne on text with an unpaired surrogate matches every row', ne('name', '\ud800'), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']],
+      ['in leaves out text with a NUL', isIn('name', ['\u0000', 'kiwi']), ['h']],
+      ['has text with a NUL matches nothing', has('tags', 'red\u0000'), []],
+      ['contains text with a NUL matches nothing', text('contains', 'name', '\u0000'), []],
       ['ne keeps nulls and other types', ne('n', 5), ['b', 'c', 'd', 'e', 'f', 'g', 'h']],
       ['ne null is not_null', ne('group', null), ['a', 'b', 'c', 'f']],
       ['in', isIn('n', [5, 12, '100']), ['a', 'c']],

@@ -48,9 +48,18 @@ export function fieldValue(field: Field, params: Params): string {
   return jsonAt(fieldPath(field).map((key) => params.add(key, 'text')));
 }
 
-/** A JSON scalar as a jsonb parameter; undefined for a number JSON cannot hold, which equals nothing. */
+/**
+ * Text PostgreSQL cannot hold (a NUL, an unpaired surrogate): no stored value equals or contains it, and as a
+ * parameter it would fail the statement (22P05), so a condition on it is decided without one. The server
+ * refuses such text at its edge; this keeps a value made inside it (a sentinel that matches nothing) harmless.
+ */
+const UNHELD = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unheld = (value: unknown) => typeof value === 'string' && UNHELD.test(value);
+
+/** A JSON scalar as a jsonb parameter; undefined for a number JSON cannot hold, or text PostgreSQL cannot, which equals nothing. */
 function jsonScalar(value: Scalar, params: Params): string | undefined {
   if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
+  if (unheld(value)) return undefined;
   return params.add(JSON.stringify(value), 'jsonb');
 }
 
@@ -73,7 +82,7 @@ export function compileCondition(condition: Condition, params: Params): string {
     }
     case 'in':
     case 'not_in': {
-      const json = condition.values.filter((value) => value !== null && (typeof value !== 'number' || Number.isFinite(value))).map((value) => JSON.stringify(value));
+      const json = condition.values.filter((value) => value !== null && (typeof value !== 'number' || Number.isFinite(value)) && !unheld(value)).map((value) => JSON.stringify(value));
       const parts: string[] = [];
       if (json.length === 0 && !condition.values.includes(null)) return condition.op === 'in' ? 'false' : 'true';
       const field = fieldValue(condition.field, params);
@@ -98,6 +107,8 @@ export function compileCondition(condition: Condition, params: Params): string {
         return `${read} ${op} ${params.add(value, 'float8')}`;
       }
       if (typeof value === 'number') return `${ofType(field, 'number', `${field}::float8`)} ${op} ${params.add(value, 'float8')}`;
+      // No request brings such text (the edge refuses it); one made inside the server compares false rather than fail.
+      if (unheld(value)) return 'false';
       return `(${asText(field)}) COLLATE "C" ${op} ${params.add(value, 'text')}`;
     }
     case 'is_null':
@@ -112,6 +123,7 @@ export function compileCondition(condition: Condition, params: Params): string {
     case 'contains':
     case 'starts_with':
     case 'ends_with': {
+      if (unheld(condition.value)) return 'false';
       const value = params.add(condition.value, 'text');
       const test = (text: string) =>
         condition.op === 'contains' ? `strpos(${text}, ${value}) > 0` : condition.op === 'starts_with' ? `starts_with(${text}, ${value})` : `right(${text}, char_length(${value})) = ${value}`;
