@@ -4,7 +4,7 @@
  *
  * Only the API key itself obtains tokens (a token cannot mint another; see server/http/auth.ts), so every
  * token derives from its key alone: it ends when it expires, when it is revoked, or when its key is gone.
- * A token that ended is still known for a while, so introspection can say what it was, then forgotten.
+ * A token that ended is still known for a while (introspection answers it `active: false`), then forgotten.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './domain/clock.js';
@@ -174,15 +174,16 @@ export class TokenRegistry {
     const token = await this.organization((ctx) => findToken(ctx, value));
     const mine = token && token.project_id === projectId ? token : undefined;
     const now = this.clock.now().getTime();
-    const active = mine !== undefined && !TokenRegistry.ended(mine, now);
+    // RFC 7662: a token that cannot be used is answered with `active: false` alone, telling nothing of it.
+    if (mine === undefined || TokenRegistry.ended(mine, now)) return { active: false as const };
     return {
       access_token: value,
-      client_id: mine?.api_key.app_id ?? '',
-      expires_at: mine ? Math.floor(mine.expires_at / 1000) : 0,
-      expires_in: active ? Math.max(0, Math.floor((mine.expires_at - now) / 1000)) : 0,
-      scope: mine?.scopes.join(' ') ?? '',
+      client_id: mine.api_key.app_id,
+      expires_at: Math.floor(mine.expires_at / 1000),
+      expires_in: Math.max(0, Math.floor((mine.expires_at - now) / 1000)),
+      scope: mine.scopes.join(' '),
       token_type: 'Bearer' as const,
-      active,
+      active: true as const,
     };
   }
 

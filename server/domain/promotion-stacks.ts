@@ -34,7 +34,7 @@ export interface PromotionStackRecord {
 
 export const PROMOTION_STACKS_TABLE = table<PromotionStackRecord>({ unique: [], indexed: ['campaign_id'], ordered: ['created_at'], kinds: { created_at: 'text', updated_at: 'text', name: 'text' } });
 
-export async function presentPromotionStack(ctx: DomainContext, stack: PromotionStackRecord): Promise<PromotionStack> {
+export async function presentPromotionStack<Row extends PromotionStackRecord>(ctx: DomainContext, stack: Row): Promise<PromotionStack & Pick<Row, 'updated_at'>> {
   const { categories } = await categoryFields(ctx, stack.category_id);
   return { ...FRESH, ...stack, tiers: { ids: [...stack.tiers.ids], ...(stack.tiers.hierarchy_mode && { hierarchy_mode: stack.tiers.hierarchy_mode }) }, object: 'promotion_stack', categories };
 }
@@ -88,19 +88,26 @@ export async function findPromotionStack(ctx: DomainContext, campaignRef: string
   return stack;
 }
 
-export async function updatePromotionStack(ctx: DomainContext, campaignRef: string, stackId: string, input: StackUpdate): Promise<PromotionStackRecord> {
+export async function updatePromotionStack(
+  ctx: DomainContext,
+  campaignRef: string,
+  stackId: string,
+  input: StackUpdate,
+): Promise<PromotionStackRecord & { updated_at: string }> {
   const stack = await findPromotionStack(ctx, campaignRef, stackId);
   const ids = input.tiers?.ids !== undefined ? await checkTiers(ctx, stack.campaign_id, input.tiers.ids) : stack.tiers.ids;
   const categoryId = await categoryIdOf(ctx, input.category_id);
   const mode = input.tiers?.hierarchy_mode ?? stack.tiers.hierarchy_mode;
-  return ctx.uow.promotion_stacks.update({
+  const updated = {
     ...FRESH,
     ...stack,
     ...(input.name !== undefined && { name: input.name }),
     tiers: { ids, ...(mode && { hierarchy_mode: mode }) },
     ...(categoryId !== undefined && { category_id: categoryId }),
     updated_at: isoNow(ctx.clock),
-  });
+  };
+  await ctx.uow.promotion_stacks.update(updated);
+  return updated;
 }
 
 export async function deletePromotionStack(ctx: DomainContext, campaignRef: string, stackId: string): Promise<void> {

@@ -15,7 +15,8 @@ import { FRESH } from '../store/fresh.js';
 import { isoNow } from './clock.js';
 
 type Schemas = components['schemas'];
-export type PromotionTier = Schemas['PromotionTier'];
+/** A stored tier: every tier here belongs to a campaign (the contract lets `campaign_id` be null, as the public API shows some). */
+export type PromotionTier = Schemas['PromotionTier'] & { campaign_id: string };
 type TierCreate = Schemas['PromotionTiersCreateRequestBody'];
 type TierUpdate = Schemas['PromotionTiersUpdateRequestBody'];
 type Summary = Schemas['PromotionTierSummary'];

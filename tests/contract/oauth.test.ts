@@ -61,7 +61,7 @@ describe('OAuth tokens', () => {
     expect((await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: issued.access_token }))).status).toBe(204);
     expectError(await withBearer('GET', `/v1/vouchers/${code}`, issued.access_token), 401, 'unauthorized');
     const after = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: issued.access_token }));
-    expect(after).toMatchObject({ status: 200, body: { active: false, expires_in: 0 } });
+    expect(after).toEqual({ status: 200, body: { active: false } });
     expect((await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', form({ access_token: issued.access_token }))).status).toBe(204);
   });
 
@@ -71,13 +71,14 @@ describe('OAuth tokens', () => {
     expect((await withBearer('GET', '/v1/campaigns', all.access_token)).status).toBe(200);
     expect((await withBearer('GET', '/v1/loyalties', all.access_token)).status).toBe(200);
     const unknown = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: 'no-such-token' }));
-    expect(unknown).toEqual({ status: 200, body: { access_token: 'no-such-token', client_id: '', expires_at: 0, expires_in: 0, scope: '', token_type: 'Bearer', active: false } });
+    // RFC 7662: a token that cannot be used is answered with `active: false` alone.
+    expect(unknown).toEqual({ status: 200, body: { active: false } });
     expectError(await withBearer('GET', '/v1/campaigns', 'no-such-token'), 401, 'unauthorized');
     if (ctx.target.clock) {
       ctx.target.clock.travelTo(new Date(Date.now() + 61_000));
       try {
         const expired = await raw(ctx.target, 'POST', '/v1/oauth/introspect', form({ access_token: all.access_token }));
-        expect(expired).toMatchObject({ status: 200, body: { active: false, expires_in: 0, scope: 'api' } });
+        expect(expired).toEqual({ status: 200, body: { active: false } });
         expectError(await withBearer('GET', '/v1/campaigns', all.access_token), 401, 'unauthorized');
       } finally {
         ctx.target.clock.reset();
@@ -156,7 +157,7 @@ describe('OAuth tokens', () => {
     const mine = await token('api');
     if (ctx.target.otherProject) {
       const foreign = await raw(ctx.target, 'POST', '/v1/oauth/introspect', { ...form({ access_token: mine.access_token }), credentials: ctx.target.otherProject });
-      expect(foreign.body).toMatchObject({ active: false });
+      expect(foreign.body).toEqual({ active: false });
       await raw(ctx.target, 'POST', '/v1/oauth/token/revoke', { ...form({ access_token: mine.access_token }), credentials: ctx.target.otherProject });
       expect((await withBearer('GET', '/v1/campaigns', mine.access_token)).status).toBe(200);
     } else skipPart(because('otherProject'));

@@ -61,13 +61,19 @@ describe('create-product', () => {
     ['attributes that are not strings', { attributes: [1, 2] }],
     ['repeated attributes', { attributes: ['size', 'size'] }],
     ['metadata that is not an object', { metadata: 'x' }],
-    ['an http image URL', { image_url: 'http://images.example.com/a.png' }],
-    ['an image URL of another type', { image_url: 'https://images.example.com/a.gif' }],
-    ['an image URL that is not a URL', { image_url: 'espresso.png' }],
+    ['an image URL past 2048 characters', { image_url: `https://images.example.com/${'a'.repeat(2048)}.png` }],
     ['an empty id', { id: '' }],
   ])('when the body has %s, then 400 invalid_payload', async (_, body) => {
     const response = await raw(ctx.target, 'POST', '/v1/products', { body: JSON.stringify(body) });
     expectError(response, 400, 'invalid_payload');
+  });
+
+  test('when the image URL is plain http, of another type or no URL at all, then it is kept as given', async () => {
+    // The public API takes any image URL string.
+    for (const imageUrl of ['http://images.example.com/a.png', 'https://images.example.com/a.gif', 'espresso.png', '']) {
+      const made = await createProduct({ image_url: imageUrl });
+      expect(made.image_url).toBe(imageUrl);
+    }
   });
 
   test('when the body is not JSON, then 400; when it is not JSON at all, then 415', async () => {

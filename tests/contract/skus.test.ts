@@ -61,12 +61,23 @@ describe('create-sku', () => {
   test.each([
     ['a lowercase currency', { currency: 'eur' }],
     ['a string price', { price: '12' }],
-    ['attribute values that are not strings', { attributes: { size: 250 } }],
-    ['an image URL without https', { image_url: 'ftp://images.example.com/a.png' }],
+    ['an attribute string past 255 characters', { attributes: { size: 'x'.repeat(256) } }],
   ])('when the body has %s, then 400 invalid_payload', async (_, body) => {
     const product = await productWith();
     const response = await raw(ctx.target, 'POST', `/v1/products/${product.id}/skus`, { body: JSON.stringify(body) });
     expectError(response, 400, 'invalid_payload');
+  });
+
+  test('when attribute values are numbers, booleans or lists and the image URL is any string, then they are kept as given', async () => {
+    // The public API documents a SKU with `ranking: 1`, and takes any image URL string (plain http, no extension).
+    const product = await productWith(['size', 'ranking', 'organic', 'tags']);
+    const attributes = { size: '250g', ranking: 1, organic: true, tags: ['dark', 'roast'] };
+    for (const imageUrl of ['http://images.example.com/espresso', 'https://cdn.example.com/i/42?w=200', '']) {
+      const sku = await skuOf(product.id, { attributes, image_url: imageUrl });
+      expect(sku).toMatchObject({ attributes, image_url: imageUrl });
+      const read = await ctx.client.GET('/v1/skus/{skuId}', { params: { path: { skuId: sku.id } } });
+      expect(read.data).toEqual(sku);
+    }
   });
 
   test('when the product does not exist, then 404 naming the product', async () => {

@@ -19,7 +19,7 @@ export async function findSku({ uow }: DomainContext, ref: string): Promise<Sku>
 }
 
 /** A SKU may only set values for the attributes its product declares. */
-function checkAttributes(product: Product, attributes: Record<string, string> | null | undefined): void {
+function checkAttributes(product: Product, attributes: Record<string, unknown> | null | undefined): void {
   if (!attributes) return;
   const declared = new Set(product.attributes);
   const undeclared = Object.keys(attributes).filter((name) => !declared.has(name));

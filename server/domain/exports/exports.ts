@@ -67,7 +67,8 @@ export async function createExport(ctx: DomainContext, request: ExportRequest, s
   const unknown = fields.filter((field) => !kind.fields.includes(field));
   if (unknown.length > 0) throw refuse(`An export of ${request.exported_object} has no field ${unknown.join(', ')}; it has ${kind.fields.join(', ')}`);
   if (new Set(fields).size !== fields.length) throw refuse('parameters.fields names a field twice');
-  const order = given.order ?? kind.defaultOrder;
+  // An empty order (as the public API shows an export asked for without one) is the default.
+  const order = given.order || kind.defaultOrder;
   if (!kind.orders.includes(order)) throw refuse(`An export of ${request.exported_object} is ordered by ${kind.orders.join(', ')}, not ${order}`);
   const filters = given.filters ?? undefined;
   checkExportFilter(filters, kind.filterFields, kind.listFields, kind.metadata);

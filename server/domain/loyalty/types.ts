@@ -34,7 +34,8 @@ export interface StoredRewardParameters {
   coin?: { exchange_ratio: number; points_ratio: number };
   product?: NonNullable<Schemas['RewardParameters']['product']> & { id: string };
 }
-export type Reward = Omit<Schemas['Reward'], 'parameters'> & { parameters: StoredRewardParameters };
+/** A stored reward: its metadata is always an object here (the contract lets it be null, as the public API shows some). */
+export type Reward = Omit<Schemas['Reward'], 'parameters' | 'metadata'> & { parameters: StoredRewardParameters; metadata: Schemas['Metadata'] };
 /** A stored assignment always has its cost (0 for COIN rewards). */
 export type RewardAssignment = Omit<Schemas['RewardAssignment'], 'parameters'> & {
   parameters: { loyalty: { points: number; auto_redeem?: boolean | null } };

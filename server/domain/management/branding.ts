@@ -7,7 +7,8 @@ import { table } from '../../store/schema.js';
 import { FRESH } from '../../store/fresh.js';
 import { isoNow } from '../clock.js';
 
-export type Brand = components['schemas']['Brand'];
+/** A stored brand: every one has its cockpits and both timestamps (the contract leaves them optional, as the public API documents brands without them). */
+export type Brand = components['schemas']['Brand'] & Required<Pick<components['schemas']['Brand'], 'cockpits' | 'created_at' | 'updated_at'>>;
 
 export const BRANDS_TABLE = table<Brand>({ unique: [], indexed: [] });
 type BrandCreate = components['schemas']['BrandingCreateRequestBody'];
