@@ -5,11 +5,13 @@
  */
 import { describe, expect, jest, test } from '@jest/globals';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../server/paths.js';
 import type { KitReport } from '../../bin/kit-report.js';
 import { brokenVariant, type Variant } from './broken-variants.js';
+import { listen } from '../contract/target.js';
 import { KIT, referenceApp, runKit } from './kit-run.js';
 
 jest.setTimeout(900_000);
@@ -96,6 +98,33 @@ describe('contract kit', () => {
       expect(strict.code).toBe(1);
       expect(strict.output).toMatch(/responses held to the strict twin/);
       expect(blamed(strict.report)).toMatch(/must NOT have unevaluated properties 'internal_revision'/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('when the server answers {} to every request, then every operation called whose response requires a field fails on the contract', async () => {
+    // A server that knows nothing of the API: 200 and `{}` to everything, but for the preflight's probe, which it
+    // answers as a list so that the scenarios run at all.
+    const empty = createServer((req, res) => {
+      const probe = req.method === 'GET' && (req.url ?? '').startsWith('/v1/customers?');
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(probe ? '{"object":"list","data_ref":"customers","customers":[],"total":0}' : '{}');
+    });
+    const { server, baseUrl } = await listen(empty);
+    try {
+      const credentials = { appId: 'app-empty', appToken: 'token-empty' };
+      const run = await runKit(baseUrl, { credentials }, ['--only', 'campaigns,customers', '--max-workers', '1']);
+      expect(run.code).toBe(1);
+      const rows = new Map(run.report.operations.rows.map((row) => [row.operationId, row]));
+      // The core resources the issue found passing before: each is called, and fails on a missing property.
+      for (const operationId of ['create-campaign', 'get-campaign', 'update-campaign', 'create-customer', 'get-customer']) {
+        const row = rows.get(operationId);
+        expect({ operationId, result: row?.result, contract: row?.violations.some((violation) => /must have required property/.test(violation)) }).toEqual({
+          operationId,
+          result: 'failed',
+          contract: true,
+        });
+      }
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
