@@ -1,6 +1,6 @@
 /**
  * The kit's checks of the target before any scenario runs: something answers at the base URL, as this API;
- * every key given is accepted; and, when the selected areas read them, the objects of the contract fixture
+ * every key given is accepted; no limit on failed authentications would answer the suite's wrong keys 429; and, when the selected areas read them, the objects of the contract fixture
  * file are in the first project. Each problem is one paragraph naming what to change, in place of hundreds
  * of scenarios failing with connection errors, 401s or bare `toMatchObject` diffs.
  */
@@ -25,6 +25,7 @@ interface Answer {
   contentType: string;
   body: unknown;
   text: string;
+  headers: Headers;
 }
 
 /** One request; a network failure comes back as the paragraph that explains it. */
@@ -42,7 +43,7 @@ async function ask(baseUrl: string, path: string, headers: Record<string, string
   } catch {
     body = undefined;
   }
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body, text };
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body, text, headers: response.headers };
 }
 
 function unreachable(baseUrl: string, error: unknown): string {
@@ -83,10 +84,77 @@ function described(answer: Answer): string {
 const appHeaders = (key: { appId: string; appToken: string }) => ({ 'X-App-Id': key.appId, 'X-App-Token': key.appToken });
 const LIST_PROBE = '/v1/customers?limit=1';
 
+/**
+ * The suite sends wrong keys on purpose (each operation's authentication checks, the fuzzing's broken
+ * requests): several hundred from one address in a run, many within a minute. A limit on failed
+ * authentications below this many a minute answers most of the later scenarios 429.
+ */
+export const FAILED_AUTHENTICATIONS_NEEDED = 1000;
+
+/** What to set, said once for both ways of meeting the limit. */
+const LIFT_THE_LIMIT =
+  `The suite sends wrong keys on purpose, several hundred from this address in a run, and a server that limits them answers ` +
+  `most of its scenarios 429. Lift the limit for the kit's address: start the reference server with AUTH_FAILURES_PER_MINUTE=0 ` +
+  `(AUTH_FAILURES_PER_MINUTE=0 node dist/server/main.js --fixtures tests/fixtures/contract.json); for your own server, turn its ` +
+  `equivalent off for this address (or allow at least ${FAILED_AUTHENTICATIONS_NEEDED} failed authentications a minute).`;
+
+/** The rate-limit headers of an answer, as `Name: value` (the IETF drafts' and the common X- form). */
+function limitHeaders(headers: Headers): string[] {
+  return ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'X-RateLimit-Limit', 'Retry-After'].flatMap((name) => {
+    const value = headers.get(name);
+    return value === null ? [] : [`${name}: ${value}`];
+  });
+}
+
+/** The quota a limit header states (`q=50` of the IETF drafts, or a bare number), when it states one. */
+function quotaOf(header: string): number | undefined {
+  const value = header.slice(header.indexOf(':') + 1).trim();
+  const quota = /(?:^|;)\s*q=(\d+)/.exec(value)?.[1] ?? /^(\d+)(?:\s*(?:;|,|$))/.exec(value)?.[1];
+  return quota === undefined ? undefined : Number(quota);
+}
+
+/** A 429 where the kit has sent almost nothing: the address is over a limit already (an earlier run, say). */
+function overALimit(target: PreflightTarget, path: string, answer: Answer): string | undefined {
+  if (answer.status !== 429) return undefined;
+  const retry = answer.headers.get('retry-after');
+  const details = (answer.body as { details?: unknown } | undefined)?.details;
+  return (
+    `The server at ${target.baseUrl} answered 429 to the kit's first requests (GET ${path} gave ${described(answer)}` +
+    `${typeof details === 'string' && details ? ` (${details})` : ''}` +
+    `${retry ? `; Retry-After ${retry} s` : ''}): this address is over one of its rate limits already, as after an earlier run ` +
+    `that sent many wrong keys. ${LIFT_THE_LIMIT} ${STOPPED}`
+  );
+}
+
+/**
+ * Whether the server limits failed authentications from one address below what the suite sends: one request
+ * with a wrong token, whose 401 carries the limit's headers (RateLimit-Policy and RateLimit, or X-RateLimit-Limit)
+ * where the right key's answer does not. A server that limits without saying so is not detected here.
+ */
+async function limitsFailedAuthentications(target: PreflightTarget, accepted: Answer): Promise<string | undefined> {
+  const answer = await ask(target.baseUrl, LIST_PROBE, { 'X-App-Id': target.app.appId, 'X-App-Token': 'contract-kit-preflight-wrong-token' });
+  if ('problem' in answer) return answer.problem;
+  const limited = overALimit(target, LIST_PROBE, answer);
+  if (limited) return limited;
+  const always = new Set(limitHeaders(accepted.headers).map((header) => header.split(':')[0]));
+  // Retry-After alone on a 401 says nothing of a limit; the limit headers the right key also gets are a limit on all requests.
+  const onFailure = limitHeaders(answer.headers).filter((header) => !header.startsWith('Retry-After') && !always.has(header.split(':')[0]));
+  if (onFailure.length === 0) return undefined;
+  const quotas = onFailure.map(quotaOf).filter((quota): quota is number => quota !== undefined);
+  if (quotas.length > 0 && Math.min(...quotas) >= FAILED_AUTHENTICATIONS_NEEDED) return undefined;
+  return (
+    `The server at ${target.baseUrl} limits failed authentications: its ${answer.status} to a wrong key (GET ${LIST_PROBE} with ` +
+    `X-App-Id ${target.app.appId} and a wrong token) carries ${onFailure.join(', ')}, which the right key's answer does not. ` +
+    `${LIFT_THE_LIMIT} ${STOPPED}`
+  );
+}
+
 /** Something answers at the base URL, as this API: the first key lists customers, or is refused in the API's error shape. */
 async function answersAsThisApi(target: PreflightTarget): Promise<string | undefined> {
   const answer = await ask(target.baseUrl, LIST_PROBE, appHeaders(target.app));
   if ('problem' in answer) return answer.problem;
+  const limited = overALimit(target, LIST_PROBE, answer);
+  if (limited) return limited;
   const listed = answer.status === 200 && (answer.body as { object?: unknown } | undefined)?.object === 'list';
   if (listed || (answer.status === 401 && isApiError(answer.body))) return undefined;
   return (
@@ -188,6 +256,11 @@ export async function preflight(target: PreflightTarget): Promise<string[]> {
   if (answering) return [answering];
   const keys = await keysAccepted(target);
   if (keys.length > 0) return keys;
+  // Asked once the right key is known to work, so its answer is the one to compare the wrong key's with.
+  const accepted = await ask(target.baseUrl, LIST_PROBE, appHeaders(target.app));
+  if ('problem' in accepted) return [accepted.problem];
+  const limit = await limitsFailedAuthentications(target, accepted);
+  if (limit) return [limit];
   const fixtures = target.fixtures && (await fixturesLoaded(target, target.fixtures));
   return fixtures ? [fixtures] : [];
 }

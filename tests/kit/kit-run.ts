@@ -30,8 +30,11 @@ export type ReferenceApp = { app: Awaited<ReturnType<typeof createApp>>; serve: 
 /** The export directories of the reference servers this test file made. */
 const exportsDirs: string[] = [];
 
-/** A reference server with two projects, a management and a client-side key, and (unless told) the contract fixtures. */
-export async function referenceApp({ fixtures = true } = {}): Promise<ReferenceApp> {
+/**
+ * A reference server with two projects, a management and a client-side key, and (unless told) the contract
+ * fixtures; its limit on failed authentications is off unless `authFailuresPerMinute` is given.
+ */
+export async function referenceApp({ fixtures = true, authFailuresPerMinute = 0 } = {}): Promise<ReferenceApp> {
   const credentials = { appId: `app-${secret()}`, appToken: secret() };
   const other = { appId: `app-${secret()}`, appToken: secret() };
   const management = { id: `mgmt-${secret()}`, token: secret() };
@@ -54,7 +57,7 @@ export async function referenceApp({ fixtures = true } = {}): Promise<ReferenceA
     // As a production deployment runs: the server does not check its own answers, the kit does.
     validateResponses: false,
     // The suite sends wrong keys on purpose, far more than a minute's allowance from one address.
-    authFailuresPerMinute: 0,
+    authFailuresPerMinute,
     managementKey: management,
     clientKeys: [{ name: 'kit-client', appId: client.appId, token: client.token, projectId: 'proj_kit_a', origins: [client.origin] }],
   });
