@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../server/paths.js';
 import { annotateJUnit, preflightJUnit, SUITE_PREFIX } from './kit-junit.js';
-import { buildReport, formatTable, readRecords, type JestResults } from './kit-report.js';
+import { buildReport, formatTable, NOT_SELECTED, readRecords, type JestResults } from './kit-report.js';
 import { preflight, type PreflightTarget } from './preflight.js';
 
 const USAGE = `Usage: promo-loyalty-contract contract --base-url URL [options]
@@ -186,14 +186,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  const areas = areasOnDisk();
+  // Like --help and --version, a question about the kit itself: it needs no command (and takes `contract`).
+  if (values['list-areas'] && (positionals.length === 0 || (positionals.length === 1 && positionals[0] === 'contract'))) {
+    process.stdout.write(`${areas.join('\n')}\n`);
+    return 0;
+  }
   if (positionals[0] !== 'contract' || positionals.length > 1) {
     process.stderr.write(`${positionals.length === 0 ? 'No command given.' : `Unknown command: ${positionals.join(' ')}.`}\n\n${USAGE}`);
     return 2;
-  }
-  const areas = areasOnDisk();
-  if (values['list-areas']) {
-    process.stdout.write(`${areas.join('\n')}\n`);
-    return 0;
   }
   const env = process.env;
   const settings = paired(settingsOf(values, env));
@@ -246,6 +247,8 @@ async function main(argv: string[]): Promise<number> {
     'contract',
     '--silent',
     '--ci',
+    // Whole diffs, not hunks: the report names the path where received and expected first differ, from the top.
+    '--expand',
     '--reporters',
     join(root, 'tests', 'kit', 'progress-reporter.cjs'),
     '--reporters',
@@ -307,7 +310,11 @@ async function main(argv: string[]): Promise<number> {
 
   process.stdout.write(`\n${formatTable(report, process.stdout.columns || 150)}\n\n`);
   const { operations, tests } = report;
-  process.stdout.write(`operations: ${operations.passed} passed, ${operations.failed} failed, ${operations.skipped} skipped\n`);
+  const unselected = operations.rows.filter((row) => row.result === 'skipped' && row.reason === NOT_SELECTED).length;
+  process.stdout.write(
+    `operations: ${operations.passed} passed, ${operations.failed} failed, ${operations.skipped} skipped` +
+      `${unselected > 0 ? ` (${unselected} of them not called by the selected areas)` : ''}\n`,
+  );
   process.stdout.write(`scenarios: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped\n`);
   process.stdout.write(`reports: ${join(reportDir, 'contract-report.json')}, ${join(reportDir, 'junit.xml')}\n`);
   process.stdout.write(report.ok ? 'The server conforms to the contract.\n' : 'The server does NOT conform to the contract.\n');

@@ -18,6 +18,8 @@ export interface JestAssertion {
   fullName: string;
   status: 'passed' | 'failed' | 'pending' | 'skipped' | 'todo' | 'disabled' | 'focused';
   failureMessages: string[];
+  /** For each failure that compared two values, where they first differ (tests/kit/first-difference.cjs). */
+  differences?: string[];
 }
 export interface JestFileResult {
   name: string;
@@ -90,8 +92,17 @@ const firstLine = (text: string) =>
     .map((line) => line.trim())
     .find(Boolean) ?? '';
 
-/** The assertion's message on one line, without jest's colours or stack: what was expected, what came. */
-function reasonOf(messages: string[]): string {
+/** Paths as the contract names them: `{customerId}`, not the `%7BcustomerId%7D` a URL makes of a template left unfilled. */
+export const decodedPaths = (text: string) => text.replace(/%7B([^%/?#\s]*)%7D/gi, '{$1}');
+
+/** The longest reason kept: whole assertion messages, but not a response body of megabytes. */
+const REASON_MAX = 1000;
+
+/**
+ * The assertion's message on one line, without jest's colours or stack: what was expected, what came, and
+ * where the two first differ when the assertion compared values.
+ */
+function reasonOf(messages: string[], differences: string[] = []): string {
   // eslint-disable-next-line no-control-regex
   const plain = (messages[0] ?? '').replace(/\u001b\[[0-9;]*m/g, '');
   const lines = plain.split('\n');
@@ -102,7 +113,8 @@ function reasonOf(messages: string[]): string {
     .slice(1)
     .filter((line) => /^(Expected|Received)[^-+]*:/.test(line.trim()) || /^[-+] {2,}\S/.test(line))
     .map((line) => line.trim().replace(/\s+/g, ' '));
-  return [header, ...details].join(' | ').slice(0, 300);
+  const text = decodedPaths([header, ...differences.slice(0, 1), ...details].join(' | '));
+  return text.length > REASON_MAX ? `${text.slice(0, REASON_MAX - 1)}…` : text;
 }
 
 export function buildReport(input: {
@@ -120,7 +132,7 @@ export function buildReport(input: {
   const failedTests = new Map<string, string>();
   for (const file of results.testResults) {
     for (const assertion of file.assertionResults) {
-      if (assertion.status === 'failed') failedTests.set(key(file.name, assertion.fullName), reasonOf(assertion.failureMessages));
+      if (assertion.status === 'failed') failedTests.set(key(file.name, assertion.fullName), reasonOf(assertion.failureMessages, assertion.differences));
     }
   }
   const otherFailures: KitReport['otherFailures'] = [];
@@ -160,13 +172,13 @@ export function buildReport(input: {
       let reason = '';
       if (violations.length > 0) {
         result = 'failed';
-        reason = violations[0]!;
+        reason = decodedPaths(violations[0]!);
       } else if (failedScenarios.length > 0) {
         result = 'failed';
         reason = failedScenarios[0]!;
       } else if (mine.length === 0) {
         result = 'skipped';
-        reason = skip ? `skipped: ${skip.reason}` : !input.allAreas ? 'not called by the selected areas' : skipped.some((entry) => !entry.part) ? 'no scenario that ran calls it (skipped scenarios are listed below)' : 'no scenario of the suite calls it';
+        reason = skip ? `skipped: ${skip.reason}` : !input.allAreas ? NOT_SELECTED : skipped.some((entry) => !entry.part) ? 'no scenario that ran calls it (skipped scenarios are listed below)' : 'no scenario of the suite calls it';
       } else if (skip) {
         reason = `partly skipped: ${skip.reason}`;
       }
@@ -225,19 +237,49 @@ function skippedScenarios(results: JestResults, skips: Extract<KitRecord, { kind
   return { skipped, endedBySkip };
 }
 
-/** The per-operation table, for a terminal, then the skipped scenarios grouped by file and reason. */
+/** Text in lines of at most `width` characters, broken at spaces where it can be (a long word is cut). */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = text.trim();
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width);
+    const cut = space > width / 3 ? space : width;
+    lines.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest || lines.length === 0) lines.push(rest);
+  return lines;
+}
+
+/** The reason a row gets when the selection (--only, --skip) left its operation out; such rows are counted, not listed. */
+export const NOT_SELECTED = 'not called by the selected areas';
+
+/**
+ * The per-operation table, for a terminal, then the skipped scenarios grouped by file and reason. Every reason
+ * is printed whole, wrapped under the "why" column; operations the selected areas do not call are one count.
+ */
 export function formatTable(report: KitReport, width = 150): string {
   const header = ['operation', 'result', 'requests', 'why'];
-  const idWidth = Math.max(...report.operations.rows.map((row) => row.operationId.length), header[0]!.length);
+  const order = { failed: 0, skipped: 1, passed: 2 };
+  const unselected = report.operations.rows.filter((row) => row.result === 'skipped' && row.reason === NOT_SELECTED);
+  const rows = report.operations.rows.filter((row) => !unselected.includes(row)).sort((a, b) => order[a.result] - order[b.result]);
+  const idWidth = Math.max(...rows.map((row) => row.operationId.length), header[0]!.length);
   const lines = [`${header[0]!.padEnd(idWidth)}  ${'result'.padEnd(7)}  ${'requests'.padStart(8)}  why`];
   lines.push('-'.repeat(Math.min(width, idWidth + 40)));
-  const order = { failed: 0, skipped: 1, passed: 2 };
-  const rows = [...report.operations.rows].sort((a, b) => order[a.result] - order[b.result]);
+  const indent = idWidth + 21;
+  const whyWidth = Math.max(40, width - indent);
   for (const row of rows) {
-    const why = row.reason.slice(0, Math.max(20, width - idWidth - 24));
-    lines.push(`${row.operationId.padEnd(idWidth)}  ${row.result.padEnd(7)}  ${String(row.requests).padStart(8)}  ${why}`);
+    const [first = '', ...more] = wrap(decodedPaths(row.reason), whyWidth);
+    lines.push(`${row.operationId.padEnd(idWidth)}  ${row.result.padEnd(7)}  ${String(row.requests).padStart(8)}  ${first}`.trimEnd());
+    for (const line of more) lines.push(`${' '.repeat(indent)}${line}`);
   }
-  for (const failure of report.otherFailures) lines.push(`(no operation) failed: ${failure.test}: ${failure.reason}`.slice(0, width));
+  if (unselected.length > 0) {
+    lines.push(`(${unselected.length} other operations are not called by the selected areas; contract-report.json lists them)`);
+  }
+  for (const failure of report.otherFailures) {
+    const [first = '', ...more] = wrap(decodedPaths(`(no operation) failed: ${failure.test}: ${failure.reason}`), width - 2);
+    lines.push(first, ...more.map((line) => `  ${line}`));
+  }
   const groups = new Map<string, { entry: SkippedScenario; count: number }>();
   for (const entry of report.skipped) {
     const key = JSON.stringify([entry.part, entry.file, entry.reason]);

@@ -53,6 +53,16 @@ interface Route {
 }
 
 /** `/v1/x/{id}` → pointer-escaped `~1v1~1x~1{id}` for a JSON pointer into `paths`. */
+/** A request's path as a person reads it: `/v1/customers/{customerId}` where a template went out unfilled, not `%7BcustomerId%7D`. */
+export function readablePath(url: string): string {
+  const path = new URL(url, 'http://x').pathname;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
 export const pointerPart = (text: string) => text.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class ConformanceChecker {
@@ -87,7 +97,7 @@ export class ConformanceChecker {
 
   check(exchange: Exchange): Verdict {
     const routed = this.route(exchange.method, exchange.url);
-    const label = `${exchange.method} ${new URL(exchange.url, 'http://x').pathname} → ${exchange.status}`;
+    const label = `${exchange.method} ${readablePath(exchange.url)} → ${exchange.status}`;
     if (!routed?.operation) {
       // Not an operation of the contract: the answer can only be an error, in the shared shape.
       if (exchange.status < 400) return { violations: [`${label}: a path or method outside the contract succeeded`] };

@@ -1,11 +1,11 @@
 /**
  * The contract kit explains itself: before any scenario runs, its preflight stops a run against a target that
- * does not answer, is not this API, refuses a key or lacks the contract fixtures, in one paragraph and exit 2;
+ * does not answer, is not this API, refuses a key, limits failed authentications or lacks the contract fixtures, in one paragraph and exit 2;
  * its flags fail with usage text, not a stack; and every skip names its reason and the flags that would run it,
  * in the printed table and in JUnit. Needs `make build` first (make test does it).
  */
 import { describe, expect, jest, test } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -66,6 +66,33 @@ describe('contract kit preflight', () => {
     }
   });
 
+  test('when the server limits failed authentications (the reference server\'s default), then it says what to set and exits 2', async () => {
+    const { app, serve, ...keys } = await referenceApp({ authFailuresPerMinute: 50 });
+    const { server, baseUrl } = await serve(app);
+    try {
+      const run = await runKit(baseUrl, keys, ['--only', 'categories']);
+      expectStopped(run, baseUrl, /limits failed authentications: its 401 to a wrong key .* carries RateLimit-Policy: "failed-authentication"; ?q=50; ?w=60/);
+      expect(run.output).toContain('AUTH_FAILURES_PER_MINUTE=0 node dist/server/main.js --fixtures tests/fixtures/contract.json');
+      expect(run.output).toContain('at least 1000 failed authentications a minute');
+    } finally {
+      await stop(server);
+    }
+  });
+
+  test('when this address is over the server\'s limit already (429 from the start), then it says so and what to set, and exits 2', async () => {
+    const { app, serve, credentials } = await referenceApp({ authFailuresPerMinute: 3 });
+    const { server, baseUrl } = await serve(app);
+    try {
+      const wrong = { 'X-App-Id': credentials.appId, 'X-App-Token': 'wrong' };
+      for (let attempt = 0; attempt < 3; attempt += 1) await fetch(`${baseUrl}/v1/customers`, { headers: wrong });
+      const run = await runKit(baseUrl, { credentials }, ['--only', 'categories']);
+      expectStopped(run, baseUrl, /answered 429 to the kit's first requests \(GET \/v1\/customers\?limit=1 gave 429 too_many_requests: Too Many Requests \(More than 3 failed authentications a minute from this address.*Retry-After \d+ s\)/);
+      expect(run.output).toContain('AUTH_FAILURES_PER_MINUTE=0');
+    } finally {
+      await stop(server);
+    }
+  });
+
   test('when the server lacks the contract fixtures, then it names the file to load and how, and exits 2', async () => {
     const { app, serve, ...keys } = await referenceApp({ fixtures: false });
     const { server, baseUrl } = await serve(app);
@@ -86,6 +113,17 @@ describe('contract kit flags', () => {
   test('when asked for --version, then it prints the package version', async () => {
     const { name, version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
     expect(await kitCommand(['--version'])).toEqual({ code: 0, output: `${name} ${version}\n` });
+  });
+
+  test('when asked for --list-areas, with or without the contract command, then it lists the areas and exits 0', async () => {
+    const areas = readdirSync(join(packageRoot(), 'tests', 'contract'))
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => name.replace(/\.test\.ts$/, ''))
+      .sort();
+    const listed = { code: 0, output: `${areas.join('\n')}\n` };
+    expect(areas).toEqual(expect.arrayContaining(['customers', 'vouchers', 'locations']));
+    expect(await kitCommand(['--list-areas'])).toEqual(listed);
+    expect(await kitCommand(['contract', '--list-areas'])).toEqual(listed);
   });
 
   test('when given a flag it does not know, then it prints usage and exits 2, without a stack trace', async () => {
@@ -113,6 +151,16 @@ describe('contract kit skips', () => {
       expect(run.junit).toMatch(/<testsuite name="contract kit: client-side.test.ts"[^>]* skipped="6"/);
       expect(run.junit).toMatch(/<testsuite name="contract kit: oauth.test.ts"[^>]* skipped="1"/);
       expect(run.report.tests.skipped).toBe(7);
+      // The progress lines add up to the summary: oauth.test.ts's scenario that ended through skip() is skipped in both.
+      const progress = [...run.output.matchAll(/^\[\d+\/\d+\] \S+: (\d+) passed, (\d+) failed, (\d+) skipped/gm)].map((line) => line.slice(1).map(Number));
+      expect(progress).toHaveLength(2);
+      const summed = progress.reduce((sum, counts) => sum.map((value, index) => value + counts[index]!), [0, 0, 0]);
+      const summary = /^scenarios: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(run.output)!.slice(1).map(Number);
+      expect(summed).toEqual(summary);
+      expect(summary).toEqual([run.report.tests.passed, 0, 7]);
+      // The table lists what the selected areas called; the rest is one line, not a row each.
+      expect(run.output).not.toMatch(/ skipped +0 +not called by the selected areas/);
+      expect(run.output).toMatch(/^\(\d+ other operations are not called by the selected areas; contract-report\.json lists them\)$/m);
       // The results file the kit reads is its own, gone once the run ends: nothing points at it.
       expect(run.output).not.toContain('Test results written to');
     } finally {

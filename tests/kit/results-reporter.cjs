@@ -1,6 +1,8 @@
 // The suite's results for the contract kit, written to the file CONTRACT_KIT_RESULTS names when the run ends:
-// what `jest --json --outputFile` would write, without its line pointing at a temporary file the kit deletes.
+// what `jest --json --outputFile` would write, without its line pointing at a temporary file the kit deletes, and
+// with the first difference of each failed comparison (tests/kit/first-difference.cjs).
 const { writeFileSync } = require('node:fs');
+const { differencesOf } = require('./first-difference.cjs');
 
 class ResultsReporter {
   onRunComplete(_contexts, results) {
@@ -11,12 +13,14 @@ class ResultsReporter {
       name: file.testFilePath,
       status: file.testExecError || file.numFailingTests > 0 ? 'failed' : 'passed',
       message: file.failureMessage || '',
-      assertionResults: file.testResults.map(({ ancestorTitles, title, fullName, status, failureMessages }) => ({
-        ancestorTitles,
-        title,
-        fullName,
-        status,
-        failureMessages,
+      assertionResults: file.testResults.map((assertion) => ({
+        ancestorTitles: assertion.ancestorTitles,
+        title: assertion.title,
+        fullName: assertion.fullName,
+        status: assertion.status,
+        failureMessages: assertion.failureMessages,
+        // Where received and expected first differ, for each failure that compared two values.
+        differences: differencesOf(assertion),
       })),
     }));
     writeFileSync(target, JSON.stringify({ numPassedTests, numFailedTests, numPendingTests, numRuntimeErrorTestSuites, testResults }));
