@@ -101,10 +101,15 @@ $(BUILD_STAMP): $(BUILD_SOURCES) | $(NPM_STAMP)
 
 # Redoc's sidebar credit loads Redocly's logo from their CDN, and no option turns that off: the page gets a
 # small inline image of the name instead, so it makes no request to another host (the browser test checks).
+# Its sidebar is rendered into the page as links to host paths (/vouchers), which only the script turns into the
+# in-page routes it uses (#/vouchers): until the script has run, they led to 404s. They are written as those
+# routes instead, which work before the script runs and are what it renders anyway.
 docs: $(NPM_STAMP)
 	$(REDOCLY) build-docs generated/openapi.json --output dist/docs/index.html --inlineBundle
 	sed -i -E 's|https://cdn\.redoc\.ly/redoc/logo-mini(-full)?\.svg|data:image/svg+xml,%3Csvg%20xmlns=%27http://www.w3.org/2000/svg%27%20width=%2748%27%20height=%2714%27%3E%3Ctext%20x=%270%27%20y=%2711%27%20font-family=%27sans-serif%27%20font-size=%2711%27%20fill=%27%23808080%27%3ERedocly%3C/text%3E%3C/svg%3E|g' dist/docs/index.html
 	@if grep -q 'cdn\.redoc\.ly/redoc/logo' dist/docs/index.html; then echo 'dist/docs/index.html still loads a logo from cdn.redoc.ly' >&2; exit 1; fi
+	sed -i -E 's|(<a [^>]*href=")/([^"]*")|\1#/\2|g' dist/docs/index.html
+	@if grep -Eq '<a [^>]*href="/' dist/docs/index.html; then echo 'dist/docs/index.html still links to host paths' >&2; exit 1; fi
 
 # The page `make docs` renders, again only when the bundle (or the config it reads) changed.
 $(DOCS_HTML): generated/openapi.json redocly.yaml | $(NPM_STAMP)
