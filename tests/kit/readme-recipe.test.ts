@@ -52,6 +52,20 @@ function run(command: string, env: NodeJS.ProcessEnv): { child: ChildProcess; do
   return { child, done: new Promise((resolve) => child.on('close', (code) => resolve({ code, output }))) };
 }
 
+describe('README: the first kit command, under "Installing the package"', () => {
+  test('when read, then a server line before it starts the reference server as the kit needs it: fixtures loaded, no limit on failed authentications', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Installing the package'), readme.indexOf('### Use the typed client'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const lines = block.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter((line) => line && !line.startsWith('#'));
+    const kit = lines.findIndex((line) => line.startsWith('npx promo-loyalty-contract-kit contract'));
+    const serve = lines.findIndex((line) => /^AUTH_FAILURES_PER_MINUTE=0 node dist\/server\/main\.js --fixtures tests\/fixtures\/contract\.json &$/.test(line));
+    expect({ kit: kit >= 0, serve: serve >= 0, serveFirst: serve < kit }).toEqual({ kit: true, serve: true, serveFirst: true });
+    // The same server line as the recipe this file runs, so what it proves holds for this one too.
+    expect(recipeLines()).toContain(lines[serve]);
+  });
+});
+
 describe('README recipe: contract-test another server', () => {
   test('when its commands run as written, then the kit passes against the reference server', async () => {
     const lines = recipeLines();

@@ -95,6 +95,9 @@ describe('the kit\'s package', () => {
         'client/index.ts',
         'tests/fixtures/contract.json',
         'tests/kit/progress-reporter.cjs',
+        'tests/kit/results-reporter.cjs',
+        // Both reporters require it: without it the kit's progress and results would not load.
+        'tests/kit/first-difference.cjs',
         'tests/summary-reporter.cjs',
         ...contractTests,
         ...serverSources,
