@@ -568,7 +568,7 @@ describeManaged('webhook configurations', () => {
     const list = await mgmt().GET('/management/v1/projects/{projectId}/webhooks', projectPath(projectId));
     // Only the answer to the creation shows the secret in full; reads mask it.
     const masked = (value: string) => `whsec_************${value.slice(-4)}`;
-    expect(list.data).toEqual({ object: 'list', data_ref: 'data', data: [{ ...made.data, secret: masked(made.data!.secret) }], total: 1 });
+    expect(list.data).toEqual({ object: 'list', data_ref: 'data', data: [{ ...made.data, secret: masked(made.data!.secret!) }], total: 1 });
     const path = { params: { path: { projectId, webhookId: made.data!.id } } };
     const secretValue = `whsec_${secret()}`;
     const updated = await mgmt().PUT('/management/v1/projects/{projectId}/webhooks/{webhookId}', {

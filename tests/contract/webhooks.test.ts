@@ -50,7 +50,11 @@ async function project(target: Target = ctx.target) {
 async function webhook(projectId: string, body: { target_url: string; events: EventType[]; active?: boolean }, target: Target = ctx.target) {
   const made = await managementClientFor(target).POST('/management/v1/projects/{projectId}/webhooks', { params: { path: { projectId } }, body });
   expect(made.response.status).toBe(200);
-  return made.data!;
+  // The contract leaves `secret` optional (the public API documents webhooks without it); it is the one thing a
+  // creation must show, so these scenarios require it.
+  const { secret } = made.data!;
+  if (secret === undefined) throw new Error('the created webhook shows no secret');
+  return { ...made.data!, secret };
 }
 
 async function deliveries(projectId: string, webhookId: string, target: Target = ctx.target) {

@@ -51,6 +51,7 @@ describe('documented payloads the contract accepts', () => {
   });
 
   test.each([
+    ['Webhook', ['secret', 'updated_at']],
     ['Brand', ['cockpits', 'created_at', 'updated_at']],
     ['EarningRule', ['validation_rule_id']],
     ['LoyaltyPendingPointsBalance', ['type', 'balance']],
