@@ -364,7 +364,8 @@ export async function updateVoucher(ctx: DomainContext, code: string, input: Omi
     },
     isoNow(ctx.clock),
   );
-  if (input.expiration_date === null) delete updated.expiration_date;
+  // Only a date that was set is cleared that way: null sent back for a voucher that never had one changes nothing.
+  if (input.expiration_date === null && typeof voucher.expiration_date === 'string') delete updated.expiration_date;
   await ctx.uow.vouchers.update(updated);
   await recordEvent(ctx, 'voucher.updated', { campaign_id: voucher.campaign_id, voucher_id: voucher.id }, { voucher: { id: voucher.id, code } });
   return updated;

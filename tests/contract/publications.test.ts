@@ -87,7 +87,7 @@ describe('publications', () => {
   });
 
   test('when the input is incomplete or names nothing, then 4xx', async () => {
-    expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer: { source_id: 'x' } }) }), 400, 'invalid_payload');
+    expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer: { source_id: 'x' } }) }), 400, 'invalid_publish_params');
     expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ voucher: 'X' }) }), 400, 'invalid_payload');
     expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer: {}, voucher: 'X' }) }), 400, 'invalid_customer');
     expectError(await raw(ctx.target, 'POST', '/v1/publications', { body: JSON.stringify({ customer: { id: 'cust_nope' }, voucher: 'X' }) }), 404, 'not_found');
