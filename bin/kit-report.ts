@@ -68,6 +68,8 @@ export interface KitReport {
   otherFailures: { test: string; reason: string }[];
   /** Scenarios skipped, wholly or in part, and why. */
   skipped: SkippedScenario[];
+  /** Responses that were 429 Too Many Requests: a few are the suite's own rate-limit checks; many, a limit on the kit. */
+  tooManyRequests: number;
   ok: boolean;
 }
 
@@ -201,6 +203,7 @@ export function buildReport(input: {
     operations: { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), rows },
     otherFailures,
     skipped,
+    tooManyRequests: exchanges.filter((exchange) => exchange.status === 429).length,
     ok: tests.failed === 0 && count('failed') === 0 && otherFailures.length === 0,
   };
 }
@@ -279,6 +282,13 @@ export function formatTable(report: KitReport, width = 150): string {
   for (const failure of report.otherFailures) {
     const [first = '', ...more] = wrap(decodedPaths(`(no operation) failed: ${failure.test}: ${failure.reason}`), width - 2);
     lines.push(first, ...more.map((line) => `  ${line}`));
+  }
+  if (!report.ok && report.tooManyRequests > 0) {
+    const note =
+      `${report.tooManyRequests} response(s) were 429 Too Many Requests: when failures above name a 429, the server limited the kit ` +
+      `(the suite sends wrong keys on purpose, and many requests). Lift the limit for the kit's address: the reference server ` +
+      `takes AUTH_FAILURES_PER_MINUTE=0 (and has no other limit unless RATE_LIMIT_PER_MINUTE is set).`;
+    lines.push('', ...wrap(note, width));
   }
   const groups = new Map<string, { entry: SkippedScenario; count: number }>();
   for (const entry of report.skipped) {

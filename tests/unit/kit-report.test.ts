@@ -164,6 +164,26 @@ describe('the console table', () => {
   });
 });
 
+describe('429s in a failed run', () => {
+  test('when responses were 429 and the run failed, then the console says how many and which setting lifts the limit', () => {
+    const failed = 'customers › when created';
+    const report = buildReport({
+      contract,
+      results: results([{ ancestorTitles: ['customers'], title: 'when created', fullName: failed, status: 'failed', failureMessages: ['Error: expect(received).toBe(expected)'] }]),
+      records: [{ ...exchange(failed, 'create-customer', 'http://h/v1/customers'), status: 429 } as KitRecord],
+      rootDir: '/kit',
+      baseUrl: 'http://h',
+      areas: ['customers'],
+      allAreas: false,
+      startedAt: new Date(0).toISOString(),
+    });
+    expect(report.tooManyRequests).toBe(1);
+    expect(formatTable(report, 120).replace(/\n/g, ' ')).toContain('1 response(s) were 429 Too Many Requests');
+    expect(formatTable(report, 120).replace(/\n/g, ' ')).toContain('AUTH_FAILURES_PER_MINUTE=0');
+    expect(formatTable({ ...report, ok: true }, 120)).not.toContain('429');
+  });
+});
+
 describe('progress counts', () => {
   test('when a scenario passed for jest but ended through skip(), then progress counts it skipped, as the summary does', () => {
     const skips = [
