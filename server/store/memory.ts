@@ -676,7 +676,7 @@ export class MemoryStore<S extends Schema> implements Store<S> {
       if (room === 0) continue;
       await partition.lock.runExclusive(() => {
         const table = partition.tables[name] as unknown as MemoryTable<T>;
-        const { rows } = table.select({ ...(request.index && { index: request.index }), where: condition, orderBy: request.orderBy, limit: room });
+        const { rows } = table.select({ where: condition, orderBy: request.orderBy, limit: room, ...(request.index && { index: request.index }) });
         for (const row of rows) candidates.push({ projectId, order: projectOrder, position: table.position(row.id) ?? 0, row });
       });
     }
