@@ -28,7 +28,8 @@ type Family = 'order item' | 'redeemable' | 'transaction';
 function familyOf(path: string, field: string): Family | undefined {
   if (/(^|\.)items\[\]\.[a-z_]+$/.test(field)) return 'order item';
   if (/(^|_|\.)redeemables(\.data)?\[\]\.[a-z_]+$/.test(field) || /^redeemables(\.data)?\[\]\.[a-z_]+$/.test(field)) return 'redeemable';
-  if (/\/transactions$/.test(path) && /^data\[\]\.[a-z_]+$/.test(field)) return 'transaction';
+  // A transaction's own fields, and those of the earning rule its details name.
+  if (/\/transactions$/.test(path) && /^data\[\]\.(details\.earning_rule\.)?[a-z_]+$/.test(field)) return 'transaction';
   return undefined;
 }
 
