@@ -156,8 +156,11 @@ export interface paths {
          *     (`GET /v1/trash-bin`) with its vouchers: all are gone from gets and lists, but the campaign's name and
          *     the vouchers' codes stay taken until the bin entry is deleted. With `force=true` they are deleted for
          *     good and the name and codes are free at once. Either way each voucher counts once in
-         *     `vouchers_deleted`. The public service may accept the deletion and finish it in the background (202
-         *     with an async action); the reference server always finishes it at once and answers 204.
+         *     `vouchers_deleted`. As in the public API, the deletion is accepted with 202 and an async action of type
+         *     `CAMPAIGN.VOUCHERS_DELETE`, and carried out in the background: an unknown campaign is a 404 at once, but
+         *     the campaign stays readable until the action is `DONE` (its `result.done_count` is the number of vouchers
+         *     deleted). The campaign and its vouchers go in one step; a deletion that cannot be done ends the action
+         *     `FAILED` and changes nothing.
          */
         delete: operations["delete-campaign"];
         options?: never;
@@ -323,7 +326,7 @@ export interface paths {
         /**
          * List categories
          * @description Returns the project's categories, sorted by `hierarchy` and then oldest first: every one, or the
-         *     first `limit`. `total` counts every category.
+         *     first `limit`. `total` counts every category, and `has_more` says whether `limit` left some out.
          */
         get: operations["list-categories"];
         put?: never;
@@ -395,6 +398,8 @@ export interface paths {
          * @description Creates a customer with zeroed `summary`, `loyalty` and `referrals`. As in the public API, the call
          *     upserts: an `id` names an existing customer to update with the fields given (404 when there is none),
          *     and so does a `source_id` that already names a customer of the project; the response is that customer.
+         *     A customer created without `metadata` (or with `metadata: null`) has no `metadata` key until some is set,
+         *     as the public API sends it; an address fills every address field, null where not given.
          */
         post: operations["create-customer"];
         delete?: never;
@@ -700,9 +705,11 @@ export interface paths {
          * Publish a voucher
          * @description Assigns a voucher to a customer: the named code, or the oldest active vouchers of the campaign that
          *     nobody holds (`campaign.count` of them, one by default). Each voucher's `holder_id` becomes the
-         *     customer and its `publish.count` goes up; the publication is counted in the campaign summary. A
-         *     campaign without enough free vouchers answers 400 `no_voucher_suitable_for_publication`, and a code
-         *     already held by another customer 400 `invalid_publish_params`. A customer not seen before is created.
+         *     customer and its `publish.count` goes up; the publication is counted in the campaign summary. An
+         *     `AUTO_UPDATE` campaign without enough free vouchers makes the missing ones for the publication, from its
+         *     code config and voucher template (each sends `voucher.created`), as the public API does; a `STATIC`
+         *     campaign without enough answers 400 `no_voucher_suitable_for_publication`. A code already held by another
+         *     customer is a 400 `invalid_publish_params`. A customer not seen before is created.
          */
         post: operations["create-publication"];
         delete?: never;
@@ -1084,7 +1091,8 @@ export interface paths {
          * @description Changes the fields given and keeps the others. A `discount` on a gift or loyalty card, or a `type` or
          *     `code` other than the voucher's own, is a 400 `invalid_voucher`; a `validity_timeframe` needs a
          *     `start_date`, given now or already set. A whole voucher as GET returns it may be sent back; only
-         *     `updated_at` then changes.
+         *     `updated_at` then changes. `expiration_date: null` clears the expiry, and from then on the voucher
+         *     leaves the `expiration_date` key out, as the public API does (a voucher never given one shows null).
          */
         put: operations["update-voucher"];
         /**
@@ -2854,7 +2862,8 @@ export interface paths {
          *     Creates one or more tiers, all or none. Ranges may not overlap each other or the program's tiers,
          *     `to` may not be below `from`, and names are unique in the program (400 `invalid_loyalty_tier`);
          *     mapped earning rules and reward assignments must belong to the program (404). Members move into the
-         *     new tiers at once.
+         *     new tiers at once. A tier sent with `points: {}` (neither `from` nor `to`), which the public API takes,
+         *     is made without a range: it is shown with `points: {}`, overlaps no tier, and no balance puts a member in it.
          */
         post: operations["create-in-bulk-loyalty-tiers"];
         delete?: never;
@@ -3035,7 +3044,10 @@ export interface paths {
          * @description Offers the reward in a loyalty program at a cost in points (`parameters` is required except for
          *     `COIN` rewards), or in a referral program, whose referrers each get it when a referee of theirs
          *     converts (no cost; a `COIN` reward is 400 there). Any other campaign is 400; a reward already offered
-         *     in the program is 409 `duplicate_found`.
+         *     in the program is 409 `duplicate_found`. As in the public API, a loyalty program's `MATERIAL` or
+         *     `CAMPAIGN` reward without `parameters.loyalty.points` is a 400 `invalid_reward_assignment` whose message is
+         *     `Missing required parameter`, and a `COIN` reward, priced by its exchange ratio, is a 400 with
+         *     `parameters.loyalty` or with more than one of `validation_rules`.
          */
         post: operations["create-reward-assignment"];
         delete?: never;
@@ -4139,6 +4151,9 @@ export interface paths {
          *     the percent, the fixed amount ×100, the units, the gift's amount ×100 or the card's points), `unit_type`,
          *     `category`, `start_date`, `expiration_date`, `redemption_limit` or `redemption_quantity`, `active` (`true`/`false`),
          *     `additional_info`.
+         *     A `category` the project has no category of that name for is made (at `hierarchy` 0) and the voucher put in it,
+         *     rather than the row failing: the public API's import documentation presents the column as an optional tag for
+         *     filtering codes, not as a reference to something that must exist first. A known name is reused.
          *
          *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
          *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
@@ -4312,6 +4327,9 @@ export interface paths {
          *     amount ×100, a card's points) and, for a discount, `discount_type`, `value` and `unit_type`; a column left empty
          *     takes the campaign's template. A campaign that cannot gain vouchers is refused with 400, one that does not exist
          *     with 404, before anything starts.
+         *     A `category` the project has no category of that name for is made (at `hierarchy` 0) and the voucher put in it,
+         *     rather than the row failing: the public API's import documentation presents the column as an optional tag for
+         *     filtering codes, not as a reference to something that must exist first. A known name is reused.
          *
          *     The file is read with a CSV parser: a header row, then one object per line; a quoted field may hold commas, quotes
          *     (doubled) and line breaks. Column names are matched without regard to case, spaces or dashes (`Expiration Date` is
@@ -4431,7 +4449,9 @@ export interface paths {
          * Create or update customers in bulk
          * @description Creates or updates each customer listed, by `source_id`, in the background: 202 with the async action. Each goes
          *     through `create-customer` (which upserts by `source_id`) in its own unit of work; the async action's `result`
-         *     counts those saved and lists in `errors` each one that was not.
+         *     counts those saved and lists in `errors` each one that was not. Unlike `create-customer`, a sent `address`
+         *     changes only the fields it names: the others keep their values, and on a new customer they are left out
+         *     rather than set to null.
          */
         post: operations["update-customers-in-bulk"];
         delete?: never;
@@ -5553,10 +5573,11 @@ export interface webhooks {
          *     `GET /management/v1/projects/{projectId}/webhooks/{webhookId}/deliveries`.
          *
          *     **Bounds.** The server holds only a bounded number of connections to one target (origin) and in all
-         *     (4 and 64 by default), so a receiver that never accepts, never answers or refuses holds up only its own
-         *     deliveries. Deliveries waiting for an attempt are bounded per project and in all (1000 and 10000 by
-         *     default); past a bound the oldest waiting deliveries are marked `FAILED` with `failure_reason`
-         *     `dropped: queue full`, and the server logs it.
+         *     (16 and 64 by default), so a receiver that never accepts, never answers or refuses holds up only its own
+         *     deliveries. The deliveries a server holds for attempts are bounded per project and in all (1000 and
+         *     10000 by default); due deliveries past a bound stay `PENDING` until there is room, and none is failed
+         *     for want of it. Settled deliveries stay in the delivery log for 7 days, at most the newest 10 000 per
+         *     project, by default.
          *
          *     **Addresses.** A delivery resolves the target's host again and connects only when every address it
          *     resolves to is public (see `WebhookTargetUrl`), so a name that pointed elsewhere when the webhook was
@@ -6262,6 +6283,7 @@ export interface components {
         /**
          * AsyncActionType
          * @description What the work is. The reference server starts `CAMPAIGN.VOUCHERS_GENERATE` (vouchers generated for a campaign),
+         *     `CAMPAIGN.VOUCHERS_DELETE` (a campaign deleted with its vouchers),
          *     the imports (`*.IMPORT`, `*.IMPORT_CSV`, `CAMPAIGN.VOUCHERS_IMPORT*`) and the bulk and metadata updates
          *     (`*.BULK_UPDATE`, `*.METADATA_UPDATE`); the other kinds belong to operations it does not run in the background.
          * @example CAMPAIGN.VOUCHERS_GENERATE
@@ -6776,10 +6798,10 @@ export interface components {
              */
             balance?: number;
             /**
-             * @description What the credit pays for.
-             * @enum {string}
+             * @description What the credit pays for; null where none was set (the public API documents such gift cards).
+             * @enum {string|null}
              */
-            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS";
+            effect?: "APPLY_TO_ORDER" | "APPLY_TO_ITEMS" | null;
         };
         /**
          * LoyaltyExpirationRules
@@ -7302,7 +7324,7 @@ export interface components {
          * ValidationRuleAssignmentsListResponseBody
          * @description A page of validation rule assignments.
          */
-        ValidationRuleAssignmentsListResponseBody: components["schemas"]["ListEnvelope"] & {
+        ValidationRuleAssignmentsListResponseBody: WithRequired<components["schemas"]["ListEnvelope"], "object" | "data_ref"> & {
             /** @constant */
             data_ref: "data";
             /** @description The assignments on this page. */
@@ -7338,8 +7360,8 @@ export interface components {
             /** @description The promotion the tier belongs to (the campaign's ID). */
             promotion_id?: string;
             campaign?: components["schemas"]["PromotionTierCampaign"];
-            /** @description The parent campaign's ID. */
-            campaign_id?: string;
+            /** @description The parent campaign's ID (null in some of the public API's documented tiers; always set here). */
+            campaign_id?: string | null;
             /** @description False when the tier is switched off, even inside its dates. */
             active?: boolean;
             /**
@@ -7361,8 +7383,8 @@ export interface components {
              * @constant
              */
             object?: "promotion_tier";
-            /** @description The validation rules assigned to the tier, as assignments. */
-            validation_rule_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"];
+            /** @description The validation rules assigned to the tier, as assignments; null where the public API shows none. */
+            validation_rule_assignments?: components["schemas"]["ValidationRuleAssignmentsListResponseBody"] | null;
             /** @description ID of the tier's category, or null. */
             category_id?: string | null;
             /** @description The tier's category, as a list of zero or one. */
@@ -7392,12 +7414,12 @@ export interface components {
             has_more?: boolean;
         };
         /**
-         * Campaign
-         * @description A campaign, grouping vouchers (or promotion tiers) under shared settings. The reference server sends
-         *     every field it keeps on every campaign; nothing is required, because the public API's webhook payloads
-         *     show a campaign in a short form (its ID, name, types and a few settings) that leaves the rest out.
+         * CampaignBase
+         * @description A campaign's fields, with nothing required. The public API's webhook payloads show a campaign in a short
+         *     form (its ID, name, types and a few settings) that leaves the rest out, so they use this base; a campaign
+         *     read, created or updated through the API is a `Campaign`, which requires what the API always sends.
          */
-        Campaign: {
+        CampaignBase: {
             /**
              * @description Campaign ID assigned by the service (prefix `camp_`).
              * @example camp_5a1e9f6ce3b24c1d88
@@ -7490,6 +7512,13 @@ export interface components {
             object?: "campaign";
         };
         /**
+         * CampaignsGetResponseBody
+         * @description A campaign read by its ID or name, or in the list of campaigns. It is a `Campaign`, except that
+         *     `categories` is not required here: the public API's own documented answers to these two operations leave
+         *     `categories` out (its other campaign operations always show it). The reference server sends it.
+         */
+        CampaignsGetResponseBody: WithRequired<components["schemas"]["CampaignBase"], "id" | "name" | "campaign_type" | "type" | "auto_join" | "join_once" | "use_voucher_metadata_schema" | "created_at" | "creation_status" | "vouchers_generation_status" | "protected" | "category_id" | "object">;
+        /**
          * CampaignsListResponseBody
          * @description A page of campaigns. The API marks none of the envelope's fields as always present; the reference server
          *     always sends all four.
@@ -7506,7 +7535,7 @@ export interface components {
              */
             data_ref?: "campaigns";
             /** @description The campaigns of this page. */
-            campaigns?: components["schemas"]["Campaign"][];
+            campaigns?: components["schemas"]["CampaignsGetResponseBody"][];
             /**
              * @description Number of campaigns matching the query, over all pages.
              * @example 3
@@ -7903,6 +7932,13 @@ export interface components {
             } | null;
         };
         /**
+         * Campaign
+         * @description A campaign, grouping vouchers (or promotion tiers) under shared settings, as the campaign and loyalty
+         *     program operations return it. The reference server sends every field it keeps on every campaign; the
+         *     fields below are required because every campaign the public API returns carries them.
+         */
+        Campaign: WithRequired<components["schemas"]["CampaignBase"], "id" | "name" | "campaign_type" | "type" | "auto_join" | "join_once" | "use_voucher_metadata_schema" | "created_at" | "creation_status" | "vouchers_generation_status" | "protected" | "category_id" | "categories" | "object">;
+        /**
          * CampaignsUpdateRequestBody
          * @description The fields to change; the others keep their values, and `updated_at` moves. A `validity_timeframe` needs
          *     a `start_date`, given now or already set. The name, campaign type and voucher type cannot change here, and
@@ -7987,10 +8023,10 @@ export interface components {
          */
         AsyncActionReference: {
             /**
-             * @description The ID of the async action. The reference server always sends it.
+             * @description The ID of the async action; always sent.
              * @example aa_0a875d56c805df6601
              */
-            async_action_id?: string;
+            async_action_id: string;
         };
         /**
          * VoucherCode
@@ -8118,15 +8154,15 @@ export interface components {
              */
             id?: string;
             /**
-             * @description First and last name.
+             * @description First and last name; null for a customer without one.
              * @example Jane Doe
              */
-            name?: string;
+            name?: string | null;
             /**
-             * @description Email address.
+             * @description Email address; null for a customer without one.
              * @example jane@example.com
              */
-            email?: string;
+            email?: string | null;
             /**
              * @description The customer's ID in an external system.
              * @example jane-doe-1
@@ -8387,6 +8423,11 @@ export interface components {
              * @example 2
              */
             total: number;
+            /**
+             * @description Whether categories past the returned ones exist, which happens only when `limit` cut the list short.
+             * @example false
+             */
+            has_more: boolean;
         };
         /**
          * CategoriesCreateRequestBody
@@ -8428,6 +8469,11 @@ export interface components {
              */
             hierarchy?: number;
         };
+        /**
+         * CategoriesUpdateResponseBody
+         * @description The category after the update, which always carries the moment of it in `updated_at`.
+         */
+        CategoriesUpdateResponseBody: WithRequired<components["schemas"]["Category"], "updated_at">;
         /**
          * CustomerAddress
          * @description The customer's postal address, or null.
@@ -8594,12 +8640,13 @@ export interface components {
             cockpit_preference_center_url?: string;
         };
         /**
-         * Customer
-         * @description A customer of the project, with running totals of what they did. The reference server sends every field
-         *     but `assets` on every customer. Nothing is required: the public API's webhook payloads show a customer
-         *     in a short form (ID, name, email, `source_id`, metadata) that leaves the rest out, `object` included.
+         * CustomerBase
+         * @description A customer's fields, with nothing required. The public API's webhook payloads show a customer in a short
+         *     form (ID, name, email, `source_id`, metadata) that leaves the rest out, `object` included, so they use this
+         *     base; a customer read, created or updated through the API is a `Customer`, which requires what the API
+         *     always sends. The reference server sends every field but `assets` on every customer.
          */
-        Customer: {
+        CustomerBase: {
             /**
              * @description Customer ID assigned by the service (prefix `cust_`).
              * @example cust_7f8b2cd8a33d0f1e2b
@@ -8667,6 +8714,13 @@ export interface components {
              */
             object?: "customer";
         };
+        /**
+         * Customer
+         * @description A customer of the project, with running totals of what they did, as the customer operations return it.
+         *     `object`, `summary`, `loyalty` and `referrals` are on every customer the public API returns, so they are
+         *     required.
+         */
+        Customer: WithRequired<components["schemas"]["CustomerBase"], "object" | "summary" | "loyalty" | "referrals">;
         /**
          * CustomersListResponseBody
          * @description A page of customers.
@@ -8879,7 +8933,7 @@ export interface components {
          *     operations name it by `id` and `object` alone; the public API's webhook payloads may show it in full, as
          *     a customer read does. So it is a customer, with nothing required.
          */
-        OrderCustomer: components["schemas"]["Customer"];
+        OrderCustomer: components["schemas"]["CustomerBase"];
         /**
          * OrderRedemption
          * @description One redemption request made on an order, keyed in the order's `redemptions` map by the parent
@@ -9122,8 +9176,8 @@ export interface components {
          * @description An order of a customer, as stored. Redemptions create or update the order they are made on.
          */
         Order: components["schemas"]["OrderBase"] & {
-            /** @description The order lines. */
-            items?: components["schemas"]["OrderItem"][];
+            /** @description The order lines, each naming its kind (`order_item`), as the public API always sends them. */
+            items?: WithRequired<components["schemas"]["OrderItem"], "object">[];
         };
         /**
          * OrdersListResponseBody
@@ -9459,7 +9513,7 @@ export interface components {
              * @enum {string}
              */
             result?: "SUCCESS" | "FAILURE";
-            customer: components["schemas"]["Customer"];
+            customer: components["schemas"]["CustomerBase"];
             /** @description The IDs of the published vouchers. */
             vouchers_id: string[];
             /** @description The codes of the published vouchers, when the request asked for more than one (`campaign.count`). */
@@ -9520,7 +9574,11 @@ export interface components {
          * @description Gives a voucher to a customer: the one named by `voucher`, or the next free ones of `campaign`. The
          *     customer is found by `id` or `source_id`; a `source_id` not seen before, or a customer given only by
          *     details such as `name` or `email`, creates the customer (an unknown `id` is a 404). A `source_id` that an
-         *     earlier publication had returns that publication again instead of publishing anew.
+         *     earlier publication had returns that publication again instead of publishing anew. Exactly one of
+         *     `voucher` and `campaign` names what to publish; the other may be left out or sent as null (the published
+         *     SDKs send `campaign: null` with a code). Both given, or neither (left out or null), is a 400
+         *     `invalid_publish_params`: the server checks it, since a schema saying it made generated clients lose the
+         *     body's type.
          * @example {
          *       "customer": {
          *         "source_id": "jane-doe-1"
@@ -9533,11 +9591,11 @@ export interface components {
         PublicationsCreateRequestBody: {
             customer: components["schemas"]["CustomerReference"];
             /**
-             * @description The code to publish.
+             * @description The code to publish; null when `campaign` names what to publish.
              * @example SUMMER-7K2Q
              */
-            voucher?: string;
-            /** @description The campaign whose next free vouchers to publish. */
+            voucher?: string | null;
+            /** @description The campaign whose next free vouchers to publish; null when `voucher` names the code. */
             campaign?: {
                 /**
                  * @description The campaign's name or ID.
@@ -9549,7 +9607,7 @@ export interface components {
                  * @default 1
                  */
                 count?: number;
-            };
+            } | null;
             /**
              * @description The publication's ID in an external system; publishing again with it returns the same publication.
              * @example newsletter-2026-11-jane
@@ -9562,7 +9620,7 @@ export interface components {
             channel?: string | null;
             /** @description The publication's metadata; null for none. */
             metadata?: components["schemas"]["Metadata"] | null;
-        } & (unknown | unknown);
+        };
         /**
          * PublicationWithVoucher
          * @description A publication with the voucher it published in full: as the request that made it answers, and as
@@ -9574,7 +9632,7 @@ export interface components {
         };
         /**
          * PublicationsCreateResponseBody
-         * @description The publication, with the published voucher in full (or, for several, their codes in `vouchers`).
+         * @description The publication, with the published voucher in full (or, for several, their codes in `vouchers`), and always its `result`.
          */
         PublicationsCreateResponseBody: components["schemas"]["PublicationWithVoucher"];
         /**
@@ -9949,14 +10007,26 @@ export interface components {
             }[];
         };
         /**
-         * OrderCalculated
+         * OrderCalculatedBase
          * @description The order with the effect of the request's applicable redeemables. Gift credit lowers `total_amount` but
          *     is not a discount; `gift_amount` says how much of it was used.
+         *     This form promises nothing of its lines; `OrderCalculated` adds what the public API always sends. It is
+         *     kept for the deprecated single-object operations, whose reference lets a line leave `object` out.
          */
-        OrderCalculated: components["schemas"]["OrderBase"] & {
+        OrderCalculatedBase: components["schemas"]["OrderBase"] & {
             /** @description Gift credit used, ×100. This server's own field. */
             gift_amount?: number;
             /** @description The order lines with their amounts. */
+            items?: components["schemas"]["OrderItemCalculated"][];
+        };
+        /**
+         * OrderCalculated
+         * @description The order with the effect of the request's applicable redeemables (see `OrderCalculatedBase`), whose lines
+         *     always say what they are (`object: order_item`), as every current validation, redemption and qualification
+         *     answer of the public API shows them.
+         */
+        OrderCalculated: components["schemas"]["OrderCalculatedBase"] & {
+            /** @description The order lines with their amounts, each naming its kind. */
             items?: components["schemas"]["OrderItemCalculated"][];
         };
         /**
@@ -10345,8 +10415,8 @@ export interface components {
         ProductAttributes: string[];
         /**
          * ImageUrl
-         * Format: uri
-         * @description An HTTPS URL of a `.png` or `.jpg` image.
+         * @description The URL of a picture of the item. Taken as given: the public API accepts any string here (its documented
+         *     payloads include an empty one and placeholders), so no scheme, extension or URI syntax is enforced.
          * @example https://images.example.com/products/espresso.png
          */
         ImageUrl: string;
@@ -10371,7 +10441,7 @@ export interface components {
             price?: components["schemas"]["Price"];
             attributes?: components["schemas"]["ProductAttributes"];
             metadata?: components["schemas"]["Metadata"];
-            /** @description HTTPS URL of a `.png` or `.jpg` image of the product, or null. */
+            /** @description URL of a picture of the product, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
             created_at?: components["schemas"]["CreatedAt"];
             updated_at?: components["schemas"]["UpdatedAt"];
@@ -10393,11 +10463,12 @@ export interface components {
          *     declare is rejected.
          * @example {
          *       "size": "250g",
-         *       "grind": "whole"
+         *       "grind": "whole",
+         *       "ranking": 1
          *     }
          */
         SkuAttributes: {
-            [key: string]: string;
+            [key: string]: unknown;
         };
         /**
          * SkuFields
@@ -10425,7 +10496,7 @@ export interface components {
             price?: components["schemas"]["Price"];
             currency?: components["schemas"]["Currency"];
             attributes?: components["schemas"]["SkuAttributes"];
-            /** @description HTTPS URL of a `.png` or `.jpg` image of the SKU, or null. */
+            /** @description URL of a picture of the SKU, or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
             metadata?: components["schemas"]["Metadata"];
             created_at?: components["schemas"]["CreatedAt"];
@@ -10438,11 +10509,11 @@ export interface components {
         };
         /**
          * Sku
-         * @description A stock-keeping unit, one variant of a product. The reference server sends every field; the public API
-         *     may leave out `currency`, and in a collection's members (where it mixes SKUs with products) does not
-         *     promise `image_url`, `created_at` or `updated_at` either.
+         * @description A stock-keeping unit, one variant of a product, as the SKU operations return it. The reference server
+         *     sends every field; the public API may leave out `currency`. A collection's members, where SKUs and
+         *     products mix, do not promise `image_url`, `created_at` or `updated_at`, and use `SkuFields`.
          */
-        Sku: WithRequired<components["schemas"]["SkuFields"], "id" | "source_id" | "product_id" | "sku" | "price" | "attributes" | "metadata" | "object">;
+        Sku: WithRequired<components["schemas"]["SkuFields"], "id" | "source_id" | "product_id" | "sku" | "price" | "attributes" | "image_url" | "metadata" | "created_at" | "updated_at" | "object">;
         /**
          * ProductSkusList
          * @description Every SKU of a product, oldest first, embedded in the product. The reference server sends it on every
@@ -10622,7 +10693,7 @@ export interface components {
             /** @description For a failed redemption, what failed. */
             failure_message?: string;
             /** @description The order as the redemption computed it; null when the request had no order. */
-            order?: components["schemas"]["OrderCalculated"] | null;
+            order?: components["schemas"]["OrderCalculatedBase"] | null;
             /**
              * @description The stored order as it stood before this redemption changed it, in the public API's
              *     `customer.rewarded` payload. This server does not keep earlier states of an order, and never sends it.
@@ -10682,7 +10753,10 @@ export interface components {
          *     or tier that did not apply, with the reason in `failure_code`. The reference server sends every field of
          *     `RedemptionBase` it has; the public API's webhook payloads may leave out all but these.
          */
-        Redemption: WithRequired<components["schemas"]["RedemptionBase"], "id" | "object" | "date" | "status" | "metadata">;
+        Redemption: {
+            /** @description The order as the redemption computed it, each line naming its kind; null when the request had no order. */
+            order?: components["schemas"]["OrderCalculated"] | null;
+        } & WithRequired<components["schemas"]["RedemptionBase"], "id" | "object" | "date" | "status" | "metadata">;
         /**
          * RedemptionRollback
          * @description The undoing of a redemption. Rolling back a child makes one rollback; rolling back a parent makes one for
@@ -10976,6 +11050,15 @@ export interface components {
             skipped_redeemables?: components["schemas"]["ValidationRedeemable"][];
         };
         /**
+         * RedemptionsGetResponseBody
+         * @description A redemption or a rollback read by its ID, told apart by `object`. Either always names who and what it
+         *     concerns (`customer_id`, `customer`, `tracking_id`, `order`, each null when there is none), how it ended
+         *     (`result`), where it came from (`channel`) and the redeemed object (`related_object_type`,
+         *     `related_object_id`). `redemption` (the parent of a stacked redemption, or the redemption a rollback
+         *     undid) is not required: most of the public API's documented answers to this operation leave it out.
+         */
+        RedemptionsGetResponseBody: components["schemas"]["RedemptionEntry"];
+        /**
          * RedemptionsRollbackRequestBody
          * @description Why the redemption is rolled back. `reason` and `metadata` are kept on the rollback. `tracking_id`,
          *     `customer` and `order` (which in the public API update the customer and the order) are accepted and
@@ -10996,6 +11079,14 @@ export interface components {
             /** @description The rollback's metadata; null for none. */
             metadata?: components["schemas"]["Metadata"] | null;
         };
+        /**
+         * RedemptionsRollbackResponseBody
+         * @description The rollback made, which always names the redemption it undid (`redemption`), who and what it concerns
+         *     (`customer_id`, `customer`, `tracking_id`, `order`, each null when there is none), how it ended
+         *     (`result`) and the redeemed object (`related_object_type`, `related_object_id`). `channel` is not
+         *     required: half of the public API's documented answers to this operation leave it out.
+         */
+        RedemptionsRollbackResponseBody: WithRequired<components["schemas"]["RedemptionRollback"], "redemption" | "customer_id" | "customer" | "tracking_id" | "order" | "result" | "related_object_type" | "related_object_id">;
         /**
          * ValidationsValidateResponseBody
          * @description Whether the redeemables apply, each verdict, and the order with the discounts applied.
@@ -11331,10 +11422,10 @@ export interface components {
              */
             id: string;
             /**
-             * @description The product's or SKU's own ID in the client's systems.
+             * @description The product's or SKU's own ID in the client's systems; null (as the public API shows it) when the entry names its item by `id`.
              * @example espresso-beans-1kg
              */
-            source_id?: string;
+            source_id?: string | null;
             /** @description For a SKU, its product's ID. */
             product_id?: string;
             /** @description For a SKU, its product's `source_id`. */
@@ -11599,6 +11690,11 @@ export interface components {
             campaign?: components["schemas"]["AssignmentObjectRef"];
             promotion_tier?: components["schemas"]["AssignmentObjectRef"];
         };
+        /**
+         * ValidationRulesAssignmentsCreateResponseBody
+         * @description The assignment made, which always carries the moment it was made in `created_at`.
+         */
+        ValidationRulesAssignmentsCreateResponseBody: WithRequired<components["schemas"]["ValidationRuleAssignment"], "created_at">;
         /**
          * VoucherFilters
          * @description Conditions on voucher fields, keyed by field name, joined by `junction` (`and`, the default, or `or`).
@@ -12071,7 +12167,7 @@ export interface components {
             attributes?: components["schemas"]["ProductAttributes"] | null;
             /** @description Custom key-value pairs; null (or none) means an empty map. */
             metadata?: components["schemas"]["Metadata"] | null;
-            /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
+            /** @description URL of a picture, any string (see `ImageUrl`), or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
         };
         /**
@@ -12098,7 +12194,7 @@ export interface components {
             attributes?: components["schemas"]["ProductAttributes"] | null;
             /** @description Custom key-value pairs, replacing the old ones whole; null empties them. */
             metadata?: components["schemas"]["Metadata"] | null;
-            /** @description HTTPS URL of a `.png` or `.jpg` image, or null to remove it. */
+            /** @description URL of a picture, any string (see `ImageUrl`), or null to remove it. */
             image_url?: components["schemas"]["ImageUrl"] | null;
         };
         /**
@@ -12146,7 +12242,7 @@ export interface components {
             currency?: components["schemas"]["Currency"];
             /** @description Values of the product's attributes for this SKU; null means none. */
             attributes?: components["schemas"]["SkuAttributes"] | null;
-            /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
+            /** @description URL of a picture, any string (see `ImageUrl`), or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
             /** @description Custom key-value pairs; null (or none) means an empty map. */
             metadata?: components["schemas"]["Metadata"] | null;
@@ -12175,7 +12271,7 @@ export interface components {
             currency?: components["schemas"]["Currency"];
             /** @description Values of the product's attributes for this SKU; null means none. */
             attributes?: components["schemas"]["SkuAttributes"] | null;
-            /** @description HTTPS URL of a `.png` or `.jpg` image, or null to remove it. */
+            /** @description URL of a picture, any string (see `ImageUrl`), or null to remove it. */
             image_url?: components["schemas"]["ImageUrl"] | null;
             /** @description Custom key-value pairs, replacing the old ones whole; null empties them. */
             metadata?: components["schemas"]["Metadata"] | null;
@@ -12411,9 +12507,11 @@ export interface components {
         };
         /**
          * SkuWithProduct
-         * @description A SKU together with its parent product (without the product's SKUs), as collections list their SKUs.
+         * @description A SKU together with its parent product (without the product's SKUs), as collections list their SKUs. The
+         *     public API does not promise a collection's SKUs their `image_url`, `created_at` or `updated_at`, so this
+         *     requires less than `Sku`.
          */
-        SkuWithProduct: components["schemas"]["Sku"] & {
+        SkuWithProduct: WithRequired<components["schemas"]["SkuFields"], "id" | "source_id" | "product_id" | "sku" | "price" | "attributes" | "metadata" | "object"> & {
             product?: components["schemas"]["ProductBase"];
         };
         /**
@@ -12962,9 +13060,9 @@ export interface components {
             address: components["schemas"]["BrandAddress"];
             /** @description How customers reach the brand; every field is sent, null when not set. */
             contact: components["schemas"]["BrandContact"];
-            cockpits: components["schemas"]["BrandCockpits"];
-            created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            cockpits?: components["schemas"]["BrandCockpits"];
+            created_at?: components["schemas"]["CreatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
         };
         /**
          * BrandingListResponseBody
@@ -13314,7 +13412,8 @@ export interface components {
          */
         MetadataSchemasCreateRequestBody: {
             /**
-             * @description The resource type (standard or custom); one schema per type.
+             * @description The resource type (standard or custom); one schema per type. A custom type's name is letters, digits,
+             *     `_` and `-` (the public API takes names such as `delivery-slot`), starting with a letter or digit.
              * @example customer
              */
             related_object: string;
@@ -13474,12 +13573,13 @@ export interface components {
             /**
              * @description The signing secret. Shown in full once, in the answer to the webhook's creation; every later read
              *     (get, list, update) shows it masked: `whsec_`, twelve `*`, then its last four characters. Keep it
-             *     when the webhook is created, or set a new one with an update.
+             *     when the webhook is created, or set a new one with an update. Not required: the public API's
+             *     documented webhooks leave it out (as they do `updated_at`); the reference server always sends both.
              * @example whsec_************0a1b
              */
-            secret: string;
+            secret?: string;
             created_at: components["schemas"]["CreatedAt"];
-            updated_at: components["schemas"]["UpdatedAt"];
+            updated_at?: components["schemas"]["UpdatedAt"];
             /**
              * @description Always `webhook`.
              * @constant
@@ -13630,10 +13730,9 @@ export interface components {
                 error: string | null;
             }[];
             /**
-             * @description Why a `FAILED` delivery failed, null otherwise: `no attempt left` (every allowed attempt failed),
-             *     `dropped: queue full` (too many deliveries of the project, or of the server, were waiting, and this
-             *     was among the oldest), or `server stopped` (the server stopped before it was delivered; it had one
-             *     last attempt if time allowed).
+             * @description Why a `FAILED` delivery failed, null otherwise: `no attempt left` (every allowed attempt failed) or
+             *     `server stopped` (the server stopped before it was delivered; it had one last attempt if time
+             *     allowed). Deliveries waiting for room are never failed for it: they stay `PENDING`.
              * @example null
              */
             failure_reason?: string | null;
@@ -13942,6 +14041,13 @@ export interface components {
             };
         };
         /**
+         * LoyaltiesMembersBalanceUpdateResponseBody
+         * @description The card's balance after points were added or taken away by hand. It is a balance as any change returns
+         *     it, and always says how many `points` moved and the card's `type` (a balance inside a gift card's
+         *     transaction has neither).
+         */
+        LoyaltiesMembersBalanceUpdateResponseBody: WithRequired<components["schemas"]["LoyaltyCardBalance"], "points" | "type">;
+        /**
          * LoyaltyNamedRef
          * @description An object of the loyalty program named by its ID and name (a tier, a segment, an event schema).
          */
@@ -14046,6 +14152,12 @@ export interface components {
             more_starting_after?: string;
         };
         /**
+         * LoyaltiesMembersPendingPointsActivateResponseBody
+         * @description The card's balance after pending points were activated. It is a balance as any points change returns it,
+         *     and it always says in `operation_type` whether a call (`MANUAL`) or the service (`AUTOMATIC`) moved them.
+         */
+        LoyaltiesMembersPendingPointsActivateResponseBody: WithRequired<components["schemas"]["LoyaltyCardBalance"], "points" | "type" | "operation_type">;
+        /**
          * LoyaltyPendingPointsBalanceRequestBody
          * @description Points to add to (positive) or take from (negative) a pending entry; the entry cannot go below zero. Without `points` nothing changes.
          * @example {
@@ -14061,7 +14173,8 @@ export interface components {
         };
         /**
          * LoyaltyPendingPointsBalance
-         * @description The result of a change to a pending entry's points.
+         * @description The result of a change to a pending entry's points. `type` and `balance` are not required: the public
+         *     API's documented answer leaves them out. The reference server always sends them.
          */
         LoyaltyPendingPointsBalance: {
             /**
@@ -14078,12 +14191,12 @@ export interface components {
              * @description The card's spendable points, which a pending entry does not change.
              * @example 1200
              */
-            balance: number;
+            balance?: number;
             /**
              * @description Always `loyalty_card`, the kind of voucher the entry belongs to.
              * @constant
              */
-            type: "loyalty_card";
+            type?: "loyalty_card";
             /**
              * @description Always `balance`.
              * @constant
@@ -14322,7 +14435,8 @@ export interface components {
         };
         /**
          * LoyaltyTierPoints
-         * @description The balance range of the tier, both ends included; `to` null for no upper bound.
+         * @description The balance range of the tier, both ends included; `to` null for no upper bound. Empty (`{}`) for a tier made
+         *     without a range, which holds no member by balance.
          */
         LoyaltyTierPoints: {
             /**
@@ -14552,7 +14666,12 @@ export interface components {
             voucher_id: string;
             /** @description The card's campaign (a loyalty card's program); null for a standalone gift card. */
             campaign_id: string | null;
-            /** @description `API` for calls with an API key; null for what the service did by itself. */
+            /**
+             * @description For a change a call made (a manual balance change), the caller's `X-Voucherify-Channel` request header
+             *     (the published SDKs send `Node.js-SDK`, say), or `API` when the call sent none; null for what the service
+             *     did by itself. A transaction has no `object` field: the public API lists none.
+             * @example API
+             */
             source: string | null;
             /** @description The `reason` given with a manual change or transfer; null otherwise. */
             reason: string | null;
@@ -14575,12 +14694,12 @@ export interface components {
                     /** @description Order `source_id`. */
                     source_id: string | null;
                 };
-                /** @description The earning rule that gave the points. */
+                /** @description The earning rule that gave the points, with its display text as it stood then. */
                 earning_rule?: {
                     /** @description Earning rule ID. */
                     id: string;
                     /** @description The rule's display text when the points were given. */
-                    source?: {
+                    source: {
                         /** @description The rule's banner. */
                         banner: string | null;
                     };
@@ -14634,12 +14753,6 @@ export interface components {
             /** @description For a transfer, the matching transaction on the other card. */
             related_transaction_id: string | null;
             created_at: components["schemas"]["CreatedAt"];
-            /**
-             * @description Always `loyalty_card_transaction`. The reference server sends it on a loyalty card's movements and leaves it
-             *     out on a gift card's; the public API's webhook payloads may leave it out.
-             * @constant
-             */
-            object?: "loyalty_card_transaction";
         };
         /**
          * LoyaltyCardTransactionsListResponseBody
@@ -14948,10 +15061,12 @@ export interface components {
             period_value?: number;
         } | null;
         /**
-         * EarningRule
-         * @description A rule of a loyalty program saying which events earn points on members' cards, and how many.
+         * EarningRuleBase
+         * @description A rule of a loyalty program saying which events earn points on members' cards, and how many, as the public
+         *     API's webhook payloads show it (some leave out `active` and `automation_id`). The earning rule operations
+         *     return an `EarningRule`, which requires them.
          */
-        EarningRule: {
+        EarningRuleBase: {
             /**
              * @description Earning rule ID (prefix `ern_`).
              * @example ern_1c2d3e4f5a6b7c8d9e
@@ -14996,13 +15111,15 @@ export interface components {
             /** @description When points earned by this rule expire; null follows the program's rules. */
             expiration_rules?: components["schemas"]["LoyaltyExpirationRules"] | null;
             /**
-             * @description A validation rule the rule's events must pass. The reference server stores it but does not check it
-             *     when giving points.
+             * @description A validation rule the rule's events must pass. Not required: the public API's documented earning rules
+             *     do not all carry it. The reference server always sends it (null for none), stores it, and does not
+             *     check it when giving points.
              */
-            validation_rule_id: string | null;
+            validation_rule_id?: string | null;
             /**
-             * @description The public API's internal automation behind the rule. The reference server has none and leaves it
-             *     out.
+             * @description The public API's internal automation behind the rule. The reference server runs no automations; it
+             *     sends an ID made from the rule's own (`auto_` and the rule ID without its `ern_` prefix), the same for
+             *     the rule's whole life.
              */
             automation_id?: string;
             /** @description Whether the rule gives points. The reference server always sends it; the public API's webhook payloads may leave it out. */
@@ -15029,6 +15146,12 @@ export interface components {
              */
             object: "earning_rule";
         };
+        /**
+         * EarningRule
+         * @description A rule of a loyalty program saying which events earn points on members' cards, and how many, as the
+         *     earning rule operations return it: always with `active` and `automation_id`.
+         */
+        EarningRule: WithRequired<components["schemas"]["EarningRuleBase"], "active" | "automation_id">;
         /**
          * EarningRulesListResponseBody
          * @description A page of a program's earning rules.
@@ -15175,6 +15298,13 @@ export interface components {
          */
         EarningRulesCreateResponseBody: components["schemas"]["EarningRule"][];
         /**
+         * LoyaltiesEarningRulesGetResponseBody
+         * @description The earning rule, which here always names its `validation_rule_id` (null for none). An
+         *     `EarningRule` elsewhere need not: the public API's documented answers to creating, enabling and disabling
+         *     rules leave it out.
+         */
+        LoyaltiesEarningRulesGetResponseBody: components["schemas"]["EarningRule"];
+        /**
          * EarningRulesUpdateRequestBody
          * @description The fields to change; the others keep their values.
          * @example {
@@ -15185,6 +15315,13 @@ export interface components {
          *     }
          */
         EarningRulesUpdateRequestBody: components["schemas"]["EarningRuleFields"];
+        /**
+         * LoyaltiesEarningRulesUpdateResponseBody
+         * @description The earning rule after the update, which here always names its `validation_rule_id` (null for none). An
+         *     `EarningRule` elsewhere need not: the public API's documented answers to creating, enabling and disabling
+         *     rules leave it out.
+         */
+        LoyaltiesEarningRulesUpdateResponseBody: components["schemas"]["EarningRule"];
         /**
          * LoyaltyMembersListResponseBody
          * @description A page of a program's cards that customers hold.
@@ -15262,6 +15399,16 @@ export interface components {
             source_id?: string;
         }[];
         /**
+         * LoyaltiesMembersTransfersCreateResponseBody
+         * @description The loyalty card that received the points, after the transfer. It is the card as a voucher read returns
+         *     it, always with its identity (`id`, `code`, `type`, `is_referral_code`, `created_at`), its filing
+         *     (`category`, `category_id`), its validity (`active`, `start_date`, `validity_timeframe`,
+         *     `validity_day_of_week`), `loyalty_card`, `additional_info` and `metadata`; those that can be unset are
+         *     sent as null. `expiration_date` is not required although the public API's reference marks it so: the API
+         *     leaves the key out of a card whose expiration date was cleared, as it does for any voucher.
+         */
+        LoyaltiesMembersTransfersCreateResponseBody: WithRequired<components["schemas"]["Voucher"], "id" | "code" | "type" | "is_referral_code" | "created_at" | "category" | "category_id" | "active" | "start_date" | "validity_timeframe" | "validity_day_of_week" | "loyalty_card" | "additional_info" | "metadata">;
+        /**
          * LoyaltyTierRequest
          * @description A new tier: the members whose card balance lies in `points` (`from` to `to`, both included; `to` null
          *     for no upper bound). Tiers of one program may not overlap. `earning_rules` and `rewards` map earning
@@ -15303,6 +15450,12 @@ export interface components {
          */
         LoyaltyTiersCreateResponseBody: components["schemas"]["LoyaltyTier"][];
         /**
+         * LoyaltiesTiersEarningRulesListResponseBody
+         * @description The earning rules of a program as they apply in one of its tiers, always as a whole list envelope:
+         *     `object`, `data_ref`, `data` and `total`.
+         */
+        LoyaltiesTiersEarningRulesListResponseBody: components["schemas"]["EarningRulesListResponseBody"];
+        /**
          * RewardType
          * @description What kind of reward it is.
          * @example MATERIAL
@@ -15315,8 +15468,8 @@ export interface components {
          */
         RewardAttributes: {
             /**
-             * Format: uri
-             * @description Picture of the reward.
+             * @description The URL of a picture of the reward, taken as given (the public API accepts any URL string).
+             * @example https://images.example.com/rewards/mug.jpg
              */
             image_url?: string | null;
             /** @description Text about the reward. */
@@ -15342,7 +15495,8 @@ export interface components {
             /** @description How many times the reward was redeemed. */
             redeemed?: number | null;
             attributes?: components["schemas"]["RewardAttributes"];
-            metadata?: components["schemas"]["Metadata"];
+            /** @description The reward's metadata; null where the public API shows a reward without any. */
+            metadata?: components["schemas"]["Metadata"] | null;
             created_at?: components["schemas"]["CreatedAt"];
             updated_at?: components["schemas"]["UpdatedAt"];
             /**
@@ -15522,8 +15676,9 @@ export interface components {
             campaign: string;
             parameters?: components["schemas"]["RewardAssignmentParameters"];
             /**
-             * @description Validation rules (IDs) for paying with a `COIN` reward. Accepted and ignored: the reference server
-             *     does not check validation rules on reward assignments.
+             * @description Validation rules (IDs) for paying with a `COIN` reward, one at most there (two or more are a 400).
+             *     Otherwise accepted and ignored: the reference server does not check validation rules on reward
+             *     assignments.
              */
             validation_rules?: string[];
         };
@@ -15670,8 +15825,9 @@ export interface components {
                  */
                 center?: string;
                 /**
-                 * @description The radius with its unit, `km` or `m`.
+                 * @description The radius with its unit, `km` or `m`, written with or without a space between (`5km`, `1.54 km`).
                  * @example 5km
+                 * @example 1.54 km
                  */
                 radius?: string;
             };
@@ -15822,9 +15978,8 @@ export interface components {
             access_token: string;
         };
         /**
-         * OAuthIntrospection
-         * @description What a token is. An unknown, expired or revoked token, or one of another project, is `active: false`
-         *     with `expires_in` 0 (and, for an unknown token, an empty `client_id` and `scope` and `expires_at` 0).
+         * OAuthIntrospectionActive
+         * @description A token that can be used now, described in full.
          * @example {
          *       "access_token": "8W3nq2Rw5kq0lQ1zjW4aQkO7uXv9Zt3C",
          *       "client_id": "demo-app-id",
@@ -15835,7 +15990,7 @@ export interface components {
          *       "active": true
          *     }
          */
-        OAuthIntrospection: {
+        OAuthIntrospectionActive: {
             /** @description The token that was asked about. */
             access_token: string;
             /** @description The OAuth client the token was issued to. */
@@ -15851,9 +16006,45 @@ export interface components {
              * @constant
              */
             token_type: "Bearer";
-            /** @description Whether the token can be used now. */
-            active: boolean;
+            /**
+             * @description Always true.
+             * @constant
+             */
+            active: true;
         };
+        /**
+         * OAuthIntrospectionInactive
+         * @description The answer for a token that cannot be used; nothing else is said about it.
+         * @example {
+         *       "active": false
+         *     }
+         */
+        OAuthIntrospectionInactive: {
+            /**
+             * @description Always false.
+             * @constant
+             */
+            active: false;
+        };
+        /**
+         * OAuthIntrospection
+         * @description What a token is (RFC 7662). A token that can be used now is described in full with `active: true`. Any
+         *     other (unknown, expired, revoked, or of another project) is answered with `{"active": false}` alone, which
+         *     says nothing more about it, as the public API does.
+         * @example {
+         *       "access_token": "8W3nq2Rw5kq0lQ1zjW4aQkO7uXv9Zt3C",
+         *       "client_id": "demo-app-id",
+         *       "expires_at": 1795340000,
+         *       "expires_in": 840,
+         *       "scope": "vouchers redemptions",
+         *       "token_type": "Bearer",
+         *       "active": true
+         *     }
+         * @example {
+         *       "active": false
+         *     }
+         */
+        OAuthIntrospection: components["schemas"]["OAuthIntrospectionActive"] | components["schemas"]["OAuthIntrospectionInactive"];
         /**
          * EventsCustomer
          * @description The customer the event happened to, by `id` or `source_id` (one of them is needed: 400
@@ -16106,14 +16297,15 @@ export interface components {
          * ValidationFailure
          * @description Why a single-object validation (the deprecated per-voucher and per-tier operations) found its voucher or
          *     promotion tier inapplicable: the verdict's error, as `POST /v1/validations` reports it for the same
-         *     redeemable.
+         *     redeemable. Nothing is required: the public API's documented failures with a custom message may carry
+         *     the message alone, without `code`. The reference server always sends `code`.
          */
         ValidationFailure: {
             /**
              * @description The HTTP status such a failure has on its own (400). The public API types it as a number; it is always a whole number.
              * @example 400
              */
-            code: number;
+            code?: number;
             /**
              * @description The reason, one of the keys of `RedeemableError` (`voucher_expired`, `quantity_exceeded`, `order_rules_violated`…).
              * @example quantity_exceeded
@@ -16195,7 +16387,7 @@ export interface components {
                 /** @description The points the order would take from the card. */
                 points?: number;
             };
-            order?: components["schemas"]["OrderCalculated"];
+            order?: components["schemas"]["OrderCalculatedBase"];
             session?: components["schemas"]["RedemptionSession"];
             /** @description When the voucher starts to be valid (ISO 8601); null for no limit. */
             start_date?: string | null;
@@ -16216,6 +16408,15 @@ export interface components {
             reason?: string;
             error?: components["schemas"]["ValidationFailure"];
         };
+        /**
+         * VouchersCodeValidateResponseBody
+         * @description The verdict on the voucher named in the path. It is a `VouchersValidateResponseBody` that always says
+         *     whether it is `valid` and names the voucher's `code`, valid or not (the client-side twin of this operation
+         *     promises neither).
+         */
+        VouchersCodeValidateResponseBody: {
+            order?: components["schemas"]["OrderCalculated"];
+        } & WithRequired<components["schemas"]["VouchersValidateResponseBody"], "valid" | "code">;
         /**
          * PromotionsValidateFilters
          * @description Which promotion tiers a promotions validation checks; other fields are ignored.
@@ -16283,7 +16484,7 @@ export interface components {
              * @example track_Y3VzdF9hYmM
              */
             tracking_id?: string;
-            order?: components["schemas"]["OrderCalculated"];
+            order?: components["schemas"]["OrderCalculatedBase"];
             discount?: components["schemas"]["LegacyDiscount"];
             /**
              * @description What the tier takes off the order, ×100.
@@ -17028,6 +17229,12 @@ export interface components {
          */
         StackingRulesCreateRequestBody: components["schemas"]["StackingRulesFields"];
         /**
+         * StackingRulesResponseBody
+         * @description The project's stacking rules as one set is created or read, always with their `id` and `created_at` (a
+         *     list of the project's sets need not carry them, as the public API's reference says).
+         */
+        StackingRulesResponseBody: components["schemas"]["ProjectStackingRules"];
+        /**
          * StackingRulesUpdateRequestBody
          * @description The settings to change; the others keep their values. A list given replaces the whole list.
          * @example {
@@ -17036,6 +17243,11 @@ export interface components {
          */
         StackingRulesUpdateRequestBody: components["schemas"]["StackingRulesFields"];
         /**
+         * StackingRulesUpdateResponseBody
+         * @description The project's stacking rules after the update, which always carry their `id`, `created_at` and the moment of the update in `updated_at`.
+         */
+        StackingRulesUpdateResponseBody: components["schemas"]["ProjectStackingRules"];
+        /**
          * PromotionStackTiers
          * @description The promotion tiers a stack applies together, in the order they apply.
          */
@@ -17043,8 +17255,9 @@ export interface components {
             /** @description IDs of tiers of the stack's campaign, each once. They apply one after another in this order. */
             ids: string[];
             /**
-             * @description How the tiers are ordered. `MANUAL`, the only mode, the default, and what is sent back, applies them in the order of `ids`.
-             * @default MANUAL
+             * @description How the tiers are ordered. `MANUAL`, the only mode and what applies when it is left out, applies them in
+             *     the order of `ids`. As in the public API, a stack shows it only when a request sent it (and keeps it
+             *     through updates that leave it out).
              * @enum {string}
              */
             hierarchy_mode?: "MANUAL";
@@ -17154,8 +17367,7 @@ export interface components {
                 /** @description IDs of tiers of the stack's campaign, each once, in the order they apply. */
                 ids?: string[];
                 /**
-                 * @description How the tiers are ordered; `MANUAL`, the only mode.
-                 * @default MANUAL
+                 * @description How the tiers are ordered; `MANUAL`, the only mode. Left out, the stack keeps what it showed.
                  * @enum {string}
                  */
                 hierarchy_mode?: "MANUAL";
@@ -17163,6 +17375,11 @@ export interface components {
             /** @description The stack's category (404 when it does not exist); null for none. */
             category_id?: string | null;
         };
+        /**
+         * PromotionStacksUpdateResponseBody
+         * @description The promotion stack after the update, which always carries the moment of it in `updated_at`.
+         */
+        PromotionStacksUpdateResponseBody: WithRequired<components["schemas"]["PromotionStack"], "updated_at">;
         /**
          * SegmentTextFilter
          * @description Conditions on a text field of the segment.
@@ -17302,9 +17519,10 @@ export interface components {
             created_at?: components["schemas"]["CreatedAt"];
             /**
              * Format: date-time
-             * @description When the segment was last changed. Segments are never changed here, so this server leaves it out.
+             * @description When the segment was last changed; null (as the public API shows it) or left out for one never changed.
+             *     Segments are never changed here, so this server leaves it out.
              */
-            updated_at?: string;
+            updated_at?: string | null;
             type?: components["schemas"]["SegmentType"];
             /** @description The filter of an `auto-update` or `passive` segment; null for a `static` one. */
             filter?: components["schemas"]["SegmentFilter"] | null;
@@ -17324,7 +17542,7 @@ export interface components {
             /** @constant */
             data_ref: "data";
             /** @description The segments. */
-            data?: components["schemas"]["Segment"][];
+            data: components["schemas"]["Segment"][];
             /** @description The segments, under the name the public API's reference gives the array. Not sent by this server (see `data`). */
             segments?: components["schemas"]["Segment"][];
             /**
@@ -17650,11 +17868,11 @@ export interface components {
          */
         ExportVoucherParameters: {
             /**
-             * @description The order of the rows (a leading `-` for descending).
+             * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
              * @enum {string}
              */
-            order?: "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-code" | "code";
+            order?: "" | "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-code" | "code";
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `code`, `voucher_type`, `value`, `discount_type`, `campaign`, `category`, `start_date`, `expiration_date`, `gift_balance`, `loyalty_balance`, `redemption_quantity`, `redemption_count`, `active`, `metadata`.
              *     `value` is the discount's amount, percent, fixed amount or units, a gift card's amount or a loyalty card's points; `formula` the discount's formula; `qr_code` and `bar_code` the image URLs; `metadata` a JSON object; `validation_rules_id` the IDs of the rules assigned to the voucher, comma-separated; `customer_id` and `customer_source_id` its holder.
@@ -17748,11 +17966,11 @@ export interface components {
          */
         ExportRedemptionParameters: {
             /**
-             * @description The order of the rows (a leading `-` for descending).
+             * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
              * @enum {string}
              */
-            order?: "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at";
+            order?: "" | "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at";
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `id`, `object`, `date`, `voucher_code`, `campaign`, `customer_id`, `tracking_id`, `order_amount`, `gift_amount`, `loyalty_points`, `result`, `failure_code`, `failure_message`, `metadata`.
              *     `object` is `redemption` or `redemption_rollback`; `date` when it happened; `campaign` the campaign's name; `order_amount` the order's amount; `gift_amount` the credits spent, `loyalty_points` the points; `metadata` a JSON object.
@@ -17833,11 +18051,11 @@ export interface components {
          */
         ExportCustomerParameters: {
             /**
-             * @description The order of the rows (a leading `-` for descending).
+             * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
              * @enum {string}
              */
-            order?: "-name" | "name" | "-id" | "id" | "-email" | "email" | "-source_id" | "source_id" | "-created_at" | "created_at" | "-updated_at" | "updated_at";
+            order?: "" | "-name" | "name" | "-id" | "id" | "-email" | "email" | "-source_id" | "source_id" | "-created_at" | "created_at" | "-updated_at" | "updated_at";
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `name`, `id`, `email`, `source_id`, `created_at`, `updated_at`, `metadata`.
              *     Address fields are the address's parts; `redemptions_*`, `orders_*` and `loyalty_*` come from the customer's summary, as the customer shows them; `metadata` a JSON object.
@@ -17923,11 +18141,11 @@ export interface components {
          */
         ExportPublicationParameters: {
             /**
-             * @description The order of the rows (a leading `-` for descending).
+             * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
              * @enum {string}
              */
-            order?: "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at" | "-channel" | "channel";
+            order?: "" | "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at" | "-channel" | "channel";
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `voucher_code`, `customer_id`, `customer_source_id`, `date`, `channel`, `campaign`, `is_winner`, `metadata`.
              *     `date` is when the voucher was published; `campaign` the campaign's name; `is_winner` whether the publication succeeded; `metadata` a JSON object.
@@ -18006,11 +18224,11 @@ export interface components {
          */
         ExportOrderParameters: {
             /**
-             * @description The order of the rows (a leading `-` for descending).
+             * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
              * @enum {string}
              */
-            order?: "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-status" | "status";
+            order?: "" | "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-status" | "status";
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `id`, `source_id`, `created_at`, `updated_at`, `status`, `amount`, `discount_amount`, `total_amount`, `customer_id`, `metadata`.
              *     Amounts are ×100; `metadata` a JSON object.
@@ -18140,11 +18358,11 @@ export interface components {
          */
         ExportVoucherTransactionsParameters: {
             /**
-             * @description The order of the rows (a leading `-` for descending).
+             * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
              * @enum {string}
              */
-            order?: "-created_at" | "created_at";
+            order?: "" | "-created_at" | "created_at";
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `id`, `campaign_id`, `voucher_id`, `type`, `source_id`, `reason`, `source`, `balance`, `amount`, `related_transaction_id`, `created_at`, `details`.
              *     `balance` is the balance after the movement; `amount` the change (credits ×100 or points); `details` a JSON object with what caused it.
@@ -18281,6 +18499,12 @@ export interface components {
             parameters?: components["schemas"]["ExportVoucherTransactionsParameters"];
         };
         /**
+         * ExportsTransactionsCreateResponseBody
+         * @description The export of a card's, a campaign's or a program's transactions as it is scheduled, which always names the
+         *     `channel` it was asked through and the `parameters` it was asked with.
+         */
+        ExportsTransactionsCreateResponseBody: components["schemas"]["ExportVoucherTransactions"];
+        /**
          * ImportCsvRequestBody
          * @description A CSV file to import, sent as `multipart/form-data` in the part named `file`.
          */
@@ -18342,7 +18566,7 @@ export interface components {
             price?: components["schemas"]["Price"];
             /** @description Names of the attributes each SKU of the product may set. */
             attributes?: components["schemas"]["ProductAttributes"] | null;
-            /** @description HTTPS URL of a `.png` or `.jpg` image, or null. */
+            /** @description URL of a picture, any string (see `ImageUrl`), or null. */
             image_url?: components["schemas"]["ImageUrl"] | null;
             /** @description Custom key-value pairs, set on the product's metadata key by key. */
             metadata?: components["schemas"]["Metadata"] | null;
@@ -19465,9 +19689,9 @@ export interface components {
              */
             redemption?: components["schemas"]["Redemption"] | null;
             /** @description The customer the redemption was made for, as `GET /v1/customers/{customerId}` shows it; null when the redemption named none. */
-            customer?: components["schemas"]["Customer"] | null;
+            customer?: components["schemas"]["CustomerBase"] | null;
             /** @description The customer holding the voucher, when it has a holder. */
-            holder?: components["schemas"]["Customer"] | null;
+            holder?: components["schemas"]["CustomerBase"] | null;
             /** @description The order the redemption was made on, as `GET /v1/orders/{orderId}` shows it. */
             order?: components["schemas"]["Order"] | null;
             /** @description The voucher redeemed, when the redeemable is a voucher (without `assets`, as in every payload). */
@@ -19477,7 +19701,7 @@ export interface components {
             /** @description The promotion stack redeemed, in the public API; this server never sends it. */
             promotion_stack?: components["schemas"]["WebhookPromotionStack"] | null;
             /** @description The campaign of the voucher or tier. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /**
              * Format: date-time
              * @description When the redemption was made, or refused.
@@ -19540,9 +19764,9 @@ export interface components {
              */
             redemption_rollback?: components["schemas"]["RedemptionRollback"];
             /** @description The customer the redemption was made for, as `GET /v1/customers/{customerId}` shows it; null when the redemption named none. */
-            customer?: components["schemas"]["Customer"] | null;
+            customer?: components["schemas"]["CustomerBase"] | null;
             /** @description The customer holding the voucher, when it has a holder. */
-            holder?: components["schemas"]["Customer"] | null;
+            holder?: components["schemas"]["CustomerBase"] | null;
             /** @description The order the redemption was made on, as `GET /v1/orders/{orderId}` shows it. */
             order?: components["schemas"]["Order"] | null;
             /** @description The voucher redeemed, when the redeemable is a voucher (without `assets`, as in every payload). */
@@ -19552,7 +19776,7 @@ export interface components {
             /** @description The promotion stack redeemed, in the public API; this server never sends it. */
             promotion_stack?: components["schemas"]["WebhookPromotionStack"] | null;
             /** @description The campaign of the voucher or tier. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
         };
         /**
          * WebhookRedemptionRollbackSucceededPayload
@@ -19607,9 +19831,9 @@ export interface components {
                 /** @description The voucher given, right after it was given (without `assets`, as in every payload). */
                 voucher?: components["schemas"]["Voucher"];
                 /** @description The customer who got the voucher, as `GET /v1/customers/{customerId}` shows it. */
-                customer?: components["schemas"]["Customer"] | null;
+                customer?: components["schemas"]["CustomerBase"] | null;
                 /** @description The voucher's campaign; null for a standalone voucher. */
-                campaign?: components["schemas"]["Campaign"] | null;
+                campaign?: components["schemas"]["CampaignBase"] | null;
                 /** @description The dashboard user who published the voucher, in the public API; this server has no dashboard and never sends it. */
                 user?: {
                     /** @description User ID. */
@@ -19645,9 +19869,9 @@ export interface components {
             /** @description The voucher, right after it was given (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"];
             /** @description The customer who got the voucher, as `GET /v1/customers/{customerId}` shows it. */
-            customer?: components["schemas"]["Customer"] | null;
+            customer?: components["schemas"]["CustomerBase"] | null;
             /** @description The voucher's campaign; null for a standalone voucher. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /** @description The publication that gave the voucher, when the voucher was published through `POST /v1/publications`, with that voucher (without `assets`). */
             publication?: components["schemas"]["PublicationWithVoucher"] | null;
             /**
@@ -19686,7 +19910,7 @@ export interface components {
             /** @description The voucher, as `GET /v1/vouchers/{code}` shows it, without `assets` (a delivery has no request address to build their URLs from). */
             voucher?: components["schemas"]["Voucher"] | null;
             /** @description The voucher's campaign, as `GET /v1/campaigns/{campaignId}` shows it; null for a standalone voucher. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
         };
         /**
          * WebhookVoucherCreatedPayload
@@ -19851,9 +20075,9 @@ export interface components {
             /** @description The card's transaction the addition recorded, as the card's transaction list shows it. */
             transaction?: components["schemas"]["LoyaltyCardTransaction"] | null;
             /** @description The card's loyalty program; null for a standalone card. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /** @description The card's holder; null for a card without one. */
-            customer?: components["schemas"]["Customer"] | null;
+            customer?: components["schemas"]["CustomerBase"] | null;
         };
         /**
          * WebhookVoucherLoyaltyCardPointsAddedPayload
@@ -19975,7 +20199,7 @@ export interface components {
              */
             transaction?: components["schemas"]["WebhookGiftTransaction"] | null;
             /** @description The gift card's campaign; null for a standalone card. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
         };
         /**
          * WebhookVoucherGiftBalanceAddedPayload
@@ -20004,7 +20228,7 @@ export interface components {
              * @description The new campaign, as `GET /v1/campaigns/{campaignId}` shows it at the moment it was created (a
              *     campaign whose codes are generated in the background shows the codes made so far in `vouchers_count`).
              */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /**
              * Format: date-time
              * @description When the campaign was created.
@@ -20037,7 +20261,7 @@ export interface components {
          */
         WebhookCampaignEventData: {
             /** @description The campaign, as `GET /v1/campaigns/{campaignId}` shows it. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
         };
         /**
          * WebhookCampaignUpdatedPayload
@@ -20066,7 +20290,7 @@ export interface components {
              * @description The campaign as it stood when it was deleted. Its vouchers are deleted first (each with its own
              *     `voucher.deleted`), so `vouchers_count` is 0.
              */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /**
              * Format: date-time
              * @description When the campaign was deleted.
@@ -20136,7 +20360,7 @@ export interface components {
          */
         WebhookVouchersGenerationCompletedData: {
             /** @description The campaign, as it stood once the batch was added. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /**
              * @description How many codes the batch added.
              * @example 500
@@ -20412,7 +20636,7 @@ export interface components {
             /** @description The voucher the rule is assigned to, when the assignment names a voucher (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"];
             /** @description The campaign the rule is assigned to, when the assignment names a campaign. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /** @description The promotion tier the rule is assigned to, when the assignment names a tier. */
             promotion_tier?: components["schemas"]["PromotionTier"] | null;
             /**
@@ -20471,7 +20695,7 @@ export interface components {
          *     created, or when it was deleted. This server always sends it.
          */
         WebhookCustomerEventData: {
-            customer?: components["schemas"]["Customer"];
+            customer?: components["schemas"]["CustomerBase"];
         };
         /**
          * WebhookCustomerCreatedPayload
@@ -20524,7 +20748,7 @@ export interface components {
             /** @description The loyalty tier whose offer was taken, when the reward was offered by a tier; this server's offers belong to programs, so it never sends it. */
             loyalty_tier_id?: string;
             /** @description The customer who got the reward. */
-            customer?: components["schemas"]["Customer"] | null;
+            customer?: components["schemas"]["CustomerBase"] | null;
             /** @description For a `CAMPAIGN` reward, the voucher it gave (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"];
             /** @description For a `MATERIAL` reward, the product it gives. */
@@ -20542,13 +20766,13 @@ export interface components {
          */
         WebhookCustomerRewardedData: {
             /** @description The customer who got the reward, as `GET /v1/customers/{customerId}` shows it. */
-            customer?: components["schemas"]["Customer"] | null;
+            customer?: components["schemas"]["CustomerBase"] | null;
             /** @description The holder of the card that paid for the reward (the same customer, on this server). */
-            holder?: components["schemas"]["Customer"] | null;
+            holder?: components["schemas"]["CustomerBase"] | null;
             /** @description The loyalty card that paid for the reward, right after it paid (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"] | null;
             /** @description The card's loyalty program. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /**
              * @description The redemption that got the reward, in the public API, in the short form of `RedemptionBase` (any
              *     field may be left out). This server does not store reward redemptions as redemptions, so it never
@@ -20643,17 +20867,17 @@ export interface components {
          */
         WebhookCustomerRewardedLoyaltyPointsData: {
             /** @description The member who earned the points, as `GET /v1/customers/{customerId}` shows it. */
-            customer?: components["schemas"]["Customer"] | null;
+            customer?: components["schemas"]["CustomerBase"] | null;
             /** @description The card's holder (the same customer). */
-            holder?: components["schemas"]["Customer"] | null;
+            holder?: components["schemas"]["CustomerBase"] | null;
             /** @description The loyalty card, right after the points were added (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"] | null;
             /** @description The card's loyalty program. */
-            campaign?: components["schemas"]["Campaign"] | null;
+            campaign?: components["schemas"]["CampaignBase"] | null;
             /** @description The card's loyalty tier once the points were added; null when it has none. */
             loyalty_tier?: components["schemas"]["LoyaltyTier"] | null;
             /** @description The earning rule that gave the points. */
-            earning_rule?: components["schemas"]["EarningRule"] | null;
+            earning_rule?: components["schemas"]["EarningRuleBase"] | null;
             /** @description The points added and the card's balance after them; `type` is `loyalty_card` and `operation_type` `AUTOMATIC`. */
             balance?: components["schemas"]["WebhookBalance"] | null;
             /** @description For an order rule, the paid order that earned the points, as `GET /v1/orders/{orderId}` shows it. */
@@ -21391,7 +21615,9 @@ export interface components {
          *     `expiration_date`, `created_at`, `updated_at` and `metadata.<key>`. Operators: `$is`, `$is_not`, `$in`,
          *     `$not_in`, `$before` and `$after` (dates), `$less_than`, `$less_than_or_equal`, `$more_than`,
          *     `$more_than_or_equal`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`,
-         *     `$has_value`. Example: `filters[expiration_date][conditions][$before]=2026-12-31`.
+         *     `$has_value`. Example: `filters[expiration_date][conditions][$before]=2026-12-31`. `campaign_ids` is taken
+         *     as another name of `campaign_id`, as the published SDKs send it
+         *     (`filters[campaign_ids][conditions][$in][]=camp_...`); naming both is a 400.
          * @example {
          *       "junction": "and",
          *       "expiration_date": {
@@ -22074,7 +22300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Campaign"];
+                    "application/json": components["schemas"]["CampaignsGetResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -22146,7 +22372,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deletion goes on in the background (never sent by the reference server). */
+            /** @description The deletion is accepted; follow it with `GET /v1/async-actions/{asyncActionId}`. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -22154,13 +22380,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AsyncActionReference"];
                 };
-            };
-            /** @description The campaign and its vouchers are deleted. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -22185,13 +22404,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The campaign. */
+            /** @description The campaign (the public API's documented answer is an empty object, so nothing in it is required). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Campaign"];
+                    "application/json": components["schemas"]["CampaignBase"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -22217,13 +22436,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The campaign. */
+            /** @description The campaign (the public API's documented answer is an empty object, so nothing in it is required). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Campaign"];
+                    "application/json": components["schemas"]["CampaignBase"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -22495,7 +22714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
+                    "application/json": components["schemas"]["CategoriesUpdateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -23563,7 +23782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RedemptionEntry"];
+                    "application/json": components["schemas"]["RedemptionsGetResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -23611,7 +23830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RedemptionRollback"];
+                    "application/json": components["schemas"]["RedemptionsRollbackResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -23917,7 +24136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationRuleAssignment"];
+                    "application/json": components["schemas"]["ValidationRulesAssignmentsCreateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -24092,7 +24311,9 @@ export interface operations {
                  *     `expiration_date`, `created_at`, `updated_at` and `metadata.<key>`. Operators: `$is`, `$is_not`, `$in`,
                  *     `$not_in`, `$before` and `$after` (dates), `$less_than`, `$less_than_or_equal`, `$more_than`,
                  *     `$more_than_or_equal`, `$contains`, `$not_contain`, `$starts_with`, `$ends_with`, `$is_unknown`,
-                 *     `$has_value`. Example: `filters[expiration_date][conditions][$before]=2026-12-31`.
+                 *     `$has_value`. Example: `filters[expiration_date][conditions][$before]=2026-12-31`. `campaign_ids` is taken
+                 *     as another name of `campaign_id`, as the published SDKs send it
+                 *     (`filters[campaign_ids][conditions][$in][]=camp_...`); naming both is a 400.
                  * @example {
                  *       "junction": "and",
                  *       "expiration_date": {
@@ -26507,7 +26728,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LoyaltyCardBalance"];
+                    "application/json": components["schemas"]["LoyaltiesMembersBalanceUpdateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -26583,7 +26804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LoyaltyCardBalance"];
+                    "application/json": components["schemas"]["LoyaltiesMembersPendingPointsActivateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -27013,7 +27234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EarningRule"];
+                    "application/json": components["schemas"]["LoyaltiesEarningRulesGetResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -27051,7 +27272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EarningRule"];
+                    "application/json": components["schemas"]["LoyaltiesEarningRulesUpdateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -27386,7 +27607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LoyaltyCardBalance"];
+                    "application/json": components["schemas"]["LoyaltiesMembersBalanceUpdateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -27577,7 +27798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Voucher"];
+                    "application/json": components["schemas"]["LoyaltiesMembersTransfersCreateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -27790,7 +28011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EarningRulesListResponseBody"];
+                    "application/json": components["schemas"]["LoyaltiesTiersEarningRulesListResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -28634,7 +28855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VouchersValidateResponseBody"];
+                    "application/json": components["schemas"]["VouchersCodeValidateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -29346,7 +29567,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectStackingRules"];
+                    "application/json": components["schemas"]["StackingRulesResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -29385,7 +29606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectStackingRules"];
+                    "application/json": components["schemas"]["StackingRulesResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -29425,7 +29646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectStackingRules"];
+                    "application/json": components["schemas"]["StackingRulesUpdateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -29669,7 +29890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PromotionStack"];
+                    "application/json": components["schemas"]["PromotionStacksUpdateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -30304,7 +30525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                    "application/json": components["schemas"]["ExportsTransactionsCreateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -30481,7 +30702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                    "application/json": components["schemas"]["ExportsTransactionsCreateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -30870,7 +31091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ExportVoucherTransactions"];
+                    "application/json": components["schemas"]["ExportsTransactionsCreateResponseBody"];
                 };
             };
             400: components["responses"]["BadRequest"];
