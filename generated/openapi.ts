@@ -7324,7 +7324,7 @@ export interface components {
          * ValidationRuleAssignmentsListResponseBody
          * @description A page of validation rule assignments.
          */
-        ValidationRuleAssignmentsListResponseBody: WithRequired<components["schemas"]["ListEnvelope"], "object" | "data_ref"> & {
+        ValidationRuleAssignmentsListResponseBody: WithRequired<components["schemas"]["ListEnvelope"], "object"> & {
             /** @constant */
             data_ref: "data";
             /** @description The assignments on this page. */
@@ -10339,6 +10339,14 @@ export interface components {
             };
         };
         /**
+         * RedemptionResult
+         * @description How a redemption or a rollback ended. A named schema so that generators which type a required field of
+         *     a composed schema by the field's own schema (openapi-typescript-codegen) can name it.
+         * @example SUCCESS
+         * @enum {string}
+         */
+        RedemptionResult: "SUCCESS" | "FAILURE";
+        /**
          * RedemptionStatus
          * @description Where a redemption stands, in either spelling of a rollback the public API uses.
          * @example SUCCEEDED
@@ -10392,6 +10400,13 @@ export interface components {
              */
             channel_type?: "USER" | "API" | "AUTO_REDEEM";
         };
+        /**
+         * RedemptionRelatedObjectType
+         * @description What a redemption or a rollback concerns; `redemption` for a parent. Named for the same reason as `RedemptionResult`.
+         * @example voucher
+         * @enum {string}
+         */
+        RedemptionRelatedObjectType: "voucher" | "promotion_tier" | "redemption";
         /**
          * SourceId
          * @description The object's ID in an external system. Unique among objects of its type in the project.
@@ -10669,11 +10684,8 @@ export interface components {
             amount?: number;
             /** @description The parent redemption of a child; null for a parent. */
             redemption?: string | null;
-            /**
-             * @description Whether the redemption succeeded.
-             * @enum {string}
-             */
-            result?: "SUCCESS" | "FAILURE";
+            /** @description Whether the redemption succeeded. */
+            result?: components["schemas"]["RedemptionResult"];
             /**
              * @description `ROLLED_BACK` once a rollback succeeded. The public API's webhook payloads spell it `ROLLED BACK`
              *     and may send null; this server always sends one of the three values without a space.
@@ -10711,11 +10723,8 @@ export interface components {
             reason?: string;
             /** @description The customer as at the redemption, or null. */
             customer?: components["schemas"]["SimpleCustomer"] | null;
-            /**
-             * @description What was redeemed; `redemption` for a parent.
-             * @enum {string}
-             */
-            related_object_type?: "voucher" | "promotion_tier" | "redemption";
+            /** @description What was redeemed; `redemption` for a parent. */
+            related_object_type?: components["schemas"]["RedemptionRelatedObjectType"];
             /** @description The voucher ID, tier ID, or for a parent its own ID. */
             related_object_id?: string;
             /** @description The campaign of the voucher or tier redeemed, in the public API's `customer.rewarded` payload; this server sends `campaign_id` instead. */
@@ -10753,71 +10762,78 @@ export interface components {
          *     or tier that did not apply, with the reason in `failure_code`. The reference server sends every field of
          *     `RedemptionBase` it has; the public API's webhook payloads may leave out all but these.
          */
-        Redemption: {
-            /** @description The order as the redemption computed it, each line naming its kind; null when the request had no order. */
-            order?: components["schemas"]["OrderCalculated"] | null;
-        } & WithRequired<components["schemas"]["RedemptionBase"], "id" | "object" | "date" | "status" | "metadata">;
+        Redemption: WithRequired<components["schemas"]["RedemptionBase"], "id" | "object" | "date" | "status" | "metadata">;
         /**
-         * RedemptionRollback
-         * @description The undoing of a redemption. Rolling back a child makes one rollback; rolling back a parent makes one for
-         *     each child not yet rolled back and one for the parent, which is the one returned, with the children's
-         *     redemption IDs in `rollbacks`. Rollbacks are listed with the redemptions and found by ID like them.
-         *     A rollback that cannot happen answers an error and leaves no rollback. The reference server sends every
-         *     field it has; the public API's webhook payloads may leave out all but the required ones.
+         * RedemptionInFull
+         * @description A redemption as the API's own operations send it (lists, redeem answers): a `Redemption` with the fields
+         *     such an answer always carries, each null where there is none (`customer_id`, `customer`, `tracking_id`,
+         *     `order`). `redemption` (the parent's ID) is required by the redeem answers only: the public API's
+         *     documented redemption lists leave it out. Webhook payloads keep `Redemption`, whose other fields the
+         *     public API's payloads may leave out.
          */
-        RedemptionRollback: {
+        RedemptionInFull: components["schemas"]["Redemption"] & {
+            /** @description The order as the redemption computed it, each line naming its kind; null when the request had no order. */
+            order: components["schemas"]["OrderCalculated"] | null;
+        };
+        /**
+         * RedemptionRollbackStatus
+         * @description Where a rollback stands. Named for the same reason as `RedemptionResult`.
+         * @example SUCCEEDED
+         * @enum {string|null}
+         */
+        RedemptionRollbackStatus: "SUCCEEDED" | "FAILED" | "ROLLED BACK" | null;
+        /**
+         * RedemptionRollbackBase
+         * @description The fields of a rollback (see `RedemptionRollback`), none of them required; `RedemptionRollback` is this
+         *     with the fields every rollback has. The order is as the rolled-back redemption computed it (see
+         *     `RedemptionRollbackInFull` for the API's answers, whose lines always name their kind).
+         */
+        RedemptionRollbackBase: {
             /**
              * @description Rollback ID (prefix `rr_`).
              * @example rr_0c5bb8d7fbdc9e2f3a
              */
-            id: string;
+            id?: string;
             /**
              * @description Always `redemption_rollback`.
              * @constant
              */
-            object: "redemption_rollback";
+            object?: "redemption_rollback";
             /**
              * Format: date-time
              * @description When it happened.
              */
-            date: string;
+            date?: string;
             /** @description The customer of the redemption rolled back. */
             customer_id?: string | null;
             /** @description The tracking ID of that customer. */
             tracking_id?: string | null;
             /** @description The rollback request's metadata. */
-            metadata: components["schemas"]["Metadata"] | null;
+            metadata?: components["schemas"]["Metadata"] | null;
             /** @description Discount given back, ×100. */
             amount?: number;
             /** @description The redemption rolled back. */
             redemption?: string | null;
             /** @description Why, as the request said; null when it did not. */
             reason?: string | null;
-            /**
-             * @description `SUCCESS`: this server answers an error instead of recording a failed rollback.
-             * @enum {string}
-             */
-            result?: "SUCCESS" | "FAILURE";
+            /** @description `SUCCESS`: this server answers an error instead of recording a failed rollback. */
+            result?: components["schemas"]["RedemptionResult"];
             /**
              * @description `SUCCEEDED`, for the same reason. The public API's webhook payloads may also show `ROLLED BACK` or
              *     null; this server never sends them.
-             * @enum {string|null}
              */
-            status: "SUCCEEDED" | "FAILED" | "ROLLED BACK" | null;
+            status?: components["schemas"]["RedemptionRollbackStatus"];
             /** @description For a failed rollback in the public API, the error key. Not sent by this server. */
             failure_code?: string;
             /** @description For a failed rollback in the public API, what failed. Not sent by this server. */
             failure_message?: string;
             /** @description The order of the redemption rolled back, as that redemption computed it. */
-            order?: components["schemas"]["OrderCalculated"] | null;
+            order?: components["schemas"]["OrderCalculatedBase"] | null;
             channel?: components["schemas"]["RedemptionChannel"];
             /** @description The customer of the redemption rolled back, as at that redemption, or null. */
             customer?: components["schemas"]["SimpleCustomer"] | null;
-            /**
-             * @description What the redemption rolled back had redeemed; `redemption` for a parent.
-             * @enum {string}
-             */
-            related_object_type?: "voucher" | "promotion_tier" | "redemption";
+            /** @description What the redemption rolled back had redeemed; `redemption` for a parent. */
+            related_object_type?: components["schemas"]["RedemptionRelatedObjectType"];
             /** @description The voucher ID, tier ID, or the parent redemption's ID. */
             related_object_id?: string;
             voucher?: components["schemas"]["Voucher"];
@@ -10845,10 +10861,30 @@ export interface components {
             campaign_id?: string | null;
         };
         /**
-         * RedemptionEntry
-         * @description An entry of a redemption list, a redemption or a rollback, told apart by `object`.
+         * RedemptionRollback
+         * @description The undoing of a redemption. Rolling back a child makes one rollback; rolling back a parent makes one for
+         *     each child not yet rolled back and one for the parent, which is the one returned, with the children's
+         *     redemption IDs in `rollbacks`. Rollbacks are listed with the redemptions and found by ID like them.
+         *     A rollback that cannot happen answers an error and leaves no rollback. The reference server sends every
+         *     field it has; the public API's webhook payloads may leave out all but the required ones.
          */
-        RedemptionEntry: components["schemas"]["Redemption"] | components["schemas"]["RedemptionRollback"];
+        RedemptionRollback: WithRequired<components["schemas"]["RedemptionRollbackBase"], "id" | "object" | "date" | "metadata" | "status">;
+        /**
+         * RedemptionRollbackInFull
+         * @description A rollback as the API's lists and the stacked rollback answer send it: a `RedemptionRollback` with the
+         *     fields such an answer always carries, each null where there is none (`customer_id`, `customer`,
+         *     `tracking_id`, `order`) and its channel. `redemption` (the redemption it undid) is required by the stacked
+         *     rollback answer only, as for `RedemptionInFull`.
+         */
+        RedemptionRollbackInFull: components["schemas"]["RedemptionRollback"] & {
+            /** @description The order of the redemption rolled back, as that redemption computed it, each line naming its kind. */
+            order: components["schemas"]["OrderCalculated"] | null;
+        };
+        /**
+         * RedemptionEntry
+         * @description An entry of a redemption list, a redemption or a rollback (told apart by `object`), with the fields a list always sends of each.
+         */
+        RedemptionEntry: components["schemas"]["RedemptionInFull"] | components["schemas"]["RedemptionRollbackInFull"];
         /**
          * RedemptionsListResponseBody
          * @description A page of redemptions and rollbacks.
@@ -11041,8 +11077,8 @@ export interface components {
          */
         RedemptionsRedeemResponseBody: {
             /** @description One redemption per redeemable applied. */
-            redemptions?: components["schemas"]["Redemption"][];
-            parent_redemption?: components["schemas"]["Redemption"];
+            redemptions?: components["schemas"]["RedemptionInFull"][];
+            parent_redemption?: components["schemas"]["RedemptionInFull"];
             order?: components["schemas"]["OrderCalculated"];
             /** @description Inapplicable redeemables, in the stacking rules' `PARTIAL` mode; left out when there are none. */
             inapplicable_redeemables?: components["schemas"]["ValidationRedeemable"][];
@@ -11086,7 +11122,10 @@ export interface components {
          *     (`result`) and the redeemed object (`related_object_type`, `related_object_id`). `channel` is not
          *     required: half of the public API's documented answers to this operation leave it out.
          */
-        RedemptionsRollbackResponseBody: WithRequired<components["schemas"]["RedemptionRollback"], "redemption" | "customer_id" | "customer" | "tracking_id" | "order" | "result" | "related_object_type" | "related_object_id">;
+        RedemptionsRollbackResponseBody: components["schemas"]["RedemptionRollback"] & {
+            /** @description The order of the redemption rolled back, as that redemption computed it, each line naming its kind. */
+            order: components["schemas"]["OrderCalculated"] | null;
+        };
         /**
          * ValidationsValidateResponseBody
          * @description Whether the redeemables apply, each verdict, and the order with the discounts applied.
@@ -13993,6 +14032,20 @@ export interface components {
             expiration_date?: string;
         };
         /**
+         * BalanceCardType
+         * @description The kind of card a balance change concerns. Named for the same reason as `RedemptionResult`.
+         * @example loyalty_card
+         * @enum {string}
+         */
+        BalanceCardType: "loyalty_card" | "gift_voucher";
+        /**
+         * BalanceOperationType
+         * @description Who moved a balance, a call or the service. Named for the same reason as `RedemptionResult`.
+         * @example MANUAL
+         * @enum {string}
+         */
+        BalanceOperationType: "MANUAL" | "AUTOMATIC";
+        /**
          * LoyaltyCardBalance
          * @description The result of a change to a card's points or a gift card's credit.
          */
@@ -14014,21 +14067,15 @@ export interface components {
             balance: number;
             /** @description For a gift card balance, the change in credits ×100; loyalty cards leave it out. */
             amount?: number;
-            /**
-             * @description The kind of card.
-             * @enum {string}
-             */
-            type?: "loyalty_card" | "gift_voucher";
+            /** @description The kind of card. */
+            type?: components["schemas"]["BalanceCardType"];
             /**
              * @description Always `balance`.
              * @constant
              */
             object: "balance";
-            /**
-             * @description `MANUAL` when an API call moved the balance, `AUTOMATIC` when the service did (earning, activation, expiry, a rollback).
-             * @enum {string}
-             */
-            operation_type?: "MANUAL" | "AUTOMATIC";
+            /** @description `MANUAL` when an API call moved the balance, `AUTOMATIC` when the service did (earning, activation, expiry, a rollback). */
+            operation_type?: components["schemas"]["BalanceOperationType"];
             /** @description The card. */
             related_object: {
                 /**
@@ -16842,8 +16889,8 @@ export interface components {
          */
         RedemptionsRollbackStackedResponseBody: {
             /** @description The children's rollbacks, in the order the children were redeemed. */
-            rollbacks?: components["schemas"]["RedemptionRollback"][];
-            parent_rollback?: components["schemas"]["RedemptionRollback"];
+            rollbacks?: components["schemas"]["RedemptionRollbackInFull"][];
+            parent_rollback?: components["schemas"]["RedemptionRollbackInFull"];
             order?: components["schemas"]["OrderCalculated"];
         };
         /**
@@ -17870,9 +17917,8 @@ export interface components {
             /**
              * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
-             * @enum {string}
              */
-            order?: "" | "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-code" | "code";
+            order?: ("-created_at" | "created_at" | "-updated_at" | "updated_at" | "-code" | "code") | string;
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `code`, `voucher_type`, `value`, `discount_type`, `campaign`, `category`, `start_date`, `expiration_date`, `gift_balance`, `loyalty_balance`, `redemption_quantity`, `redemption_count`, `active`, `metadata`.
              *     `value` is the discount's amount, percent, fixed amount or units, a gift card's amount or a loyalty card's points; `formula` the discount's formula; `qr_code` and `bar_code` the image URLs; `metadata` a JSON object; `validation_rules_id` the IDs of the rules assigned to the voucher, comma-separated; `customer_id` and `customer_source_id` its holder.
@@ -17968,9 +18014,8 @@ export interface components {
             /**
              * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
-             * @enum {string}
              */
-            order?: "" | "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at";
+            order?: ("-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at") | string;
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `id`, `object`, `date`, `voucher_code`, `campaign`, `customer_id`, `tracking_id`, `order_amount`, `gift_amount`, `loyalty_points`, `result`, `failure_code`, `failure_message`, `metadata`.
              *     `object` is `redemption` or `redemption_rollback`; `date` when it happened; `campaign` the campaign's name; `order_amount` the order's amount; `gift_amount` the credits spent, `loyalty_points` the points; `metadata` a JSON object.
@@ -18053,9 +18098,8 @@ export interface components {
             /**
              * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
-             * @enum {string}
              */
-            order?: "" | "-name" | "name" | "-id" | "id" | "-email" | "email" | "-source_id" | "source_id" | "-created_at" | "created_at" | "-updated_at" | "updated_at";
+            order?: ("-name" | "name" | "-id" | "id" | "-email" | "email" | "-source_id" | "source_id" | "-created_at" | "created_at" | "-updated_at" | "updated_at") | string;
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `name`, `id`, `email`, `source_id`, `created_at`, `updated_at`, `metadata`.
              *     Address fields are the address's parts; `redemptions_*`, `orders_*` and `loyalty_*` come from the customer's summary, as the customer shows them; `metadata` a JSON object.
@@ -18143,9 +18187,8 @@ export interface components {
             /**
              * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
-             * @enum {string}
              */
-            order?: "" | "-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at" | "-channel" | "channel";
+            order?: ("-id" | "id" | "-voucher_code" | "voucher_code" | "-tracking_id" | "tracking_id" | "-customer_id" | "customer_id" | "-created_at" | "created_at" | "-channel" | "channel") | string;
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `voucher_code`, `customer_id`, `customer_source_id`, `date`, `channel`, `campaign`, `is_winner`, `metadata`.
              *     `date` is when the voucher was published; `campaign` the campaign's name; `is_winner` whether the publication succeeded; `metadata` a JSON object.
@@ -18226,9 +18269,8 @@ export interface components {
             /**
              * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
-             * @enum {string}
              */
-            order?: "" | "-created_at" | "created_at" | "-updated_at" | "updated_at" | "-status" | "status";
+            order?: ("-created_at" | "created_at" | "-updated_at" | "updated_at" | "-status" | "status") | string;
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `id`, `source_id`, `created_at`, `updated_at`, `status`, `amount`, `discount_amount`, `total_amount`, `customer_id`, `metadata`.
              *     Amounts are ×100; `metadata` a JSON object.
@@ -18360,9 +18402,8 @@ export interface components {
             /**
              * @description The order of the rows (a leading `-` for descending). An empty string, as the public API shows an export asked for without an order, means the default.
              * @default -created_at
-             * @enum {string}
              */
-            order?: "" | "-created_at" | "created_at";
+            order?: ("-created_at" | "created_at") | string;
             /**
              * @description The columns of the file, in this order, each named by its header. When left out: `id`, `campaign_id`, `voucher_id`, `type`, `source_id`, `reason`, `source`, `balance`, `amount`, `related_transaction_id`, `created_at`, `details`.
              *     `balance` is the balance after the movement; `amount` the change (credits ×100 or points); `details` a JSON object with what caused it.
@@ -19647,6 +19688,16 @@ export interface components {
             name?: unknown;
         };
         /**
+         * WebhookOrder
+         * @description An order as a webhook payload shows it: a stored order (see `Order`) whose lines may leave out `object`,
+         *     as the public API's redemption and loyalty payloads document them. The reference server sends the same
+         *     order as `GET /v1/orders/{orderId}`.
+         */
+        WebhookOrder: components["schemas"]["OrderBase"] & {
+            /** @description The order lines. */
+            items?: components["schemas"]["OrderItem"][];
+        };
+        /**
          * WebhookPromotionStack
          * @description A promotion stack (a fixed set of promotion tiers applied together) that a redemption used, in the public
          *     API. This server records a stack's redemption as one redemption per tier and never sends this object.
@@ -19693,7 +19744,7 @@ export interface components {
             /** @description The customer holding the voucher, when it has a holder. */
             holder?: components["schemas"]["CustomerBase"] | null;
             /** @description The order the redemption was made on, as `GET /v1/orders/{orderId}` shows it. */
-            order?: components["schemas"]["Order"] | null;
+            order?: components["schemas"]["WebhookOrder"] | null;
             /** @description The voucher redeemed, when the redeemable is a voucher (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"] | null;
             /** @description The promotion tier redeemed, when the redeemable is a tier. */
@@ -19768,7 +19819,7 @@ export interface components {
             /** @description The customer holding the voucher, when it has a holder. */
             holder?: components["schemas"]["CustomerBase"] | null;
             /** @description The order the redemption was made on, as `GET /v1/orders/{orderId}` shows it. */
-            order?: components["schemas"]["Order"] | null;
+            order?: components["schemas"]["WebhookOrder"] | null;
             /** @description The voucher redeemed, when the redeemable is a voucher (without `assets`, as in every payload). */
             voucher?: components["schemas"]["Voucher"] | null;
             /** @description The promotion tier redeemed, when the redeemable is a tier. */
@@ -20881,7 +20932,7 @@ export interface components {
             /** @description The points added and the card's balance after them; `type` is `loyalty_card` and `operation_type` `AUTOMATIC`. */
             balance?: components["schemas"]["WebhookBalance"] | null;
             /** @description For an order rule, the paid order that earned the points, as `GET /v1/orders/{orderId}` shows it. */
-            order?: components["schemas"]["Order"] | null;
+            order?: components["schemas"]["WebhookOrder"] | null;
             /** @description The event that earned the points (for an order rule, its `customer.order.paid`). */
             event?: {
                 /**
