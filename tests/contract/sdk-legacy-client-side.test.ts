@@ -83,7 +83,7 @@ describe('@voucherify/sdk client side: deprecated redeem, and publish', () => {
     // The SDK keeps only `customer` and `channel` of the payload and puts the campaign in the query, which
     // `POST /client/v1/publish` does not read (the API takes `voucher` or `campaign` in the body): the body
     // names nothing to publish, so it is refused, and nothing is published.
-    expect(await refusal(page.publish(query.campaign, payload, { join_once: query.join_once }))).toMatchObject({ code: 400, key: 'invalid_payload' });
+    expect(await refusal(page.publish(query.campaign, payload, { join_once: query.join_once }))).toMatchObject({ code: 400, key: 'invalid_publish_params' });
     const vouchers = (await ctx.client.GET('/v1/vouchers', { params: { query: { campaign_id: coupons.data!.id! } } })).data!;
     expect(vouchers.vouchers!.map((voucher) => voucher.holder_id)).toEqual([null]);
   });

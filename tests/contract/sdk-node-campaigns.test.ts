@@ -3,6 +3,7 @@
  * methods, each called with every field the call can carry, checking what the server keeps.
  */
 import { describe, expect, test } from '@jest/globals';
+import { finishedAction } from './data-helpers.js';
 import { known } from './known.js';
 import { dataMethods } from './sdk-data-methods.js';
 import { expectAllCalled, inventoryOf, refusal, useNodeSdk, type Body, type Query, type Reply } from './sdk-node.js';
@@ -252,8 +253,9 @@ describe('the Node.js SDK: campaigns', () => {
       });
       const [voucher] = (await sdk.vouchers.list({ campaign_id: made.id })).vouchers ?? [];
       // The SDK always sends `force` (false unless asked).
-      await sdk.campaigns.delete(made.id!, params);
-      await ctx.target.jobs?.idle();
+      // The deletion is accepted (202) and carried out as an async action, which a client follows to its end.
+      const accepted = (await sdk.campaigns.delete(made.id!, params)) as { async_action_id: string };
+      await finishedAction(ctx.client, accepted.async_action_id);
       expect(await refusal(sdk.campaigns.get(made.id!))).toMatchObject({ code: 404, key: 'not_found' });
       expect(await refusal(sdk.vouchers.get(known(voucher, 'code').code))).toMatchObject({ code: 404 });
     }
