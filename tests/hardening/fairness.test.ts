@@ -1,9 +1,10 @@
 /**
  * One project must not starve another. A project with 50 000 customers lists them from several connections
  * at once, page after page, and then with a filter that makes every call scan the whole table, while another
- * project's simple reads are timed. Their median may rise a little, never to the hundreds of milliseconds that
- * a list sorting the whole table, or a burst of one project's scans run in one go, cost. Figures are printed;
- * the bound asserted is generous (the machine may be shared).
+ * project's simple reads are timed against the busy calls' own: while pages are served, a quiet read waits
+ * no longer than a busy page; while scans run, it waits a fraction of a scan (scans run in one go made it
+ * wait as long as the busy ones). Only ratios are asserted, which hold on a slow or shared machine; the
+ * figures are printed.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Server } from 'node:http';
@@ -41,15 +42,18 @@ async function quietMedian(count: number, budgetMs: number): Promise<number> {
   return times[Math.floor(times.length / 2)]!;
 }
 
-/** The quiet project's median while `connections` loops of the busy project call `path(i)`. */
-async function underLoad(connections: number, path: (call: number) => string): Promise<{ median: number; calls: number; refused: number }> {
+/** The quiet project's median, and the busy calls' own, while `connections` loops of the busy project call `path(i)`. */
+async function underLoad(connections: number, path: (call: number) => string): Promise<{ median: number; busy: number; calls: number; refused: number }> {
   let running = true;
   let calls = 0;
   let refused = 0;
+  const busyTimes: number[] = [];
   const loop = async (offset: number) => {
     for (let call = offset; running; call++) {
+      const started = performance.now();
       if ((await get(BUSY, path(call))) === 200) calls++;
       else refused++;
+      busyTimes.push(performance.now() - started);
     }
   };
   const loops = Array.from({ length: connections }, (_, i) => loop(i * 60));
@@ -57,7 +61,8 @@ async function underLoad(connections: number, path: (call: number) => string): P
   const median = await quietMedian(150, 15_000);
   running = false;
   await Promise.all(loops);
-  return { median, calls, refused };
+  busyTimes.sort((a, b) => a - b);
+  return { median, busy: busyTimes[Math.floor(busyTimes.length / 2)] ?? Infinity, calls, refused };
 }
 
 describe('fairness between projects', () => {
@@ -91,16 +96,17 @@ describe('fairness between projects', () => {
     const pages = CUSTOMERS / 100;
     const paging = await underLoad(8, (call) => `/v1/customers?limit=100&page=${(call % pages) + 1}`);
     const scanning = await underLoad(16, () => '/v1/customers?limit=100&name=nobody');
-    const line = (name: string, load: { median: number; calls: number; refused: number }) =>
-      `${load.median.toFixed(2)} ms while the other ${name} (${load.calls} calls${load.refused ? `, ${load.refused} refused` : ''})`;
+    const line = (name: string, load: { median: number; busy: number; calls: number; refused: number }) =>
+      `${load.median.toFixed(2)} ms while the other ${name} (${load.calls} calls${load.refused ? `, ${load.refused} refused` : ''}, median ${load.busy.toFixed(2)} ms)`;
     console.log(
       `quiet project's GET median: ${idle.toFixed(2)} ms idle; ${line('paged through its customers from 8 connections', paging)}; ` +
         line('scanned them all with a filter from 16 connections', scanning),
     );
     expect(paging.calls).toBeGreaterThan(0);
     expect(scanning.calls).toBeGreaterThan(0);
-    // A page that sorted the whole table made the first about 470 ms; scans run in one go made the second about 200 ms.
-    expect(paging.median).toBeLessThan(100);
-    expect(scanning.median).toBeLessThan(100);
+    // Cheap pages are served in turn, the quiet read among them: it waits no longer than a busy call does.
+    // A scan is long: a quiet read waits for slices of the scans in flight, not for whole scans.
+    expect(paging.median).toBeLessThan(paging.busy * 1.5);
+    expect(scanning.median).toBeLessThan(scanning.busy / 2);
   }, 90_000);
 });
