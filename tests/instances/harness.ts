@@ -148,6 +148,7 @@ export async function roundRobin(): Promise<Balancer> {
         answer.body.pipe(res);
       },
       (error: Error) => {
+        process.stderr.write(`balancer: ${req.method} ${req.url} to ${upstreams[index]} failed: ${error.message}\n`);
         res.writeHead(502, { 'content-type': 'text/plain' });
         res.end(`upstream ${upstreams[index]} failed: ${error.message}`);
       },
@@ -163,7 +164,10 @@ export async function roundRobin(): Promise<Balancer> {
     served,
     route(given) {
       upstreams = given;
-      pools = given.map((origin) => new Pool(origin, { connections: 32 }));
+      // The servers close a connection idle for 5 s (KEEP_ALIVE_TIMEOUT_MS); the balancer stops reusing one after
+      // 1 s, so that a loaded machine's late timers cannot hand a request to a connection being closed (a POST
+      // on it fails, and would be answered 502).
+      pools = given.map((origin) => new Pool(origin, { connections: 32, keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 }));
       served.splice(0, served.length, ...given.map(() => 0));
     },
     async close() {
