@@ -142,17 +142,29 @@ export async function roundRobin(): Promise<Balancer> {
     const index = next++ % pools.length;
     served[index]! += 1;
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    pools[index]!.request({ method: req.method as 'GET', path: req.url ?? '/', headers: forwardable(req.headers), body: hasBody ? req : null }).then(
-      (answer) => {
-        res.writeHead(answer.statusCode, forwardable(answer.headers));
-        answer.body.pipe(res);
-      },
-      (error: Error) => {
-        process.stderr.write(`balancer: ${req.method} ${req.url} to ${upstreams[index]} failed: ${error.message}\n`);
-        res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(`upstream ${upstreams[index]} failed: ${error.message}`);
-      },
-    );
+    // The body is read whole first, so that a request whose write found the upstream's connection already
+    // closed (EPIPE: the upstream read none of it) can go again, once, on a fresh connection. Any other failure,
+    // which may come after the upstream read the request, is answered 502.
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = hasBody ? Buffer.concat(chunks) : null;
+      const send = (again: boolean): void => {
+        pools[index]!.request({ method: req.method as 'GET', path: req.url ?? '/', headers: forwardable(req.headers), body }).then(
+          (answer) => {
+            res.writeHead(answer.statusCode, forwardable(answer.headers));
+            answer.body.pipe(res);
+          },
+          (error: Error & { code?: string }) => {
+            process.stderr.write(`balancer: ${req.method} ${req.url} to ${upstreams[index]} failed: ${error.message}${again && error.code === 'EPIPE' ? ', sent again' : ''}\n`);
+            if (again && error.code === 'EPIPE') return send(false);
+            res.writeHead(502, { 'content-type': 'text/plain' });
+            res.end(`upstream ${upstreams[index]} failed: ${error.message}`);
+          },
+        );
+      };
+      send(hasBody);
+    });
   });
   // Clients close idle connections first (undici after 4 s): a connection the balancer closed just as a client
   // reused it would fail that request.
