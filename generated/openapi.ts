@@ -7324,7 +7324,7 @@ export interface components {
          * ValidationRuleAssignmentsListResponseBody
          * @description A page of validation rule assignments.
          */
-        ValidationRuleAssignmentsListResponseBody: WithRequired<components["schemas"]["ListEnvelope"], "object" | "data_ref"> & {
+        ValidationRuleAssignmentsListResponseBody: WithRequired<components["schemas"]["ListEnvelope"], "object"> & {
             /** @constant */
             data_ref: "data";
             /** @description The assignments on this page. */
