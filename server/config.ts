@@ -110,9 +110,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     defaulted.push(name);
     return fallback;
   };
+  const port = integer('PORT', env.PORT, 3000);
   return {
     host: env.HOST || '0.0.0.0',
-    port: integer('PORT', env.PORT, 3000),
+    port,
     storage: storageFromEnv(env),
     jobLeaseMs: integer('JOB_LEASE_MS', env.JOB_LEASE_MS, DEFAULT_JOB_LEASE_MS, 300),
     apiKeys: [
@@ -136,7 +137,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
         appId: pick('CLIENT_APP_ID', DEMO_CLIENT_APP_ID),
         token: pick('CLIENT_TOKEN', DEMO_CLIENT_TOKEN),
         projectId: env.PROJECT_ID || DEFAULT_PROJECT_ID,
-        origins: (env.CLIENT_ORIGINS || 'http://localhost:3000').split(',').map((origin) => origin.trim()).filter(Boolean),
+        // By default the server's own pages (/docs/try) on this machine, on whatever port it listens.
+        origins: (env.CLIENT_ORIGINS || `http://localhost:${port}`).split(',').map((origin) => origin.trim()).filter(Boolean),
       },
     ],
     webhooks: webhookSettings(env),

@@ -31,16 +31,16 @@ function scalarScript(): string | undefined {
   }
 }
 
-/** The server-side key, which most operations take: the console starts with it when the page knows it. */
-const SERVER_SIDE_KEY = ['X-App-Id', 'X-App-Token'];
-
-/** Scalar's settings; the document's URL and the server's are added in the page, from its own address. */
+/**
+ * Scalar's settings; the document and the server's URL are added in the page, from its own address. No scheme
+ * is preferred (nor the document's default kept, in the page): each operation starts with the first key its
+ * contract names (the server-side key for `/v1`, the client-side one for `/client/v1`, the management key for
+ * `/management/v1`).
+ */
 function scalarConfiguration(credentials: Readonly<Record<string, string>>) {
-  const serverSide = SERVER_SIDE_KEY.every((name) => credentials[name] !== undefined);
   return {
     authentication: {
       ...FRESH,
-      ...(serverSide && { preferredSecurityScheme: [SERVER_SIDE_KEY] }),
       securitySchemes: Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, { value }])),
     },
     // Nothing from other hosts: no web fonts, no usage reports, no request proxy, no AI agent (it searches
@@ -81,11 +81,26 @@ const base = location.origin + location.pathname.replace(/\\/docs\\/try\\/?$/, '
 const configuration = ${scriptJson(scalarConfiguration(options.credentials ?? {}))};
 const script = document.createElement('script');
 script.src = base + '/docs/scalar.js';
-script.onload = () => Scalar.createApiReference('#app', {
-  ...configuration,
-  url: base + '/openapi.json',
-  servers: [{ url: base, description: 'This server' }],
-});
+// Client-side operations take an origin header, which the browser sets itself (to this page's origin) whatever
+// the console says: the console starts with that value rather than the contract's example, which this
+// server's client key does not allow.
+function ownOrigin(node) {
+  if (Array.isArray(node)) return node.forEach(ownOrigin);
+  if (!node || typeof node !== 'object') return;
+  if (node.in === 'header' && String(node.name).toLowerCase() === 'origin') {
+    node.example = location.origin;
+    delete node.examples;
+  }
+  Object.values(node).forEach(ownOrigin);
+}
+script.onload = async () => {
+  const content = await (await fetch(base + '/openapi.json')).json();
+  ownOrigin(content);
+  // Scalar gives the document's default key to every operation that the reader has not set one for; every
+  // operation names its own, so without the default each starts with its own first one.
+  delete content.security;
+  Scalar.createApiReference('#app', { ...configuration, content, servers: [{ url: base, description: 'This server' }] });
+};
 document.head.append(script);
 </script>
 </body>

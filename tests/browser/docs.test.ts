@@ -43,6 +43,8 @@ const operations = [...Object.values(contract.paths), ...Object.values(contract.
 );
 
 const key = { appId: `app-${secret()}`, appToken: secret() };
+/** The client-side key; it allows the server's own origin, known once the server listens. */
+const clientKey = { name: 'docs-client', appId: `client-${secret()}`, token: secret(), projectId: 'proj_docs', origins: [] as string[] };
 
 const state = {} as {
   server: Server;
@@ -62,9 +64,16 @@ beforeAll(async () => {
     clock: systemClock,
     apiKeys: [{ name: 'docs', ...key, projectId: 'proj_docs' }],
     validateResponses: true,
-    docsCredentials: { 'X-App-Id': key.appId, 'X-App-Token': key.appToken },
+    clientKeys: [clientKey],
+    docsCredentials: {
+      'X-App-Id': key.appId,
+      'X-App-Token': key.appToken,
+      'X-Client-Application-Id': clientKey.appId,
+      'X-Client-Token': clientKey.token,
+    },
   });
   ({ server: state.server, baseUrl: state.baseUrl } = await listen(app));
+  clientKey.origins.push(state.baseUrl);
   const made = await fetch(`${state.baseUrl}/v1/products`, {
     method: 'POST',
     headers: { 'X-App-Id': key.appId, 'X-App-Token': key.appToken, 'Content-Type': 'application/json' },
@@ -208,5 +217,24 @@ describe('the interactive API reference at /docs/try in chromium', () => {
 
     expect(state.consoleErrors).toEqual([]);
     expect(state.outside).toEqual([]);
+  });
+
+  test('when a reader sends a client-side operation, then the page sends the client-side key and its own origin, and the server answers', async () => {
+    const { page } = state;
+    await page.goto('about:blank');
+    await page.goto(`${state.baseUrl}/docs/try#tag/client-side/POST/client/v1/qualifications`, { waitUntil: 'load' });
+    const section = page.locator('[id$="tag/client-side/POST/client/v1/qualifications"]').first();
+    await section.waitFor({ timeout: 30_000 });
+    await section.getByRole('button', { name: /Test Request/ }).first().click();
+    // The console starts with the page's own origin, not the contract's example.
+    expect(await page.locator('body').innerText()).not.toContain('https://shop.example.com');
+
+    const called = page.waitForResponse((answer) => new URL(answer.url()).pathname === '/client/v1/qualifications', { timeout: 30_000 });
+    await page.getByRole('button', { name: /^Send\b/ }).first().click();
+    const answer = await called;
+    const sent = answer.request().headers();
+    expect([sent['x-client-application-id'], sent['x-client-token'], sent['x-app-id'], sent.origin]).toEqual([clientKey.appId, clientKey.token, undefined, state.baseUrl]);
+    expect(answer.status()).toBe(200);
+    expect(state.consoleErrors).toEqual([]);
   });
 });

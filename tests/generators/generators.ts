@@ -15,6 +15,8 @@ export interface Generator {
   command(root: string, contract: string): { bin: string; args: string[] };
   /** Extra files the generator's setup needs (its config, a custom fetch), path → text. */
   setup?(root: string, contract: string): Record<string, string>;
+  /** Files written into `<dir>` once the client is generated (the generator may empty its output folder first). */
+  after?: Record<string, string>;
   /** `<dir>/call.ts`: creates a customer and lists vouchers with the generated client, then prints both. */
   caller: string;
 }
@@ -67,8 +69,8 @@ export const GENERATORS: Generator[] = [
     }),
     caller: `
 import createClient from 'openapi-fetch';
-import type { paths } from './client/schema';
-import { report, run, settings } from '../common';
+import type { paths } from './client/schema.js';
+import { report, run, settings } from '../common.js';
 
 async function main(): Promise<void> {
   const client = createClient<paths>({ baseUrl: settings.baseUrl, headers: settings.headers });
@@ -84,14 +86,21 @@ run(main);
   {
     name: '@hey-api/openapi-ts',
     dir: 'hey-api',
-    command: (root, contract) => ({
-      bin: bin('@hey-api', 'openapi-ts', 'bin', 'run.js'),
-      args: ['--input', contract, '--output', join(root, 'hey-api', 'client'), '--client', '@hey-api/client-fetch'],
+    // Its config file, since the CLI has no flag for import extensions: without one it writes them only when it
+    // finds a NodeNext tsconfig above its own install, and extensionless imports do not resolve under NodeNext.
+    command: (root) => ({ bin: bin('@hey-api', 'openapi-ts', 'bin', 'run.js'), args: ['--file', join(root, 'hey-api', 'openapi-ts.config.mjs')] }),
+    setup: (root, contract) => ({
+      'openapi-ts.config.mjs': `export default {
+  input: ${JSON.stringify(contract)},
+  output: { path: ${JSON.stringify(join(root, 'hey-api', 'client'))}, module: { extension: '.js' } },
+  plugins: ['@hey-api/client-fetch'],
+};
+`,
     }),
     caller: `
-import { client } from './client/client.gen';
-import { createCustomer, listVouchers } from './client';
-import { report, run, settings } from '../common';
+import { client } from './client/client.gen.js';
+import { createCustomer, listVouchers } from './client/index.js';
+import { report, run, settings } from '../common.js';
 
 async function main(): Promise<void> {
   client.setConfig({ baseUrl: settings.baseUrl, headers: settings.headers });
@@ -118,12 +127,13 @@ run(main);
       target: ${JSON.stringify(join(root, 'orval', 'client', 'api.ts'))},
       client: 'fetch',
       mode: 'single',
-      override: { mutator: { path: ${JSON.stringify(join(root, 'orval', 'custom-fetch.ts'))}, name: 'customFetch' } },
+      // extension: how the client imports the mutator; NodeNext resolution needs the emitted file's name.
+      override: { mutator: { path: ${JSON.stringify(join(root, 'orval', 'custom-fetch.ts'))}, name: 'customFetch', extension: '.js' } },
     },
   },
 };
 `,
-      'custom-fetch.ts': `import { settings } from '../common';
+      'custom-fetch.ts': `import { settings } from '../common.js';
 
 export async function customFetch<T>(url: string, init: RequestInit): Promise<T> {
   const headers = new Headers(init.headers);
@@ -135,8 +145,8 @@ export async function customFetch<T>(url: string, init: RequestInit): Promise<T>
 `,
     }),
     caller: `
-import { createCustomer, listVouchers } from './client/api';
-import { report, run, settings } from '../common';
+import { createCustomer, listVouchers } from './client/api.js';
+import { report, run, settings } from '../common.js';
 
 async function main(): Promise<void> {
   const created = await createCustomer({ source_id: settings.sourceId, name: 'Generated client' });
@@ -156,8 +166,8 @@ run(main);
       args: ['generate', '--path', contract, '--output', join(root, 'swagger-typescript-api', 'client'), '--name', 'api.ts'],
     }),
     caller: `
-import { Api } from './client/api';
-import { report, run, settings } from '../common';
+import { Api } from './client/api.js';
+import { report, run, settings } from '../common.js';
 
 async function main(): Promise<void> {
   const api = new Api({ baseUrl: settings.baseUrl, baseApiParams: { headers: settings.headers } });
@@ -173,11 +183,15 @@ run(main);
     dir: 'openapi-typescript-codegen',
     command: (root, contract) => ({
       bin: bin('openapi-typescript-codegen', 'bin', 'index.js'),
-      args: ['--input', contract, '--output', join(root, 'openapi-typescript-codegen', 'client'), '--client', 'fetch'],
+      args: ['--input', contract, '--output', join(root, 'openapi-typescript-codegen', 'client'), '--client', 'fetch', '--useUnionTypes'],
     }),
+    // It writes imports without extensions and has no setting for them, so under NodeNext its folder is a
+    // CommonJS package (where such imports resolve), imported from ES modules by its index.js.
+    // --useUnionTypes: its enums cannot name an empty-string value (the exports' `order: ''`), union types can.
+    after: { 'client/package.json': JSON.stringify({ type: 'commonjs' }) },
     caller: `
-import { CustomersService, OpenAPI, VouchersService } from './client';
-import { report, run, settings } from '../common';
+import { CustomersService, OpenAPI, VouchersService } from './client/index.js';
+import { report, run, settings } from '../common.js';
 
 async function main(): Promise<void> {
   OpenAPI.BASE = settings.baseUrl;

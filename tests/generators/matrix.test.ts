@@ -2,7 +2,11 @@
  * The generator matrix: each client generator teams already use writes a TypeScript client from the bundled
  * contract into a temp dir, every client compiles under `tsc --strict` (one compiler run for all of them),
  * and each makes two real calls, create a customer and list vouchers, to an in-process reference server.
- * A contract that a generator calls invalid, or that yields code which does not compile, fails here.
+ * Every client compiles twice: under the README's own tsconfig (NodeNext, in an ES module package, as the
+ * typed-client recipe sets up), whose output the programs run; and under CommonJS with `node10` resolution, the
+ * setting the generators' extensionless output was written for. Each generator runs with the options the
+ * README gives for it. A contract that a generator calls invalid, or that yields code which does not compile,
+ * fails here.
  */
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -11,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
 import { clientFor, raw, startTarget, unique, type Target } from '../contract/target.js';
+import { codeBlocks, readmeSection } from '../packaging/packaging.js';
 import { COMMON, GENERATORS, type Generator } from './generators.js';
 
 jest.setTimeout(120_000);
@@ -44,16 +49,37 @@ const state = {} as {
   target: Target;
   dir: string;
   generated: Map<string, Run>;
-  compile: Run;
-  /** tsc's diagnostics, by the generator folder they are in (`common` for the shared file). */
-  diagnostics: Map<string, string[]>;
+  /** tsc's diagnostics per tsconfig, by the generator folder they are in (`common` for the shared file). */
+  diagnostics: Record<Setting, Map<string, string[]>>;
   voucherCode: string;
 };
 
-/** The files below a folder, leaving out the linked node_modules and the compiler's output. */
+/**
+ * The two compiler settings. `nodenext` is the README's typed-client tsconfig, read from the README (it emits
+ * beside the sources, as `npx tsc && node main.js` there); `commonjs` is the setting where extensionless
+ * imports resolve, checked without output.
+ */
+const README_TSCONFIG = JSON.parse(codeBlocks(readmeSection('### Use the typed client'), 'json')[0]!) as { compilerOptions: Record<string, unknown> };
+const SETTINGS = {
+  nodenext: README_TSCONFIG.compilerOptions,
+  commonjs: {
+    strict: true,
+    target: 'ES2022',
+    module: 'commonjs',
+    moduleResolution: 'node10',
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    types: ['node'],
+    esModuleInterop: true,
+    skipLibCheck: true,
+    noEmit: true,
+  },
+};
+type Setting = keyof typeof SETTINGS;
+
+/** The files below a folder, leaving out the linked node_modules. */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir)
-    .filter((name) => name !== 'node_modules' && name !== 'out')
+    .filter((name) => name !== 'node_modules')
     .flatMap((name) => {
       const path = join(dir, name);
       return lstatSync(path).isDirectory() ? filesUnder(path) : [path];
@@ -68,7 +94,8 @@ beforeAll(async () => {
   state.dir = mkdtempSync(join(tmpdir(), 'generator-matrix-'));
   // The generated code and the callers import openapi-fetch and Node's types as a project of its own would.
   symlinkSync(join(ROOT, 'node_modules'), join(state.dir, 'node_modules'), 'dir');
-  writeFileSync(join(state.dir, 'package.json'), JSON.stringify({ private: true, type: 'commonjs' }));
+  // An ES module package, as the README's typed-client recipe makes one (`npm pkg set type=module`).
+  writeFileSync(join(state.dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
   writeFileSync(join(state.dir, 'common.ts'), COMMON);
   // The contract as a team holds it: a copy in its project, named by a relative path.
   copyFileSync(BUNDLED_CONTRACT, join(state.dir, 'openapi.json'));
@@ -83,42 +110,34 @@ beforeAll(async () => {
     const { bin, args } = generator.command(state.dir, contract);
     // From the temp dir, as in a project of its own: no lint settings of this repository apply.
     const result = await run(process.execPath, [join(ROOT, bin), ...args], { cwd: state.dir });
+    for (const [name, text] of Object.entries(generator.after ?? {})) writeFileSync(join(folder, name), text);
     state.generated.set(generator.dir, result);
     console.log(`${generator.name}: generated in ${result.seconds.toFixed(1)} s (exit ${result.code})`);
   }
 
-  // One compiler run for every client: CommonJS output, as each generator's own imports (some without
-  // extensions) resolve there, with the DOM's fetch types that the browser-oriented clients expect.
-  writeFileSync(
-    join(state.dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        target: 'ES2022',
-        module: 'commonjs',
-        moduleResolution: 'node10',
-        lib: ['ES2022', 'DOM', 'DOM.Iterable'],
-        types: ['node'],
-        esModuleInterop: true,
-        skipLibCheck: true,
-        rootDir: '.',
-        outDir: 'out',
-      },
-      include: ['**/*.ts'],
-      exclude: ['node_modules', 'out'],
+  // One compiler run per setting for every client, both at once (one core each).
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const compiles = await Promise.all(
+    (Object.keys(SETTINGS) as Setting[]).map((setting) => {
+      writeFileSync(
+        join(state.dir, `tsconfig.${setting}.json`),
+        JSON.stringify({ compilerOptions: SETTINGS[setting], include: ['**/*.ts'], exclude: ['node_modules'] }),
+      );
+      return run(process.execPath, [tsc, '-p', `tsconfig.${setting}.json`, '--pretty', 'false'], { cwd: state.dir });
     }),
   );
-  state.compile = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', state.dir, '--pretty', 'false'], {
-    cwd: state.dir,
-  });
   const files = filesUnder(state.dir).filter((file) => file.endsWith('.ts'));
-  console.log(`tsc --strict: ${files.length} files of ${GENERATORS.length} clients compiled in ${state.compile.seconds.toFixed(1)} s`);
-  state.diagnostics = new Map();
-  for (const line of state.compile.output.split('\n').filter((text) => /error TS\d+/.test(text))) {
-    const folder = relative(state.dir, join(state.dir, line)).split(/[\\/]/)[0] ?? '';
-    const where = folder.startsWith('common') ? 'common' : folder;
-    state.diagnostics.set(where, [...(state.diagnostics.get(where) ?? []), line]);
-  }
+  state.diagnostics = { nodenext: new Map(), commonjs: new Map() };
+  (Object.keys(SETTINGS) as Setting[]).forEach((setting, index) => {
+    const compile = compiles[index]!;
+    const lines = compile.output.split('\n').filter((text) => /error TS\d+/.test(text));
+    console.log(`tsc --strict (${setting}): ${files.length} files of ${GENERATORS.length} clients, ${lines.length} errors, ${compile.seconds.toFixed(1)} s`);
+    for (const line of lines) {
+      const folder = relative(state.dir, join(state.dir, line)).split(/[\\/]/)[0] ?? '';
+      const where = folder.startsWith('common') ? 'common' : folder;
+      state.diagnostics[setting].set(where, [...(state.diagnostics[setting].get(where) ?? []), line]);
+    }
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -126,8 +145,8 @@ afterAll(async () => {
   if (state.dir) rmSync(state.dir, { recursive: true, force: true });
 });
 
-test('the shared part of the callers compiles', () => {
-  expect(state.diagnostics.get('common') ?? []).toEqual([]);
+test.each(Object.keys(SETTINGS))('the shared part of the callers compiles (%s)', (setting) => {
+  expect(state.diagnostics[setting as Setting].get('common') ?? []).toEqual([]);
 });
 
 describe.each(GENERATORS.map((generator) => [generator.name, generator] as [string, Generator]))('%s', (_, generator) => {
@@ -137,9 +156,9 @@ describe.each(GENERATORS.map((generator) => [generator.name, generator] as [stri
     expect(result.output.split('\n').filter((line) => COMPLAINT.test(line))).toEqual([]);
   });
 
-  test('the client and its caller compile under tsc --strict', () => {
+  test.each(Object.keys(SETTINGS))('the client and its caller compile under tsc --strict (%s)', (setting) => {
     expect(filesUnder(join(state.dir, generator.dir, 'client')).length).toBeGreaterThan(0);
-    expect(state.diagnostics.get(generator.dir) ?? []).toEqual([]);
+    expect(state.diagnostics[setting as Setting].get(generator.dir) ?? []).toEqual([]);
   });
 
   test('its default server is the concrete local address, never a templated one', () => {
@@ -154,7 +173,8 @@ describe.each(GENERATORS.map((generator) => [generator.name, generator] as [stri
 
   test('creates a customer and lists vouchers on the reference server', async () => {
     const sourceId = unique(`matrix-${generator.dir}`);
-    const result = await run(process.execPath, [join(state.dir, 'out', generator.dir, 'call.js')], {
+    // The NodeNext build: ES modules, as Node runs the README's recipe.
+    const result = await run(process.execPath, [join(state.dir, generator.dir, 'call.js')], {
       cwd: state.dir,
       env: {
         BASE_URL: state.target.baseUrl,

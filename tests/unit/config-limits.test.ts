@@ -13,4 +13,10 @@ describe('limits from the environment', () => {
     expect(() => configFromEnv({ EVENT_RETENTION: '0' })).toThrow(/EVENT_RETENTION/);
     expect(() => configFromEnv({ AUTH_FAILURES_PER_MINUTE: 'many' })).toThrow(/AUTH_FAILURES_PER_MINUTE/);
   });
+
+  test("when only PORT is set, then the client-side key's allowed origin follows it; CLIENT_ORIGINS, when set, is taken as given", () => {
+    expect(configFromEnv({ PORT: '3100' }).clientKeys[0]?.origins).toEqual(['http://localhost:3100']);
+    expect(configFromEnv({}).clientKeys[0]?.origins).toEqual(['http://localhost:3000']);
+    expect(configFromEnv({ PORT: '3100', CLIENT_ORIGINS: 'https://a.example, https://b.example' }).clientKeys[0]?.origins).toEqual(['https://a.example', 'https://b.example']);
+  });
 });
