@@ -8,9 +8,9 @@
  * different number of polls.
  *
  * Values that differ by nature are normalised, not compared as text (README, "Compare two implementations"):
- * - a generated ID, code or key (a word of at least 6 characters holding a digit, of at least 8 holding both
- *   upper- and lower-case letters, or with a part of at least 8 hex digits; an ID's prefix such as `vch_` must
- *   match) on one side is paired with the word at the same place on the other
+ * - a generated ID, code or key (a word of at least 6 characters holding a digit, or of capitals joined by
+ *   hyphens as codes with a prefix are (`C-HNBGD`), of at least 8 holding both upper- and lower-case letters, or
+ *   with a part of at least 8 hex digits; an ID's prefix such as `vch_` must match) on one side is paired with the word at the same place on the other
  *   the first time either appears in the scenario; from then on each must meet only its partner, so a response
  *   that names another object than its counterpart does is a difference;
  * - a timestamp (ISO 8601 date-time) or date is compared as its distance from the start of its run of the
@@ -69,7 +69,9 @@ const DAY = 86_400_000;
 /** A word a server or the suite generates: long enough and with a digit in it, or a run of hex digits. */
 function generated(word: string): boolean {
   if (word.split(/[-_]/).some((part) => /^[0-9a-f]{8,}$/.test(part))) return true;
-  return word.length >= 6 && (/\d/.test(word) || (word.length >= 8 && /[a-z]/.test(word) && /[A-Z]/.test(word)));
+  if (word.length < 6) return false;
+  // A code made from a pattern with a prefix or suffix (`C-HNBGD`) may hold no digit; enumerations join with `_`.
+  return /\d/.test(word) || /^[A-Z0-9]+(?:-[A-Z0-9]+)+$/.test(word) || (word.length >= 8 && /[a-z]/.test(word) && /[A-Z]/.test(word));
 }
 
 /** An ID's prefix (`vch_` of `vch_0a9f…`, `track_` of a tracking ID), which both sides must agree on. */

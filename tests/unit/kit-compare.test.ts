@@ -68,14 +68,16 @@ describe('compare: two runs of the same scenarios', () => {
         { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(A, 'v_0a9f9aeddb019a42db', 'Xk3Pq9Lm', 10) },
         { path: '/v1/vouchers/Xk3Pq9Lm', operationId: 'get-voucher', body: voucher(A, 'v_0a9f9aeddb019a42db', 'Xk3Pq9Lm', 10) },
         { path: '/v1/async-actions', operationId: 'list-async-actions', body: { data: [{ id: 'aa_11aa22bb33cc44dd55', processing_time: 3 }] } },
+        { path: '/v1/vouchers', operationId: 'list-vouchers', body: { codes: ['C-HNBGD', 'C-7QX2A'] } },
       ],
       [
         { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(B, 'v_77e6d5c4b3a2918070', 'bT7wQzR2', 11) },
         { path: '/v1/vouchers/bT7wQzR2', operationId: 'get-voucher', body: voucher(B, 'v_77e6d5c4b3a2918070', 'bT7wQzR2', 11) },
         { path: '/v1/async-actions', operationId: 'list-async-actions', body: { data: [{ id: 'aa_99ff88ee77dd66cc55', processing_time: 41 }] } },
+        { path: '/v1/vouchers', operationId: 'list-vouchers', body: { codes: ['C-FY7ZF', 'C-PMULW'] } },
       ],
     );
-    expect(result).toEqual({ scenarios: { compared: 1, onlyA: 0, onlyB: 0 }, exchanges: { compared: 3 }, differences: [] });
+    expect(result).toEqual({ scenarios: { compared: 1, onlyA: 0, onlyB: 0 }, exchanges: { compared: 4 }, differences: [] });
   });
 
   test('when B answers another status, another value, or names another object than A, then each is one difference', () => {
