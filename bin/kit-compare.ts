@@ -3,7 +3,9 @@
  * exchange, and every difference in status and body between them.
  *
  * Exchanges are paired within a scenario (its test file and full name): by operation, in the order the
- * scenario sent them, so requests it sends together pair up however their answers arrive. A poll (the same GET
+ * scenario sent them, so requests it sends together pair up however their answers arrive; calls of one
+ * operation sent at once (each before the answer to the one before) meet their equals, since which of them wins
+ * a race is up to each server. A poll (the same GET
  * sent again and again until something is ready) counts once, by its last answer, since each server may need a
  * different number of polls.
  *
@@ -165,6 +167,12 @@ class Scenario {
   private matchedOrder(a: unknown[], b: unknown[]): number[] {
     const same = a.map((_, index) => index);
     if (a.length < 2 || a.length > MATCHED_MAX || !GENERATED_ORDERS.some((keys) => sortedBy(a, keys) && sortedBy(b, keys))) return same;
+    return this.matchedAsSet(a, b);
+  }
+
+  /** Each of A's items meets the first of B's that it equals, when every item has one; else the same index. */
+  matchedAsSet(a: unknown[], b: unknown[]): number[] {
+    const same = a.map((_, index) => index);
     if (a.every((item, index) => this.wouldMatch(item, b[index]))) return same;
     const left = new Set(same);
     const order = a.map((item) => {
@@ -311,9 +319,16 @@ export function compareRuns(input: {
       continue;
     }
     compared += 1;
-    // The k-th call of an operation on one side meets the k-th call of it on the other.
+    // The k-th call of an operation on one side meets the k-th call of it on the other; calls sent at once meet
+    // their equals, since which of them wins a race is up to each server.
     const callsOfB = new Map<string, Exchange[]>();
     for (const exchange of b) callsOfB.set(operationOf(exchange), [...(callsOfB.get(operationOf(exchange)) ?? []), exchange]);
+    const callsOfA = new Map<string, Exchange[]>();
+    for (const exchange of a) callsOfA.set(operationOf(exchange), [...(callsOfA.get(operationOf(exchange)) ?? []), exchange]);
+    for (const [operation, calls] of callsOfA) {
+      const others = callsOfB.get(operation);
+      if (others) callsOfB.set(operation, racedInOrder(scenario, calls, others, originsA, originsB));
+    }
     const met = new Map<string, number>();
     for (const exchange of a) {
       const operation = operationOf(exchange);
@@ -335,6 +350,36 @@ export function compareRuns(input: {
   const onlyA = [...runA.keys()].filter((name) => !runB.has(name)).length;
   const onlyB = [...runB.keys()].filter((name) => !runA.has(name)).length;
   return { scenarios: { compared, onlyA, onlyB }, exchanges: { compared: exchanges }, differences };
+}
+
+/** Runs of calls of one operation each sent before the answer to the one before it came: sent at once. */
+function races(calls: Exchange[]): [number, number][] {
+  const runs: [number, number][] = [];
+  let start = 0;
+  for (let index = 1; index <= calls.length; index++) {
+    const call = calls[index];
+    const raced = call && call.sent !== undefined && call.sent < (calls[index - 1]!.at ?? 0);
+    if (raced) continue;
+    if (index - start > 1) runs.push([start, index]);
+    start = index;
+  }
+  return runs;
+}
+
+/** B's calls of an operation, those that raced on A's side reordered to meet A's their equals. */
+function racedInOrder(scenario: Scenario, a: Exchange[], b: Exchange[], originsA: string[], originsB: string[]): Exchange[] {
+  const ordered = [...b];
+  const answer = (exchange: Exchange, origins: string[]) => ({ status: exchange.status, body: parsed(exchange.body, origins) });
+  for (const [from, to] of races(a)) {
+    const theirs = b.slice(from, to);
+    if (theirs.length !== to - from) continue;
+    const order = scenario.matchedAsSet(
+      a.slice(from, to).map((exchange) => answer(exchange, originsA)),
+      theirs.map((exchange) => answer(exchange, originsB)),
+    );
+    order.forEach((index, offset) => (ordered[from + offset] = theirs[index]!));
+  }
+  return ordered;
 }
 
 /** A value as one line shows it: JSON, cut short. */

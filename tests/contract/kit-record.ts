@@ -19,7 +19,8 @@ export type KitRecord =
       violations: string[];
       /** For `compare` (CONTRACT_KIT_BODIES set): the exchange's place in its test, in the order requests were sent. */
       seq?: number;
-      /** For `compare`: when the response came (epoch ms), and its body as text. */
+      /** For `compare`: when the request was sent and its response came (epoch ms), and its body as text. */
+      sent?: number;
       at?: number;
       body?: string;
     }

@@ -190,6 +190,7 @@ export function strictResponses(): boolean {
 export const recordingFetch: typeof fetch = async (input, init) => {
   const request = input instanceof Request ? input : new Request(input, init);
   const seq = recordsBodies() ? nextSeq() : undefined;
+  const sent = Date.now();
   const response = await fetch(request);
   seenStatuses.push({ method: request.method, url: request.url, status: response.status });
   checker ??= new ConformanceChecker(JSON.parse(readFileSync(strictResponses() ? STRICT_CONTRACT : BUNDLED_CONTRACT, 'utf8')));
@@ -203,7 +204,7 @@ export const recordingFetch: typeof fetch = async (input, init) => {
     status: response.status,
     operationId: verdict.operationId,
     violations: verdict.violations,
-    ...(seq !== undefined && { seq, at: Date.now(), body }),
+    ...(seq !== undefined && { seq, sent, at: Date.now(), body }),
   });
   return strictResponses() ? response : withoutUndocumentedFields(response, verdict.schemaPointer);
 };

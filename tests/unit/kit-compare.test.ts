@@ -13,7 +13,7 @@ const TEST = 'vouchers when one is made, then it is read back';
 const A = 'http://127.0.0.1:4001';
 const B = 'http://127.0.0.1:4002';
 
-type Call = { method?: string; path: string; operationId?: string; status?: number; body?: unknown; at?: number; test?: string };
+type Call = { method?: string; path: string; operationId?: string; status?: number; body?: unknown; sent?: number; at?: number; test?: string };
 
 /** A run's records: the calls in the order sent, each answered `at` ms after the run's start. */
 function run(baseUrl: string, start: number, calls: Call[]): Exchange[] {
@@ -27,6 +27,7 @@ function run(baseUrl: string, start: number, calls: Call[]): Exchange[] {
     ...(call.operationId !== undefined && { operationId: call.operationId }),
     violations: [],
     seq,
+    ...(call.sent !== undefined && { sent: start + call.sent }),
     at: start + (call.at ?? seq),
     body: call.body === undefined ? '' : JSON.stringify(call.body),
   }));
@@ -142,6 +143,14 @@ describe('compare: two runs of the same scenarios', () => {
       { path: '$.names[0]', a: 'one', b: 'two' },
       { path: '$.names[1]', a: 'two', b: 'one' },
     ]);
+  });
+
+  test('when calls sent at once are answered differently on each side, then they meet their equals; sent one after another, they do not', () => {
+    const redeem = (status: number, sent: number, at: number) => ({ method: 'POST', path: '/v1/redemptions', operationId: 'redeem-stacked-discounts', status, body: { result: status === 200 ? 'SUCCESS' : 'FAILURE' }, sent, at });
+    // Both sent before either was answered: which wins is the server's race.
+    expect(compare([redeem(200, 0, 5), redeem(400, 1, 6)], [redeem(400, 0, 5), redeem(200, 1, 6)]).differences).toEqual([]);
+    // The second sent after the first was answered: its answer must be the same on both sides.
+    expect(compare([redeem(200, 0, 5), redeem(400, 6, 9)], [redeem(400, 0, 5), redeem(200, 6, 9)]).differences.map((difference) => difference.path)).toEqual(['status', '$.result', 'status', '$.result']);
   });
 
   test('when a scenario passed on one side only, or called an operation a different number of times, then that is reported too', () => {
