@@ -16,7 +16,8 @@
  *   the first time either appears in the scenario; from then on each must meet only its partner, so a response
  *   that names another object than its counterpart does is a difference;
  * - a timestamp (ISO 8601 date-time) or date is compared as its distance from the start of its run of the
- *   scenario: equal within a minute (a day for dates);
+ *   scenario: equal within a minute (a day for dates); a timestamp before that start on both sides (an object
+ *   an earlier scenario made) need only be before it on both;
  * - each side's own base URL in a body (absolute links) is read as `{base-url}`;
  * - a measured duration (`processing_time`) need only be a number on both sides;
  * - a list sorted on both sides by ID, by code or by when its items were made is compared as a set: each item
@@ -109,6 +110,9 @@ class Scenario {
   private sameTime(a: string, b: string): boolean {
     const [ta, tb] = [Date.parse(a), Date.parse(b)];
     if (Number.isNaN(ta) || Number.isNaN(tb)) return false;
+    // Made before the scenario began on both sides (an object of an earlier scenario, read in a list): each
+    // side's earlier scenarios took their own time, so only that both are in the past counts.
+    if (ta < this.startA && tb < this.startB && !DATE.test(a)) return true;
     return Math.abs(ta - this.startA - (tb - this.startB)) <= (DATE.test(a) ? DAY : MINUTE);
   }
 

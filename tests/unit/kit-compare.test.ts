@@ -119,6 +119,12 @@ describe('compare: two runs of the same scenarios', () => {
       [{ path: '/v1/vouchers/V1', operationId: 'get-voucher', body: { expiration_date: '2026-01-30T11:00:00.000Z', status: 'PAUSED' } }],
     );
     expect(result.differences.map((difference) => difference.path)).toEqual(['$.expiration_date', '$.status']);
+    // Made before the scenario on both sides, by earlier scenarios that took each side its own time: no difference.
+    const earlier = compare(
+      [{ path: '/v1/categories', operationId: 'list-categories', body: { data: [{ created_at: '2026-01-01T09:10:00.000Z' }] } }],
+      [{ path: '/v1/categories', operationId: 'list-categories', body: { data: [{ created_at: '2026-01-01T09:40:00.000Z' }] } }],
+    );
+    expect(earlier.differences).toEqual([]);
   });
 
   test('when one side polls more often, answers in another order or keys an object by its own generated names, then the scenario still pairs up', () => {
