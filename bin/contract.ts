@@ -14,13 +14,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../server/paths.js';
+import { compareRuns, formatDifferences, type CompareReport } from './kit-compare.js';
 import { annotateJUnit, preflightJUnit, SUITE_PREFIX } from './kit-junit.js';
 import { buildReport, formatTable, NOT_SELECTED, readRecords, type JestResults } from './kit-report.js';
 import { preflight, type PreflightTarget } from './preflight.js';
 
 const USAGE = `Usage: promo-loyalty-contract contract --base-url URL [options]
+       promo-loyalty-contract compare --base-url A --other-base-url B [options]
 
-Runs the contract suite against the server at URL and checks every response against the contract.
+contract runs the contract suite against the server at URL and checks every response against the contract.
+compare runs the same scenarios against A and B and prints every difference in status and body, one line
+each (operation, JSON path, A's value, B's value); IDs, codes and timestamps are normalised (README, "Compare
+two implementations"). B takes A's keys unless given its own: --other-base-app-id, --other-base-app-token and
+so on, each key flag below with other-base- in front. It writes compare-report.json to the report directory
+and exits 1 on any difference.
 
 Options (each may also be given by the environment variable in brackets):
   --base-url URL          the server under test                       [CONTRACT_BASE_URL]
@@ -39,7 +46,9 @@ Options (each may also be given by the environment variable in brackets):
                           contract, whose objects are open, as the public API's are)
   --only AREAS            comma-separated areas to run (see --list-areas); default all
   --skip AREAS            comma-separated areas to leave out
-  --report-dir DIR        where contract-report.json and junit.xml go (default: contract-report)
+  --other-base-url URL    compare: the second server
+  --report-dir DIR        where contract-report.json and junit.xml go (compare: compare-report.json;
+                          default: contract-report)
   --max-workers N         test files run in parallel (default: jest's choice)
   --list-areas            print the areas and exit
   --version               print the kit's version and exit
@@ -136,6 +145,82 @@ function preflightTarget(settings: Settings, files: string[]): PreflightTarget {
   };
 }
 
+/** What one run of the suite needs: the areas' files, the target's settings, and where its records go. */
+interface SuiteRun {
+  files: string[];
+  settings: Settings;
+  env: NodeJS.ProcessEnv;
+  strict: boolean;
+  maxWorkers?: string | undefined;
+  recordDir: string;
+  resultsFile: string;
+  /** Where junit.xml goes; none for a compare run. */
+  reportDir?: string;
+  /** For `compare`: record bodies too, and run the files one at a time in a fixed order. */
+  comparable?: boolean;
+  /** Progress lines go here instead of the console (a compare run's two runs would interleave). */
+  quiet?: boolean;
+}
+
+/** Runs the selected files of the suite in Jest against the target; resolves with Jest's exit code. */
+function runSuite(run: SuiteRun): Promise<number> {
+  const require = createRequire(import.meta.url);
+  const jest = require.resolve('jest/bin/jest');
+  const reporters = [
+    ...(run.quiet ? [] : [join(root, 'tests', 'kit', 'progress-reporter.cjs')]),
+    join(root, 'tests', 'kit', 'results-reporter.cjs'),
+    ...(run.reportDir ? ['jest-junit'] : []),
+  ];
+  const args = [
+    '--experimental-vm-modules',
+    jest,
+    '--config',
+    join(root, 'jest.config.js'),
+    '--selectProjects',
+    'contract',
+    '--silent',
+    '--ci',
+    // Whole diffs, not hunks: the report names the path where received and expected first differ, from the top.
+    '--expand',
+    ...reporters.flatMap((reporter) => ['--reporters', reporter]),
+    // Both servers of a comparison must see the same requests in the same order: one file at a time, by name.
+    ...(run.comparable ? ['--runInBand', '--testSequencer', join(root, 'tests', 'kit', 'sequencer-by-name.cjs')] : []),
+    ...(run.maxWorkers && !run.comparable ? ['--maxWorkers', run.maxWorkers] : []),
+    '--runTestsByPath',
+    ...run.files.map((area) => join(contractDir, `${area}.test.ts`)),
+  ];
+  return new Promise<number>((done) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['ignore', run.quiet ? 'ignore' : 'inherit', run.quiet ? 'ignore' : 'inherit'],
+      env: {
+        ...withoutSuiteVariables(run.env),
+        NODE_NO_WARNINGS: '1',
+        ...run.settings,
+        ...(run.strict ? { CONTRACT_STRICT: '1' } : {}),
+        ...(run.comparable ? { CONTRACT_KIT_BODIES: '1' } : {}),
+        CONTRACT_KIT_RECORD: run.recordDir,
+        CONTRACT_KIT_RESULTS: run.resultsFile,
+        ...(run.reportDir && {
+          JEST_JUNIT_OUTPUT_DIR: run.reportDir,
+          JEST_JUNIT_OUTPUT_NAME: 'junit.xml',
+          JEST_JUNIT_SUITE_NAME: `${SUITE_PREFIX}{filename}`,
+          JEST_JUNIT_CLASSNAME: '{classname}',
+          JEST_JUNIT_TITLE: '{title}',
+        }),
+      },
+    });
+    child.on('exit', (status) => done(status ?? 1));
+  });
+}
+
+/** For `compare`: the second server's keys, each flag of the first prefixed with `other-base-`; unset, the first's. */
+const OTHER_BASE_OPTIONS = Object.fromEntries(
+  Object.keys(VARIABLES)
+    .filter((flag) => flag !== 'base-url')
+    .map((flag) => [`other-base-${flag}`, { type: 'string' as const }]),
+) as Record<`other-base-${Exclude<keyof typeof VARIABLES, 'base-url'>}`, { type: 'string' }>;
+
 const OPTIONS = {
   'base-url': { type: 'string' },
   'app-id': { type: 'string' },
@@ -148,6 +233,8 @@ const OPTIONS = {
   'client-token': { type: 'string' },
   'client-origin': { type: 'string' },
   'project-id': { type: 'string' },
+  'other-base-url': { type: 'string' },
+  ...OTHER_BASE_OPTIONS,
   strict: { type: 'boolean', default: false },
   only: { type: 'string' },
   skip: { type: 'string' },
@@ -170,6 +257,86 @@ function parse(argv: string[]): ReturnType<typeof parseArgs<{ args: string[]; al
   }
 }
 
+const COMMANDS = ['contract', 'compare'];
+
+/** The values of the `--other-base-*` flags, under the names of the first server's flags. */
+function otherBaseValues(values: Record<string, unknown>): Partial<Record<keyof typeof VARIABLES, string>> {
+  return Object.fromEntries(
+    Object.keys(VARIABLES).flatMap((flag) => {
+      const value = values[flag === 'base-url' ? 'other-base-url' : `other-base-${flag}`];
+      return typeof value === 'string' ? [[flag, value]] : [];
+    }),
+  );
+}
+
+/**
+ * `compare`: the selected scenarios against both servers at once, each run one file at a time in the same order,
+ * then every difference in status and body between the two runs (bin/kit-compare.ts says what is normalised).
+ */
+async function compare(input: { a: Settings; b: Settings; files: string[]; env: NodeJS.ProcessEnv; strict: boolean; reportDir: string; startedAt: Date }): Promise<number> {
+  const { a, b, files, reportDir, startedAt } = input;
+  const reportFile = join(reportDir, 'compare-report.json');
+  const otherBaseUrl = b.CONTRACT_BASE_URL;
+  if (!otherBaseUrl || !URL.canParse(otherBaseUrl) || !/^https?:$/.test(new URL(otherBaseUrl).protocol)) {
+    process.stderr.write(`compare needs the second server: --other-base-url, an http(s) URL; got '${otherBaseUrl ?? ''}'.\n`);
+    return 2;
+  }
+  const problems = [
+    ...(await preflight(preflightTarget(a, files))).map((problem) => `A (${a.CONTRACT_BASE_URL}): ${problem}`),
+    ...(await preflight(preflightTarget(b, files))).map((problem) => `B (${otherBaseUrl}): ${problem}`),
+  ];
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n\n')}\n`);
+    writeFileSync(reportFile, `${JSON.stringify({ baseUrl: a.CONTRACT_BASE_URL, otherBaseUrl, areas: files, startedAt, preflight: problems, ok: false }, null, 2)}\n`);
+    return 2;
+  }
+  // The fuzzing scenarios draw their requests from one seed on both sides, so that both servers get the same ones.
+  const seed = input.env.FUZZ_SEED ?? String(Date.now() % 2 ** 31);
+  process.stdout.write(`Comparing A ${a.CONTRACT_BASE_URL} with B ${otherBaseUrl}, ${files.length} areas, each run one file at a time (FUZZ_SEED=${seed})\n`);
+  const runs = await Promise.all(
+    [a, b].map(async (settings) => {
+      const recordDir = mkdtempSync(join(tmpdir(), 'contract-compare-'));
+      const resultsFile = join(recordDir, 'jest-results.json');
+      try {
+        const code = await runSuite({ files, settings, env: { ...input.env, FUZZ_SEED: seed }, strict: input.strict, recordDir, resultsFile, comparable: true, quiet: true });
+        let results: JestResults;
+        try {
+          results = JSON.parse(readFileSync(resultsFile, 'utf8')) as JestResults;
+        } catch {
+          return { error: `The suite did not run against ${settings.CONTRACT_BASE_URL} (jest exited ${code}).` };
+        }
+        return { records: readRecords(recordDir), results };
+      } finally {
+        rmSync(recordDir, { recursive: true, force: true });
+      }
+    }),
+  );
+  const [runA, runB] = runs as [(typeof runs)[number], (typeof runs)[number]];
+  if ('error' in runA || 'error' in runB) {
+    process.stderr.write(`${[runA, runB].flatMap((run) => ('error' in run ? [run.error] : [])).join('\n')}\n`);
+    return 1;
+  }
+  const compared = compareRuns({ a: { ...runA, baseUrl: a.CONTRACT_BASE_URL! }, b: { ...runB, baseUrl: otherBaseUrl }, rootDir: root });
+  const report: CompareReport = {
+    baseUrl: a.CONTRACT_BASE_URL!,
+    otherBaseUrl,
+    areas: files,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    ...compared,
+    ok: compared.differences.length === 0,
+  };
+  writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
+  if (compared.differences.length > 0) process.stdout.write(`${formatDifferences(compared.differences)}\n`);
+  const { scenarios, exchanges, differences } = compared;
+  process.stdout.write(
+    `scenarios compared: ${scenarios.compared} (${scenarios.onlyA} only against A, ${scenarios.onlyB} only against B); ` +
+      `exchanges compared: ${exchanges.compared}; differences: ${differences.length}\n`,
+  );
+  process.stdout.write(`report: ${reportFile}\n`);
+  return report.ok ? 0 : 1;
+}
+
 async function main(argv: string[]): Promise<number> {
   const parsed = parse(argv);
   if ('error' in parsed) {
@@ -188,11 +355,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const areas = areasOnDisk();
   // Like --help and --version, a question about the kit itself: it needs no command (and takes `contract`).
-  if (values['list-areas'] && (positionals.length === 0 || (positionals.length === 1 && positionals[0] === 'contract'))) {
+  if (values['list-areas'] && (positionals.length === 0 || (positionals.length === 1 && COMMANDS.includes(positionals[0]!)))) {
     process.stdout.write(`${areas.join('\n')}\n`);
     return 0;
   }
-  if (positionals[0] !== 'contract' || positionals.length > 1) {
+  if (!COMMANDS.includes(positionals[0] ?? '') || positionals.length > 1) {
     process.stderr.write(`${positionals.length === 0 ? 'No command given.' : `Unknown command: ${positionals.join(' ')}.`}\n\n${USAGE}`);
     return 2;
   }
@@ -226,6 +393,10 @@ async function main(argv: string[]): Promise<number> {
   const reportDir = resolve(values['report-dir']);
   mkdirSync(reportDir, { recursive: true });
   const startedAt = new Date();
+  if (positionals[0] === 'compare') {
+    const other = paired({ ...settings, ...settingsOf(otherBaseValues(values), {}) });
+    return compare({ a: settings, b: other, files: selected.files, env, strict: values.strict, reportDir, startedAt });
+  }
   const problems = await preflight(preflightTarget(settings, selected.files));
   if (problems.length > 0) {
     process.stderr.write(`${problems.join('\n\n')}\n`);
@@ -236,53 +407,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const recordDir = mkdtempSync(join(tmpdir(), 'contract-kit-'));
   const resultsFile = join(recordDir, 'jest-results.json');
-  const require = createRequire(import.meta.url);
-  const jest = require.resolve('jest/bin/jest');
-  const args = [
-    '--experimental-vm-modules',
-    jest,
-    '--config',
-    join(root, 'jest.config.js'),
-    '--selectProjects',
-    'contract',
-    '--silent',
-    '--ci',
-    // Whole diffs, not hunks: the report names the path where received and expected first differ, from the top.
-    '--expand',
-    '--reporters',
-    join(root, 'tests', 'kit', 'progress-reporter.cjs'),
-    '--reporters',
-    join(root, 'tests', 'kit', 'results-reporter.cjs'),
-    '--reporters',
-    'jest-junit',
-    ...(values['max-workers'] ? ['--maxWorkers', values['max-workers']] : []),
-    '--runTestsByPath',
-    ...selected.files.map((area) => join(contractDir, `${area}.test.ts`)),
-  ];
   process.stdout.write(
     `Contract kit: ${baseUrl}, areas: ${only.length + skipped.length > 0 ? selected.files.join(', ') : 'all'}, ` +
       `responses held to the ${values.strict ? 'strict twin (closed objects)' : 'published contract (open objects)'}\n`,
   );
-  const code = await new Promise<number>((done) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: {
-        ...withoutSuiteVariables(env),
-        NODE_NO_WARNINGS: '1',
-        ...settings,
-        ...(values.strict ? { CONTRACT_STRICT: '1' } : {}),
-        CONTRACT_KIT_RECORD: recordDir,
-        CONTRACT_KIT_RESULTS: resultsFile,
-        JEST_JUNIT_OUTPUT_DIR: reportDir,
-        JEST_JUNIT_OUTPUT_NAME: 'junit.xml',
-        JEST_JUNIT_SUITE_NAME: `${SUITE_PREFIX}{filename}`,
-        JEST_JUNIT_CLASSNAME: '{classname}',
-        JEST_JUNIT_TITLE: '{title}',
-      },
-    });
-    child.on('exit', (status) => done(status ?? 1));
-  });
+  const code = await runSuite({ files: selected.files, settings, env, strict: values.strict, maxWorkers: values['max-workers'], recordDir, resultsFile, reportDir });
 
   let results: JestResults;
   try {

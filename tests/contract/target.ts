@@ -22,7 +22,7 @@ import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot, STRICT_CONTRACT } from '../../server/paths.js';
 import { ConformanceChecker } from './conformance.js';
 import { SchemaPruner } from '../../server/contract/schema-pruner.js';
-import { record } from './kit-record.js';
+import { nextSeq, record, recordsBodies } from './kit-record.js';
 
 /** The objects every target must hold in its first project: start another server with this file. */
 export const CONTRACT_FIXTURES = join(packageRoot(), 'tests', 'fixtures', 'contract.json');
@@ -189,18 +189,23 @@ export function strictResponses(): boolean {
  */
 export const recordingFetch: typeof fetch = async (input, init) => {
   const request = input instanceof Request ? input : new Request(input, init);
+  const seq = recordsBodies() ? nextSeq() : undefined;
+  const sent = Date.now();
   const response = await fetch(request);
   seenStatuses.push({ method: request.method, url: request.url, status: response.status });
   checker ??= new ConformanceChecker(JSON.parse(readFileSync(strictResponses() ? STRICT_CONTRACT : BUNDLED_CONTRACT, 'utf8')));
-  const verdict = checker.check({
+  const body = await response.clone().text();
+  const verdict = checker.check({ method: request.method, url: request.url, status: response.status, contentType: response.headers.get('content-type'), body });
+  contractViolations.push(...verdict.violations);
+  record({
+    kind: 'exchange',
     method: request.method,
     url: request.url,
     status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: await response.clone().text(),
+    operationId: verdict.operationId,
+    violations: verdict.violations,
+    ...(seq !== undefined && { seq, sent, at: Date.now(), body }),
   });
-  contractViolations.push(...verdict.violations);
-  record({ kind: 'exchange', method: request.method, url: request.url, status: response.status, operationId: verdict.operationId, violations: verdict.violations });
   return strictResponses() ? response : withoutUndocumentedFields(response, verdict.schemaPointer);
 };
 

@@ -13,6 +13,7 @@ import { loadFixtureFile } from '../../server/fixtures.js';
 import { BUNDLED_CONTRACT, packageRoot } from '../../server/paths.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { SCHEMA } from '../../server/domain/schema.js';
+import type { CompareReport } from '../../bin/kit-compare.js';
 import type { KitReport } from '../../bin/kit-report.js';
 import { CONTRACT_FIXTURES, listen, secret, type Credentials } from '../contract/target.js';
 
@@ -126,6 +127,28 @@ export async function runKit(baseUrl: string, keys: Partial<Keys> & { credential
       report: JSON.parse(readFileSync(reportFile, 'utf8')) as KitRun['report'],
       junit: readFileSync(join(reportDir, 'junit.xml'), 'utf8'),
     };
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+}
+
+export interface CompareRun {
+  code: number;
+  output: string;
+  report: CompareReport & { preflight?: string[] };
+}
+
+/** The kit's `compare` of the servers at `a` and `b`, each with its server-side key, and the report it wrote. */
+export async function compareKit(a: { baseUrl: string; credentials: Credentials }, b: { baseUrl: string; credentials: Credentials }, selection: string[]): Promise<CompareRun> {
+  const reportDir = mkdtempSync(join(tmpdir(), 'kit-compare-'));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CONTRACT_')));
+  const keys = (prefix: string, { appId, appToken }: Credentials) => [`--${prefix}app-id`, appId, `--${prefix}app-token`, appToken];
+  try {
+    const args = ['compare', '--base-url', a.baseUrl, ...keys('', a.credentials), '--other-base-url', b.baseUrl, ...keys('other-base-', b.credentials)];
+    const { code, output } = await kitCommand([...args, '--report-dir', reportDir, ...selection], env);
+    const reportFile = join(reportDir, 'compare-report.json');
+    if (!existsSync(reportFile)) throw new Error(`the kit wrote no report (exit ${code}):\n${output}`);
+    return { code, output, report: JSON.parse(readFileSync(reportFile, 'utf8')) as CompareRun['report'] };
   } finally {
     rmSync(reportDir, { recursive: true, force: true });
   }

@@ -96,6 +96,8 @@ describe('the kit\'s package', () => {
         'tests/fixtures/contract.json',
         'tests/kit/progress-reporter.cjs',
         'tests/kit/results-reporter.cjs',
+        // The file order of `compare`, which its runs name.
+        'tests/kit/sequencer-by-name.cjs',
         // Both reporters require it: without it the kit's progress and results would not load.
         'tests/kit/first-difference.cjs',
         'tests/summary-reporter.cjs',

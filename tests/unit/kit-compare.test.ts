@@ -1,0 +1,174 @@
+/**
+ * The kit's `compare`, without running the suite: two runs' recorded exchanges are paired by scenario and
+ * operation, values that differ by nature (generated IDs and codes, timestamps, each server's own address,
+ * measured durations) are normalised, and every other difference in status and body is reported, one line each.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { compareRuns, formatDifferences, type Exchange } from '../../bin/kit-compare.js';
+import type { JestResults } from '../../bin/kit-report.js';
+
+const ROOT = '/kit';
+const FILE = '/kit/tests/contract/vouchers.test.ts';
+const TEST = 'vouchers when one is made, then it is read back';
+const A = 'http://127.0.0.1:4001';
+const B = 'http://127.0.0.1:4002';
+
+type Call = { method?: string; path: string; operationId?: string; status?: number; body?: unknown; sent?: number; at?: number; test?: string };
+
+/** A run's records: the calls in the order sent, each answered `at` ms after the run's start. */
+function run(baseUrl: string, start: number, calls: Call[]): Exchange[] {
+  return calls.map((call, seq) => ({
+    kind: 'exchange',
+    file: FILE,
+    test: call.test ?? TEST,
+    method: call.method ?? 'GET',
+    url: `${baseUrl}${call.path}`,
+    status: call.status ?? 200,
+    ...(call.operationId !== undefined && { operationId: call.operationId }),
+    violations: [],
+    seq,
+    ...(call.sent !== undefined && { sent: start + call.sent }),
+    at: start + (call.at ?? seq),
+    body: call.body === undefined ? '' : JSON.stringify(call.body),
+  }));
+}
+
+const passed = (...tests: string[]): JestResults => ({
+  numPassedTests: tests.length,
+  numFailedTests: 0,
+  numPendingTests: 0,
+  numRuntimeErrorTestSuites: 0,
+  testResults: [{ name: FILE, status: 'passed', message: '', assertionResults: tests.map((title) => ({ ancestorTitles: [], title, fullName: title, status: 'passed', failureMessages: [] })) }],
+});
+
+function compare(a: Call[], b: Call[], results = [passed(TEST), passed(TEST)] as const) {
+  // B's run starts an hour after A's, as when the two servers are compared at different times.
+  return compareRuns({ a: { records: run(A, Date.parse('2026-01-01T10:00:00Z'), a), results: results[0], baseUrl: A }, b: { records: run(B, Date.parse('2026-01-01T11:00:00Z'), b), results: results[1], baseUrl: B }, rootDir: ROOT });
+}
+
+/** One side's voucher: its own ID, code, timestamps and links. */
+function voucher(base: string, id: string, code: string, hour: number, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    code,
+    object: 'voucher',
+    campaign_id: null,
+    created_at: `2026-01-01T${hour}:00:00.120Z`,
+    expiration_date: `2026-01-31T${hour}:00:00.000Z`,
+    start_date: '2020-01-01T00:00:00.000Z',
+    redemption: { url: `/v1/vouchers/${code}/redemption` },
+    assets: { qr: { url: `${base.replace('127.0.0.1', 'localhost')}/assets/qr/${code}-qr` } },
+    ...extra,
+  };
+}
+
+describe('compare: two runs of the same scenarios', () => {
+  test('when the servers differ only in generated IDs, codes, timestamps and their own address, then there is no difference', () => {
+    const result = compare(
+      [
+        { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(A, 'v_0a9f9aeddb019a42db', 'Xk3Pq9Lm', 10) },
+        { path: '/v1/vouchers/Xk3Pq9Lm', operationId: 'get-voucher', body: voucher(A, 'v_0a9f9aeddb019a42db', 'Xk3Pq9Lm', 10) },
+        { path: '/v1/async-actions', operationId: 'list-async-actions', body: { data: [{ id: 'aa_11aa22bb33cc44dd55', processing_time: 3 }] } },
+        { path: '/v1/vouchers', operationId: 'list-vouchers', body: { codes: ['C-HNBGD', 'C-7QX2A'] } },
+      ],
+      [
+        { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(B, 'v_77e6d5c4b3a2918070', 'bT7wQzR2', 11) },
+        { path: '/v1/vouchers/bT7wQzR2', operationId: 'get-voucher', body: voucher(B, 'v_77e6d5c4b3a2918070', 'bT7wQzR2', 11) },
+        { path: '/v1/async-actions', operationId: 'list-async-actions', body: { data: [{ id: 'aa_99ff88ee77dd66cc55', processing_time: 41 }] } },
+        { path: '/v1/vouchers', operationId: 'list-vouchers', body: { codes: ['C-FY7ZF', 'C-PMULW'] } },
+      ],
+    );
+    expect(result).toEqual({ scenarios: { compared: 1, onlyA: 0, onlyB: 0 }, exchanges: { compared: 4 }, differences: [] });
+  });
+
+  test('when B answers another status, another value, or names another object than A, then each is one difference', () => {
+    const result = compare(
+      [
+        { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(A, 'v_0a9f9aeddb019a42db', 'Xk3Pq9Lm', 10) },
+        { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(A, 'v_1111111111aaaaaaaa', 'Yy4Pq9Lm', 10) },
+        { path: '/v1/vouchers', operationId: 'list-vouchers', body: { vouchers: [{ id: 'v_0a9f9aeddb019a42db' }], total: 2 } },
+        { method: 'DELETE', path: '/v1/vouchers/Xk3Pq9Lm', operationId: 'delete-voucher', status: 204 },
+      ],
+      [
+        { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(B, 'v_77e6d5c4b3a2918070', 'bT7wQzR2', 11, { active: false }) },
+        { method: 'POST', path: '/v1/vouchers', operationId: 'create-voucher', body: voucher(B, 'v_2222222222bbbbbbbb', 'cU8wQzR2', 11) },
+        // The list names B's second voucher where A's names its first: another object, though both are IDs.
+        { path: '/v1/vouchers', operationId: 'list-vouchers', body: { vouchers: [{ id: 'v_2222222222bbbbbbbb' }], total: 1 } },
+        { method: 'DELETE', path: '/v1/vouchers/bT7wQzR2', operationId: 'delete-voucher', status: 404, body: { code: 404, key: 'not_found' } },
+      ],
+    );
+    expect(result.differences.map(({ operation, path, a, b }) => ({ operation, path, a, b }))).toEqual([
+      { operation: 'create-voucher', path: '$.active', a: '(absent)', b: false },
+      { operation: 'list-vouchers', path: '$.total', a: 2, b: 1 },
+      { operation: 'list-vouchers', path: '$.vouchers[0].id', a: 'v_0a9f9aeddb019a42db', b: 'v_2222222222bbbbbbbb' },
+      { operation: 'delete-voucher', path: 'status', a: 204, b: 404 },
+      { operation: 'delete-voucher', path: '$', a: '(absent)', b: { code: 404, key: 'not_found' } },
+    ]);
+    expect(formatDifferences(result.differences).split('\n')).toEqual([
+      'create-voucher  $.active  A: (absent)  B: false',
+      'list-vouchers  $.total  A: 2  B: 1',
+      'list-vouchers  $.vouchers[0].id  A: "v_0a9f9aeddb019a42db"  B: "v_2222222222bbbbbbbb"',
+      'delete-voucher  status  A: 204  B: 404',
+      'delete-voucher  $  A: (absent)  B: {"code":404,"key":"not_found"}',
+    ]);
+  });
+
+  test('when a timestamp is further from its run’s start on one side, or an enumeration differs, then it is a difference', () => {
+    const result = compare(
+      [{ path: '/v1/vouchers/V1', operationId: 'get-voucher', body: { expiration_date: '2026-01-31T10:00:00.000Z', status: 'ACTIVE' } }],
+      [{ path: '/v1/vouchers/V1', operationId: 'get-voucher', body: { expiration_date: '2026-01-30T11:00:00.000Z', status: 'PAUSED' } }],
+    );
+    expect(result.differences.map((difference) => difference.path)).toEqual(['$.expiration_date', '$.status']);
+    // Made before the scenario on both sides, by earlier scenarios that took each side its own time: no difference.
+    const earlier = compare(
+      [{ path: '/v1/categories', operationId: 'list-categories', body: { data: [{ created_at: '2026-01-01T09:10:00.000Z' }] } }],
+      [{ path: '/v1/categories', operationId: 'list-categories', body: { data: [{ created_at: '2026-01-01T09:40:00.000Z' }] } }],
+    );
+    expect(earlier.differences).toEqual([]);
+  });
+
+  test('when one side polls more often, answers in another order or keys an object by its own generated names, then the scenario still pairs up', () => {
+    const job = (status: string, id: string) => ({ path: `/v1/async-actions/${id}`, operationId: 'get-async-action', body: { id, status } });
+    const result = compare(
+      [job('IN_PROGRESS', 'aa_0000000000000000a1'), job('IN_PROGRESS', 'aa_0000000000000000a1'), job('DONE', 'aa_0000000000000000a1'), { path: '/v1/customers/c', operationId: 'get-customer', body: { loyalty: { 'Club-0a1b2c3d4e': { points: 5 }, 'Club-5f6a7b8c9d': { points: 7 } } } }],
+      [job('DONE', 'aa_0000000000000000b2'), { path: '/v1/customers/c', operationId: 'get-customer', body: { loyalty: { 'Club-aa11bb22cc': { points: 5 }, 'Club-dd33ee44ff': { points: 7 } } } }],
+    );
+    expect(result.differences).toEqual([]);
+    expect(result.exchanges.compared).toBe(2);
+  });
+
+  test('when a list is sorted by generated IDs, then its items are matched whatever their order; otherwise, order counts', () => {
+    const items = (ids: string[], names: string[]) => ids.map((id, index) => ({ id, name: names[index] }));
+    const made = (id: string, name: string) => ({ method: 'POST', path: '/v1/products', operationId: 'create-product', body: { id, name } });
+    const result = compare(
+      [made('prod_1000000000000000aa', 'one'), made('prod_2000000000000000aa', 'two'), { path: '/v1/products', operationId: 'list-products', body: { data: items(['prod_1000000000000000aa', 'prod_2000000000000000aa'], ['one', 'two']), names: ['one', 'two'] } }],
+      // B's IDs sort the other way round, so its list (by ID) comes in the other order; a list of names must not.
+      [made('prod_9000000000000000bb', 'one'), made('prod_3000000000000000bb', 'two'), { path: '/v1/products', operationId: 'list-products', body: { data: items(['prod_3000000000000000bb', 'prod_9000000000000000bb'], ['two', 'one']), names: ['two', 'one'] } }],
+    );
+    expect(result.differences.map(({ path, a, b }) => ({ path, a, b }))).toEqual([
+      { path: '$.names[0]', a: 'one', b: 'two' },
+      { path: '$.names[1]', a: 'two', b: 'one' },
+    ]);
+  });
+
+  test('when calls sent at once are answered differently on each side, then they meet their equals; sent one after another, they do not', () => {
+    const redeem = (status: number, sent: number, at: number) => ({ method: 'POST', path: '/v1/redemptions', operationId: 'redeem-stacked-discounts', status, body: { result: status === 200 ? 'SUCCESS' : 'FAILURE' }, sent, at });
+    // Both sent before either was answered: which wins is the server's race.
+    expect(compare([redeem(200, 0, 5), redeem(400, 1, 6)], [redeem(400, 0, 5), redeem(200, 1, 6)]).differences).toEqual([]);
+    // The second sent after the first was answered: its answer must be the same on both sides.
+    expect(compare([redeem(200, 0, 5), redeem(400, 6, 9)], [redeem(400, 0, 5), redeem(200, 6, 9)]).differences.map((difference) => difference.path)).toEqual(['status', '$.result', 'status', '$.result']);
+  });
+
+  test('when a scenario passed on one side only, or called an operation a different number of times, then that is reported too', () => {
+    const other = 'vouchers when deleted, then gone';
+    const result = compare(
+      [{ path: '/v1/vouchers/V1', operationId: 'get-voucher', body: {} }, { path: '/v1/vouchers/V2', operationId: 'get-voucher', body: {} }],
+      [{ path: '/v1/vouchers/V1', operationId: 'get-voucher', body: {} }],
+      [passed(TEST, other), { ...passed(TEST), testResults: [{ ...passed(TEST).testResults[0]!, assertionResults: [...passed(TEST).testResults[0]!.assertionResults, { ancestorTitles: [], title: other, fullName: other, status: 'failed', failureMessages: ['x'] }] }] }],
+    );
+    expect(result.differences.map(({ scenario, operation, path, a, b }) => ({ scenario, operation, path, a, b }))).toEqual([
+      { scenario: `tests/contract/vouchers.test.ts › ${other}`, operation: '(scenario)', path: 'outcome', a: 'passed', b: 'failed' },
+      { scenario: `tests/contract/vouchers.test.ts › ${TEST}`, operation: 'get-voucher', path: 'calls', a: 2, b: 1 },
+    ]);
+  });
+});
