@@ -63,6 +63,8 @@ export async function deployment(): Promise<Deployment> {
           MANAGEMENT_TOKEN: KEYS.managementToken,
           CLIENT_APP_ID: KEYS.clientAppId,
           CLIENT_TOKEN: KEYS.clientToken,
+          // The origin the suites' client-side calls come from (the default follows PORT, here 0).
+          CLIENT_ORIGINS: 'http://localhost:3000',
           LOG_LEVEL: 'warn',
           // As behind a load balancer: absolute URLs in answers name the one address clients use.
           PUBLIC_BASE_URL: 'http://promotions.example.test',
