@@ -32673,6 +32673,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -32728,6 +32729,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestClock"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];

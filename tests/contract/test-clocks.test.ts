@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { expectError } from './expect-error.js';
 import { known } from './known.js';
-import { raw, skip, unique, useTarget } from './target.js';
+import { because, raw, skip, startTarget, unique, useTarget } from './target.js';
 
 const ctx = useTarget();
 const DAY = 86_400_000;
@@ -185,5 +185,19 @@ describe('test clocks', () => {
     await advance({ by: 'PT2S' });
     expect(await tierOf()).toEqual([expect.objectContaining({ id: silver!.id, expiration: expect.objectContaining({ start_date: endsOn, expiration_date: dayStart(now.time, 20).slice(0, 10) }) })]);
     expect(await activity(holder.code)).toContainEqual({ type: 'customer.loyalty.tier.downgraded', created_at: dayStart(now.time, 10) });
+  });
+
+  test('when a server runs without test clocks, then each operation answers 404 in the error shape, naming the setting', async () => {
+    if (!ctx.target.inProcess) return skip(because('inProcess'), OPERATIONS);
+    const off = await startTarget({ testClocks: false });
+    try {
+      for (const [method, path] of [['GET', '/v1/test-clock'], ['POST', '/v1/test-clock'], ['POST', '/v1/test-clock/advance'], ['DELETE', '/v1/test-clock']] as const) {
+        const answer = await raw(off, method, path, method === 'POST' ? { body: JSON.stringify({ by: 'P1D' }) } : {});
+        expectError(answer, 404, 'not_found');
+        expect(answer.body).toMatchObject({ details: expect.stringContaining('TEST_CLOCKS=1') });
+      }
+    } finally {
+      await off.close();
+    }
   });
 });
