@@ -218,5 +218,6 @@ describe('test clocks', () => {
     } finally {
       await off.close();
     }
-  });
+    // Building a second app compiles the contract's validators: seconds, more while other suites run.
+  }, 120_000);
 });
