@@ -121,8 +121,10 @@ migrate: $(BUILD_STAMP)
 	node dist/server/store/sql/migrate.js
 
 # Readable log lines for the person at the terminal; LOG_FORMAT=json make serve for the production format.
+# Test clocks (/v1/test-clock, an extension for testing) are on here, and off in a server started otherwise;
+# TEST_CLOCKS=0 make serve turns them off.
 serve: $(BUILD_STAMP) $(DOCS_HTML)
-	LOG_FORMAT=$${LOG_FORMAT:-pretty} node dist/server/main.js
+	LOG_FORMAT=$${LOG_FORMAT:-pretty} TEST_CLOCKS=$${TEST_CLOCKS:-1} node dist/server/main.js
 
 unit: $(NPM_STAMP)
 	npm test -- --selectProjects unit

@@ -5530,6 +5530,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test-clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's test clock
+         * @description An extension of the reference server, not part of the public API (`x-extension`): returns whether the
+         *     project's time is frozen, and the project's time now. The test-clock operations answer only on a server
+         *     started with them on (`TEST_CLOCKS=1`; `make serve` turns them on); otherwise each answers 404 `not_found`
+         *     with details naming the setting.
+         */
+        get: operations["get-test-clock"];
+        put?: never;
+        /**
+         * Freeze the project's clock
+         * @description An extension of the reference server, not part of the public API (`x-extension`). Freezes the project's
+         *     time at `time` (its time now when absent): from then on every response, event and webhook of the project
+         *     carries the frozen time, validity windows and expirations are judged at it, and nothing falls due until the
+         *     clock is advanced. The clock never goes back: a `time` before the project's time now is 400
+         *     `invalid_test_clock`, as is one more than 366 days after it. A `time` ahead of the project's time runs what
+         *     falls due in between, as an advance does. Freezing a frozen clock moves it the same way. The frozen time is
+         *     kept in the project's storage, so every instance on one database serves the project at it. Answers 404 on a
+         *     server whose test clocks are off (see `get-test-clock`).
+         */
+        post: operations["freeze-test-clock"];
+        /**
+         * Let the project's clock run again
+         * @description An extension of the reference server, not part of the public API (`x-extension`). Ends the freeze: the
+         *     project's time is the server's again. What an advance did ahead of the server's time stays done (points
+         *     activated and expired, tiers changed); what falls due later runs when the server's time reaches it. Releasing
+         *     a clock that is not frozen changes nothing. Answers 404 on a server whose test clocks are off.
+         */
+        delete: operations["release-test-clock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the project's frozen clock
+         * @description An extension of the reference server, not part of the public API (`x-extension`). Moves the frozen clock on
+         *     to `time`, or by the duration `by` (exactly one of the two), and runs everything that falls due in between,
+         *     day by day in order, each day's work at the start of that day (UTC) and with that day's time on what it
+         *     records: pending points that activate, points that expire, loyalty tiers whose time ends, and the events,
+         *     webhooks and customer activity each of these sends. Vouchers, campaigns and validity windows are then judged at
+         *     the new time. The clock must be frozen first (400 `invalid_test_clock` otherwise); a new time before the
+         *     clock's, or more than 366 days after it, is 400 `invalid_test_clock` too, and changes nothing. Answers 404
+         *     on a server whose test clocks are off (see `get-test-clock`).
+         */
+        post: operations["advance-test-clock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -7095,7 +7163,11 @@ export interface components {
         /**
          * CampaignLoyaltyTiersExpiration
          * @description How a loyalty program's members qualify for tiers and when a tier they reached expires. Stored and
-         *     returned as given.
+         *     returned as given. The reference server qualifies members by their balance whatever `qualification_type`
+         *     says, and applies `expiration_date`: with `CUSTOM` a tier ends `extend` after the day it was reached, with
+         *     `END_OF_PERIOD` or `END_OF_NEXT_PERIOD` at the end of this or the next calendar `qualification_period` (UTC;
+         *     a month when none is given); until then a lower balance does not move the member down. `BALANCE_DROP` lets
+         *     tiers follow the balance. `start_date` and `rounding` are kept and not applied.
          */
         CampaignLoyaltyTiersExpiration: {
             /**
@@ -14550,7 +14622,10 @@ export interface components {
             } | null;
             created_at: components["schemas"]["CreatedAt"];
             updated_at?: components["schemas"]["UpdatedAt"];
-            /** @description In a member's tier list, since when the member is in the tier. Tiers follow the balance, so they do not expire. */
+            /**
+             * @description In a member's tier list, since when the member is in the tier and, when the program's
+             *     `loyalty_tiers_expiration` gives tiers an end, when it ends.
+             */
             expiration?: {
                 /** @description The member. */
                 customer_id: string;
@@ -14565,7 +14640,10 @@ export interface components {
                 start_date?: string;
                 /**
                  * Format: date
-                 * @description Always null here.
+                 * @description The day (UTC) the member's tier ends at the start of, when the program's `loyalty_tiers_expiration`
+                 *     gives tiers an end; until then the member keeps the tier even if the balance drops, and on that day
+                 *     moves to the tier the balance covers (held on with a new end when it is the same tier). Null when
+                 *     tiers follow the balance (no setting, or `BALANCE_DROP`).
                  */
                 expiration_date?: string | null;
                 created_at: components["schemas"]["CreatedAt"];
@@ -14816,9 +14894,12 @@ export interface components {
         };
         /**
          * LoyaltyTiersExpiration
-         * @description How members qualify for tiers and when a tier expires. Accepted and ignored by the reference server,
-         *     whose members are always in the tier their current balance falls in (`qualification_type: BALANCE`,
-         *     tiers changing as the balance does).
+         * @description How members qualify for tiers and when a tier expires. The reference server qualifies members by their
+         *     balance whatever `qualification_type` says, and applies `expiration_date`: with `CUSTOM` a tier ends `extend`
+         *     after the day it was reached, with `END_OF_PERIOD` or `END_OF_NEXT_PERIOD` at the end of this or the next
+         *     calendar `qualification_period` (UTC; a month when none is given); until then a lower balance does not move
+         *     the member down. `BALANCE_DROP` (or no setting) lets tiers follow the balance. `start_date` and `rounding`
+         *     are kept and not applied.
          */
         LoyaltyTiersExpiration: {
             /**
@@ -19553,6 +19634,73 @@ export interface components {
              * @example 120
              */
             points_estimation: number;
+        };
+        /**
+         * TestClock
+         * @description A project's test clock (an extension of the reference server, not part of the public API): whether the
+         *     project's time is frozen, and what that time is. While it is frozen, every response and event of the project
+         *     carries this time, and nothing falls due until the clock is advanced.
+         */
+        TestClock: {
+            /**
+             * @description Always `test_clock`.
+             * @constant
+             */
+            object: "test_clock";
+            /**
+             * @description Whether the project's time is frozen; false when it runs with the server's clock.
+             * @example true
+             */
+            frozen: boolean;
+            /**
+             * Format: date-time
+             * @description The project's time now; the frozen time while frozen.
+             * @example 2030-01-03T00:00:00.000Z
+             */
+            time: string;
+            /**
+             * Format: date-time
+             * @description The project's time when the clock was frozen; null when it is not frozen.
+             * @example 2030-01-01T12:00:00.000Z
+             */
+            frozen_since: string | null;
+            /**
+             * Format: date-time
+             * @description The project's time after the clock was last advanced; null when it has not been since it was frozen.
+             * @example 2030-01-03T00:00:00.000Z
+             */
+            updated_at: string | null;
+        };
+        /**
+         * TestClockFreezeRequestBody
+         * @description Where to freeze the project's clock. Unknown fields are ignored.
+         */
+        TestClockFreezeRequestBody: {
+            /**
+             * Format: date-time
+             * @description The moment to freeze the clock at: the project's time now when absent. It may not be before the project's
+             *     time now (the clock never goes back) nor more than 366 days after it.
+             * @example 2030-01-01T12:00:00Z
+             */
+            time?: string;
+        };
+        /**
+         * TestClockAdvanceRequestBody
+         * @description Where to move the frozen clock: to `time`, or on `by` a duration; exactly one of the two. The new time may not be
+         *     before the clock's time nor more than 366 days after it. Unknown fields are ignored.
+         */
+        TestClockAdvanceRequestBody: {
+            /**
+             * Format: date-time
+             * @description The moment to move the clock to.
+             * @example 2030-01-03T00:00:00Z
+             */
+            time?: string;
+            /**
+             * @description An ISO 8601 duration to move the clock on by (`P2D`, `PT36H`, `P1M`).
+             * @example P2D
+             */
+            by?: string;
         };
         /**
          * WebhookSourceObjectType
@@ -32551,6 +32699,118 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "get-test-clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's test clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "freeze-test-clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestClockFreezeRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The frozen clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "release-test-clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The released clock, running with the server's. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "advance-test-clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestClockAdvanceRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The clock at its new time, with what fell due done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -55,6 +55,11 @@ export interface AppOptions {
   apiKeys: readonly ApiKey[];
   /** Check every response against the contract; on in tests, off by default in production. */
   validateResponses: boolean;
+  /**
+   * Serve the test-clock operations and run each project at its frozen test-clock time (domain/test-clock.ts);
+   * off by default: those operations then answer 404.
+   */
+  testClocks?: boolean;
   /** Requests a minute per API key; 0 for no limit. */
   rateLimitPerMinute?: number;
   /** How many of its most recent events each project's log keeps (DEFAULT_EVENT_RETENTION when not given). */
@@ -307,6 +312,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     tokens,
     store,
     clock: options.clock,
+    testClocks: options.testClocks ?? false,
     jobs,
     assets: new AssetSigner(options.assetSecret ?? (await store.transaction(ORGANIZATION, (uow) => sharedSecret({ uow, clock: options.clock }, 'asset-signing')))),
     publicBaseUrl: typeof options.publicBaseUrl === 'function' ? options.publicBaseUrl : () => (options.publicBaseUrl as string | undefined) ?? DEFAULT_PUBLIC_BASE_URL,

@@ -27,6 +27,8 @@ export interface ServerConfig {
   jobLeaseMs: number;
   apiKeys: ApiKey[];
   validateResponses: boolean;
+  /** The test-clock operations (`/v1/test-clock`), an extension for testing; off unless TEST_CLOCKS is 1 or true. */
+  testClocks: boolean;
   rateLimitPerMinute: number;
   /** Failed authentications a minute per client address before 429; 0 for no limit. */
   authFailuresPerMinute: number;
@@ -125,6 +127,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       },
     ],
     validateResponses: flag(env.VALIDATE_RESPONSES),
+    testClocks: flag(env.TEST_CLOCKS),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 0),
     authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, DEFAULT_AUTH_FAILURES_PER_MINUTE),
     tokensPerHour: integer('TOKENS_PER_HOUR', env.TOKENS_PER_HOUR, DEFAULT_TOKENS_PER_HOUR),

@@ -10,13 +10,18 @@
 import type { Clock } from './domain/clock.js';
 import { settleLoyalty } from './domain/loyalty/settle.js';
 import type { DomainStore } from './domain/schema.js';
+import { projectClock } from './domain/test-clock.js';
 
 /** Settles every project no other instance is settling; says how many it settled and skipped. */
-export async function settleAllProjects(store: DomainStore, clock: Clock): Promise<{ settled: number; skipped: number }> {
+/**
+ * With `testClocks`, a project whose test clock is frozen is settled up to its frozen time only (advancing the
+ * clock settles the rest).
+ */
+export async function settleAllProjects(store: DomainStore, clock: Clock, testClocks = false): Promise<{ settled: number; skipped: number }> {
   let settled = 0;
   let skipped = 0;
   for (const projectId of await store.projectIds()) {
-    const { ran } = await store.exclusively(`loyalty-settling:${projectId}`, () => store.transaction(projectId, (uow) => settleLoyalty({ uow, clock })));
+    const { ran } = await store.exclusively(`loyalty-settling:${projectId}`, () => store.transaction(projectId, async (uow) => settleLoyalty({ uow, clock: testClocks ? await projectClock(uow, clock) : clock })));
     if (ran) settled++;
     else skipped++;
   }
@@ -24,9 +29,9 @@ export async function settleAllProjects(store: DomainStore, clock: Clock): Promi
 }
 
 /** Starts settling every `intervalMs`; returns the function that stops it. */
-export function startLoyaltyTimer(store: DomainStore, clock: Clock, intervalMs: number): () => void {
+export function startLoyaltyTimer(store: DomainStore, clock: Clock, intervalMs: number, testClocks = false): () => void {
   const timer = setInterval(() => {
-    settleAllProjects(store, clock).catch((error: unknown) => console.error('loyalty settling failed:', error));
+    settleAllProjects(store, clock, testClocks).catch((error: unknown) => console.error('loyalty settling failed:', error));
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -65,6 +65,7 @@ function printBanner(config: ServerConfig, port: number): void {
     console.log('Webhooks may target loopback and private addresses (WEBHOOKS_ALLOW_PRIVATE); use for local testing only');
   }
   console.log(`Response validation: ${config.validateResponses ? 'on' : 'off'}`);
+  if (config.testClocks) console.log('Test clocks: on (TEST_CLOCKS); projects can freeze and advance their time at /v1/test-clock; use for testing only');
   console.log(`Data: ${describeStorage(config.storage)}`);
 }
 
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     apiKeys: config.apiKeys,
     validateResponses: config.validateResponses,
+    testClocks: config.testClocks,
     rateLimitPerMinute: config.rateLimitPerMinute,
     managementKey: config.managementKey,
     clientKeys: config.clientKeys,
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
   await listen(server, config);
   boundPort = (server.address() as AddressInfo).port;
   printBanner(config, boundPort);
-  const stopSettling = startLoyaltyTimer(appStore(app), systemClock, 60_000);
+  const stopSettling = startLoyaltyTimer(appStore(app), systemClock, 60_000, config.testClocks);
   const stopLeases = jobLeases(app).start((error) => logger.error({ err: error }, 'renewing or claiming background jobs failed'));
 
   let stopping = false;

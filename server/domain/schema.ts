@@ -27,6 +27,7 @@ import { LOYALTY_CARDS_TABLE, LOYALTY_TRANSACTIONS_TABLE, LOYALTY_CLOCK_TABLE, E
 import { LOCATIONS_TABLE } from './locations.js';
 import { SESSION_LOCKS_TABLE } from './sessions.js';
 import { STACKING_RULES_TABLE } from './stacking-rules.js';
+import { TEST_CLOCKS_TABLE } from './test-clock.js';
 import { PROMOTION_STACKS_TABLE } from './promotion-stacks.js';
 import { SEGMENTS_TABLE } from './segments.js';
 import { EXPORTS_TABLE } from './exports/exports.js';
@@ -71,6 +72,8 @@ export const SCHEMA = {
   loyalty_cards: LOYALTY_CARDS_TABLE,
   loyalty_transactions: LOYALTY_TRANSACTIONS_TABLE,
   loyalty_clock: LOYALTY_CLOCK_TABLE,
+  /** A project's frozen time, while its test clock is frozen (see domain/test-clock.ts). */
+  test_clocks: TEST_CLOCKS_TABLE,
   earning_rules: EARNING_RULES_TABLE,
   pending_points: PENDING_POINTS_TABLE,
   loyalty_tiers: LOYALTY_TIERS_TABLE,

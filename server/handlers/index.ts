@@ -34,6 +34,7 @@ import { binHandlers } from './bin.js';
 import { loyaltyLegacyHandlers } from './loyalty-legacy.js';
 import { referralHandlers } from './referrals.js';
 import { templateHandlers } from './templates.js';
+import { testClockHandlers } from './test-clocks.js';
 import type { Handlers } from './types.js';
 import { FRESH } from '../store/fresh.js';
 
@@ -76,4 +77,5 @@ export const handlers: Handlers = {
   ...loyaltyLegacyHandlers,
   ...referralHandlers,
   ...templateHandlers,
+  ...testClockHandlers,
 };

@@ -88,6 +88,11 @@ export interface Services {
   tokens: TokenRegistry;
   store: DomainStore;
   clock: Clock;
+  /**
+   * Whether the test-clock operations answer and a project's frozen test clock is its time (an extension,
+   * off unless the server is started with it on).
+   */
+  testClocks?: boolean;
   jobs: Jobs;
   /** Where clients reach the server, for absolute URLs in responses (configured, never the request's `Host`). */
   publicBaseUrl: () => string;

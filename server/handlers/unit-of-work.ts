@@ -5,7 +5,9 @@ import { newId } from '../domain/ids.js';
 import { settleLoyalty } from '../domain/loyalty/settle.js';
 import { ORGANIZATION } from '../domain/management/projects.js';
 import { HttpError } from '../http/errors.js';
+import { projectClock } from '../domain/test-clock.js';
 import { readFirst, UnknownProject } from '../store/store.js';
+import type { Clock } from '../domain/clock.js';
 import type { RequestContext, Services } from './types.js';
 
 /** Sources kept at most; past that they are dropped and made again. */
@@ -27,6 +29,11 @@ export function apiSource(apiKey: RequestContext['apiKey']): EventSource {
   return source;
 }
 
+/** The clock of the project a unit of work is on: its test clock's frozen time while frozen (when test clocks are on). */
+function clockOf(services: Services, uow: DomainUnitOfWork): Clock | Promise<Clock> {
+  return services.testClocks ? projectClock(uow, services.clock) : services.clock;
+}
+
 /**
  * Runs a use case in one unit of work on the caller's project. A request that only asks to read (a GET) begins
  * as a read, which a store may run beside the project's writers (PostgreSQL does), and runs again as a
@@ -39,7 +46,7 @@ export function inProject<R>(
 ): Promise<R> {
   const source = apiSource(context.apiKey);
   const unit = async (uow: DomainUnitOfWork) => {
-    const ctx = { uow, clock: services.clock, source, groupId: newId('grp'), ...(context.channel && { channel: context.channel }) };
+    const ctx = { uow, clock: await clockOf(services, uow), source, groupId: newId('grp'), ...(context.channel && { channel: context.channel }) };
     await settleLoyalty(ctx);
     return work(ctx);
   };
@@ -63,7 +70,7 @@ export async function inManagedProject<R>(services: Services, projectId: string,
   const known = await inOrganization(services, async ({ uow }) => (await uow.projects.get(projectId)) !== undefined);
   if (!known) throw notFound('project', projectId);
   try {
-    return await services.store.transaction(projectId, (uow) => work({ uow, clock: services.clock }));
+    return await services.store.transaction(projectId, async (uow) => work({ uow, clock: await clockOf(services, uow) }));
   } catch (error) {
     if (error instanceof UnknownProject) throw notFound('project', projectId);
     throw error;

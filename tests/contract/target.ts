@@ -138,6 +138,7 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
       { name: 'contract-suite-other', ...otherProject, projectId: 'proj_contract_b' },
     ],
     validateResponses: true,
+    testClocks: true,
     jobs,
     managementKey: management,
     clientKeys: [{ name: 'contract-client', appId: client.appId, token: client.token, projectId: 'proj_contract_a', origins: [client.origin, 'http://localhost:8080'] }],

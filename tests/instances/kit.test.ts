@@ -23,7 +23,8 @@ run('contract kit against two instances behind a load balancer', () => {
     // The suite sends wrong keys on purpose, far more than a minute's allowance from one address.
     // Absolute URLs in answers (export downloads) name the balancer, as a deployment's PUBLIC_BASE_URL does.
     balancer = await roundRobin();
-    const env = { AUTH_FAILURES_PER_MINUTE: '0', PROJECT_ID: 'proj_kit_a', PUBLIC_BASE_URL: balancer.baseUrl };
+    // Test clocks on, so their scenarios run too: a project's frozen time is in the database, read by both instances.
+    const env = { AUTH_FAILURES_PER_MINUTE: '0', PROJECT_ID: 'proj_kit_a', PUBLIC_BASE_URL: balancer.baseUrl, TEST_CLOCKS: '1' };
     const first = await servers.start(env, ['--fixtures', CONTRACT_FIXTURES]);
     const second = await servers.start(env);
     balancer.route([first.baseUrl, second.baseUrl]);

@@ -1,6 +1,6 @@
 /**
- * Time-driven loyalty work: pending points whose day has come are added to their cards, and points past
- * their expiry leave them. It runs at the start of every unit of work and on a timer, so an entry
+ * Time-driven loyalty work: pending points whose day has come are added to their cards, points past
+ * their expiry leave them, and tiers whose end has come follow the balance again. It runs at the start of every unit of work and on a timer, so an entry
  * activates on its day without any call, and nothing is ever listed past its time.
  */
 import type { DomainContext } from '../context.js';
@@ -8,6 +8,7 @@ import { newId } from '../ids.js';
 import { activatePending } from './pending-points.js';
 import { recordCardEvent } from './card-events.js';
 import { movePoints } from './cards.js';
+import { expireTier } from './tiers.js';
 import { dayAfter, dayBefore, setSettledThrough, settledThrough, today } from './settle-clock.js';
 
 async function expireCard(ctx: DomainContext, cardId: string, day: string): Promise<void> {
@@ -33,6 +34,10 @@ export async function settleLoyalty(caller: DomainContext): Promise<void> {
     }
     for (const state of await ctx.uow.loyalty_cards.findBy('next_expiration_date', dayBefore(day))) {
       await expireCard(ctx, state.id, day);
+    }
+    // After the day's points moves, so that a tier ending today follows the balance they leave.
+    for (const state of await ctx.uow.loyalty_cards.findBy('tier_expires_on', day)) {
+      await expireTier(ctx, state.id);
     }
   }
   await setSettledThrough(ctx, now);

@@ -11,6 +11,8 @@ import { findProgram } from './programs.js';
 import type { LoyaltyTier, TierMapping } from './types.js';
 import { FRESH } from '../../store/fresh.js';
 import { isoNow } from '../clock.js';
+import { DateTime, Duration } from 'luxon';
+import { dayBefore, noteDueDay } from './settle-clock.js';
 
 type TierRequest = components['schemas']['LoyaltyTierRequest'];
 
@@ -129,20 +131,66 @@ export async function listTiers(ctx: DomainContext, campaignRef: string, query: 
  */
 export const tierJoined = listenerSlot<[ctx: DomainContext, card: VoucherRecord, tier: LoyaltyTier]>('a member joining a tier');
 
-/** Puts the member in the tier that covers their balance; records joined, upgraded, downgraded or left. */
-export async function followTier(ctx: DomainContext, card: VoucherRecord): Promise<void> {
+type TiersExpiration = components['schemas']['CampaignLoyaltyTiersExpiration'];
+
+const PERIOD_MONTHS = { MONTH: 1, QUARTER: 3, HALF_YEAR: 6, YEAR: 12 } as const;
+
+/**
+ * The day a tier reached on `day` ends at the start of, under the program's tier expiration; null when tiers have
+ * no end (no setting, or `BALANCE_DROP`: the tier follows the balance). `CUSTOM` ends `extend` after the day it
+ * started; `END_OF_PERIOD` and `END_OF_NEXT_PERIOD` with the end of this or the next qualification period
+ * (calendar periods in UTC; a month when the program names none). `rounding` is not applied.
+ */
+export function tierEndDay(expiration: TiersExpiration | undefined, day: string): string | null {
+  const type = expiration?.expiration_date?.type;
+  const start = DateTime.fromISO(day, { zone: 'utc' });
+  if (type === 'CUSTOM') {
+    const extend = Duration.fromISO(expiration!.expiration_date.extend ?? '');
+    if (!extend.isValid || extend.as('milliseconds') <= 0) return null;
+    // At least the next day: settling looks at each day once, and today's is done.
+    return DateTime.max(start.plus(extend).startOf('day'), start.plus({ days: 1 })).toISODate();
+  }
+  if (type !== 'END_OF_PERIOD' && type !== 'END_OF_NEXT_PERIOD') return null;
+  const months = PERIOD_MONTHS[expiration!.qualification_period ?? 'MONTH'];
+  const periodStart = start.startOf('year').plus({ months: Math.floor((start.month - 1) / months) * months });
+  return periodStart.plus({ months: months * (type === 'END_OF_PERIOD' ? 1 : 2) }).toISODate();
+}
+
+async function tiersExpiration(ctx: DomainContext, campaignId: string): Promise<TiersExpiration | undefined> {
+  return (await ctx.uow.campaigns.get(campaignId))?.loyalty_tiers_expiration ?? undefined;
+}
+
+/**
+ * Puts the member in the tier that covers their balance; records joined, upgraded, downgraded or left. A tier
+ * that has an end (`tier_expires_on`, from the program's `loyalty_tiers_expiration`) is held until then: a lower
+ * balance moves the member down only when it ends (`expireTier`); a higher one moves them up at once.
+ */
+export async function followTier(ctx: DomainContext, card: VoucherRecord, ending = false): Promise<void> {
   if (!card.campaign_id || !card.holder_id || !card.loyalty_card) return;
   const state = await ctx.uow.loyalty_cards.get(card.id);
   if (!state) return;
   const tiers = await tiersOf(ctx, card.campaign_id);
   const target = tiers.find((tier) => covers(tier, card.loyalty_card!.balance)) ?? null;
-  if ((target?.id ?? null) === state.tier_id) return;
+  if ((target?.id ?? null) === state.tier_id && !ending) return;
   const from = state.tier_id ? ((await ctx.uow.loyalty_tiers.get(state.tier_id)) ?? null) : null;
+  const down = from !== null && (target === null || (target.points.from ?? 0) < (from.points.from ?? 0));
+  if (down && !ending && state.tier_expires_on) return;
   const now = isoNow(ctx.clock);
-  await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, tier_id: target?.id ?? null, tier_since: target ? now : null });
+  const expiresOn = target ? tierEndDay(await tiersExpiration(ctx, card.campaign_id), now.slice(0, 10)) : null;
+  const same = (target?.id ?? null) === state.tier_id;
+  await ctx.uow.loyalty_cards.update({ ...FRESH, ...state, tier_id: target?.id ?? null, tier_since: same ? state.tier_since : target ? now : null, tier_expires_on: expiresOn });
+  if (expiresOn) await noteDueDay(ctx, dayBefore(expiresOn));
+  // A tier that ends and starts again at once (the balance still covers it) is held on with a new end, without an event.
+  if (same) return;
   const type = !from ? 'customer.loyalty.tier.joined' : !target ? 'customer.loyalty.tier.left' : (target.points.from ?? 0) > (from.points.from ?? 0) ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded';
   await recordCardEvent(ctx, type, card, { loyalty_tier_from: from, loyalty_tier_to: target });
   if (target) await tierJoined.call(ctx, card, target);
+}
+
+/** The member's tier ends (its `tier_expires_on` has come): they move to the tier their balance covers now. */
+export async function expireTier(ctx: DomainContext, cardId: string): Promise<void> {
+  const card = await ctx.uow.vouchers.get(cardId);
+  if (card) await followTier(ctx, card, true);
 }
 
 /** The member's current tier, with since when; empty when no tier covers the balance. */
@@ -159,7 +207,7 @@ export async function memberTiers(ctx: DomainContext, card: VoucherRecord) {
         campaign_id: tier.campaign_id,
         tier_id: tier.id,
         start_date: state.tier_since.slice(0, 10),
-        expiration_date: null,
+        expiration_date: state.tier_expires_on ?? null,
         created_at: state.tier_since,
         updated_at: null,
       },

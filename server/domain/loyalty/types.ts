@@ -66,6 +66,12 @@ export interface CardState {
   buckets: PointsBucket[];
   /** The earliest `expires_on` of the buckets, indexed for the daily expiry. */
   next_expiration_date: string | null;
+  /**
+   * The day the member's tier ends at the start of, when the program's `loyalty_tiers_expiration` gives tiers an
+   * end (tiers.ts); until then the tier is held even if the balance drops. Absent or null: the tier follows the
+   * balance. Indexed for the daily settling.
+   */
+  tier_expires_on?: string | null;
 }
 
 /** The day up to which due pending points were activated and expired points removed. */
@@ -81,5 +87,5 @@ export const LOYALTY_TIERS_TABLE = table<LoyaltyTier>({ unique: [], indexed: ['c
 export const REWARDS_TABLE = table<Reward>({ unique: [], indexed: [] });
 export const REWARD_ASSIGNMENTS_TABLE = table<RewardAssignment>({ unique: [], indexed: ['reward_id', 'related_object_id'] });
 export const LOYALTY_TRANSACTIONS_TABLE = table<CardTransaction>({ unique: [], indexed: ['voucher_id', 'campaign_id'], kinds: { created_at: 'text' } });
-export const LOYALTY_CARDS_TABLE = table<CardState>({ unique: [], indexed: ['campaign_id', 'next_expiration_date'] });
+export const LOYALTY_CARDS_TABLE = table<CardState>({ unique: [], indexed: ['campaign_id', 'next_expiration_date', 'tier_expires_on'], sparse: ['tier_expires_on'] });
 export const LOYALTY_CLOCK_TABLE = table<LoyaltyClock>({ unique: [], indexed: [] });

@@ -5,8 +5,9 @@ import { claimIndexes } from './0003-claim-indexes.js';
 import { stateIndexes } from './0004-state-indexes.js';
 import { orderedIndexes } from './0005-ordered-indexes.js';
 import { deliveryStatusIndex } from './0006-delivery-status-index.js';
+import { tierExpiryIndex } from './0007-tier-expiry-index.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex];
+export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex, tierExpiryIndex];
