@@ -135,8 +135,9 @@ contract: $(NPM_STAMP)
 # The developers' inner loop, under five minutes on the 2-core machine: the contract generated again if openapi/
 # changed, lint and typecheck side by side (each keeps one core busy), then the unit tests and the in-process
 # contract suite in one Jest run beside a throwaway PostgreSQL cluster (the SQL store's unit tests need it).
+# The docs page is rendered again first when the bundle changed (the contract suite reads it at /docs).
 # `make test` runs all of this and the rest: the kit, several instances, hardening, generators, packaging, docs.
-check: $(GENERATED) postgresql
+check: $(GENERATED) $(DOCS_HTML) postgresql
 	@$(MAKE) --no-print-directory -j2 lint typecheck
 	scripts/test-postgres.sh run -- npm test -- --selectProjects unit contract --maxWorkers=100%
 
