@@ -2,7 +2,8 @@
  * The SQL store: `Store<S>` over PostgreSQL or PGlite (sql/driver.ts). Every table of every project lives in
  * `store_rows` as JSON documents (migrations/0001-rows.ts), declared fields are real indexes
  * (sql/indexes.ts), and queries are compiled to SQL (sql/compile.ts): no table comes back to JavaScript to be
- * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter).
+ * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter); a read is a
+ * snapshot that takes none. Either begins in one round trip with its entry into the project (driver.ts `first`).
  */
 import { Mutex } from 'async-mutex';
 import type { FieldKind, Row, Schema } from '../schema.js';
@@ -29,7 +30,7 @@ import { compileCondition, cursorValue, fieldValue, Params, sortKey } from './co
 import { pgDriver, pgliteDriver, type Driver, type Session } from './driver.js';
 import { indexDrift, type IndexDrift } from './indexes.js';
 import { migrate } from './migrator.js';
-import type pg from 'pg';
+import pg from 'pg';
 
 export interface SqlStoreOptions {
   /** The migrations to run at open (default: the store's own); tests add their schema's indexes. */
@@ -312,8 +313,14 @@ class SqlTable<T extends Row> implements Table<T> {
     const key = orderBy && sortKey(orderBy.field, kind!, params);
     const order = !key ? 'seq' : descending ? `${key} DESC NULLS LAST, seq DESC` : `${key} ASC NULLS FIRST, seq`;
     // The total rides along with the page as one sub-select; only an empty page past an offset, or a count
-    // (limit 0), needs a second statement.
-    let sql = `SELECT doc, (SELECT count(*)::int FROM store_rows WHERE ${where}) AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
+    // (limit 0), needs a second statement. A query over the whole table reads the table's kept count
+    // (migrations/0008-row-counts.ts) instead of counting every row.
+    const whole = !query.index && !query.where && after === undefined;
+    const counted = (params: Params) =>
+      whole
+        ? `(SELECT coalesce(sum(n), 0)::int FROM store_counts WHERE project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${params.add(this.name, 'text')})`
+        : `(SELECT count(*)::int FROM store_rows WHERE ${matching(params)})`;
+    let sql = `SELECT doc, ${counted(params)} AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
     if (query.limit !== undefined) sql += ` LIMIT ${params.add(query.limit, 'bigint')}`;
     if (query.offset) sql += ` OFFSET ${params.add(query.offset, 'bigint')}`;
     const rows = await this.run<{ doc: T; total: number }>(sql, params.values);
@@ -321,7 +328,7 @@ class SqlTable<T extends Row> implements Table<T> {
     // Nothing skipped and room for rows, yet none: nothing matches.
     if (!query.offset && query.limit !== 0) return { rows: [], total: 0 };
     const countParams = new Params();
-    const [count] = await this.run<{ total: number }>(`SELECT count(*)::int AS total FROM store_rows WHERE ${matching(countParams)}`, countParams.values);
+    const [count] = await this.run<{ total: number }>(`SELECT ${counted(countParams)} AS total`, countParams.values);
     return { rows: [], total: count!.total };
   }
 }
@@ -376,6 +383,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
         await sql.query('SELECT store_enter($1::text)', [projectId]);
         await sql.query('DELETE FROM store_rows WHERE project_id = $1::text', [projectId]);
         await sql.query('DELETE FROM store_projects WHERE id = $1::text', [projectId]);
+        await sql.query('DELETE FROM store_counts WHERE project_id = $1::text', [projectId]);
       }),
     );
   }
@@ -386,16 +394,18 @@ export class SqlStore<S extends Schema> implements Store<S> {
 
   transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     return this.queues.run(projectId, () =>
-      this.driver.transaction(async (sql) => {
-        const [entered] = await sql.query<{ found: boolean }>('SELECT store_enter($1::text) AS found', [projectId]);
-        if (!entered!.found) throw new UnknownProject(projectId);
-        const state = this.unitState(sql, projectId, undefined);
-        try {
-          return await work(this.unitOfWork(state));
-        } finally {
-          state.open = false;
-        }
-      }),
+      this.driver.transaction(
+        async (sql, [entered]) => {
+          if (!entered!.found) throw new UnknownProject(projectId);
+          const state = this.unitState(sql, projectId, undefined);
+          try {
+            return await work(this.unitOfWork(state));
+          } finally {
+            state.open = false;
+          }
+        },
+        { first: `SELECT store_enter(${pg.escapeLiteral(projectId)}) AS found` },
+      ),
     );
   }
 
@@ -410,18 +420,19 @@ export class SqlStore<S extends Schema> implements Store<S> {
    * level never fails to serialize. On PGlite, with one connection, it still waits for the transaction before.
    */
   read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
-    return this.driver.transaction(async (sql) => {
-      await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const found = await sql.query('SELECT 1 FROM store_projects WHERE id = $1::text', [projectId]);
-      if (found.length === 0) throw new UnknownProject(projectId);
-      const reading: ReadAttempt = { refused: undefined };
-      const state = this.unitState(sql, projectId, reading);
-      try {
-        return await endOfRead(reading, work(this.unitOfWork(state)));
-      } finally {
-        state.open = false;
-      }
-    });
+    return this.driver.transaction(
+      async (sql, [project]) => {
+        if (!project!.found) throw new UnknownProject(projectId);
+        const reading: ReadAttempt = { refused: undefined };
+        const state = this.unitState(sql, projectId, reading);
+        try {
+          return await endOfRead(reading, work(this.unitOfWork(state)));
+        } finally {
+          state.open = false;
+        }
+      },
+      { readOnly: true, first: `SELECT EXISTS (SELECT 1 FROM store_projects WHERE id = ${pg.escapeLiteral(projectId)}) AS found` },
+    );
   }
 
   /**
