@@ -95,7 +95,10 @@ async function onPostgres(url: string, vouchers: number) {
   // What autovacuum does a while after a bulk load: without statistics the planner takes the project's 20 000
   // vouchers for a handful and sorts them all for each page instead of reading the list-order index.
   if (fixture) await store.driver.query('VACUUM ANALYZE store_rows');
-  return { app, info: { buildMs: Date.now() - started, appId: APP_ID, appToken: APP_TOKEN, ...(fixture && { campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id }) } };
+  return {
+    app,
+    info: { buildMs: Date.now() - started, appId: APP_ID, appToken: APP_TOKEN, ...(fixture && { campaignId: fixture.campaigns[1]?.id ?? fixture.campaigns[0]!.id, codes: fixture.codes }) },
+  };
 }
 
 /**

@@ -35,7 +35,7 @@ export const customerHandlers: HandlersOf<CustomerOperations> = {
   },
   'create-customer': async ({ body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await upsertCustomer(ctx, body))),
+    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await upsertCustomer(ctx, body)), { appends: true }),
   }),
   'get-customer': async ({ path, context, services }) => ({
     status: 200,

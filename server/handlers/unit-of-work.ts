@@ -6,7 +6,7 @@ import { settleLoyalty } from '../domain/loyalty/settle.js';
 import { ORGANIZATION } from '../domain/management/projects.js';
 import { HttpError } from '../http/errors.js';
 import { projectClock } from '../domain/test-clock.js';
-import { readFirst, UnknownProject } from '../store/store.js';
+import { appendFirst, readFirst, UnknownProject } from '../store/store.js';
 import type { Clock } from '../domain/clock.js';
 import type { RequestContext, Services } from './types.js';
 
@@ -37,12 +37,16 @@ function clockOf(services: Services, uow: DomainUnitOfWork): Clock | Promise<Clo
 /**
  * Runs a use case in one unit of work on the caller's project. A request that only asks to read (a GET) begins
  * as a read, which a store may run beside the project's writers (PostgreSQL does), and runs again as a
- * transaction if it turns out to write (settling loyalty points that fell due on the way, say).
+ * transaction if it turns out to write (settling loyalty points that fell due on the way, say). A use case
+ * that usually only adds rows (`appends`: making a customer) begins as an append, which a store may run beside
+ * the project's other appends, and runs again as a transaction if it turns out to change a row or meet a
+ * taken value (an existing customer's source ID, points for entering a segment).
  */
 export function inProject<R>(
   services: Services,
   context: RequestContext,
   work: (ctx: DomainContext) => Promise<R>,
+  { appends = false }: { appends?: boolean } = {},
 ): Promise<R> {
   const source = apiSource(context.apiKey);
   const unit = async (uow: DomainUnitOfWork) => {
@@ -50,7 +54,12 @@ export function inProject<R>(
     await settleLoyalty(ctx);
     return work(ctx);
   };
-  return (context.reads ? readFirst(services.store, context.projectId, unit) : services.store.transaction(context.projectId, unit))
+  const running = context.reads
+    ? readFirst(services.store, context.projectId, unit)
+    : appends
+      ? appendFirst(services.store, context.projectId, unit)
+      : services.store.transaction(context.projectId, unit);
+  return running
     .catch((error: unknown) => {
       // The key was known a moment ago (authentication keeps keys found for a few seconds), but its project has
       // since been deleted, on this instance or another: the key opens nothing any more.

@@ -15,6 +15,7 @@ import {
   lazyUnitOfWork,
   claimRoom,
   leaseFree,
+  refuseChange,
   refuseWrite,
   type ReadAttempt,
   type ClaimRequest,
@@ -538,11 +539,15 @@ class MemoryTable<T extends Row> {
 
 type Partition = Record<string, MemoryTable<Row>>;
 
-/** What a unit of work has: its project's tables, its undo log, and when it is a read, what refuses its writes. */
+/**
+ * What a unit of work has: its project's tables, its undo log, and when it is a read, what refuses its writes,
+ * or when it is an append, what refuses its changes.
+ */
 interface UnitState {
   tables: Partition;
   undo: Undo[];
   reading: ReadAttempt | undefined;
+  appending?: ReadAttempt;
 }
 
 class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
@@ -550,6 +555,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
     private readonly table: MemoryTable<T>,
     private readonly undo: Undo[],
     private readonly reading: ReadAttempt | undefined,
+    private readonly appending: ReadAttempt | undefined,
   ) {}
 
   async get(id: string) {
@@ -570,9 +576,14 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 
   async insert(row: T) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
-    if (this.table.rows.has(row.id)) throw new UniqueViolation(this.table.name, 'id', row.id);
-    // Checked before it is kept: a row refused is left as its writer made it.
-    this.table.checkUnique(row);
+    try {
+      if (this.table.rows.has(row.id)) throw new UniqueViolation(this.table.name, 'id', row.id);
+      // Checked before it is kept: a row refused is left as its writer made it.
+      this.table.checkUnique(row);
+    } catch (error) {
+      if (this.appending && error instanceof UniqueViolation) refuseChange(this.appending, this.table.name, 'taken value');
+      throw error;
+    }
     const stored = this.table.kept(row);
     this.table.addRow(stored);
     this.undo.push(() => this.table.remove(stored.id));
@@ -581,6 +592,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 
   async update(row: T) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
+    if (this.appending) refuseChange(this.appending, this.table.name, 'update');
     const previous = this.table.rows.get(row.id);
     if (!previous) throw new Error(`${this.table.name} has no row ${row.id} to update`);
     this.table.checkUnique(row);
@@ -592,6 +604,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 
   async delete(id: string) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
+    if (this.appending) refuseChange(this.appending, this.table.name, 'delete');
     const position = this.table.position(id);
     const previous = this.table.remove(id);
     if (!previous || position === undefined) return false;
@@ -628,7 +641,7 @@ export class MemoryStore<S extends Schema> implements Store<S> {
     options: MemoryStoreOptions = {},
   ) {
     this.freezeRows = options.freezeRows ?? true;
-    this.unitOfWork = lazyUnitOfWork<S, UnitState>(schema, ({ tables, undo, reading }, name) => new MemoryUnitOfWorkTable(tables[name]!, undo, reading));
+    this.unitOfWork = lazyUnitOfWork<S, UnitState>(schema, ({ tables, undo, reading, appending }, name) => new MemoryUnitOfWorkTable(tables[name]!, undo, reading, appending));
   }
 
   async createProject(projectId: string): Promise<void> {
@@ -718,10 +731,15 @@ export class MemoryStore<S extends Schema> implements Store<S> {
     return { tables: partition.tables, release };
   }
 
-  async transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+  transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    return this.unit(projectId, work, undefined);
+  }
+
+  /** A unit of work that writes: a transaction, or an append when given what refuses its changes. */
+  private async unit<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>, appending: ReadAttempt | undefined): Promise<R> {
     const { tables, release } = await this.enter(projectId);
     const undo: Undo[] = [];
-    const uow = this.unitOfWork({ tables, undo, reading: undefined });
+    const uow = this.unitOfWork({ tables, undo, reading: undefined, ...(appending && { appending }) });
     try {
       return await work(uow);
     } catch (error) {
@@ -730,6 +748,12 @@ export class MemoryStore<S extends Schema> implements Store<S> {
     } finally {
       release();
     }
+  }
+
+  /** An append takes the project's lock as a transaction does: units of work in memory run one at a time. */
+  async append<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    const appending: ReadAttempt = { refused: undefined };
+    return this.unit(projectId, (uow) => endOfRead(appending, work(uow)), appending);
   }
 
   /**

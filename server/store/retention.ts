@@ -54,8 +54,8 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
     const table = counting.uow[name] as Table<Row>;
     return retained.has(name) ? new CountingTable(table, name, counting) : table;
   });
-  return withTransaction(store, (projectId, work) =>
-    store.transaction(projectId, async (uow) => {
+  return withTransaction(store, (run, projectId, work) =>
+    run(projectId, async (uow) => {
       const counting: Counting<S> = { uow };
       const result = await work(counted(counting));
       const { inserted } = counting;

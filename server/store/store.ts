@@ -116,6 +116,17 @@ export interface Store<S extends Schema> {
    */
   read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
   /**
+   * Runs `work`, which is meant only to add rows (making a customer, with its events), against one project's
+   * data: beside the project's other such units of work, which a store may run at once (a database does; the
+   * memory store runs them one at a time), and never beside a transaction. Each sees what the others commit as
+   * they commit it, so only an insert can tell one from another, and a taken unique value tells. An update, a
+   * delete, an insert refused as taken (the UniqueViolation a transaction would see), and a conflict the
+   * database breaks, are each refused with `ChangeInAppend`; once one was, `append` rejects with it whatever
+   * `work` did with the refusal, having kept nothing. `appendFirst` then runs the work again with `transaction`,
+   * which gives the answer a transaction gives.
+   */
+  append<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
+  /**
    * Claims, across every project, up to `limit` rows of a table that meet `where` and whose lease is free
    * (no `lease_until`) or lapsed, in `orderBy` order, and leases them to `owner` until `now + leaseMs`. A row
    * is never claimed by two callers at once, whichever store instances (server processes) they use. The claim
@@ -154,14 +165,30 @@ export class WriteInRead extends Error {
   }
 }
 
-/** A unit of work begun with `read`: the first write it tried, refused. */
+/** A change that a unit of work begun with `append` cannot make (see Store.append). */
+export class ChangeInAppend extends Error {
+  constructor(
+    readonly table: string,
+    readonly change: 'update' | 'delete' | 'taken value' | 'conflict',
+  ) {
+    super(`${table}: a unit of work begun as an append cannot make this change (${change})`);
+    this.name = 'ChangeInAppend';
+  }
+}
+
+/** A unit of work begun with `read` or `append`: the first write or change it tried, refused. */
 export interface ReadAttempt {
-  refused: WriteInRead | undefined;
+  refused: WriteInRead | ChangeInAppend | undefined;
 }
 
 /** Refuses a write in a read, keeping the refusal. */
 export function refuseWrite(attempt: ReadAttempt, table: string): never {
   throw (attempt.refused ??= new WriteInRead(table));
+}
+
+/** Refuses a change in an append, keeping the refusal. */
+export function refuseChange(attempt: ReadAttempt, table: string, change: ChangeInAppend['change']): never {
+  throw (attempt.refused ??= new ChangeInAppend(table, change));
 }
 
 /**
@@ -179,18 +206,38 @@ export async function endOfRead<R>(attempt: ReadAttempt, running: Promise<R>): P
   return result;
 }
 
+/** Runs `work` with `first`, and again as a transaction when `first` refused one of its writes with `refusal`. */
+async function orTransaction<S extends Schema, R>(
+  store: Store<S>,
+  first: Store<S>['read'],
+  refusal: typeof WriteInRead | typeof ChangeInAppend,
+  projectId: string,
+  work: (uow: UnitOfWork<S>) => Promise<R>,
+): Promise<R> {
+  try {
+    return await first(projectId, work);
+  } catch (error) {
+    if (!(error instanceof refusal)) throw error;
+  }
+  return store.transaction(projectId, work);
+}
+
 /**
  * Runs work that usually only reads (a GET) as a read, and again as a transaction when it turns out to write
  * (settling loyalty points that fell due, say). The work may run twice, so it must do nothing outside the
  * store before its first write.
  */
-export async function readFirst<S extends Schema, R>(store: Store<S>, projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
-  try {
-    return await store.read(projectId, work);
-  } catch (error) {
-    if (!(error instanceof WriteInRead)) throw error;
-  }
-  return store.transaction(projectId, work);
+export function readFirst<S extends Schema, R>(store: Store<S>, projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+  return orTransaction(store, (id, run) => store.read(id, run), WriteInRead, projectId, work);
+}
+
+/**
+ * Runs work that usually only adds rows (making a customer) as an append, beside the project's other appends,
+ * and again as a transaction when it turns out to change a row or to meet a taken value. As with `readFirst`,
+ * the work may run twice, so it must do nothing outside the store before its first write.
+ */
+export function appendFirst<S extends Schema, R>(store: Store<S>, projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+  return orTransaction(store, (id, run) => store.append(id, run), ChangeInAppend, projectId, work);
 }
 
 export class UnknownProject extends Error {
@@ -284,12 +331,17 @@ export class PassThroughTable<T extends Row> implements Table<T> {
   }
 }
 
+/** How a layer over a store runs a unit of work that writes, given how the store below runs it (`transaction` or `append`). */
+export type UnitRunner<S extends Schema> = <R>(run: Store<S>['transaction'], projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>) => Promise<R>;
+
 /**
- * A store that runs each unit of work through `transaction` and leaves everything else to `store`: the layers
- * over a store (retention, the outbox, metadata checks) differ only in how a unit of work runs. They watch
- * writes only, and a read writes nothing, so reads go to `store` as they are.
+ * A store that runs each unit of work that writes (`transaction`, `append`) through `runner` and leaves
+ * everything else to `store`: the layers over a store (retention, the outbox, metadata checks) differ only in
+ * how a unit of work runs. They watch writes only, and a read writes nothing, so reads go to `store` as they are.
  */
-export function withTransaction<S extends Schema>(store: Store<S>, transaction: Store<S>['transaction']): Store<S> {
+export function withTransaction<S extends Schema>(store: Store<S>, runner: UnitRunner<S>): Store<S> {
+  const transaction: Store<S>['transaction'] = (projectId, work) => store.transaction(projectId, work);
+  const append: Store<S>['transaction'] = (projectId, work) => store.append(projectId, work);
   return {
     schema: store.schema,
     createProject: (projectId) => store.createProject(projectId),
@@ -300,7 +352,8 @@ export function withTransaction<S extends Schema>(store: Store<S>, transaction: 
     exclusively: (key, work) => store.exclusively(key, work),
     durable: store.durable,
     close: () => store.close(),
-    transaction,
+    transaction: (projectId, work) => runner(transaction, projectId, work),
+    append: (projectId, work) => runner(append, projectId, work),
     read: (projectId, work) => store.read(projectId, work),
   };
 }

@@ -58,14 +58,14 @@ export function withOutbox(store: DomainStore, worker: DeliveryWorker): DomainSt
     const table = noting.uow[name] as Table<Row>;
     return INSERTS_NOTED.has(name) ? new NotingTable(table, name, noting) : new DeletionNotingTable(table, name, noting);
   });
-  return withTransaction(store, async (projectId, work) => {
+  return withTransaction(store, async (run, projectId, work) => {
     // A store may run the work more than once (a retry after a conflict), each run with a Noting of its own;
     // only the last run's writes stand, so the leases of the runs before it are given back too.
     const runs: Noting[] = [];
     const leasesOf = (notings: Noting[]) => notings.reduce((sum, noting) => sum + noting.leases, 0);
     let result: Awaited<ReturnType<typeof work>>;
     try {
-      result = await store.transaction(projectId, (uow) => {
+      result = await run(projectId, (uow) => {
         const noting = new Noting(projectId, uow, worker);
         runs.push(noting);
         return work(notingUnitOfWork(noting));

@@ -103,6 +103,18 @@ run('two server processes on one database', () => {
     expect((await ok(b, 'GET', `/v1/customers?city=${city}&limit=100`)).total).toBe(40);
   });
 
+  test('when one source ID is created through both instances at once, then every request makes or updates the one customer that holds it', async () => {
+    // Customer creation runs beside other creations (an append): the second insert of the source ID waits for
+    // the first, is refused, and runs again holding the project, as an update of the customer just made.
+    const sourceId = unique('same');
+    const counted = await split([a, b], 20, (instance, index) => call(instance, 'POST', '/v1/customers', { source_id: sourceId, name: `name ${index}` }));
+    expect(counted).toEqual({ 200: 20 });
+    const found = await ok(b, 'GET', `/v1/customers/${sourceId}`);
+    expect(found.source_id).toBe(sourceId);
+    const events = await ok(a, 'GET', `/v1/customers/${found.id}/activity?limit=100`);
+    expect((events.data as { type: string }[]).filter((event) => event.type === 'customer.created')).toHaveLength(1);
+  });
+
   test('when a project is deleted through one instance, then its key is refused with 401 on the other at once', async () => {
     const management = { 'X-Management-Id': KEYS.managementId, 'X-Management-Token': KEYS.managementToken, 'Content-Type': 'application/json' };
     const made = await fetch(`${a.baseUrl}/management/v1/projects`, { method: 'POST', headers: management, body: JSON.stringify({ name: unique('short-lived') }) });

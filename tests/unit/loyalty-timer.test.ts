@@ -69,19 +69,19 @@ describe.each(instances)('$name', ({ open }) => {
     const settledIn: string[] = [];
     // Each settling takes a while, so that two settling one project at once would show.
     const watched = (store: DomainStore): DomainStore =>
-      withTransaction(store, async (projectId, work) => {
+      withTransaction(store, async (run, projectId, work) => {
         if (running.has(projectId)) overlaps++;
         running.add(projectId);
         try {
           await sleep(30);
-          const result = await store.transaction(projectId, work);
+          const result = await run(projectId, work);
           settledIn.push(projectId);
           return result;
         } finally {
           running.delete(projectId);
         }
       });
-    const only = (store: DomainStore): DomainStore => ({ ...withTransaction(store, (projectId, work) => store.transaction(projectId, work)), projectIds: async () => projects });
+    const only = (store: DomainStore): DomainStore => ({ ...withTransaction(store, (run, projectId, work) => run(projectId, work)), projectIds: async () => projects });
     const clock = new ManualClock(new Date('2026-11-24T12:00:00.000Z'));
     const [first, second] = await Promise.all([settleAllProjects(only(watched(a)), clock), settleAllProjects(only(watched(b)), clock)]);
     console.log(`two instances settling 4 projects at once: one settled ${first.settled} and skipped ${first.skipped}, the other settled ${second.settled} and skipped ${second.skipped}`);

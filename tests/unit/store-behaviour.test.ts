@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { and, compare, eq, has, isIn, length, isNull, ne, not, notIn, notNull, or, text, type Condition } from '../../server/store/conditions.js';
-import { readFirst, UniqueViolation, UnknownProject, WriteInRead, type Query } from '../../server/store/store.js';
+import { appendFirst, ChangeInAppend, readFirst, UniqueViolation, UnknownProject, WriteInRead, type Query } from '../../server/store/store.js';
 import { storeFactories, type Item, type TestStore } from './store/factories.js';
 
 const factories = storeFactories();
@@ -486,6 +486,80 @@ describe.each(factories)('$name store', (factory) => {
         await writer;
       }
       expect(await store.read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b')])).toEqual([{ id: 'a', name: 'apricot' }, { id: 'b', name: 'banana' }]);
+    });
+  });
+
+  describe('appends', () => {
+    test('when an append only inserts, then its rows are kept; a change or a taken value is refused with ChangeInAppend and nothing is kept, even when the work catches it', async () => {
+      const p = await project({ id: 'a', name: 'apple', code: 'A' });
+      expect(await store.append(p, (uow) => uow.items.insert({ id: 'b', name: 'banana' }))).toEqual({ id: 'b', name: 'banana' });
+      await expect(store.append(p, (uow) => uow.items.update({ id: 'a', name: 'apricot' }))).rejects.toEqual(new ChangeInAppend('items', 'update'));
+      await expect(store.append(p, (uow) => uow.items.delete('a'))).rejects.toEqual(new ChangeInAppend('items', 'delete'));
+      const caught = store.append(p, async (uow) => {
+        await uow.counters.insert({ id: 'c', value: 1 });
+        await uow.items.insert({ id: 'd', code: 'A' }).catch(() => undefined);
+        return 'went on';
+      });
+      await expect(caught).rejects.toEqual(new ChangeInAppend('items', 'taken value'));
+      await expect(store.append(p, (uow) => uow.items.insert({ id: 'a' }))).rejects.toEqual(new ChangeInAppend('items', 'taken value'));
+      await expect(store.append('no-such-project', (uow) => uow.items.get('a'))).rejects.toBeInstanceOf(UnknownProject);
+      expect(await read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b'), await uow.counters.get('c'), await uow.items.get('d')])).toEqual([
+        { id: 'a', name: 'apple', code: 'A' },
+        { id: 'b', name: 'banana' },
+        undefined,
+        undefined,
+      ]);
+    });
+
+    test('when work begun with appendFirst changes a row or meets a taken value, then it runs again as a transaction, which gives its answer', async () => {
+      const p = await project({ id: 'a', name: 'apple', code: 'A' });
+      let runs = 0;
+      const written = await appendFirst(store, p, async (uow) => {
+        runs++;
+        const found = await uow.items.get('a');
+        return uow.items.update({ ...found!, name: `${found!.name} (run ${runs})` });
+      });
+      expect([runs, written]).toEqual([2, { id: 'a', name: 'apple (run 2)', code: 'A' }]);
+      runs = 0;
+      await expect(appendFirst(store, p, (uow) => (runs++, uow.items.insert({ id: 'e', code: 'A' })))).rejects.toEqual(new UniqueViolation('items', 'code', 'A'));
+      expect(runs).toBe(2);
+      runs = 0;
+      await appendFirst(store, p, (uow) => (runs++, uow.items.insert({ id: 'f', code: 'F' })));
+      expect(runs).toBe(1);
+    });
+
+    const besideEachOther = factory.readsBesideWriters === true ? test : test.skip;
+    besideEachOther('when appends on one project run at once, then each runs while the other holds the project, and a transaction waits for both', async () => {
+      const p = await project();
+      let arrived = 0;
+      let bothIn!: () => void;
+      const together = new Promise<void>((resolve) => (bothIn = resolve));
+      // Each append waits, holding the project, until the other is in too: run one at a time, they never end.
+      const appending = (id: string) =>
+        store.append(p, async (uow) => {
+          await uow.items.insert({ id, code: id });
+          if (++arrived === 2) bothIn();
+          await together;
+        });
+      const appends = Promise.all([appending('x'), appending('y')]);
+      const late = sleep(5_000).then(() => 'blocked');
+      expect(await Promise.race([appends.then(() => 'ran'), late])).toBe('ran');
+      // A transaction that starts while an append holds the project sees its rows only once it committed.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inside!: () => void;
+      const entered = new Promise<void>((resolve) => (inside = resolve));
+      const third = store.append(p, async (uow) => {
+        await uow.items.insert({ id: 'z' });
+        inside();
+        await held;
+      });
+      await entered;
+      const counted = store.transaction(p, async (uow) => (await uow.items.query({ limit: 0 })).total);
+      await sleep(100);
+      release();
+      await third;
+      expect(await counted).toBe(3);
     });
   });
 

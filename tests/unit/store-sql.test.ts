@@ -135,6 +135,53 @@ describe('SQL store on PGlite in memory', () => {
     expect(statements).toHaveLength(1);
   });
 
+  test('when a page spans a whole table, then its total is the kept count, exact through inserts, deletes, rollbacks and a dropped project', async () => {
+    await store.createProject('counted');
+    const total = () => store.read('counted', async (uow) => (await uow.items.query({ limit: 2 })).total);
+    await store.transaction('counted', async (uow) => {
+      for (let i = 0; i < 7; i++) await uow.items.insert({ id: `n${i}`, group: 'g' });
+    });
+    statements.length = 0;
+    expect(await total()).toBe(7);
+    // Read off the kept count, not by counting the table's rows.
+    expect(statements).toHaveLength(1);
+    expect(statements[0]!.sql).toContain('store_counts');
+    expect(statements[0]!.sql).not.toContain('count(*)');
+    await store.transaction('counted', async (uow) => {
+      await uow.items.delete('n0');
+      await uow.items.insert({ id: 'n0', group: 'g' }).catch(() => undefined);
+      await uow.items.insert({ id: 'n1', group: 'g' }).catch(() => undefined); // taken: inserts nothing
+    });
+    await expect(
+      store.transaction('counted', async (uow) => {
+        await uow.items.insert({ id: 'gone', group: 'g' });
+        await uow.items.delete('n2');
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await total()).toBe(7);
+    // Past the last row, the count comes alone; a count without rows (limit 0) too.
+    expect(await store.read('counted', (uow) => uow.items.query({ limit: 2, offset: 50 }))).toEqual({ rows: [], total: 7 });
+    expect((await store.read('counted', (uow) => uow.items.query({ limit: 0 }))).total).toBe(7);
+    await store.dropProject('counted');
+    await store.createProject('counted');
+    expect(await total()).toBe(0);
+  });
+
+  test('when the counts migration runs over rows already stored, then it counts them', async () => {
+    const driver = await pgliteDriver();
+    try {
+      const before = MIGRATIONS.filter((migration) => migration.name < '0008');
+      await migrate(driver, before);
+      await driver.query(`INSERT INTO store_projects (id) VALUES ('old')`);
+      await driver.query(`INSERT INTO store_rows (project_id, tbl, id, doc) SELECT 'old', 'items', 'r' || i, '{}'::jsonb FROM generate_series(1, 5) AS i`);
+      const opened = await openSqlStore(testSchema, driver, { migrations: TEST_MIGRATIONS });
+      expect(await opened.read('old', async (uow) => (await uow.items.query({ limit: 1 })).total)).toBe(5);
+    } finally {
+      await driver.close();
+    }
+  });
+
   test('as readings agree with Date.parse and Number, in several time zones', () => checkReadings(store.driver), 60_000);
 });
 

@@ -34,7 +34,7 @@ export function withMetadataSchemas(store: DomainStore): DomainStore {
     const table = uow[name] as Table<Row>;
     return relatedObject ? (new CheckedTable(table as Table<WithMetadata>, uow, relatedObject) as unknown as Table<Row>) : table;
   });
-  return withTransaction(store, (projectId, work) => store.transaction(projectId, (uow) => work(checkedUnitOfWork(uow))));
+  return withTransaction(store, (run, projectId, work) => run(projectId, (uow) => work(checkedUnitOfWork(uow))));
 }
 
 /**

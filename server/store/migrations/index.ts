@@ -6,8 +6,10 @@ import { stateIndexes } from './0004-state-indexes.js';
 import { orderedIndexes } from './0005-ordered-indexes.js';
 import { deliveryStatusIndex } from './0006-delivery-status-index.js';
 import { tierExpiryIndex } from './0007-tier-expiry-index.js';
+import { rowCounts } from './0008-row-counts.js';
+import { sharedEntry } from './0009-shared-entry.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex, tierExpiryIndex];
+export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex, tierExpiryIndex, rowCounts, sharedEntry];

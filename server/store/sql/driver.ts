@@ -14,9 +14,21 @@ export interface Session {
   exec(sql: string): Promise<void>;
 }
 
+/** How a transaction begins. */
+export interface Opening {
+  /** A snapshot read: REPEATABLE READ, READ ONLY. */
+  readonly readOnly?: boolean;
+  /**
+   * A statement without parameters (values spelled as literals) run in the same round trip as BEGIN, whose
+   * rows `work` gets: the store's entry into a project, which every unit of work starts with, then costs no
+   * round trip of its own.
+   */
+  readonly first?: string;
+}
+
 export interface Driver extends Session {
   /** Runs `work` in one transaction on one connection: committed when it returns, rolled back when it throws. */
-  transaction<R>(work: (session: Session) => Promise<R>): Promise<R>;
+  transaction<R>(work: (session: Session, first: Record<string, unknown>[]) => Promise<R>, opening?: Opening): Promise<R>;
   /**
    * Whether transactions can run side by side. PGlite has one connection, so its transactions run one at a
    * time whatever project they are on.
@@ -58,12 +70,20 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
     ...session(pool),
     concurrent: true,
     durable: true,
-    async transaction(work) {
+    async transaction(work, opening = {}) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
-        const result = await work(serial(client));
+        const begin = opening.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY' : 'BEGIN';
+        let first: Record<string, unknown>[] = [];
+        if (opening.first === undefined) await client.query(begin);
+        else {
+          // Without parameters pg sends the simple protocol, which runs both statements in one round trip and
+          // answers with a result for each.
+          const results = (await client.query(`${begin}; ${opening.first}`)) as unknown as pg.QueryResult[];
+          first = results[1]!.rows as Record<string, unknown>[];
+        }
+        const result = await work(serial(client), first);
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -114,7 +134,12 @@ export async function pgliteDriver(dataDir?: string): Promise<Driver> {
     ...session(db),
     concurrent: false,
     durable: dataDir !== undefined,
-    transaction: (work) => db.transaction((tx) => work(session(tx))),
+    transaction: (work, opening = {}) =>
+      db.transaction(async (tx) => {
+        if (opening.readOnly) await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const first = opening.first === undefined ? [] : (await tx.query<Record<string, unknown>>(opening.first)).rows;
+        return work(session(tx), first);
+      }),
     close: () => db.close(),
   };
 }

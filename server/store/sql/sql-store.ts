@@ -2,9 +2,9 @@
  * The SQL store: `Store<S>` over PostgreSQL or PGlite (sql/driver.ts). Every table of every project lives in
  * `store_rows` as JSON documents (migrations/0001-rows.ts), declared fields are real indexes
  * (sql/indexes.ts), and queries are compiled to SQL (sql/compile.ts): no table comes back to JavaScript to be
- * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter).
+ * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter); a read is a
+ * snapshot that takes none. Either begins in one round trip with its entry into the project (driver.ts `first`).
  */
-import { Mutex } from 'async-mutex';
 import type { FieldKind, Row, Schema } from '../schema.js';
 import { and, eq, type Scalar } from '../conditions.js';
 import type { RowOf } from '../schema.js';
@@ -12,6 +12,7 @@ import {
   endOfRead,
   lazyUnitOfWork,
   leaseFree,
+  refuseChange,
   refuseWrite,
   UniqueViolation,
   UnknownProject,
@@ -29,7 +30,7 @@ import { compileCondition, cursorValue, fieldValue, Params, sortKey } from './co
 import { pgDriver, pgliteDriver, type Driver, type Session } from './driver.js';
 import { indexDrift, type IndexDrift } from './indexes.js';
 import { migrate } from './migrator.js';
-import type pg from 'pg';
+import pg from 'pg';
 
 export interface SqlStoreOptions {
   /** The migrations to run at open (default: the store's own); tests add their schema's indexes. */
@@ -46,6 +47,8 @@ interface UnitState {
   open: boolean;
   /** When the unit of work is a read, what refuses its writes. */
   readonly reading: ReadAttempt | undefined;
+  /** When the unit of work is an append, what refuses its changes. */
+  readonly appending: ReadAttempt | undefined;
   /**
    * Rows this unit of work has read by ID or written, by table and ID (null: known absent). The unit of work
    * holds its project's lock, or is a read of one snapshot, so nothing changes them meanwhile; presenting a
@@ -91,7 +94,15 @@ class SqlTable<T extends Row> implements Table<T> {
     // A write goes after the look-ups gathered before it, as it would had they run at once (see findBy).
     if (!sql.startsWith('SELECT') && this.state.gathering.size > 0) sendGathered(this.state);
     this.state.trace?.(sql, params);
-    return this.state.sql.query<R>(sql, params);
+    if (!this.state.appending) return this.state.sql.query<R>(sql, params);
+    try {
+      return await this.state.sql.query<R>(sql, params);
+    } catch (error) {
+      // Appends running at once that each wait for a value the other took: PostgreSQL breaks the deadlock by
+      // failing one, which runs again as a transaction.
+      if ((error as { code?: string }).code === DEADLOCK) refuseChange(this.state.appending, this.name, 'conflict');
+      throw error;
+    }
   }
 
   /** The rows of this table in this project. */
@@ -258,13 +269,18 @@ class SqlTable<T extends Row> implements Table<T> {
     const sql = `INSERT INTO store_rows (project_id, tbl, id, doc)
       VALUES (${params.add(this.state.projectId, 'text')}, ${params.add(this.name, 'text')}, ${params.add(row.id, 'text')}, ${params.add(doc, 'jsonb')})
       ON CONFLICT DO NOTHING RETURNING 1 AS written`;
-    if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, true);
+    if ((await this.run(sql, params.values)).length === 0) {
+      // Another append may hold the value without having committed it: only a transaction can tell.
+      if (this.state.appending) refuseChange(this.state.appending, this.name, 'taken value');
+      await this.refusal(row, true);
+    }
     // What a later get returns: JSON's reading of the row (undefined fields gone), a plain object.
     return this.remember(JSON.parse(doc) as T);
   }
 
   async update(row: T): Promise<T> {
     if (this.state.reading) refuseWrite(this.state.reading, this.name);
+    if (this.state.appending) refuseChange(this.state.appending, this.name, 'update');
     const params = new Params();
     const doc = JSON.stringify(row);
     const id = params.add(row.id, 'text');
@@ -277,6 +293,7 @@ class SqlTable<T extends Row> implements Table<T> {
 
   async delete(id: string): Promise<boolean> {
     if (this.state.reading) refuseWrite(this.state.reading, this.name);
+    if (this.state.appending) refuseChange(this.state.appending, this.name, 'delete');
     const params = new Params();
     const sql = `DELETE FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} RETURNING 1 AS gone`;
     const gone = (await this.run(sql, params.values)).length > 0;
@@ -312,8 +329,14 @@ class SqlTable<T extends Row> implements Table<T> {
     const key = orderBy && sortKey(orderBy.field, kind!, params);
     const order = !key ? 'seq' : descending ? `${key} DESC NULLS LAST, seq DESC` : `${key} ASC NULLS FIRST, seq`;
     // The total rides along with the page as one sub-select; only an empty page past an offset, or a count
-    // (limit 0), needs a second statement.
-    let sql = `SELECT doc, (SELECT count(*)::int FROM store_rows WHERE ${where}) AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
+    // (limit 0), needs a second statement. A query over the whole table reads the table's kept count
+    // (migrations/0008-row-counts.ts) instead of counting every row.
+    const whole = !query.index && !query.where && after === undefined;
+    const counted = (params: Params) =>
+      whole
+        ? `(SELECT coalesce(sum(n), 0)::int FROM store_counts WHERE project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${params.add(this.name, 'text')})`
+        : `(SELECT count(*)::int FROM store_rows WHERE ${matching(params)})`;
+    let sql = `SELECT doc, ${counted(params)} AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
     if (query.limit !== undefined) sql += ` LIMIT ${params.add(query.limit, 'bigint')}`;
     if (query.offset) sql += ` OFFSET ${params.add(query.offset, 'bigint')}`;
     const rows = await this.run<{ doc: T; total: number }>(sql, params.values);
@@ -321,28 +344,62 @@ class SqlTable<T extends Row> implements Table<T> {
     // Nothing skipped and room for rows, yet none: nothing matches.
     if (!query.offset && query.limit !== 0) return { rows: [], total: 0 };
     const countParams = new Params();
-    const [count] = await this.run<{ total: number }>(`SELECT count(*)::int AS total FROM store_rows WHERE ${matching(countParams)}`, countParams.values);
+    const [count] = await this.run<{ total: number }>(`SELECT ${counted(countParams)} AS total`, countParams.values);
     return { rows: [], total: count!.total };
   }
+}
+
+/** PostgreSQL's SQLSTATE for a deadlock it broke. */
+const DEADLOCK = '40P01';
+
+/** One project's queue: how many units of work run, whether one of them runs alone, and who waits, in order. */
+interface ProjectQueue {
+  running: number;
+  alone: boolean;
+  readonly waiting: { readonly shared: boolean; readonly start: () => void }[];
 }
 
 /**
  * Per-project queues in this process, in front of the database's per-project lock: a unit of work waiting for
  * its project holds no connection, so a burst on one project cannot take every connection of the pool from
- * the other projects.
+ * the other projects. Transactions run alone; appends run beside each other (the database's lock is then
+ * shared). First come, first served: an append that comes after a waiting transaction waits for it.
  */
 class ProjectQueues {
-  private readonly queues = new Map<string, { mutex: Mutex; waiting: number }>();
+  private readonly queues = new Map<string, ProjectQueue>();
 
-  async run<R>(projectId: string, work: () => Promise<R>): Promise<R> {
+  async run<R>(projectId: string, work: () => Promise<R>, shared = false): Promise<R> {
     let queue = this.queues.get(projectId);
-    if (!queue) this.queues.set(projectId, (queue = { mutex: new Mutex(), waiting: 0 }));
-    queue.waiting++;
-    try {
-      return await queue.mutex.runExclusive(work);
-    } finally {
-      if (--queue.waiting === 0) this.queues.delete(projectId);
+    if (!queue) this.queues.set(projectId, (queue = { running: 0, alone: false, waiting: [] }));
+    const current = queue;
+    const mayStart = () => !current.alone && (shared ? true : current.running === 0);
+    if (current.waiting.length > 0 || !mayStart()) {
+      await new Promise<void>((start) => current.waiting.push({ shared, start })); // `next` counts it in
+    } else {
+      current.running++;
+      current.alone = !shared;
     }
+    try {
+      return await work();
+    } finally {
+      current.running--;
+      current.alone = false;
+      this.next(projectId, current);
+    }
+  }
+
+  /** Starts who may start now, in order: a transaction once nothing runs, appends while no transaction does. */
+  private next(projectId: string, queue: ProjectQueue): void {
+    while (queue.waiting.length > 0) {
+      const first = queue.waiting[0]!;
+      if (queue.alone || (!first.shared && queue.running > 0)) return;
+      queue.waiting.shift();
+      // Counted in here, so that the next in line sees it before its own start runs.
+      queue.running++;
+      queue.alone = !first.shared;
+      first.start();
+    }
+    if (queue.running === 0) this.queues.delete(projectId);
   }
 }
 
@@ -376,6 +433,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
         await sql.query('SELECT store_enter($1::text)', [projectId]);
         await sql.query('DELETE FROM store_rows WHERE project_id = $1::text', [projectId]);
         await sql.query('DELETE FROM store_projects WHERE id = $1::text', [projectId]);
+        await sql.query('DELETE FROM store_counts WHERE project_id = $1::text', [projectId]);
       }),
     );
   }
@@ -386,21 +444,54 @@ export class SqlStore<S extends Schema> implements Store<S> {
 
   transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     return this.queues.run(projectId, () =>
-      this.driver.transaction(async (sql) => {
-        const [entered] = await sql.query<{ found: boolean }>('SELECT store_enter($1::text) AS found', [projectId]);
-        if (!entered!.found) throw new UnknownProject(projectId);
-        const state = this.unitState(sql, projectId, undefined);
-        try {
-          return await work(this.unitOfWork(state));
-        } finally {
-          state.open = false;
-        }
-      }),
+      this.driver.transaction(
+        async (sql, [entered]) => {
+          if (!entered!.found) throw new UnknownProject(projectId);
+          const state = this.unitState(sql, projectId, undefined, undefined);
+          try {
+            return await work(this.unitOfWork(state));
+          } finally {
+            state.open = false;
+          }
+        },
+        { first: `SELECT store_enter(${pg.escapeLiteral(projectId)}) AS found` },
+      ),
     );
   }
 
-  private unitState(sql: Session, projectId: string, reading: ReadAttempt | undefined): UnitState {
-    return { sql, projectId, trace: this.options.trace, open: true, reading, known: new Map(), loading: new Map(), gathering: new Map() };
+  private unitState(sql: Session, projectId: string, reading: ReadAttempt | undefined, appending: ReadAttempt | undefined): UnitState {
+    return { sql, projectId, trace: this.options.trace, open: true, reading, appending, known: new Map(), loading: new Map(), gathering: new Map() };
+  }
+
+  /** A read's or an append's work, on a project found or not, with what refuses what it may not do. */
+  private async attempt<R>(sql: Session, projectId: string, found: boolean, kind: 'reading' | 'appending', work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    if (!found) throw new UnknownProject(projectId);
+    const attempt: ReadAttempt = { refused: undefined };
+    const state = kind === 'reading' ? this.unitState(sql, projectId, attempt, undefined) : this.unitState(sql, projectId, undefined, attempt);
+    try {
+      return await endOfRead(attempt, work(this.unitOfWork(state)));
+    } finally {
+      state.open = false;
+    }
+  }
+
+  /**
+   * An append holds its project's lock shared (store_enter_shared), beside the project's other appends and
+   * never beside a transaction, which holds it alone; in READ COMMITTED, as a transaction. Appends only
+   * insert, so what one reads is what the transactions before it left plus other appends' new rows, and
+   * a new row can only matter to another append through a unique value, which the database's unique
+   * indexes hold: the second insert of a value waits for the first's commit and is then refused.
+   */
+  append<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    return this.queues.run(
+      projectId,
+      () =>
+        this.driver.transaction(
+          (sql, [entered]) => this.attempt(sql, projectId, entered!.found === true, 'appending', work),
+          { first: `SELECT store_enter_shared(${pg.escapeLiteral(projectId)}) AS found` },
+        ),
+      true,
+    );
   }
 
   /**
@@ -410,18 +501,10 @@ export class SqlStore<S extends Schema> implements Store<S> {
    * level never fails to serialize. On PGlite, with one connection, it still waits for the transaction before.
    */
   read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
-    return this.driver.transaction(async (sql) => {
-      await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const found = await sql.query('SELECT 1 FROM store_projects WHERE id = $1::text', [projectId]);
-      if (found.length === 0) throw new UnknownProject(projectId);
-      const reading: ReadAttempt = { refused: undefined };
-      const state = this.unitState(sql, projectId, reading);
-      try {
-        return await endOfRead(reading, work(this.unitOfWork(state)));
-      } finally {
-        state.open = false;
-      }
-    });
+    return this.driver.transaction(
+      (sql, [project]) => this.attempt(sql, projectId, project!.found === true, 'reading', work),
+      { readOnly: true, first: `SELECT EXISTS (SELECT 1 FROM store_projects WHERE id = ${pg.escapeLiteral(projectId)}) AS found` },
+    );
   }
 
   /**
