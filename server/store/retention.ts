@@ -71,13 +71,16 @@ export function withRetention<S extends Schema>(store: Store<S>, retention: Rete
           counts[place] = since;
           continue;
         }
-        counts[place] = 0;
-        if (counts.every((count) => count === 0)) uncounted.delete(projectId);
         const table = uow[name] as Table<Row>;
         const { total } = await table.query({ limit: 0 });
-        if (total <= limit) continue;
-        const { rows: oldest } = await table.query({ limit: total - limit });
-        for (const row of oldest) await table.delete(row.id);
+        if (total > limit) {
+          const { rows: oldest } = await table.query({ limit: total - limit });
+          for (const row of oldest) await table.delete(row.id);
+        }
+        // Reset only once the count (and any deletion) went through: an append refuses the deletion
+        // (ChangeInAppend) and runs again as a transaction, which must count and prune again.
+        counts[place] = 0;
+        if (counts.every((count) => count === 0)) uncounted.delete(projectId);
       }
       return result;
     }),

@@ -6,6 +6,7 @@ import { recordEvent } from '../../server/domain/events.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { SCHEMA } from '../../server/domain/schema.js';
 import { withRetention } from '../../server/store/retention.js';
+import { appendFirst } from '../../server/store/store.js';
 
 describe('event retention', () => {
   test('when a project records more events than it keeps, then the oldest are dropped, in each project apart', async () => {
@@ -20,6 +21,19 @@ describe('event retention', () => {
     expect(kept).toEqual(Array.from({ length: 10 }, (_, i) => `c${i + 15}`));
     expect(await store.transaction('a', (uow) => uow.events.countBy('customer_id', 'c0'))).toBe(0);
     expect(await store.transaction('b', async (uow) => (await uow.events.query({})).total)).toBe(1);
+  });
+
+  test('when events are recorded by appends, then the oldest are dropped too (the append is refused the deletion and runs again as a transaction, which counts again)', async () => {
+    // 300 kept: the table is counted every 3 inserts, so the rerun of a refused append must count once more.
+    const store = withRetention(new MemoryStore(SCHEMA), { events: 300 });
+    const clock = new OffsetClock();
+    await store.createProject('a');
+    for (let i = 0; i < 330; i++) {
+      await appendFirst(store, 'a', (uow) => recordEvent({ uow, clock }, 'customer.created', { customer_id: `c${i}` }, {}));
+    }
+    const { total } = await store.transaction('a', (uow) => uow.events.query({ limit: 0 }));
+    expect(total).toBeGreaterThanOrEqual(300);
+    expect(total).toBeLessThan(303);
   });
 
   test('when counted events are dropped, then the campaign counters do not change, whole or in a window', async () => {
