@@ -5668,7 +5668,10 @@ export interface webhooks {
          *     codes sends `campaign.created` and `campaign.vouchers.generation.completed` (with the `count` of codes);
          *     a campaign whose codes are generated in the background sends one `campaign.vouchers.generation.completed`
          *     per batch of up to 500 codes. Deleting a campaign also sends `voucher.deleted` for each of its vouchers.
-         *     The events one call caused share `event.group_id`.
+         *     The events one call caused share `event.group_id`. What falls due with time sends its kinds without any
+         *     call: pending points reaching their day (`voucher.loyalty_card.pending_points.activated`) and points
+         *     passing their expiry (`voucher.loyalty_card.points_expired`), dated at the start of the day they fell
+         *     due, also when a test clock is advanced past it.
          */
         post: operations["receive-event"];
         delete?: never;
@@ -5935,6 +5938,50 @@ export interface webhooks {
          *     The body is a `voucher.loyalty_card.points_added` payload. It is signed, timed and retried like every delivery (see `receive-event`).
          */
         post: operations["events-voucher-loyalty_card-points_added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.loyalty_card.pending_points.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pending points were added to a loyalty card
+         * @description Sent for each pending points entry added to its card: by the service at the start of its `activates_at` day (UTC), or earlier by `POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate`. The service's own activations have `event.event_source.channel` `INTERNAL`; they happen whenever the project's time passes the day, so advancing a test clock (`POST /v1/test-clock/advance`) past it sends them, dated at the start of that day. Member activity records the same event as `customer.loyalty.card.pending_points.activated`.
+         *
+         *     The body is a `voucher.loyalty_card.pending_points.activated` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-loyalty_card-pending_points-activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voucher.loyalty_card.points_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A loyalty card's points expired
+         * @description Sent for each bucket of a loyalty card whose points were still unspent when its last day ended: the service takes them off the card at the start of the next day (UTC), by itself (`event.event_source.channel` `INTERNAL`). That happens whenever the project's time passes the day, so advancing a test clock (`POST /v1/test-clock/advance`) past it sends them, dated at the start of that day. Member activity records the same event as `customer.loyalty.card.points_expired`.
+         *
+         *     The body is a `voucher.loyalty_card.points_expired` payload. It is signed, timed and retried like every delivery (see `receive-event`).
+         */
+        post: operations["events-voucher-loyalty_card-points_expired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13647,7 +13694,7 @@ export interface components {
          * @example redemption.succeeded
          * @enum {string}
          */
-        WebhookEventType: "redemption.succeeded" | "redemption.failed" | "redemption.rollback.succeeded" | "redemption.rollback.failed" | "publication.succeeded" | "voucher.published" | "voucher.created" | "voucher.updated" | "voucher.deleted" | "voucher.enabled" | "voucher.disabled" | "voucher.loyalty_card.points_added" | "voucher.gift.balance_added" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.enabled" | "campaign.disabled" | "campaign.vouchers.generation.completed" | "business_validation_rule.created" | "business_validation_rule.updated" | "business_validation_rule.deleted" | "business_validation_rule.assignment.created" | "business_validation_rule.assignment.deleted" | "customer.created" | "customer.deleted" | "customer.rewarded" | "customer.rewarded.loyalty_points";
+        WebhookEventType: "redemption.succeeded" | "redemption.failed" | "redemption.rollback.succeeded" | "redemption.rollback.failed" | "publication.succeeded" | "voucher.published" | "voucher.created" | "voucher.updated" | "voucher.deleted" | "voucher.enabled" | "voucher.disabled" | "voucher.loyalty_card.points_added" | "voucher.loyalty_card.pending_points.activated" | "voucher.loyalty_card.points_expired" | "voucher.gift.balance_added" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.enabled" | "campaign.disabled" | "campaign.vouchers.generation.completed" | "business_validation_rule.created" | "business_validation_rule.updated" | "business_validation_rule.deleted" | "business_validation_rule.assignment.created" | "business_validation_rule.assignment.deleted" | "customer.created" | "customer.deleted" | "customer.rewarded" | "customer.rewarded.loyalty_points";
         /**
          * WebhookSubscriptionEvent
          * @description An event kind a webhook configuration may subscribe to: every kind the public API lets a project subscribe
@@ -13658,7 +13705,7 @@ export interface components {
          *     those spellings subscribe to the `…added` kinds, and a subscription keeps the spelling it was given.
          * @example voucher.created
          */
-        WebhookSubscriptionEvent: components["schemas"]["WebhookEventType"] | ("campaign.earning_rule.assigned" | "campaign.earning_rule.deleted" | "campaign.earning_rule.disabled" | "campaign.earning_rule.enabled" | "campaign.earning_rule.updated" | "campaign.loyalty_tier.created" | "campaign.loyalty_tier.deleted" | "campaign.loyalty_tier.updated" | "campaign.promotion_stack.created" | "campaign.promotion_stack.updated" | "campaign.promotion_tier.created" | "campaign.promotion_tier.deleted" | "campaign.promotion_tier.disabled" | "campaign.promotion_tier.enabled" | "campaign.promotion_tier.updated" | "campaign.referral_tier.created" | "campaign.referral_tier.deleted" | "campaign.referral_tier.updated" | "campaign.reward.assignment.created" | "campaign.reward.assignment.deleted" | "campaign.reward.assignment.updated" | "campaign.vouchers.aded" | "campaign.vouchers.generation.failed" | "campaign.vouchers.generation.started" | "customer.confirmed" | "voucher.gift.balance_aded" | "voucher.gift.transaction.created" | "voucher.loyalty_card.pending_points.activated" | "voucher.loyalty_card.pending_points.aded" | "voucher.loyalty_card.pending_points.canceled" | "voucher.loyalty_card.pending_points.updated" | "voucher.loyalty_card.points_aded" | "voucher.loyalty_card.points_expired" | "voucher.loyalty_card.transaction.created");
+        WebhookSubscriptionEvent: components["schemas"]["WebhookEventType"] | ("campaign.earning_rule.assigned" | "campaign.earning_rule.deleted" | "campaign.earning_rule.disabled" | "campaign.earning_rule.enabled" | "campaign.earning_rule.updated" | "campaign.loyalty_tier.created" | "campaign.loyalty_tier.deleted" | "campaign.loyalty_tier.updated" | "campaign.promotion_stack.created" | "campaign.promotion_stack.updated" | "campaign.promotion_tier.created" | "campaign.promotion_tier.deleted" | "campaign.promotion_tier.disabled" | "campaign.promotion_tier.enabled" | "campaign.promotion_tier.updated" | "campaign.referral_tier.created" | "campaign.referral_tier.deleted" | "campaign.referral_tier.updated" | "campaign.reward.assignment.created" | "campaign.reward.assignment.deleted" | "campaign.reward.assignment.updated" | "campaign.vouchers.aded" | "campaign.vouchers.generation.failed" | "campaign.vouchers.generation.started" | "customer.confirmed" | "voucher.gift.balance_aded" | "voucher.gift.transaction.created" | "voucher.loyalty_card.pending_points.aded" | "voucher.loyalty_card.pending_points.canceled" | "voucher.loyalty_card.pending_points.updated" | "voucher.loyalty_card.points_aded" | "voucher.loyalty_card.transaction.created");
         /**
          * Webhook
          * @description A webhook configuration, which receives the project's events of the kinds it subscribes to.
@@ -14043,7 +14090,8 @@ export interface components {
                 /**
                  * @description The objects concerned, by name: `customer` and `campaign` always; `loyalty_card`, `order`,
                  *     `points`, `pending_points`, `earning_rule`, `reward`, `loyalty_tier_from` and `loyalty_tier_to` as
-                 *     the event has them.
+                 *     the event has them; `customer.loyalty.card.points_expired` has `buckets`, a list of the one bucket
+                 *     whose points expired (status `EXPIRED`).
                  */
                 data?: {
                     [key: string]: unknown;
@@ -19522,7 +19570,8 @@ export interface components {
                 total_points: number;
             };
             /**
-             * @description `ACTIVE`: the points can be spent until they expire (expired buckets are no longer listed).
+             * @description `ACTIVE`: the points can be spent until they expire (expired buckets are no longer listed). `EXPIRED`:
+             *     the bucket as a `voucher.loyalty_card.points_expired` payload shows it, once its points left the card.
              * @example ACTIVE
              */
             status: string;
@@ -20295,6 +20344,100 @@ export interface components {
              * @enum {string}
              */
             type: "voucher.loyalty_card.points_added";
+        };
+        /**
+         * WebhookLoyaltyPendingPointsActivatedData
+         * @description What `voucher.loyalty_card.pending_points.activated` tells about: pending points that were added to their
+         *     loyalty card, either on their `activates_at` day by the service itself (the daily settling, or a test clock
+         *     advanced past that day, which dates the event at the start of the day) or earlier through
+         *     `POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate`. Every field is always
+         *     sent.
+         */
+        WebhookLoyaltyPendingPointsActivatedData: {
+            /** @description The card's holder, as `GET /v1/customers/{customerId}` shows it; null for a card without one. */
+            customer: components["schemas"]["CustomerBase"] | null;
+            /** @description The card's loyalty program. */
+            campaign: components["schemas"]["CampaignBase"] | null;
+            /** @description The card, right after the points were added (without `assets`, as in every payload). */
+            voucher: components["schemas"]["Voucher"] | null;
+            /**
+             * @description The points added and the card's balance after them; `type` is `loyalty_card`, and `operation_type` is
+             *     `AUTOMATIC` when the service activated them on their day, `MANUAL` when the activate operation did.
+             */
+            balance: components["schemas"]["WebhookBalance"];
+            /** @description The paid order that earned the points, as `GET /v1/orders/{orderId}` shows it; null when an event other than an order earned them. */
+            order: components["schemas"]["WebhookOrder"] | null;
+            /**
+             * @description The card's `PENDING_POINTS_ACTIVATION` transaction, as the card's transaction list shows it; null when
+             *     the entry held no points (activating it added none, so no transaction was recorded).
+             */
+            transaction: components["schemas"]["LoyaltyCardTransaction"] | null;
+            /** @description The pending points entry as it stood before it was activated (it leaves the pending points lists then). */
+            pending_points: components["schemas"]["LoyaltyPendingPoints"];
+        };
+        /**
+         * WebhookVoucherLoyaltyCardPendingPointsActivatedPayload
+         * @description The body of a `voucher.loyalty_card.pending_points.activated` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherLoyaltyCardPendingPointsActivatedPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.loyalty_card.pending_points.activated`.
+             * @constant
+             */
+            type: "voucher.loyalty_card.pending_points.activated";
+            data: components["schemas"]["WebhookLoyaltyPendingPointsActivatedData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.loyalty_card.pending_points.activated";
+        };
+        /**
+         * WebhookLoyaltyPointsExpiredData
+         * @description What `voucher.loyalty_card.points_expired` tells about: the points of one bucket of a loyalty card that
+         *     were still unspent when its last day (`expires_at`) ended, and left the card at the start of the next day
+         *     (UTC). The service does this by itself: in the daily settling, or when a test clock is advanced past that
+         *     day, which dates the event at the start of the day. Buckets of several days expiring in one settling send
+         *     one payload each, soonest first. Every field is always sent.
+         */
+        WebhookLoyaltyPointsExpiredData: {
+            /** @description The card, right after the points left it (without `assets`, as in every payload). */
+            voucher: components["schemas"]["Voucher"] | null;
+            /**
+             * @description The points that expired (the bucket's `total_points`).
+             * @example 40
+             */
+            points: number;
+            /** @description The card's loyalty program. */
+            campaign: components["schemas"]["CampaignBase"] | null;
+            /** @description The card's holder, as `GET /v1/customers/{customerId}` shows it; null for a card without one. */
+            customer: components["schemas"]["CustomerBase"] | null;
+            /**
+             * @description The bucket that expired, as the points-expiration list showed it the day before, with `status`
+             *     `EXPIRED`. One bucket, not a list, despite the name the public API gives the field.
+             */
+            buckets: components["schemas"]["LoyaltyPointsBucket"];
+            /** @description The card's `POINTS_EXPIRATION` transaction, as the card's transaction list shows it. */
+            transaction: components["schemas"]["LoyaltyCardTransaction"] | null;
+        };
+        /**
+         * WebhookVoucherLoyaltyCardPointsExpiredPayload
+         * @description The body of a `voucher.loyalty_card.points_expired` delivery: the envelope every payload shares, this kind's `type`, and its `data`.
+         */
+        WebhookVoucherLoyaltyCardPointsExpiredPayload: components["schemas"]["WebhookEventEnvelope"] & {
+            /**
+             * @description Always `voucher.loyalty_card.points_expired`.
+             * @constant
+             */
+            type: "voucher.loyalty_card.points_expired";
+            data: components["schemas"]["WebhookLoyaltyPointsExpiredData"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "voucher.loyalty_card.points_expired";
         };
         /**
          * WebhookGiftTransactionReference
@@ -21143,7 +21286,7 @@ export interface components {
          *     receiver of several kinds takes this union and tells the kinds apart by `type`; each kind's own schema
          *     (`WebhookVoucherCreatedPayload`…) describes its `data`.
          */
-        WebhookEvent: components["schemas"]["WebhookRedemptionSucceededPayload"] | components["schemas"]["WebhookRedemptionFailedPayload"] | components["schemas"]["WebhookRedemptionRollbackSucceededPayload"] | components["schemas"]["WebhookRedemptionRollbackFailedPayload"] | components["schemas"]["WebhookPublicationSucceededPayload"] | components["schemas"]["WebhookVoucherPublishedPayload"] | components["schemas"]["WebhookVoucherCreatedPayload"] | components["schemas"]["WebhookVoucherUpdatedPayload"] | components["schemas"]["WebhookVoucherDeletedPayload"] | components["schemas"]["WebhookVoucherEnabledPayload"] | components["schemas"]["WebhookVoucherDisabledPayload"] | components["schemas"]["WebhookVoucherLoyaltyCardPointsAddedPayload"] | components["schemas"]["WebhookVoucherGiftBalanceAddedPayload"] | components["schemas"]["WebhookCampaignCreatedPayload"] | components["schemas"]["WebhookCampaignUpdatedPayload"] | components["schemas"]["WebhookCampaignDeletedPayload"] | components["schemas"]["WebhookCampaignEnabledPayload"] | components["schemas"]["WebhookCampaignDisabledPayload"] | components["schemas"]["WebhookCampaignVouchersGenerationCompletedPayload"] | components["schemas"]["WebhookValidationRuleCreatedPayload"] | components["schemas"]["WebhookValidationRuleUpdatedPayload"] | components["schemas"]["WebhookValidationRuleDeletedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentCreatedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentDeletedPayload"] | components["schemas"]["WebhookCustomerCreatedPayload"] | components["schemas"]["WebhookCustomerDeletedPayload"] | components["schemas"]["WebhookCustomerRewardedPayload"] | components["schemas"]["WebhookCustomerRewardedLoyaltyPointsPayload"];
+        WebhookEvent: components["schemas"]["WebhookRedemptionSucceededPayload"] | components["schemas"]["WebhookRedemptionFailedPayload"] | components["schemas"]["WebhookRedemptionRollbackSucceededPayload"] | components["schemas"]["WebhookRedemptionRollbackFailedPayload"] | components["schemas"]["WebhookPublicationSucceededPayload"] | components["schemas"]["WebhookVoucherPublishedPayload"] | components["schemas"]["WebhookVoucherCreatedPayload"] | components["schemas"]["WebhookVoucherUpdatedPayload"] | components["schemas"]["WebhookVoucherDeletedPayload"] | components["schemas"]["WebhookVoucherEnabledPayload"] | components["schemas"]["WebhookVoucherDisabledPayload"] | components["schemas"]["WebhookVoucherLoyaltyCardPointsAddedPayload"] | components["schemas"]["WebhookVoucherLoyaltyCardPendingPointsActivatedPayload"] | components["schemas"]["WebhookVoucherLoyaltyCardPointsExpiredPayload"] | components["schemas"]["WebhookVoucherGiftBalanceAddedPayload"] | components["schemas"]["WebhookCampaignCreatedPayload"] | components["schemas"]["WebhookCampaignUpdatedPayload"] | components["schemas"]["WebhookCampaignDeletedPayload"] | components["schemas"]["WebhookCampaignEnabledPayload"] | components["schemas"]["WebhookCampaignDisabledPayload"] | components["schemas"]["WebhookCampaignVouchersGenerationCompletedPayload"] | components["schemas"]["WebhookValidationRuleCreatedPayload"] | components["schemas"]["WebhookValidationRuleUpdatedPayload"] | components["schemas"]["WebhookValidationRuleDeletedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentCreatedPayload"] | components["schemas"]["WebhookValidationRuleAssignmentDeletedPayload"] | components["schemas"]["WebhookCustomerCreatedPayload"] | components["schemas"]["WebhookCustomerDeletedPayload"] | components["schemas"]["WebhookCustomerRewardedPayload"] | components["schemas"]["WebhookCustomerRewardedLoyaltyPointsPayload"];
     };
     responses: {
         /** @description The request breaks the contract: malformed JSON, a body that does not decode in its `Content-Encoding`, objects and arrays nested more than 32 levels deep, a value of the wrong type, out of range or past its documented length, a missing or unknown field, or a rule of the operation. */
@@ -33471,6 +33614,108 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookVoucherLoyaltyCardPointsAddedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-loyalty_card-pending_points-activated": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherLoyaltyCardPendingPointsActivatedPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            202: components["responses"]["WebhookAccepted"];
+            400: components["responses"]["WebhookRetried"];
+            429: components["responses"]["WebhookRetried"];
+            500: components["responses"]["WebhookRetried"];
+        };
+    };
+    "events-voucher-loyalty_card-points_expired": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=` and the Unix time in seconds when the attempt was sent, a comma, then `v1=` and the lowercase hex
+                 *     HMAC-SHA256, keyed with the webhook configuration's `secret`, of the timestamp, a period and the raw
+                 *     request body (`<t>.<body>`). Each attempt is signed afresh. See `receive-event` for how to verify it
+                 *     and the tolerance to apply.
+                 * @example t=1795256130,v1=3f0a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
+                /**
+                 * @description The webhook configuration the delivery is for (the payload's `source.id`).
+                 * @example wh_4c6e8a0b2d4f6a8c0e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description The attempt number, 1 for the first; a retry sends the same body with the next number.
+                 * @example 1
+                 */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttemptHeader"];
+                /**
+                 * @description The delivery this attempt belongs to (the payload's `id`, and the `id` in the webhook's delivery list). With
+                 *     `X-Webhook-Attempt` it names the attempt: a receiver that sees the same pair twice has seen the same attempt
+                 *     twice (sent again by another server instance after the one sending it stopped before recording it).
+                 * @example whd_8e0a2c4e6a8c0e2a4c
+                 */
+                "X-Webhook-Delivery-Id": components["parameters"]["WebhookDeliveryIdHeader"];
+                /**
+                 * @description The event delivered (the payload's `event.id`), the same in every delivery of that event to every webhook.
+                 * @example evt_0e2c4a6e8c0a2e4c6a
+                 */
+                "X-Webhook-Event-Id": components["parameters"]["WebhookEventIdHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookVoucherLoyaltyCardPointsExpiredPayload"];
             };
         };
         responses: {

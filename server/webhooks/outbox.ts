@@ -14,7 +14,7 @@ import type { EventSource } from '../domain/context.js';
 import type { EventRecord } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { CardTransaction } from '../domain/loyalty/types.js';
-import { isWebhookEventType, subscribesTo, type Webhook, type WebhookEventType } from '../domain/management/webhooks.js';
+import { subscribesTo, webhookKindOf, type Webhook, type WebhookEventType } from '../domain/management/webhooks.js';
 import type { DomainStore, DomainUnitOfWork, Tables } from '../domain/schema.js';
 import { eq } from '../store/conditions.js';
 import { lazyUnitOfWork, PassThroughTable, withTransaction, type Row, type Table } from '../store/store.js';
@@ -23,9 +23,9 @@ import { FRESH } from '../store/fresh.js';
 
 type WebhookEnvelope = components['schemas']['WebhookEventEnvelope'];
 
-/** An event that webhooks will deliver, with its payload data. */
+/** An event that webhooks will deliver, under the kind it is delivered as, with its payload data. */
 export interface DeliverableEvent {
-  event: EventRecord & { type: WebhookEventType };
+  event: Omit<EventRecord, 'type'> & { type: WebhookEventType };
   presented: PresentedEvent;
 }
 
@@ -123,15 +123,15 @@ class Noting {
 
   async eventRecorded(event: EventRecord): Promise<void> {
     this.recorded.push(event);
-    const { type } = event;
-    if (!isWebhookEventType(type)) return;
+    const type = webhookKindOf(event.type);
+    if (type === undefined) return;
     const { uow, projectId } = this;
     this.active ??= uow.webhooks.query({ where: eq('active', true) }).then(({ rows }) => rows);
     const targets = (await this.active).filter((webhook) => subscribesTo(webhook, type));
     if (targets.length === 0) return;
     const deliverable = { event: { ...FRESH, ...event, type }, presented: undefined as unknown as PresentedEvent };
     try {
-      deliverable.presented = await presentEvent(this.scope(event), deliverable.event);
+      deliverable.presented = await presentEvent(this.scope(event), type, event);
     } catch (error) {
       // A payload that cannot be built must not fail the call that caused the event; it is reported instead.
       console.error(`webhook payload of event ${event.id} (${event.type}) could not be built, so it is not delivered: ${(error as Error).stack ?? String(error)}`);

@@ -10,7 +10,8 @@ import type { DomainContext } from '../domain/context.js';
 import { presentCustomer } from '../domain/customers.js';
 import type { EventRecord } from '../domain/events.js';
 import { currentTier } from '../domain/loyalty/tiers.js';
-import type { CardTransaction } from '../domain/loyalty/types.js';
+import type { ShownBucket } from '../domain/loyalty/buckets.js';
+import type { CardTransaction, PendingPoints } from '../domain/loyalty/types.js';
 import type { WebhookEventType } from '../domain/management/webhooks.js';
 import { presentPromotionTier } from '../domain/promotion-tiers.js';
 import { presentPublication } from '../domain/publications.js';
@@ -230,6 +231,40 @@ const BUILDERS: { [K in WebhookEventType]: Builder<PayloadData<K>> } = {
       },
     };
   },
+  'voucher.loyalty_card.pending_points.activated': async (scope, event) => {
+    const { voucherId, voucher, campaign } = await voucherParts(scope, event);
+    const entry = event.data.pending_points as PendingPoints;
+    // The service activates entries on their day by itself; the activate operation is a call's.
+    const operation = event.event_source.channel === 'AUTOMATION' ? 'AUTOMATIC' : 'MANUAL';
+    return {
+      entityId: voucherId,
+      data: {
+        customer: await customer(scope, voucher?.holder_id ?? event.customer_id),
+        campaign,
+        voucher,
+        balance: balance(voucher, { points: entry.points }, operation, voucherId),
+        order: await row(scope, 'orders', entry.order_id),
+        // An entry of no points adds none, so it records no transaction: the card's last one is another's.
+        transaction: entry.points > 0 ? (scope.lastTransaction(voucherId) ?? null) : null,
+        pending_points: entry,
+      },
+    };
+  },
+  'voucher.loyalty_card.points_expired': async (scope, event) => {
+    const { voucherId, voucher, campaign } = await voucherParts(scope, event);
+    const [bucket] = event.data.buckets as ShownBucket[];
+    return {
+      entityId: voucherId,
+      data: {
+        voucher,
+        points: Number(event.data.points ?? 0),
+        campaign,
+        customer: await customer(scope, voucher?.holder_id ?? event.customer_id),
+        buckets: bucket!,
+        transaction: scope.lastTransaction(voucherId) ?? null,
+      },
+    };
+  },
   'voucher.gift.balance_added': async (scope, event) => {
     const { voucherId, voucher, campaign } = await voucherParts(scope, event);
     return {
@@ -354,7 +389,7 @@ async function cardOfProgram(scope: EventScope, event: EventRecord) {
   return cards.find((card) => card.campaign_id === event.campaign_id && card.type === 'LOYALTY_CARD');
 }
 
-/** The payload data of an event of a webhook kind. */
-export function presentEvent(scope: EventScope, event: EventRecord & { type: WebhookEventType }): Promise<PresentedEvent> {
-  return (BUILDERS[event.type] as Builder<PayloadData>)(scope, event);
+/** The payload data of an event of the log, delivered as the given kind. */
+export function presentEvent(scope: EventScope, kind: WebhookEventType, event: EventRecord): Promise<PresentedEvent> {
+  return (BUILDERS[kind] as Builder<PayloadData>)(scope, event);
 }

@@ -10,6 +10,7 @@ import { expectError } from './expect-error.js';
 import { known } from './known.js';
 import type { ApiClient } from '../../client/index.js';
 import { because, clientFor, lacks, managementClientFor, raw, skip, startTarget, unique, useTarget, type Credentials } from './target.js';
+import { PayloadChecker, startReceiver, type Payload } from './webhook-receiver.js';
 
 const ctx = useTarget();
 const DAY = 86_400_000;
@@ -171,6 +172,74 @@ describe('test clocks', () => {
     const [expiry] = (await client.GET('/v1/loyalties/members/{memberId}/transactions', { params: { path: { memberId: holder.code } } })).data!.data;
     expect(expiry).toMatchObject({ type: 'POINTS_EXPIRATION', created_at: expiredAt, details: { balance: { points: -40, balance: 0, operation_type: 'AUTOMATIC' } } });
     expect(Date.parse(expiredAt)).toBeGreaterThan(Date.parse(now.time));
+  });
+
+  test('when an advance activates pending points and expires points, then a webhook subscribed to both receives one of each, dated when they fell due', async () => {
+    if (!available) return skip(reason, OPERATIONS);
+    // The receiver listens on loopback, which only the in-process server is set to deliver to.
+    if (!ctx.target.inProcess) return skip(because('inProcess'), OPERATIONS);
+    const sink = await startReceiver();
+    const hooks = managementClientFor(ctx.target);
+    const hookPath = { params: { path: { projectId: ctx.target.projectId! } } };
+    const events = ['voucher.loyalty_card.pending_points.activated', 'voucher.loyalty_card.points_expired'] as const;
+    const hook = (await hooks.POST('/management/v1/projects/{projectId}/webhooks', { ...hookPath, body: { target_url: sink.url, events: [...events] } })).data!;
+    try {
+      // The last day of next month: points added today expire at the end of the month after, while the pending
+      // points, activating two days later in that month, expire a month later still, in a bucket of their own.
+      const today = new Date();
+      const now = await freeze(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 2, 0, 12)).toISOString());
+      const club = await program({ voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0, expiration_rules: { period_type: 'MONTH', period_value: 1, rounding_type: 'END_OF_MONTH' } } } });
+      await client.POST('/v1/loyalties/{campaignId}/earning-rules', {
+        params: { path: { campaignId: club.id } },
+        body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 30 }, pending_points: { period_type: 'DAY', period_value: 2 } }],
+      });
+      const sourceId = unique('member');
+      const holder = await member(club.id, sourceId);
+      await client.POST('/v1/loyalties/members/{memberId}/balance', { params: { path: { memberId: holder.code } }, body: { points: 40 } });
+      const expiresOn = (await balance(holder.code))!.next_expiration_date!;
+      const order = (await client.POST('/v1/orders', { body: { status: 'PAID', amount: 1000, customer: { source_id: sourceId } } })).data!;
+      const [entry] = (await client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: holder.code } } })).data!.data;
+      expect(sink.received).toEqual([]);
+
+      // One advance past both days: the activation on the second day, the expiry at the start of the day after expiresOn.
+      await advance({ time: `${dayStart(`${expiresOn}T00:00:00.000Z`, 1).slice(0, 10)}T08:00:00.000Z` });
+      await ctx.target.jobs!.idle();
+      const ours = sink.received.map((arrival) => arrival.body).filter((body) => body.event.entity_id === holder.id);
+      expect(ours.map((body) => body.type)).toEqual([...events]);
+      expect(ours.flatMap((body) => new PayloadChecker().violations(body))).toEqual([]);
+      const kind = <K extends Payload['type']>(type: K) => ours.find((body): body is Extract<Payload, { type: K }> => body.type === type)!;
+
+      const activatedAt = dayStart(now.time, 2);
+      const activated = kind('voucher.loyalty_card.pending_points.activated');
+      expect(activated).toMatchObject({ created_at: activatedAt, event: { type: activated.type, created_at: activatedAt, entity_id: holder.id, event_source: { channel: 'INTERNAL' } } });
+      expect(activated.data).toMatchObject({
+        customer: { id: holder.holder_id },
+        campaign: { id: club.id },
+        voucher: { id: holder.id, code: holder.code, loyalty_card: { points: 70, balance: 70 } },
+        balance: { points: 30, total: 70, balance: 70, type: 'loyalty_card', operation_type: 'AUTOMATIC', related_object: { type: 'voucher', id: holder.id } },
+        order: { id: order.id, status: 'PAID', amount: 1000 },
+        transaction: { voucher_id: holder.id, type: 'PENDING_POINTS_ACTIVATION', created_at: activatedAt, details: { balance: { points: 30, balance: 70 } } },
+        pending_points: { id: entry!.id, points: 30, order_id: order.id, activates_at: activatedAt.slice(0, 10) },
+      });
+
+      const expiredAt = dayStart(`${expiresOn}T00:00:00.000Z`, 1);
+      const expired = kind('voucher.loyalty_card.points_expired');
+      expect(expired).toMatchObject({ created_at: expiredAt, event: { type: expired.type, created_at: expiredAt, entity_id: holder.id, event_source: { channel: 'INTERNAL' } } });
+      expect(expired.data).toMatchObject({
+        points: 40,
+        customer: { id: holder.holder_id },
+        campaign: { id: club.id },
+        voucher: { id: holder.id, loyalty_card: { points: 70, balance: 30 } },
+        buckets: { voucher_id: holder.id, campaign_id: club.id, bucket: { total_points: 40 }, status: 'EXPIRED', expires_at: expiresOn, object: 'loyalty_points_bucket' },
+        transaction: { voucher_id: holder.id, type: 'POINTS_EXPIRATION', created_at: expiredAt, details: { balance: { points: -40, balance: 30, operation_type: 'AUTOMATIC' } } },
+      });
+      // The transactions delivered are the card's own, as its transaction list shows them.
+      const listed = (await client.GET('/v1/loyalties/members/{memberId}/transactions', { params: { path: { memberId: holder.code } } })).data!.data;
+      expect(listed).toEqual(expect.arrayContaining([activated.data.transaction, expired.data.transaction]));
+    } finally {
+      await hooks.DELETE('/management/v1/projects/{projectId}/webhooks/{webhookId}', { params: { path: { projectId: ctx.target.projectId!, webhookId: hook.id } } });
+      await sink.close();
+    }
   });
 
   test('when a tier has an end, then the member keeps it while the balance drops, and moves down on its day', async () => {

@@ -783,6 +783,54 @@ describeInProcess('event kinds', () => {
       balance: { points: 10 },
     });
 
+    // Pending points activated by hand, then the card's points expiring once the project's test clock passes their last day.
+    const timed = (
+      await client.POST('/v1/loyalties', {
+        body: { name: unique('Timed'), voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0, expiration_rules: { period_type: 'MONTH', period_value: 1, rounding_type: 'END_OF_MONTH' } } } },
+      })
+    ).data!;
+    await client.POST('/v1/loyalties/{campaignId}/earning-rules', {
+      params: { path: { campaignId: timed.id! } },
+      body: [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 30 }, pending_points: { period_type: 'DAY', period_value: 2 } }],
+    });
+    const timedSource = unique('member');
+    const timedCard = (await client.POST('/v1/loyalties/{campaignId}/members', { params: { path: { campaignId: timed.id! } }, body: { customer: { source_id: timedSource } } })).data!;
+    const timedOrder = (await client.POST('/v1/orders', { body: { status: 'PAID', amount: 1000, customer: { source_id: timedSource } } })).data!;
+    const [pending] = (await client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: timedCard.code! } } })).data!.data;
+    await batch();
+    const activation = await client.POST('/v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate', {
+      params: { path: { memberId: timedCard.code!, pendingPointsId: pending!.id } },
+    });
+    expect(activation.response.status).toBe(200);
+    bodies = await batch();
+    const activated = one(bodies, 'voucher.loyalty_card.pending_points.activated');
+    expect(activated.event).toMatchObject({ entity_id: timedCard.id, event_source: { channel: 'API' } });
+    expect(activated.data).toMatchObject({
+      customer: { source_id: timedSource },
+      voucher: { code: timedCard.code, loyalty_card: { points: 30, balance: 30 } },
+      balance: { points: 30, total: 30, balance: 30, operation_type: 'MANUAL' },
+      order: { id: timedOrder.id },
+      transaction: { type: 'PENDING_POINTS_ACTIVATION', details: { balance: { points: 30 } } },
+      pending_points: { id: pending!.id, points: 30 },
+    });
+    const lastDay = activated.data.voucher!.loyalty_card!.next_expiration_date!;
+    const dueAt = new Date(Date.parse(`${lastDay}T00:00:00.000Z`) + 86_400_000).toISOString();
+    expect((await client.POST('/v1/test-clock', { body: {} })).response.status).toBe(200);
+    try {
+      expect((await client.POST('/v1/test-clock/advance', { body: { time: new Date(Date.parse(dueAt) + 1000).toISOString() } })).response.status).toBe(200);
+      bodies = await batch();
+    } finally {
+      await client.DELETE('/v1/test-clock');
+    }
+    const expired = one(bodies, 'voucher.loyalty_card.points_expired');
+    expect(expired.event).toMatchObject({ entity_id: timedCard.id, created_at: dueAt, event_source: { channel: 'INTERNAL' } });
+    expect(expired.data).toMatchObject({
+      points: 30,
+      voucher: { code: timedCard.code, loyalty_card: { points: 30, balance: 0 } },
+      buckets: { voucher_id: timedCard.id, bucket: { total_points: 30 }, status: 'EXPIRED', expires_at: lastDay },
+      transaction: { type: 'POINTS_EXPIRATION', details: { balance: { points: -30, balance: 0 } } },
+    });
+
     // Every kind the interface lists was caused through the API and delivered, each as its schema says.
     expect(kinds.filter((kind) => !delivered.has(kind))).toEqual([]);
     expect(violations).toEqual([]);

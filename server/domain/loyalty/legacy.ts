@@ -2,13 +2,13 @@
  * What only the public API's deprecated loyalty operations show: a card's points by expiry, and the points an
  * order would earn. Both read the engine's own state and rules (the card's buckets, the earning rules).
  */
-import { createHash } from 'node:crypto';
 import type { components } from '../../../generated/openapi.js';
 import type { DomainContext } from '../context.js';
 import { readLines } from '../order-lines.js';
 import { findOrder, type Order } from '../orders.js';
 import { pageWindow, type PageRequest } from '../pagination.js';
 import type { VoucherRecord } from '../vouchers.js';
+import { presentBucket } from './buckets.js';
 import { cardState } from './cards.js';
 import { estimateOrderPoints } from './earning.js';
 import { findProgram } from './programs.js';
@@ -17,11 +17,6 @@ import { isoNow } from '../clock.js';
 type Schemas = components['schemas'];
 type EstimateRequest = Schemas['LoyaltiesQualificationsRequestBody'];
 
-/** A stable ID for a bucket kept before buckets had IDs: the card and the expiry day name it. */
-function derivedBucketId(cardId: string, expiresOn: string): string {
-  return `lopb_${createHash('sha256').update(`${cardId}:${expiresOn}`).digest('hex').slice(0, 18)}`;
-}
-
 /** The card's points that will expire, one bucket per expiry day, soonest first; points that never expire are left out. */
 export async function pointsExpiration(ctx: DomainContext, card: VoucherRecord, query: PageRequest) {
   const state = await cardState(ctx, card);
@@ -29,17 +24,7 @@ export async function pointsExpiration(ctx: DomainContext, card: VoucherRecord, 
     .filter((bucket): bucket is typeof bucket & { expires_on: string } => bucket.expires_on !== null && bucket.points > 0)
     .sort((a, b) => a.expires_on.localeCompare(b.expires_on));
   const window = pageWindow(query);
-  const rows = dated.slice(window.offset, window.offset + window.limit).map((bucket) => ({
-    id: bucket.id ?? derivedBucketId(card.id, bucket.expires_on),
-    voucher_id: card.id,
-    campaign_id: card.campaign_id!,
-    bucket: { total_points: bucket.points },
-    status: 'ACTIVE',
-    expires_at: bucket.expires_on,
-    created_at: bucket.created_at ?? state.joined_at ?? card.created_at,
-    ...(bucket.updated_at !== undefined && { updated_at: bucket.updated_at }),
-    object: 'loyalty_points_bucket' as const,
-  }));
+  const rows = dated.slice(window.offset, window.offset + window.limit).map((bucket) => presentBucket(card, state, bucket, 'ACTIVE'));
   return { rows, total: dated.length };
 }
 

@@ -6,19 +6,33 @@
 import type { DomainContext } from '../context.js';
 import { newId } from '../ids.js';
 import { activatePending } from './pending-points.js';
+import { presentBucket } from './buckets.js';
 import { recordCardEvent } from './card-events.js';
 import { movePoints } from './cards.js';
 import { expireTier } from './tiers.js';
+import type { PointsBucket } from './types.js';
 import { dayAfter, dayBefore, setSettledThrough, settledThrough, today } from './settle-clock.js';
 
+/**
+ * Takes the points of every bucket that expired before `day` off the card: one transaction and one event per
+ * bucket, soonest first (the daily settling leaves at most one a day), the event naming the bucket it emptied.
+ */
 async function expireCard(ctx: DomainContext, cardId: string, day: string): Promise<void> {
   const state = await ctx.uow.loyalty_cards.get(cardId);
-  const card = await ctx.uow.vouchers.get(cardId);
+  let card = await ctx.uow.vouchers.get(cardId);
   if (!state || !card) return;
-  const expired = state.buckets.filter((bucket) => bucket.expires_on !== null && bucket.expires_on < day).reduce((sum, bucket) => sum + bucket.points, 0);
-  if (expired === 0) return;
-  const moved = await movePoints(ctx, card, { points: -expired, type: 'POINTS_EXPIRATION', operation: 'AUTOMATIC', expireBefore: day });
-  await recordCardEvent(ctx, 'customer.loyalty.card.points_expired', moved.card, { points: expired, balance: moved.balance.balance });
+  const due = state.buckets
+    .filter((bucket): bucket is PointsBucket & { expires_on: string } => bucket.expires_on !== null && bucket.expires_on < day && bucket.points > 0)
+    .sort((a, b) => a.expires_on.localeCompare(b.expires_on));
+  for (const bucket of due) {
+    const moved = await movePoints(ctx, card, { points: -bucket.points, type: 'POINTS_EXPIRATION', operation: 'AUTOMATIC', expireBefore: dayAfter(bucket.expires_on) });
+    card = moved.card;
+    await recordCardEvent(ctx, 'customer.loyalty.card.points_expired', card, {
+      points: bucket.points,
+      balance: moved.balance.balance,
+      buckets: [presentBucket(card, state, bucket, 'EXPIRED')],
+    });
+  }
 }
 
 /** Runs the due work; what it records has the service itself as its source, whoever's call came first. */

@@ -53,6 +53,8 @@ const KINDS = {
   'voucher.enabled': true,
   'voucher.disabled': true,
   'voucher.loyalty_card.points_added': true,
+  'voucher.loyalty_card.pending_points.activated': true,
+  'voucher.loyalty_card.points_expired': true,
   'voucher.gift.balance_added': true,
   'campaign.created': true,
   'campaign.updated': true,
@@ -71,8 +73,22 @@ const KINDS = {
   'customer.rewarded.loyalty_points': true,
 } satisfies Record<WebhookEventType, true>;
 
-export function isWebhookEventType(type: string): type is WebhookEventType {
+function isWebhookEventType(type: string): type is WebhookEventType {
   return Object.hasOwn(KINDS, type);
+}
+
+/**
+ * The event log's names for the kinds it records under another name: its member activity keeps the loyalty
+ * card's own names, which webhooks deliver under the public API's `voucher.loyalty_card.*` kinds.
+ */
+const DELIVERED_AS: Readonly<Record<string, WebhookEventType>> = {
+  'customer.loyalty.card.pending_points.activated': 'voucher.loyalty_card.pending_points.activated',
+  'customer.loyalty.card.points_expired': 'voucher.loyalty_card.points_expired',
+};
+
+/** The kind webhooks deliver an event of the log as, or undefined when no webhook can take it. */
+export function webhookKindOf(eventType: string): WebhookEventType | undefined {
+  return Object.hasOwn(DELIVERED_AS, eventType) ? DELIVERED_AS[eventType] : isWebhookEventType(eventType) ? eventType : undefined;
 }
 
 /**
