@@ -21,7 +21,7 @@
  * (100000), BENCH_CUSTOMERS (10000), BENCH_MEMBERS (10000 loyalty members, each with pending points, when the
  * contract has loyalty programs), BENCH_SMALL (1000), BENCH_LARGE (1000000; 0 skips the comparison) and
  * BENCH_STORED (5000 customers and vouchers for the storage figures), BENCH_PG_VOUCHERS (20000, on PostgreSQL),
- * BENCH_ROUTES (only the routes whose name holds this text), BENCH_ALLOCATION_REQUESTS (requests whose allocations are counted, 3000), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_WEBHOOK_DURATION (seconds of customer creation without and with a webhook, 60), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres,webhooks; all by default: the routes are
+ * BENCH_ROUTES (only the routes whose name holds this text), BENCH_ALLOCATION_REQUESTS (requests whose allocations are counted, 3000), BENCH_PROFILE_TOP (functions named per profile, 6), BENCH_PROFILE_DIR (where each short route's whole CPU profile is written, as `<route>.cpuprofile`; not written when unset), BENCH_WEBHOOK_DURATION (seconds of customer creation without and with a webhook, 60), BENCH_STALLED_CLIENTS (connections held mid-body against the built server, 20500) and BENCH_STALLED_TRIES (the bystander's requests, 20), BENCH_SECTIONS (which parts run, of routes,validated,memory,scaling,postgres,webhooks,stalled; all by default: the routes are
  * always driven, since the other parts compare with them).
  */
 import autocannon, { type Request as LoadRequest, type Result } from 'autocannon';
@@ -33,6 +33,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
+import { stalledClients } from './stalled.js';
 import { describeStorage, type StorageFigures } from './storage.js';
 import { ownCodeLine, ownWorkBudget, roundSpread, type ProfileSummary } from './profile.js';
 import { freshDatabase } from '../tests/support/databases.js';
@@ -52,7 +53,7 @@ const LARGE = env('BENCH_LARGE', 1_000_000);
 const STORED = env('BENCH_STORED', 5_000);
 const PG_VOUCHERS = env('BENCH_PG_VOUCHERS', 20_000);
 const ONLY = process.env.BENCH_ROUTES;
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'routes,validated,memory,scaling,postgres,webhooks').split(','));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'routes,validated,memory,scaling,postgres,webhooks,stalled').split(','));
 
 interface Ready {
   type: 'ready';
@@ -359,6 +360,7 @@ async function main(): Promise<void> {
   if (SECTIONS.has('scaling') && LARGE > 0) await scaling();
   if (SECTIONS.has('postgres')) await onPostgres();
   if (SECTIONS.has('webhooks')) await webhookLoad();
+  if (SECTIONS.has('stalled')) await stalledClients(env('BENCH_STALLED_CLIENTS', 20_500), env('BENCH_STALLED_TRIES', 20));
 }
 
 const WEBHOOK_SECONDS = env('BENCH_WEBHOOK_DURATION', 60);

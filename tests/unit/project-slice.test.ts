@@ -79,6 +79,17 @@ describe('a project\'s slice of the event loop', () => {
     expect(third.ran).toBe(true);
   });
 
+  test('when a request started from the queue is still running a turn later (its body never came), then the next waiting one goes', async () => {
+    const slice = usedUp();
+    const stalled = send(slice, 'proj_a');
+    const bystander = send(slice, 'proj_a');
+    await laterTurn();
+    expect([stalled.ran, bystander.ran]).toEqual([true, false]);
+    // Neither ends nor closes: a turn later the next waiting request goes all the same.
+    await laterTurn();
+    expect(bystander.ran).toBe(true);
+  });
+
   test('when a response closes without ending, then it counts as done too', async () => {
     const slice = usedUp('close');
     const next = send(slice, 'proj_a');
