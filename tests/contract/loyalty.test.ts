@@ -34,7 +34,11 @@ async function pay(sourceId: string, amount: number) {
   return order.data!;
 }
 
-/** A new program paying fixed points per paid order as pending entries, and one member of it with those orders paid. */
+/**
+ * A new program paying fixed points per paid order as pending entries, and one member of it with those orders
+ * paid; the entries come in the order of their orders, not of their random IDs, so the scenario acts on the same
+ * entry on every server (compare pairs the two runs of it).
+ */
 async function pendingMember(points: number, pending: { period_type: 'DAY' | 'MONTH'; period_value: number }, orders: number) {
   const club = await program();
   await ctx.client.POST('/v1/loyalties/{campaignId}/earning-rules', {
@@ -43,9 +47,10 @@ async function pendingMember(points: number, pending: { period_type: 'DAY' | 'MO
   });
   const sourceId = unique('member');
   const holder = await member(club.id, sourceId);
-  for (let i = 0; i < orders; i++) await pay(sourceId, 100);
+  const paid: string[] = [];
+  for (let i = 0; i < orders; i++) paid.push((await pay(sourceId, 100)).id!);
   const entries = (await ctx.client.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: holder.code } } })).data!.data;
-  return { holder, entries };
+  return { holder, entries: entries.sort((x, y) => paid.indexOf(x.order_id!) - paid.indexOf(y.order_id!)) };
 }
 
 describe('loyalty program end to end', () => {
