@@ -24,8 +24,9 @@
  *   timestamp, compared as above;
  * - a masked secret's visible tail (`whsec_************3365`: the word after a run of 4 or more `*`) is a
  *   generated value, paired as above;
- * - a voucher code (a string under a key `code` or `voucher_code` in any answer of the scenario on that side)
- *   is a generated value wherever it appears, whatever characters it is made of (`lvgwarye`, `ABCCAB`);
+ * - a voucher code (a string under a key `code` or `voucher_code`, or in such a column of a CSV export, in any
+ *   answer of the scenario on that side) is a generated value wherever it appears, whatever characters it is
+ *   made of (`lvgwarye`, `ABCCAB`);
  * - a cursor walk (calls of one list operation, each asking for the page after the cursor the one before
  *   answered, as `starting_after_id=<more_starting_after>`) is compared as one list: its pages' items merged
  *   in the order sent, on its last page; each earlier page keeps every other field and the length of its list,
@@ -282,9 +283,14 @@ function sortedBy(items: unknown[], keys: string[]): boolean {
 
 const unixSeconds = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= UNIX_SECONDS[0] && (value as number) < UNIX_SECONDS[1];
 
-/** Every string under a key `code` or `voucher_code` in a JSON value. */
+/** Every string under a key `code` or `voucher_code` in a JSON value, or in such a column of a CSV file (an export). */
 function codesIn(value: unknown, into: Set<string>): Set<string> {
-  if (Array.isArray(value)) for (const item of value) codesIn(item, into);
+  if (typeof value === 'string') {
+    const [header = '', ...rows] = value.split(/\r?\n/);
+    const column = header.split(',').findIndex((name) => CODE_KEYS.has(name));
+    // The columns before the code's hold no quoted field (whose commas would shift it).
+    if (column !== -1 && !header.includes('"')) for (const row of rows) if (!row.split(',', column).join().includes('"')) into.add(row.split(',')[column] ?? '');
+  } else if (Array.isArray(value)) for (const item of value) codesIn(item, into);
   else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       if (CODE_KEYS.has(key) && typeof item === 'string') into.add(item);

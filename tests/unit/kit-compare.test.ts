@@ -181,7 +181,7 @@ describe('compare: two runs of the same scenarios', () => {
     expect(compare([...a, ...walkA], [...b, ...unevenB]).differences.map((difference) => difference.path)).toEqual(['$.data']);
   });
 
-  test('when a secret is masked to its last characters, a token’s expiry is in seconds since 1970, or a code is made of lower-case letters only, then each is a generated value', () => {
+  test('when a secret is masked to its last characters, a token’s expiry is in seconds since 1970, or a code (in JSON or an export’s CSV) is made of letters of one case only, then each is a generated value', () => {
     const hook = (secret: string, expires: number, code: string) => [
       { path: '/v1/webhooks/wh_1', operationId: 'get-webhook', body: { secret, token_expires_at: expires } },
       { path: `/v1/vouchers/${code}`, operationId: 'get-voucher', body: { code, redemption: { url: `/v1/vouchers/${code}/redemption` } } },
@@ -193,6 +193,10 @@ describe('compare: two runs of the same scenarios', () => {
     const paths = (b: Call[]) => compare([...a, ...a], b).differences.map((difference) => difference.path);
     expect(paths([...hook('whsec_************0b5f', 1767268800, 'qpxmdtan'), ...hook('whsec_************77aa', 1767268920, 'qpxmdtan')])).toEqual(['$.secret', '$.token_expires_at']);
     expect(paths([...hook('whsec_************0b5f', 1767268800, 'qpxmdtan'), ...hook('whsec_************0b5f', 1767268800, 'zzxmdtan')])).toEqual(['$.code', '$.redemption.url']);
+    // An export's CSV file: its code column holds codes, though no JSON answer named them; the other columns count.
+    const csv = (codes: string[], value: number) => [{ path: '/v1/exports/exp_1/download', operationId: 'download-export', body: `code,value,metadata\n${codes.map((code) => `${code},${value},"{""a"":1}"`).join('\n')}` }];
+    expect(compare(csv(['lvgwarye', 'ABCCABAB'], 700), csv(['qpxmdtan', 'BBACABCA'], 700)).differences).toEqual([]);
+    expect(compare(csv(['lvgwarye', 'ABCCABAB'], 700), csv(['qpxmdtan', 'BBACABCA'], 701)).differences.map((difference) => difference.path)).toEqual(['$']);
   });
 
   test('when a list is sorted by names with a random part, then its items are matched whatever their order; a download link’s random token may start like an ID', () => {
