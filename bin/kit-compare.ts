@@ -97,11 +97,19 @@ function generated(word: string): boolean {
   return /\d/.test(word) || /^[A-Z0-9]+(?:-[A-Z0-9]+)+$/.test(word) || (word.length >= 8 && /[a-z]/.test(word) && /[A-Z]/.test(word));
 }
 
+/** An ID's prefix (`vch_` of `vch_0a9f…`, `track_` of a tracking ID). */
+const prefixOf = (word: string) => /^[a-z]+_/.exec(word)?.[0] ?? '';
+
 /**
- * An ID's prefix (`vch_` of `vch_0a9f…`, `track_` of a tracking ID), which both sides must agree on. A word with
- * capitals in it is a random token (base64url, as a download link's), whose first letters and `_` are random too.
+ * Whether two generated words have the same prefix, which both sides must agree on; except that of two random
+ * tokens with capitals in them (base64url, as a download link's), one may seem to have a prefix (`d_Ma…`) where
+ * the other has none, since their first letters and `_` are random too.
  */
-const prefixOf = (word: string) => (/[A-Z]/.test(word) ? '' : (/^[a-z]+_/.exec(word)?.[0] ?? ''));
+function samePrefix(a: string, b: string): boolean {
+  const [prefixA, prefixB] = [prefixOf(a), prefixOf(b)];
+  if (prefixA === prefixB) return true;
+  return (prefixA === '' || prefixB === '') && /[A-Z]/.test(a) && /[A-Z]/.test(b);
+}
 
 /** One scenario's comparison: the pairs of generated words met so far, and when each run of it started. */
 class Scenario {
@@ -130,7 +138,7 @@ class Scenario {
     const partner = this.aToB.get(a);
     if (partner !== undefined || this.bToA.has(b)) return partner === b;
     const isGenerated = (word: string, codes: Set<string>) => masked || generated(word) || codes.has(word);
-    if (!isGenerated(a, this.codes.a) || !isGenerated(b, this.codes.b) || a.length !== b.length || prefixOf(a) !== prefixOf(b)) return false;
+    if (!isGenerated(a, this.codes.a) || !isGenerated(b, this.codes.b) || a.length !== b.length || !samePrefix(a, b)) return false;
     this.aToB.set(a, b);
     this.bToA.set(b, a);
     return true;

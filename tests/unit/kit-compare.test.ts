@@ -209,6 +209,10 @@ describe('compare: two runs of the same scenarios', () => {
     const types = ['GIFT_VOUCHERS', 'DISCOUNT_COUPONS'];
     const result = compare([list(['Club-0a1b2c3d4e', 'Club-9f8e7d6c5b'], types, 'XLyqCEJRjLn8zcMv2ST1')], [list(['Club-11aa22bb33', 'Club-ee44dd55cc'], [...types].reverse(), 'd_MaDbdxrsFaVpW21K6t')]);
     expect(result.differences).toEqual([]);
+    // A tracking ID keeps its prefix whatever its random part holds; an ID without the prefix is another value.
+    const tracked = (id: string) => [{ path: '/v1/qualifications', operationId: 'check-eligibility', body: { tracking_id: id } }];
+    expect(compare(tracked('track_fk6nbo2vt8r4'), tracked('track_CPQdcLje_8wi')).differences).toEqual([]);
+    expect(compare(tracked('track_fk6nbo2vt8r4'), tracked('fk6nbo2vt8r4xxxxx1')).differences.map((difference) => difference.path)).toEqual(['$.tracking_id']);
     // Names in the same order on both sides: the types must then come in the same order too.
     const same = compare([list(['Gold', 'Silver'], types, 'XLyqCEJRjLn8zcMv2ST1')], [list(['Gold', 'Silver'], [...types].reverse(), 'd_MaDbdxrsFaVpW21K6t')]);
     expect(same.differences.map((difference) => difference.path)).toEqual(['$.data[0].campaign_type', '$.data[1].campaign_type']);
