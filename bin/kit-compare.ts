@@ -20,11 +20,23 @@
  *   an earlier scenario made) need only be before it on both;
  * - each side's own base URL in a body (absolute links) is read as `{base-url}`;
  * - a measured duration (`processing_time`) need only be a number on both sides;
- * - a list sorted on both sides by ID, by code or by when its items were made is compared as a set: each item
- *   must meet an equal one, in whatever order (IDs and codes are random, and items made in the same
- *   millisecond have no order among them).
- * What normalisation cannot make comparable is reported: a list paged by a cursor in ID order, say, puts other
- * items on each side's first page.
+ * - a whole number of seconds since 1970 under a key ending in `_at` (an OAuth token's `expires_at`) is a
+ *   timestamp, compared as above;
+ * - a masked secret's visible tail (`whsec_************3365`: the word after a run of 4 or more `*`) is a
+ *   generated value, paired as above;
+ * - a voucher code (a string under a key `code` or `voucher_code`, or in such a column of a CSV export, in any
+ *   answer of the scenario on that side) is a generated value wherever it appears, whatever characters it is
+ *   made of (`lvgwarye`, `ABCCAB`);
+ * - a cursor walk (calls of one list operation, each asking for the page after the cursor the one before
+ *   answered, as `starting_after_id=<more_starting_after>`) is compared as one list: its pages' items merged
+ *   in the order sent, on its last page; each earlier page keeps every other field and the length of its list,
+ *   and loses only the cursor the next call sent, since in an order by a random value (IDs) each side's pages
+ *   split the same items at other places;
+ * - a list sorted on both sides by ID, by code, by name or by when its items were made is compared as a set:
+ *   each item must meet an equal one, in whatever order (IDs, codes and the suite's unique names are random,
+ *   and items made in the same millisecond have no order among them).
+ * What normalisation cannot make comparable is reported: one page of a list in ID order, say, not walked to its
+ * end, holds other items on each side.
  * Everything else (numbers, booleans, enumerations, names, the shape of objects and the length of lists) must
  * be equal.
  */
@@ -66,6 +78,14 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TOKENS = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})|[A-Za-z0-9_-]+/g;
 /** Fields that hold what the server measured, such as how long an async action took. */
 const MEASURED = /\.processing_time$/;
+/** A key whose whole-number value may be seconds since 1970 (`expires_at`). */
+const INSTANT_KEY = /(?:^|_)at$/;
+/** Whole seconds since 1970 from 2001 to 5138: smaller and larger numbers are not read as instants. */
+const UNIX_SECONDS = [1e9, 1e11] as const;
+/** The visible tail of a masked secret: the word right after a run of asterisks. */
+const MASK = /\*{4,}$/;
+/** Keys whose string values are voucher codes, which a server may make of any characters its charset allows. */
+const CODE_KEYS = new Set(['code', 'voucher_code']);
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
@@ -77,8 +97,19 @@ function generated(word: string): boolean {
   return /\d/.test(word) || /^[A-Z0-9]+(?:-[A-Z0-9]+)+$/.test(word) || (word.length >= 8 && /[a-z]/.test(word) && /[A-Z]/.test(word));
 }
 
-/** An ID's prefix (`vch_` of `vch_0a9f…`, `track_` of a tracking ID), which both sides must agree on. */
+/** An ID's prefix (`vch_` of `vch_0a9f…`, `track_` of a tracking ID). */
 const prefixOf = (word: string) => /^[a-z]+_/.exec(word)?.[0] ?? '';
+
+/**
+ * Whether two generated words have the same prefix, which both sides must agree on; except that of two random
+ * tokens with capitals in them (base64url, as a download link's), one may seem to have a prefix (`d_Ma…`) where
+ * the other has none, since their first letters and `_` are random too.
+ */
+function samePrefix(a: string, b: string): boolean {
+  const [prefixA, prefixB] = [prefixOf(a), prefixOf(b)];
+  if (prefixA === prefixB) return true;
+  return (prefixA === '' || prefixB === '') && /[A-Z]/.test(a) && /[A-Z]/.test(b);
+}
 
 /** One scenario's comparison: the pairs of generated words met so far, and when each run of it started. */
 class Scenario {
@@ -90,18 +121,24 @@ class Scenario {
     private readonly name: string,
     private readonly startA: number,
     private readonly startB: number,
+    /** Each side's voucher codes: generated values whatever they are made of. */
+    private readonly codes: { a: Set<string>; b: Set<string> } = { a: new Set(), b: new Set() },
   ) {}
 
   differ(operation: string, path: string, a: unknown, b: unknown): void {
     this.differences.push({ scenario: this.name, operation, path, a, b });
   }
 
-  /** Whether two words are the same generated value: paired before, or both new and pairable now. */
-  private sameWord(a: string, b: string): boolean {
+  /**
+   * Whether two words are the same generated value: paired before, or both new and pairable now. `masked`:
+   * both are the visible tails of masked secrets, which are generated however short.
+   */
+  private sameWord(a: string, b: string, masked = false): boolean {
     if (a === b && !this.aToB.has(a) && !this.bToA.has(b)) return true;
     const partner = this.aToB.get(a);
     if (partner !== undefined || this.bToA.has(b)) return partner === b;
-    if (!generated(a) || !generated(b) || a.length !== b.length || prefixOf(a) !== prefixOf(b)) return false;
+    const isGenerated = (word: string, codes: Set<string>) => masked || generated(word) || codes.has(word);
+    if (!isGenerated(a, this.codes.a) || !isGenerated(b, this.codes.b) || a.length !== b.length || !samePrefix(a, b)) return false;
     this.aToB.set(a, b);
     this.bToA.set(b, a);
     return true;
@@ -110,23 +147,29 @@ class Scenario {
   private sameTime(a: string, b: string): boolean {
     const [ta, tb] = [Date.parse(a), Date.parse(b)];
     if (Number.isNaN(ta) || Number.isNaN(tb)) return false;
+    return this.sameInstant(ta, tb, DATE.test(a));
+  }
+
+  /** Two instants (ms since 1970), each read from its side's start of the scenario; `day`: dates, a day apart at most. */
+  private sameInstant(ta: number, tb: number, day = false): boolean {
     // Made before the scenario began on both sides (an object of an earlier scenario, read in a list): each
     // side's earlier scenarios took their own time, so only that both are in the past counts.
-    if (ta < this.startA && tb < this.startB && !DATE.test(a)) return true;
-    return Math.abs(ta - this.startA - (tb - this.startB)) <= (DATE.test(a) ? DAY : MINUTE);
+    if (ta < this.startA && tb < this.startB && !day) return true;
+    return Math.abs(ta - this.startA - (tb - this.startB)) <= (day ? DAY : MINUTE);
   }
 
   private sameText(a: string, b: string): boolean {
     if (a === b) return true;
     if ((DATE_TIME.test(a) && DATE_TIME.test(b)) || (DATE.test(a) && DATE.test(b))) return this.sameTime(a, b);
-    const wordsA = a.match(TOKENS) ?? [];
-    const wordsB = b.match(TOKENS) ?? [];
+    const wordsA = [...a.matchAll(TOKENS)];
+    const wordsB = [...b.matchAll(TOKENS)];
     if (wordsA.length !== wordsB.length || a.split(TOKENS).join('\u0000') !== b.split(TOKENS).join('\u0000')) return false;
-    return wordsA.every((word, index) => {
-      const other = wordsB[index]!;
+    return wordsA.every((match, index) => {
+      const [word, other] = [match[0], wordsB[index]![0]];
       if (word === other) return true;
       if (DATE_TIME.test(word) && DATE_TIME.test(other)) return this.sameTime(word, other);
-      return this.sameWord(word, other);
+      // The separators are equal on both sides, so one tail behind a mask means both are.
+      return this.sameWord(word, other, MASK.test(a.slice(0, match.index)));
     });
   }
 
@@ -215,16 +258,22 @@ class Scenario {
     }
     // A duration the server measured (how long an async action took) differs by nature; only its type is compared.
     if (MEASURED.test(path) && typeof a === 'number' && typeof b === 'number') return;
+    if (unixSeconds(a) && unixSeconds(b) && INSTANT_KEY.test(/\.(\w+)$/.exec(path)?.[1] ?? '')) {
+      if (!this.sameInstant(a * 1000, b * 1000)) this.differ(operation, path, a, b);
+      return;
+    }
     if (!Object.is(a, b)) this.differ(operation, path, a, b);
   }
 }
 
 /**
- * The orders in which items may differ by nature: by ID or code, which each server generates, and by when the
- * items were made, where items made in the same millisecond may come in either order (the memory store keeps
- * the order they were made in; PostgreSQL promises none among equals).
+ * The orders in which items may differ by nature: by ID or code, which each server generates, by name (names
+ * the suite makes unique with a random part), and by when the items were made, where items made in the same
+ * millisecond may come in either order (the memory store keeps the order they were made in; PostgreSQL
+ * promises none among equals). Where the values are equal on both sides the order is too, so only values
+ * that differ by nature are matched out of order.
  */
-const GENERATED_ORDERS = [['id'], ['code'], ['created_at']];
+const GENERATED_ORDERS = [['id'], ['code'], ['name'], ['created_at']];
 /** Lists longer than this are compared in order only (matching is quadratic). */
 const MATCHED_MAX = 500;
 
@@ -238,6 +287,25 @@ function sortedBy(items: unknown[], keys: string[]): boolean {
   };
   const steps = tuples.slice(1).map((tuple, index) => order(tuples[index]!, tuple));
   return steps.every((step) => step <= 0) || steps.every((step) => step >= 0);
+}
+
+const unixSeconds = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= UNIX_SECONDS[0] && (value as number) < UNIX_SECONDS[1];
+
+/** Every string under a key `code` or `voucher_code` in a JSON value, or in such a column of a CSV file (an export). */
+function codesIn(value: unknown, into: Set<string>): Set<string> {
+  if (typeof value === 'string') {
+    const [header = '', ...rows] = value.split(/\r?\n/);
+    const column = header.split(',').findIndex((name) => CODE_KEYS.has(name));
+    // The columns before the code's hold no quoted field (whose commas would shift it).
+    if (column !== -1 && !header.includes('"')) for (const row of rows) if (!row.split(',', column).join().includes('"')) into.add(row.split(',')[column] ?? '');
+  } else if (Array.isArray(value)) for (const item of value) codesIn(item, into);
+  else if (isObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (CODE_KEYS.has(key) && typeof item === 'string') into.add(item);
+      else codesIn(item, into);
+    }
+  }
+  return into;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -314,7 +382,10 @@ export function compareRuns(input: {
   for (const name of names) {
     const a = sequence(runA.get(name) ?? []);
     const b = sequence(runB.get(name) ?? []);
-    const scenario = new Scenario(name, Math.min(...a.map((x) => x.at ?? 0)), Math.min(...b.map((x) => x.at ?? 0)));
+    const codes = { a: new Set<string>(), b: new Set<string>() };
+    for (const exchange of a) codesIn(parsed(exchange.body, originsA), codes.a);
+    for (const exchange of b) codesIn(parsed(exchange.body, originsB), codes.b);
+    const scenario = new Scenario(name, Math.min(...a.map((x) => x.at ?? 0)), Math.min(...b.map((x) => x.at ?? 0)), codes);
     const [resultA, resultB] = [outcomeA.get(name), outcomeB.get(name)];
     if (resultA !== resultB) scenario.differ('(scenario)', 'outcome', resultA ?? ABSENT, resultB ?? ABSENT);
     if (a.length === 0 || b.length === 0) {
@@ -329,9 +400,12 @@ export function compareRuns(input: {
     for (const exchange of b) callsOfB.set(operationOf(exchange), [...(callsOfB.get(operationOf(exchange)) ?? []), exchange]);
     const callsOfA = new Map<string, Exchange[]>();
     for (const exchange of a) callsOfA.set(operationOf(exchange), [...(callsOfA.get(operationOf(exchange)) ?? []), exchange]);
+    const [bodiesA, bodiesB] = [new Map<Exchange, unknown>(), new Map<Exchange, unknown>()];
     for (const [operation, calls] of callsOfA) {
       const others = callsOfB.get(operation);
-      if (others) callsOfB.set(operation, racedInOrder(scenario, calls, others, originsA, originsB));
+      if (!others) continue;
+      callsOfB.set(operation, racedInOrder(scenario, calls, others, originsA, originsB));
+      mergeWalks(calls, callsOfB.get(operation)!, originsA, originsB, bodiesA, bodiesB);
     }
     const met = new Map<string, number>();
     for (const exchange of a) {
@@ -342,7 +416,7 @@ export function compareRuns(input: {
       if (!partner) continue;
       exchanges += 1;
       if (exchange.status !== partner.status) scenario.differ(operation, 'status', exchange.status, partner.status);
-      scenario.compare(operation, '$', parsed(exchange.body, originsA), parsed(partner.body, originsB));
+      scenario.compare(operation, '$', bodiesA.get(exchange) ?? parsed(exchange.body, originsA), bodiesB.get(partner) ?? parsed(partner.body, originsB));
     }
     const operations = new Set([...met.keys(), ...callsOfB.keys()]);
     for (const operation of [...operations].sort()) {
@@ -354,6 +428,68 @@ export function compareRuns(input: {
   const onlyA = [...runA.keys()].filter((name) => !runB.has(name)).length;
   const onlyB = [...runB.keys()].filter((name) => !runA.has(name)).length;
   return { scenarios: { compared, onlyA, onlyB }, exchanges: { compared: exchanges }, differences };
+}
+
+/**
+ * The key of the cursor in `previous`'s answer (`more_starting_after`) when `next` asks for the page after it:
+ * the same GET with one query parameter set to that cursor's value, every other parameter unchanged.
+ */
+function cursorKey(previous: Exchange, next: Exchange, answer: unknown): string | undefined {
+  if (previous.method !== 'GET' || next.method !== 'GET' || previous.status !== 200 || next.status !== 200 || !isObject(answer)) return undefined;
+  const [before, after] = [new URL(previous.url), new URL(next.url)];
+  if (before.pathname !== after.pathname) return undefined;
+  for (const [name, value] of after.searchParams) {
+    const key = Object.keys(answer).find((field) => answer[field] === value && value !== '');
+    const others = (url: URL) => [...url.searchParams].filter(([other]) => other !== name).map(([other, text]) => `${other}=${text}`).sort().join('&');
+    if (key !== undefined && others(before) === others(after)) return key;
+  }
+  return undefined;
+}
+
+/** One side's cursor walks among its calls of an operation: the first page's index and each next page's cursor key. */
+function walksOf(calls: Exchange[], answers: unknown[]): Map<number, string[]> {
+  const walks = new Map<number, string[]>();
+  for (let start = 0; start < calls.length; ) {
+    const keys: string[] = [];
+    for (let at = start; at + 1 < calls.length; at++) {
+      const key = Array.isArray(answers[at]) ? undefined : cursorKey(calls[at]!, calls[at + 1]!, answers[at]);
+      if (key === undefined) break;
+      keys.push(key);
+    }
+    if (keys.length > 0) walks.set(start, keys);
+    start += keys.length + 1;
+  }
+  return walks;
+}
+
+/** A walk's pages as compared: its lists merged on the last page; each earlier page without the cursor it gave. */
+function mergedPages(pages: unknown[], keys: string[]): unknown[] {
+  const lists = Object.keys(pages.at(-1) as object).filter((field) => pages.every((page) => Array.isArray((page as Record<string, unknown>)[field])));
+  return pages.map((page, index) => {
+    const fields = { ...(page as Record<string, unknown>) };
+    if (index === pages.length - 1) {
+      for (const field of lists) fields[field] = pages.flatMap((each) => (each as Record<string, unknown[]>)[field]!);
+      return fields;
+    }
+    for (const field of lists) fields[field] = `${(fields[field] as unknown[]).length} items`;
+    delete fields[keys[index]!];
+    return fields;
+  });
+}
+
+/**
+ * The cursor walks both sides made alike (from the same call, with as many pages and the same cursor keys),
+ * each page's body as compared set in `bodiesA`/`bodiesB` (see mergedPages).
+ */
+function mergeWalks(a: Exchange[], b: Exchange[], originsA: string[], originsB: string[], bodiesA: Map<Exchange, unknown>, bodiesB: Map<Exchange, unknown>): void {
+  const [answersA, answersB] = [a.map((exchange) => parsed(exchange.body, originsA)), b.map((exchange) => parsed(exchange.body, originsB))];
+  const walksB = walksOf(b, answersB);
+  for (const [start, keys] of walksOf(a, answersA)) {
+    if (walksB.get(start)?.join() !== keys.join()) continue;
+    const end = start + keys.length + 1;
+    mergedPages(answersA.slice(start, end), keys).forEach((body, index) => bodiesA.set(a[start + index]!, body));
+    mergedPages(answersB.slice(start, end), keys).forEach((body, index) => bodiesB.set(b[start + index]!, body));
+  }
 }
 
 /** Runs of calls of one operation each sent before the answer to the one before it came: sent at once. */

@@ -178,7 +178,7 @@ describe('deleting a voucher moves it to the bin', () => {
     const descending = await binPage({ order: '-id', filters });
     expect(descending.data.map((entry) => entry.id)).toEqual([...ids].reverse());
     // One entry by its ID, or another by its name.
-    const byId = seen.find((entry) => entry.resource_name !== codes[2])!;
+    const byId = seen.find((entry) => entry.resource_name === codes[0])!;
     const either = await binPage({ filters: { junction: 'or', id: { conditions: { $is: byId.id } }, resource_name: { conditions: { $is: codes[2]! } } } });
     expect(either.total).toBe(2);
   });

@@ -159,6 +159,65 @@ describe('compare: two runs of the same scenarios', () => {
     expect(compare([redeem(200, 0, 5), redeem(400, 6, 9)], [redeem(400, 0, 5), redeem(200, 6, 9)]).differences.map((difference) => difference.path)).toEqual(['status', '$.result', 'status', '$.result']);
   });
 
+  test('when a list is walked page by page after each cursor, then its pages are compared as one list; a changed item or page length is still a difference', () => {
+    // Three entries in ID order, two a page: each side's random IDs put other entries on its first page.
+    const entry = (id: string, points: number) => ({ id, points, object: 'pending_points' });
+    const page = (cursor: string | undefined, items: ReturnType<typeof entry>[], more: boolean) => ({
+      path: `/v1/loyalties/members/M1/pending-points?limit=2${cursor ? `&starting_after_id=${cursor}` : ''}`,
+      operationId: 'list-member-pending-points',
+      body: { object: 'list', data: items, has_more: more, ...(more && { more_starting_after: items.at(-1)!.id }) },
+    });
+    const earned = (id: string, points: number) => ({ method: 'POST', path: '/v1/orders', operationId: 'create-order', body: { id, points } });
+    const a = [earned('lopp_1000000000aa', 10), earned('lopp_2000000000aa', 20), earned('lopp_3000000000aa', 30)];
+    const b = [earned('lopp_9000000000bb', 10), earned('lopp_1000000000bb', 20), earned('lopp_5000000000bb', 30)];
+    const walkA = [page(undefined, [entry('lopp_1000000000aa', 10), entry('lopp_2000000000aa', 20)], true), page('lopp_2000000000aa', [entry('lopp_3000000000aa', 30)], false)];
+    const walkB = (last: number) => [page(undefined, [entry('lopp_1000000000bb', 20), entry('lopp_5000000000bb', 30)], true), page('lopp_5000000000bb', [entry('lopp_9000000000bb', last)], false)];
+    expect(compare([...a, ...walkA], [...b, ...walkB(10)]).differences).toEqual([]);
+    // The entry made first lists 11 points on B, though it was made with 10: a difference, wherever its page put it.
+    const changed = compare([...a, ...walkA], [...b, ...walkB(11)]).differences;
+    expect(changed.filter((difference) => difference.b === 11).map((difference) => difference.path)).toEqual([expect.stringMatching(/^\$\.data\[\d\]\.points$/)]);
+    // Pages of other lengths are a difference of the page, even when the walk holds the same entries.
+    const unevenB = [page(undefined, [entry('lopp_1000000000bb', 20)], true), page('lopp_1000000000bb', [entry('lopp_5000000000bb', 30), entry('lopp_9000000000bb', 10)], false)];
+    expect(compare([...a, ...walkA], [...b, ...unevenB]).differences.map((difference) => difference.path)).toEqual(['$.data']);
+  });
+
+  test('when a secret is masked to its last characters, a token’s expiry is in seconds since 1970, or a code (in JSON or an export’s CSV) is made of letters of one case only, then each is a generated value', () => {
+    const hook = (secret: string, expires: number, code: string) => [
+      { path: '/v1/webhooks/wh_1', operationId: 'get-webhook', body: { secret, token_expires_at: expires } },
+      { path: `/v1/vouchers/${code}`, operationId: 'get-voucher', body: { code, redemption: { url: `/v1/vouchers/${code}/redemption` } } },
+    ];
+    // B's run starts an hour later: its expiry, an hour later too, is as far from its start.
+    const a = hook('whsec_************3365', 1767265200, 'lvgwarye');
+    expect(compare(a, hook('whsec_************0b5f', 1767268800, 'qpxmdtan')).differences).toEqual([]);
+    // Another secret's tail where A shows the same one, an expiry two minutes longer, another code in the link: differences.
+    const paths = (b: Call[]) => compare([...a, ...a], b).differences.map((difference) => difference.path);
+    expect(paths([...hook('whsec_************0b5f', 1767268800, 'qpxmdtan'), ...hook('whsec_************77aa', 1767268920, 'qpxmdtan')])).toEqual(['$.secret', '$.token_expires_at']);
+    expect(paths([...hook('whsec_************0b5f', 1767268800, 'qpxmdtan'), ...hook('whsec_************0b5f', 1767268800, 'zzxmdtan')])).toEqual(['$.code', '$.redemption.url']);
+    // An export's CSV file: its code column holds codes, though no JSON answer named them; the other columns count.
+    const csv = (codes: string[], value: number) => [{ path: '/v1/exports/exp_1/download', operationId: 'download-export', body: `code,value,metadata\n${codes.map((code) => `${code},${value},"{""a"":1}"`).join('\n')}` }];
+    expect(compare(csv(['lvgwarye', 'ABCCABAB'], 700), csv(['qpxmdtan', 'BBACABCA'], 700)).differences).toEqual([]);
+    expect(compare(csv(['lvgwarye', 'ABCCABAB'], 700), csv(['qpxmdtan', 'BBACABCA'], 701)).differences.map((difference) => difference.path)).toEqual(['$']);
+  });
+
+  test('when a list is sorted by names with a random part, then its items are matched whatever their order; a download link’s random token may start like an ID', () => {
+    const campaign = (name: string, type: string) => ({ name, campaign_type: type, object: 'campaign' });
+    const list = (names: string[], types: string[], token: string) => ({
+      path: '/v1/campaigns/qualification?order=campaign',
+      operationId: 'examine-campaign-qualification',
+      body: { data: names.map((name, index) => campaign(name, types[index]!)), url: `/v1/exports/exp_0a1b2c3d4e/download?token=${token}` },
+    });
+    const types = ['GIFT_VOUCHERS', 'DISCOUNT_COUPONS'];
+    const result = compare([list(['Club-0a1b2c3d4e', 'Club-9f8e7d6c5b'], types, 'XLyqCEJRjLn8zcMv2ST1')], [list(['Club-11aa22bb33', 'Club-ee44dd55cc'], [...types].reverse(), 'd_MaDbdxrsFaVpW21K6t')]);
+    expect(result.differences).toEqual([]);
+    // A tracking ID keeps its prefix whatever its random part holds; an ID without the prefix is another value.
+    const tracked = (id: string) => [{ path: '/v1/qualifications', operationId: 'check-eligibility', body: { tracking_id: id } }];
+    expect(compare(tracked('track_fk6nbo2vt8r4'), tracked('track_CPQdcLje_8wi')).differences).toEqual([]);
+    expect(compare(tracked('track_fk6nbo2vt8r4'), tracked('fk6nbo2vt8r4xxxxx1')).differences.map((difference) => difference.path)).toEqual(['$.tracking_id']);
+    // Names in the same order on both sides: the types must then come in the same order too.
+    const same = compare([list(['Gold', 'Silver'], types, 'XLyqCEJRjLn8zcMv2ST1')], [list(['Gold', 'Silver'], [...types].reverse(), 'd_MaDbdxrsFaVpW21K6t')]);
+    expect(same.differences.map((difference) => difference.path)).toEqual(['$.data[0].campaign_type', '$.data[1].campaign_type']);
+  });
+
   test('when a scenario passed on one side only, or called an operation a different number of times, then that is reported too', () => {
     const other = 'vouchers when deleted, then gone';
     const result = compare(
