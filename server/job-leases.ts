@@ -25,7 +25,7 @@ export class JobLeases {
     private readonly jobs: Jobs,
     ms = DEFAULT_JOB_LEASE_MS,
   ) {
-    this.lease = { owner: `${hostname()}/${process.pid}/${randomUUID()}`, ms };
+    this.lease = { owner: `${hostname()}/${process.pid}/${randomUUID()}`, ms, clock };
   }
 
   /** Runs a job whose lease row was written (to this instance), renewing the lease until it ends. */

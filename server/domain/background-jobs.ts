@@ -10,6 +10,7 @@ import type { components } from '../../generated/openapi.js';
 import { compare } from '../store/conditions.js';
 import { table } from '../store/schema.js';
 import { finishAsyncAction } from './async-actions.js';
+import type { Clock } from './clock.js';
 import type { DomainContext } from './context.js';
 import { deleteChunks } from './exports/chunks.js';
 import { setExportStatus } from './exports/exports.js';
@@ -43,10 +44,16 @@ export const BACKGROUND_JOBS_TABLE = table<BackgroundJobRecord>({ unique: [], in
 export interface Lease {
   owner: string;
   ms: number;
+  /**
+   * The server's own clock, for when a lease ends: leases are real time between instances, whatever a
+   * project's test clock says (a lease written at a frozen time in the past had lapsed at once, and was taken
+   * over while its job ran). The unit of work's clock when not given.
+   */
+  clock?: Clock;
 }
 
 export function newJob(ctx: DomainContext, lease: Lease, id: string, kind: JobKind, generation: GenerationState | null = null): Promise<BackgroundJobRecord> {
-  return ctx.uow.background_jobs.insert({ id, kind, lease_owner: lease.owner, lease_until: ctx.clock.now().getTime() + lease.ms, generation });
+  return ctx.uow.background_jobs.insert({ id, kind, lease_owner: lease.owner, lease_until: (lease.clock ?? ctx.clock).now().getTime() + lease.ms, generation });
 }
 
 /** The job, while `owner` holds it; undefined when it ended or another instance took it over. */

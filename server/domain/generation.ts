@@ -15,6 +15,7 @@ import { heldJob, newJob, type Lease } from './background-jobs.js';
 import { setGenerationStatus } from './campaigns.js';
 import type { Clock } from './clock.js';
 import type { DomainContext } from './context.js';
+import { projectClock } from './test-clock.js';
 import { generateCampaignVouchers } from './vouchers.js';
 import { FRESH } from '../store/fresh.js';
 
@@ -47,7 +48,8 @@ export async function generateInBackground(store: DomainStore, clock: Clock, pro
   try {
     for (;;) {
       const more = await store.transaction(projectId, async (uow) => {
-        const ctx = { uow, clock };
+        // What the batch makes carries the project's time: its test clock's while frozen.
+        const ctx = { uow, clock: await projectClock(uow, clock) };
         const job = await heldJob(ctx, jobId, owner);
         if (!job?.generation) return false;
         const state = job.generation;

@@ -16,7 +16,7 @@ import { campaignForNewVouchers, createVoucher, generateCampaignVouchers } from 
 import type { components } from '../../generated/openapi.js';
 import type { DomainContext } from '../domain/context.js';
 import type { HandlersOf, RequestContext, Services } from './types.js';
-import { apiSource, inProject } from './unit-of-work.js';
+import { apiSource, inProject, jobClock } from './unit-of-work.js';
 import { acceptCampaignDeletion, deleteCampaignInBackground } from '../domain/campaign-deletion.js';
 import { voucherResponse } from './vouchers.js';
 import { FRESH } from '../store/fresh.js';
@@ -78,8 +78,9 @@ export const campaignHandlers: HandlersOf<CampaignOperations> = {
     body: await inProject(services, context, async (ctx) => presentCampaign(ctx, await updateCampaign(ctx, path.campaignId, body))),
   }),
   'delete-campaign': async ({ path, query, context, services }) => {
+    const clock = await jobClock(services, context.projectId);
     const { campaignId, asyncActionId } = await inProject(services, context, (ctx) => acceptCampaignDeletion(ctx, path.campaignId, services.leases.lease, context.requestId));
-    const scope = { store: services.store, clock: services.clock, projectId: context.projectId, asyncActionId, source: apiSource(context.apiKey) };
+    const scope = { store: services.store, clock, projectId: context.projectId, asyncActionId, source: apiSource(context.apiKey) };
     services.leases.run(context.projectId, asyncActionId, `CAMPAIGN.VOUCHERS_DELETE ${asyncActionId}`, () => deleteCampaignInBackground(scope, campaignId, { force: query.force }));
     return { status: 202, body: { async_action_id: asyncActionId } };
   },

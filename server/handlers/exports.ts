@@ -9,7 +9,7 @@ import { runExport } from '../exports/runner.js';
 import { newJob } from '../domain/background-jobs.js';
 import { HttpError } from '../http/errors.js';
 import { FileBody, type HandlersOf, type RequestContext, type Services } from './types.js';
-import { inProject } from './unit-of-work.js';
+import { inProject, jobClock } from './unit-of-work.js';
 
 type ExportOperations =
   | 'list-exports'
@@ -48,6 +48,8 @@ async function startExport<T extends Schemas['ExportFields'] = Export>(
   request: ExportRequest,
   scoped?: (ctx: DomainContext) => Promise<Scope>,
 ): Promise<T> {
+  // Read before the job is written, so that nothing stands between writing it and running it.
+  const clock = await jobClock(services, context.projectId);
   const record = await inProject(services, context, async (ctx) => {
     const made = await createExport(ctx, request, scoped ? await scoped(ctx) : undefined);
     await newJob(ctx, services.leases.lease, made.id, 'export');
@@ -60,7 +62,7 @@ async function startExport<T extends Schemas['ExportFields'] = Export>(
       return { qr: assets.qr.url, barcode: assets.barcode.url };
     },
   };
-  services.leases.run(projectId, record.id, `export ${record.id}`, () => runExport({ store: services.store, clock: services.clock, files: services.exportFiles, links }, projectId, record.id));
+  services.leases.run(projectId, record.id, `export ${record.id}`, () => runExport({ store: services.store, clock, files: services.exportFiles, links }, projectId, record.id));
   // The kind of export is the request's, so the view is that kind's.
   return present(services, context, record) as T;
 }

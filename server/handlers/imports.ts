@@ -14,7 +14,7 @@ import { campaignForNewVouchers, createVoucher, findVoucher, updateVoucher, type
 import { CsvFileError, readCsv, surveyCsv } from '../imports/csv.js';
 import { checkRow } from '../imports/row-checker.js';
 import type { HandlersOf, RequestContext, Services, UploadedFile } from './types.js';
-import { inProject } from './unit-of-work.js';
+import { inProject, jobClock } from './unit-of-work.js';
 import { FRESH } from '../store/fresh.js';
 
 type Schemas = components['schemas'];
@@ -46,6 +46,8 @@ async function start(
   work: (scope: JobScope) => Promise<void>,
   before?: (ctx: DomainContext) => Promise<unknown>,
 ): Promise<{ async_action_id: string }> {
+  // Read before the job is written, so that nothing stands between writing it and running it.
+  const clock = await jobClock(services, context.projectId);
   const action = await inProject(services, context, async (ctx) => {
     await before?.(ctx);
     const started = await startAsyncAction(ctx, type, context.requestId);
@@ -54,7 +56,7 @@ async function start(
   });
   const scope: JobScope = {
     store: services.store,
-    clock: services.clock,
+    clock,
     projectId: context.projectId,
     asyncActionId: action.id,
     source: { channel: 'API', api_key: { name: context.apiKey.name, app_id: context.apiKey.appId } },

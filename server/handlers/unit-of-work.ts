@@ -69,6 +69,14 @@ export function inProject<R>(
     });
 }
 
+/**
+ * The clock a project's background work (an export, an import, a campaign's deletion) stamps with: its test
+ * clock's time when the work starts, while frozen (when test clocks are on); the server's clock otherwise.
+ */
+export async function jobClock(services: Services, projectId: string): Promise<Clock> {
+  return services.testClocks ? services.store.read(projectId, (uow) => projectClock(uow, services.clock)) : services.clock;
+}
+
 /** Runs a management use case in one unit of work on the organization (projects, keys, users). */
 export function inOrganization<R>(services: Services, work: (ctx: DomainContext) => Promise<R>): Promise<R> {
   return services.store.transaction(ORGANIZATION, (uow) => work({ uow, clock: services.clock }));

@@ -106,6 +106,29 @@ describe('test clocks', () => {
     expect(updated).toMatchObject({ created_at: at, updated_at: later.time });
   });
 
+  test('when the clock is frozen, then work that runs in the background (code generation) carries its time', async () => {
+    if (!available) return skip(reason, OPERATIONS);
+    const at = new Date(Date.now() + 7 * DAY).toISOString();
+    await freeze(at);
+    const made = await client.POST('/v1/campaigns', {
+      body: { name: unique('Clocked codes'), campaign_type: 'DISCOUNT_COUPONS', vouchers_count: 1_100, voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, code_config: { pattern: 'TC-######' } } },
+    });
+    expect(made.response.status).toBe(200);
+    const campaignId = known(made.data, 'id').id;
+    expect(made.data!.vouchers_generation_status).toBe('IN_PROGRESS');
+    let status = made.data!.vouchers_generation_status;
+    for (const deadline = Date.now() + 60_000; status === 'IN_PROGRESS' && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await client.GET('/v1/campaigns/{campaignId}', { params: { path: { campaignId } } })).data!.vouchers_generation_status;
+    }
+    expect(status).toBe('DONE');
+    const page = (await client.GET('/v1/vouchers', { params: { query: { campaign_id: campaignId, limit: 100, order: '-created_at' } as never } })).data!;
+    expect(page.total).toBe(1_100);
+    // The newest were made by the background batches, after the request that made the campaign had answered.
+    expect(new Set((page.vouchers ?? []).map((voucher) => voucher.created_at))).toEqual(new Set([at]));
+    expect(page.vouchers).toHaveLength(100);
+  }, 90_000);
+
   test('when a voucher expires tomorrow and the clock is advanced two days, then its validation fails as expired', async () => {
     if (!available) return skip(reason, OPERATIONS);
     const now = await freeze();
