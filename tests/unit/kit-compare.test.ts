@@ -151,6 +151,20 @@ describe('compare: two runs of the same scenarios', () => {
     ]);
   });
 
+  test('when a page of a list in ID order is only part of it on both sides, then which items fill it is not compared, but their fields and the page are', () => {
+    const entry = (id: string, name: string, extra: Record<string, unknown> = {}) => ({ id, resource_name: name, ...extra });
+    const page = (items: unknown[], total: number) => [{ path: '/v1/trash-bin?limit=2', operationId: 'list-bin-entries', body: { object: 'list', data_ref: 'data', data: items, total } }];
+    const a = [entry('bin_1000000000000000aa', 'C-MEUQ4'), entry('bin_2000000000000000aa', 'PAGE-7FD5567434')];
+    const b = [entry('bin_3000000000000000bb', 'Spring'), entry('bin_4000000000000000bb', 'C-XYZW2')];
+    expect(compare(page(a, 7), page(b, 7)).differences).toEqual([]);
+    // Another total, or an item with a field the other side's lacks, is still a difference.
+    expect(compare(page(a, 7), page(b, 8)).differences.map((difference) => difference.path)).toEqual(['$.total']);
+    const extra = [b[0], entry('bin_4000000000000000bb', 'C-XYZW2', { internal: 1 })];
+    expect(compare(page(a, 7), page(extra, 7)).differences.map((difference) => difference.path)).toEqual(['$.data[1] (fields)']);
+    // The whole list (total = its length) must hold the same items.
+    expect(compare(page(a, 2), page(b, 2)).differences.length).toBeGreaterThan(0);
+  });
+
   test('when calls sent at once are answered differently on each side, then they meet their equals; sent one after another, they do not', () => {
     const redeem = (status: number, sent: number, at: number) => ({ method: 'POST', path: '/v1/redemptions', operationId: 'redeem-stacked-discounts', status, body: { result: status === 200 ? 'SUCCESS' : 'FAILURE' }, sent, at });
     // Both sent before either was answered: which wins is the server's race.
@@ -212,6 +226,8 @@ describe('compare: two runs of the same scenarios', () => {
     // A tracking ID keeps its prefix whatever its random part holds; an ID without the prefix is another value.
     const tracked = (id: string) => [{ path: '/v1/qualifications', operationId: 'check-eligibility', body: { tracking_id: id } }];
     expect(compare(tracked('track_fk6nbo2vt8r4'), tracked('track_CPQdcLje_8wi')).differences).toEqual([]);
+    // Its random part may be lower-case letters and hyphens only.
+    expect(compare(tracked('track_6Dls7wR7HAur'), tracked('track_ybud-ezhoflj')).differences).toEqual([]);
     expect(compare(tracked('track_fk6nbo2vt8r4'), tracked('fk6nbo2vt8r4xxxxx1')).differences.map((difference) => difference.path)).toEqual(['$.tracking_id']);
     // Names in the same order on both sides: the types must then come in the same order too.
     const same = compare([list(['Gold', 'Silver'], types, 'XLyqCEJRjLn8zcMv2ST1')], [list(['Gold', 'Silver'], [...types].reverse(), 'd_MaDbdxrsFaVpW21K6t')]);
