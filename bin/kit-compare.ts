@@ -119,6 +119,12 @@ class Scenario {
   private readonly aToB = new Map<string, string>();
   private readonly bToA = new Map<string, string>();
   readonly differences: Difference[] = [];
+  /**
+   * Set while the exchange compared asked for a page after a cursor the client made up (the same literal on
+   * both sides, not an ID either server issued): which items, and how many, follow it is drawn by each side's
+   * random IDs.
+   */
+  cursorMadeUp = false;
 
   constructor(
     private readonly name: string,
@@ -239,21 +245,36 @@ class Scenario {
    * A page of a list in ID order that is only part of it on both sides (`has_more`, or a `total` past its
    * length) and whose items do not meet as a set: which items fill it is drawn by each side's random IDs. Its
    * envelope (every field but the list) is compared as usual, the list by its length and each item by the
-   * fields it carries, not by which item it is. Returns whether the page was compared so.
+   * fields it carries (a field only one side's item has is a difference, shown with its value), not by which
+   * item it is. After a cursor the client made up (cursorMadeUp), the page is drawn whatever its length, and
+   * its `has_more` and `more_starting_after` too. Returns whether the page was compared so.
    */
   private partialPages(operation: string, path: string, a: Record<string, unknown>, b: Record<string, unknown>): boolean {
     const key = typeof a.data_ref === 'string' ? a.data_ref : 'data';
     const [itemsA, itemsB] = [a[key], b[key]];
-    if (!Array.isArray(itemsA) || !Array.isArray(itemsB) || itemsA.length !== itemsB.length || itemsA.length === 0) return false;
-    const partial = (page: Record<string, unknown>, items: unknown[]) => page.has_more === true || (typeof page.total === 'number' && page.total > items.length);
+    if (!Array.isArray(itemsA) || !Array.isArray(itemsB) || (itemsA.length !== itemsB.length && !this.cursorMadeUp) || itemsA.length + itemsB.length === 0) return false;
+    const partial = (page: Record<string, unknown>, items: unknown[]) => this.cursorMadeUp || page.has_more === true || (typeof page.total === 'number' && page.total > items.length);
     if (!partial(a, itemsA) || !partial(b, itemsB) || !sortedBy(itemsA, ['id']) || !sortedBy(itemsB, ['id'])) return false;
-    if (this.wouldMatch(itemsA, itemsB)) return false;
-    const { [key]: _a, ...envelopeA } = a;
-    const { [key]: _b, ...envelopeB } = b;
-    this.compare(operation, path, envelopeA, envelopeB);
-    itemsA.forEach((item, index) => {
-      const fields = (value: unknown) => (isObject(value) ? Object.keys(value).sort().join(',') : typeof value);
-      if (fields(item) !== fields(itemsB[index])) this.differ(operation, `${path}.${key}[${index}] (fields)`, fields(item), fields(itemsB[index]));
+    const same = this.wouldMatch(itemsA, itemsB);
+    if (same && !this.cursorMadeUp) return false;
+    // After a made-up cursor, how many items follow (so whether more do, and the last one's ID) is drawn too.
+    const drawn = this.cursorMadeUp ? ['has_more', 'more_starting_after'] : [];
+    const envelope = (page: Record<string, unknown>) => Object.fromEntries(Object.entries(page).filter(([field]) => field !== key && !drawn.includes(field)));
+    this.compare(operation, path, envelope(a), envelope(b));
+    if (same) {
+      this.compare(operation, `${path}.${key}`, itemsA, itemsB);
+      return true;
+    }
+    itemsA.slice(0, itemsB.length).forEach((item, index) => {
+      const other = itemsB[index];
+      const at = `${path}.${key}[${index}]`;
+      if (!isObject(item) || !isObject(other)) {
+        if (typeof item !== typeof other) this.differ(operation, at, item, other);
+        return;
+      }
+      // A field one side's item carries and the other's lacks, with its value.
+      for (const field of Object.keys(item).sort()) if (!(field in other)) this.differ(operation, `${at}.${field}`, item[field], ABSENT);
+      for (const field of Object.keys(other).sort()) if (!(field in item)) this.differ(operation, `${at}.${field}`, ABSENT, other[field]);
     });
     return true;
   }
@@ -443,7 +464,9 @@ export function compareRuns(input: {
       if (!partner) continue;
       exchanges += 1;
       if (exchange.status !== partner.status) scenario.differ(operation, 'status', exchange.status, partner.status);
+      scenario.cursorMadeUp = cursorMadeUp(exchange, partner);
       scenario.compare(operation, '$', bodiesA.get(exchange) ?? parsed(exchange.body, originsA), bodiesB.get(partner) ?? parsed(partner.body, originsB));
+      scenario.cursorMadeUp = false;
     }
     const operations = new Set([...met.keys(), ...callsOfB.keys()]);
     for (const operation of [...operations].sort()) {
@@ -455,6 +478,16 @@ export function compareRuns(input: {
   const onlyA = [...runA.keys()].filter((name) => !runB.has(name)).length;
   const onlyB = [...runB.keys()].filter((name) => !runA.has(name)).length;
   return { scenarios: { compared, onlyA, onlyB }, exchanges: { compared: exchanges }, differences };
+}
+
+/**
+ * Whether a GET asks for the page after a cursor (`starting_after_id`, `starting_after`) that the client made
+ * up: the same non-empty literal on both sides, where an ID read from either server's answer would differ.
+ */
+function cursorMadeUp(a: Exchange, b: Exchange): boolean {
+  if (a.method !== 'GET' || b.method !== 'GET') return false;
+  const [urlA, urlB] = [new URL(a.url), new URL(b.url)];
+  return [...urlA.searchParams].some(([name, value]) => /^starting_after/.test(name) && value !== '' && urlB.searchParams.get(name) === value);
 }
 
 /**

@@ -29346,7 +29346,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["QualificationLimit"];
                 /**
-                 * @description The order of the list; `-` for descending. `created_at` by default.
+                 * @description The order of the list; `-` for descending. `created_at` by default. Ties (one type, one category) come in the order the items were made.
                  * @example -created_at
                  */
                 order?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "code" | "-code";
@@ -29395,7 +29395,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["QualificationLimit"];
                 /**
-                 * @description The order of the list; `-` for descending. `created_at` by default.
+                 * @description The order of the list; `-` for descending. `created_at` by default. Ties (one type, one category) come in the order the items were made.
                  * @example -created_at
                  */
                 order?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "type" | "-type" | "code" | "-code" | "category" | "-category" | "campaign" | "-campaign";
