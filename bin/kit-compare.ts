@@ -242,29 +242,33 @@ class Scenario {
   }
 
   /**
-   * A page of a list in ID order that is only part of it on both sides (`has_more`, or a `total` past its
-   * length) and whose items do not meet as a set: which items fill it is drawn by each side's random IDs. Its
-   * envelope (every field but the list) is compared as usual, the list by its length and each item by the
-   * fields it carries (a field only one side's item has is a difference, shown with its value), not by which
-   * item it is. After a cursor the client made up (cursorMadeUp), the page is drawn whatever its length, and
-   * its `has_more` and `more_starting_after` too. Returns whether the page was compared so.
+   * A page of a list in ID, code or name order that is only part of it on both sides (`has_more`, or a
+   * `total` past its length): which items fill it is drawn by each side's random values. Its envelope (every
+   * field but the list and the cursor to its last item) is compared as usual; its items as a set when they meet
+   * as one, else by the list's length and the fields each item carries (a field only one side's item has is a
+   * difference, shown with its value), not by which item it is. After a cursor the client made up
+   * (cursorMadeUp), the page is drawn whatever its length, and its `has_more` too. Returns whether the page was
+   * compared so.
    */
   private partialPages(operation: string, path: string, a: Record<string, unknown>, b: Record<string, unknown>): boolean {
     const key = typeof a.data_ref === 'string' ? a.data_ref : 'data';
     const [itemsA, itemsB] = [a[key], b[key]];
     if (!Array.isArray(itemsA) || !Array.isArray(itemsB) || (itemsA.length !== itemsB.length && !this.cursorMadeUp) || itemsA.length + itemsB.length === 0) return false;
     const partial = (page: Record<string, unknown>, items: unknown[]) => this.cursorMadeUp || page.has_more === true || (typeof page.total === 'number' && page.total > items.length);
-    if (!partial(a, itemsA) || !partial(b, itemsB) || !sortedBy(itemsA, ['id']) || !sortedBy(itemsB, ['id'])) return false;
+    if (!partial(a, itemsA) || !partial(b, itemsB) || !RANDOM_ORDERS.some((keys) => sortedBy(itemsA, keys) && sortedBy(itemsB, keys))) return false;
     const same = this.wouldMatch(itemsA, itemsB);
-    if (same && !this.cursorMadeUp) return false;
-    // After a made-up cursor, how many items follow (so whether more do, and the last one's ID) is drawn too.
-    const drawn = this.cursorMadeUp ? ['has_more', 'more_starting_after'] : [];
+    // The cursor to the next page names each side's last item, drawn as the rest (checked to be that item's ID);
+    // after a made-up cursor, how many items follow, and so whether more do, is drawn too.
+    const last = (page: Record<string, unknown>, items: unknown[]) => isObject(items.at(-1)) && page.more_starting_after === (items.at(-1) as Record<string, unknown>).id;
+    const drawn = [...(last(a, itemsA) && last(b, itemsB) ? ['more_starting_after'] : []), ...(this.cursorMadeUp ? ['has_more', 'more_starting_after'] : [])];
     const envelope = (page: Record<string, unknown>) => Object.fromEntries(Object.entries(page).filter(([field]) => field !== key && !drawn.includes(field)));
-    this.compare(operation, path, envelope(a), envelope(b));
+    // The items first, so that IDs pair as the items do before the envelope names any.
     if (same) {
       this.compare(operation, `${path}.${key}`, itemsA, itemsB);
+      this.compare(operation, path, envelope(a), envelope(b));
       return true;
     }
+    this.compare(operation, path, envelope(a), envelope(b));
     itemsA.slice(0, itemsB.length).forEach((item, index) => {
       const other = itemsB[index];
       const at = `${path}.${key}[${index}]`;
@@ -322,6 +326,8 @@ class Scenario {
  * that differ by nature are matched out of order.
  */
 const GENERATED_ORDERS = [['id'], ['code'], ['name'], ['created_at']];
+/** The orders by a value each side draws at random: which items a part of such a list holds is drawn too. */
+const RANDOM_ORDERS = [['id'], ['code'], ['name']];
 /** Lists longer than this are compared in order only (matching is quadratic). */
 const MATCHED_MAX = 500;
 

@@ -22,18 +22,15 @@ export interface ExaminationQuery {
 
 const DEFAULT_LIMIT = 10;
 
-/**
- * Sorts by the field `order` names (`-` for descending); ties (one type, one category) in the order they were
- * made, then by ID, whatever order the store found them in.
- */
-function sortBy<T extends { id: string; created_at: string }>(rows: T[], order: string | undefined, value: (row: T, field: string) => string | null | undefined): T[] {
+/** Sorts by the field `order` names (`-` for descending), ties in the order found. */
+function sortBy<T>(rows: T[], order: string | undefined, value: (row: T, field: string) => string | null | undefined): T[] {
   const descending = order?.startsWith('-') ?? false;
   const field = (order ?? 'created_at').replace(/^-/, '');
-  const compare = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
   return [...rows].sort((a, b) => {
-    const compared = compare(value(a, field) ?? '', value(b, field) ?? '');
-    if (compared !== 0) return descending ? -compared : compared;
-    return compare(a.created_at, b.created_at) || compare(a.id, b.id);
+    const left = value(a, field) ?? '';
+    const right = value(b, field) ?? '';
+    const compared = left < right ? -1 : left > right ? 1 : 0;
+    return descending ? -compared : compared;
   });
 }
 

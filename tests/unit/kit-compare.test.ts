@@ -163,6 +163,18 @@ describe('compare: two runs of the same scenarios', () => {
     expect(compare(page(a, 7), page(extra, 7)).differences.map(({ path, a, b }) => ({ path, a, b }))).toEqual([{ path: '$.data[1].internal', a: '(absent)', b: 1 }]);
     // The whole list (total = its length) must hold the same items.
     expect(compare(page(a, 2), page(b, 2)).differences.length).toBeGreaterThan(0);
+    // The same items in another ID order: the cursor to the next page names each side's own last item.
+    const more = (items: Array<{ id: string }>) => [{ path: '/v1/trash-bin?limit=2', operationId: 'list-bin-entries', body: { object: 'list', data_ref: 'data', data: items, has_more: true, more_starting_after: items.at(-1)!.id } }];
+    const [first, second] = [entry('bin_1000000000000000aa', 'C-MEUQ4'), entry('bin_2000000000000000aa', 'Spring')];
+    const [secondB, firstB] = [entry('bin_3000000000000000bb', 'Spring'), entry('bin_4000000000000000bb', 'C-MEUQ4')];
+    expect(compare(more([first, second]), more([secondB, firstB])).differences).toEqual([]);
+    // A cursor that is not its page's last item is compared as any value.
+    const off = more([secondB, firstB]);
+    (off[0]!.body as Record<string, unknown>).more_starting_after = 'bin_7000000000000000bb';
+    expect(compare(more([first, second]), off).differences.map((difference) => difference.path)).toEqual(['$.more_starting_after']);
+    // A page in order of names with a random part is drawn as one in ID order.
+    const named = (names: string[]) => [{ path: '/v1/templates/campaigns?limit=2', operationId: 'list-campaign-templates', body: { object: 'list', data: names.map((name) => ({ name })), has_more: true } }];
+    expect(compare(named(['Template-0a1b2c3d4e', 'Template-1f2e3d4c5b']), named(['Spring template-0c0c0c0c0c', 'Template-2b2b2b2b2b'])).differences).toEqual([]);
   });
 
   test('when a page is asked for after a cursor the client made up, then which items follow it, how many and whether more do are not compared', () => {
