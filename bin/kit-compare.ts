@@ -245,8 +245,8 @@ class Scenario {
    * A page of a list in ID, code or name order that is only part of it on both sides (`has_more`, or a
    * `total` past its length): which items fill it is drawn by each side's random values. Its envelope (every
    * field but the list and the cursor to its last item) is compared as usual; its items as a set when they meet
-   * as one, else by the list's length and the fields each item carries (a field only one side's item has is a
-   * difference, shown with its value), not by which item it is. After a cursor the client made up
+   * as one, else by the list's length and the fields its items carry (a field that items of one side's page carry
+   * and none of the other's is a difference, shown with each value), not by which item it is. After a cursor the client made up
    * (cursorMadeUp), the page is drawn whatever its length, and its `has_more` too. Returns whether the page was
    * compared so.
    */
@@ -269,17 +269,22 @@ class Scenario {
       return true;
     }
     this.compare(operation, path, envelope(a), envelope(b));
-    itemsA.slice(0, itemsB.length).forEach((item, index) => {
-      const other = itemsB[index];
-      const at = `${path}.${key}[${index}]`;
-      if (!isObject(item) || !isObject(other)) {
-        if (typeof item !== typeof other) this.differ(operation, at, item, other);
-        return;
-      }
-      // A field one side's item carries and the other's lacks, with its value.
-      for (const field of Object.keys(item).sort()) if (!(field in other)) this.differ(operation, `${at}.${field}`, item[field], ABSENT);
-      for (const field of Object.keys(other).sort()) if (!(field in item)) this.differ(operation, `${at}.${field}`, ABSENT, other[field]);
-    });
+    // Other items carry other optional fields (a description on some), so a field is a difference only where no
+    // item of the other side's page carries it; each item that does is shown, with its value.
+    const fieldsOf = (items: unknown[]) => new Set(items.flatMap((item) => (isObject(item) ? Object.keys(item) : [`(${typeof item})`])));
+    const [fieldsA, fieldsB] = [fieldsOf(itemsA), fieldsOf(itemsB)];
+    const unmatched = (items: unknown[], others: Set<string>, side: 'a' | 'b') =>
+      items.forEach((item, index) => {
+        const at = `${path}.${key}[${index}]`;
+        const report = (where: string, value: unknown) => (side === 'a' ? this.differ(operation, where, value, ABSENT) : this.differ(operation, where, ABSENT, value));
+        if (!isObject(item)) {
+          if (!others.has(`(${typeof item})`)) report(at, item);
+          return;
+        }
+        for (const field of Object.keys(item).sort()) if (!others.has(field)) report(`${at}.${field}`, item[field]);
+      });
+    unmatched(itemsA, fieldsB, 'a');
+    unmatched(itemsB, fieldsA, 'b');
     return true;
   }
 
