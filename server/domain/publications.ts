@@ -12,7 +12,7 @@ import { validityAt } from './validity.js';
 import { createVoucher, type VoucherRecord } from './vouchers.js';
 import { noteReferrer } from './referrals.js';
 import { table } from '../store/schema.js';
-import { campaignNamesById } from './campaign-lookup.js';
+import { campaignNameSource } from './campaign-lookup.js';
 import { FRESH } from '../store/fresh.js';
 import { isoNow } from './clock.js';
 
@@ -231,13 +231,14 @@ export async function listPublications(ctx: DomainContext, query: PublicationLis
   const customerId = query.customer ? (((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? missing) : undefined;
   const campaignId = query.campaign ? (((await ctx.uow.campaigns.get(query.campaign)) ?? (await ctx.uow.campaigns.getBy('name', query.campaign)))?.id ?? missing) : undefined;
   const filter = query.filters ? listFilter(query.filters, PUBLICATION_FILTER_FIELDS) : undefined;
-  const names = filter && 'campaign_name' in filter ? await campaignNamesById(ctx) : new Map<string, string>();
+  const clause = filter?.campaign_name;
+  const names = typeof clause === 'object' ? await campaignNameSource(ctx, clause.conditions) : undefined;
   const source = (field: string): FieldSource => {
     switch (field) {
       case 'failure_code':
         return { constant: null };
       case 'campaign_name':
-        return { key: 'campaign_id', lookup: names, otherwise: null };
+        return names ?? { constant: null };
       // The list's filters read the referral flag as the text `true` or `false`.
       case 'is_referral_code':
         return { key: 'is_referral_code', lookup: new Map([[true, 'true'], [false, 'false']]), otherwise: null };

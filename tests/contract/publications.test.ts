@@ -171,5 +171,27 @@ describe('publications', () => {
     expectError(await list('filters[amount][conditions][$is]=1'), 400, 'invalid_query_params');
     expectError(await list('filters[source_id][conditions][$near]=x'), 400, 'invalid_query_params');
   });
+
+  test('when the list is filtered by campaign name, then a publication without a campaign reads it as none', async () => {
+    const name = unique('PubNamed');
+    await ctx.client.POST('/v1/campaigns', { body: { name, campaign_type: 'DISCOUNT_COUPONS', type: 'STATIC', voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }, vouchers_count: 2 } });
+    const customer = (await ctx.client.POST('/v1/customers', { body: { source_id: unique('pub-named') } })).data!;
+    const standalone = unique('PUBS');
+    await ctx.client.POST('/v1/vouchers/{code}', { params: { path: { code: standalone } }, body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'PERCENT', percent_off: 5 } } });
+    const fromCampaign = (await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, campaign: { name } } })).data!;
+    const alone = (await ctx.client.POST('/v1/publications', { body: { customer: { id: customer.id }, voucher: standalone } })).data!;
+    const ids = async (filter: string) => {
+      const response = await raw(ctx.target, 'GET', `/v1/publications?customer=${customer.id}&order=created_at&${filter}`);
+      expect(response.status).toBe(200);
+      return (response.body as { publications: { id: string }[] }).publications.map((p) => p.id);
+    };
+    expect(await ids(`filters[campaign_name][conditions][$is]=${name}`)).toEqual([fromCampaign.id]);
+    expect(await ids(`filters[campaign_name][conditions][$starts_with]=${name.slice(0, 8)}`)).toEqual([fromCampaign.id]);
+    // No campaign: the name reads as none, which is not this name, and is unknown.
+    expect(await ids(`filters[campaign_name][conditions][$is_not]=${name}`)).toEqual([alone.id]);
+    expect(await ids('filters[campaign_name][conditions][$is_unknown]=true')).toEqual([alone.id]);
+    expect(await ids('filters[campaign_name][conditions][$has_value]=true')).toEqual([fromCampaign.id]);
+    expect(await ids(`filters[junction]=or&filters[campaign_name][conditions][$is]=${name}&filters[voucher_type][conditions][$is]=DISCOUNT_VOUCHER`)).toEqual([fromCampaign.id, alone.id]);
+  });
 });
 

@@ -1,7 +1,7 @@
 import { applyChanges } from '../changes.js';
 import type { DomainContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
-import { FILTER_OPERATORS, matchesConditions, type FilterValue } from '../filters.js';
+import { FILTER_OPERATORS, filterCondition, matchesConditions, rowField, type Conditions, type ExtraOperators, type FilterDefinition, type FilterValue } from '../filters.js';
 import { newId } from '../ids.js';
 import { pageWindow, type PageRequest } from '../pagination.js';
 import { writeUnique } from '../unique.js';
@@ -10,6 +10,7 @@ import type { CatalogOrder, Product, ProductCollection, ProductCollectionCreate,
 import type { components } from '../../../generated/openapi.js';
 import type { PricedItem } from '../discounts.js';
 import { FRESH } from '../../store/fresh.js';
+import { and, compare, or, type Condition, type Field } from '../../store/conditions.js';
 import { isoNow } from '../clock.js';
 
 type ProductCollectionUpdate = components['schemas']['ProductCollectionsUpdateRequestBody'];
@@ -154,6 +155,48 @@ function holds(actual: unknown, operator: string, operands: unknown[], now: numb
   return engineOperator === '$is' || engineOperator === '$in' ? equalsOne : !equalsOne;
 }
 
+/**
+ * Whether the store can select a filter's members itself, with the meaning matchesCollectionFilter gives it:
+ * not when an operand is an object (compared as whole JSON, which the store's conditions do not do), nor for
+ * the `$count` operators (which hold for no value but an array, where the store's `length` reads a non-array
+ * as empty).
+ */
+function storeSelects(filter: ProductCollectionFilter): boolean {
+  return Object.entries(filter)
+    .filter(([field]) => field !== 'junction')
+    .every(([, clause]) =>
+      Object.entries((clause as { conditions: Record<string, unknown[]> }).conditions).every(([operator, operands]) => !operator.startsWith('$count') && !operands.some(isObject)),
+    );
+}
+
+/** The day operators as store conditions, `now` being the moment of the request; each holds only for a text that reads as a date, as timeOf does. */
+function dayOperators(now: number): ExtraOperators {
+  const days = (values: readonly unknown[]) => Number(values[0]) * DAY;
+  const dayOf = (moment: number) => Math.floor(moment / DAY) * DAY;
+  // Any text is at least the empty text: the field holds a string, not a number the store would read as a time.
+  const dated = (field: Field, ...conditions: Condition[]) => and(compare('gte', field, ''), ...conditions);
+  const sameDay = (field: Field, moment: number) => dated(field, compare('gte', field, dayOf(moment), 'time'), compare('lt', field, dayOf(moment) + DAY, 'time'));
+  return {
+    $is_days_ago: (field, values) => sameDay(field, now - days(values)),
+    $is_days_in_future: (field, values) => sameDay(field, now + days(values)),
+    $more_than_ago: (field, values) => dated(field, compare('lt', field, now - days(values), 'time')),
+    $less_than_ago: (field, values) => dated(field, compare('gt', field, now - days(values), 'time'), compare('lte', field, now, 'time')),
+    $more_than_future: (field, values) => dated(field, compare('gt', field, now + days(values), 'time')),
+    $less_than_future: (field, values) => dated(field, compare('gte', field, now, 'time'), compare('lt', field, now + days(values), 'time')),
+  };
+}
+
+/** A filter the store can select on (storeSelects) as a store condition on products and SKUs alike. */
+function collectionCondition(filter: ProductCollectionFilter, now: number): Condition {
+  const spelled: FilterDefinition = { junction: filter.junction?.toLowerCase() === 'or' ? 'or' : 'and' };
+  for (const [field, clause] of Object.entries(filter)) {
+    if (field === 'junction') continue;
+    const conditions = (clause as { conditions: Record<string, unknown[]> }).conditions;
+    spelled[field] = { conditions: Object.fromEntries(Object.entries(conditions).map(([operator, operands]) => [ALIASES[operator] ?? operator, operands])) as Conditions };
+  }
+  return filterCondition(spelled, rowField, dayOperators(now));
+}
+
 export function matchesCollectionFilter(record: Product | Sku, filter: ProductCollectionFilter, now: number): boolean {
   const results = Object.entries(filter)
     .filter(([field]) => field !== 'junction')
@@ -241,33 +284,70 @@ function sortMembers(members: (Product | Sku)[], order: CatalogOrder): (Product 
   return sorted.map(({ member }) => member);
 }
 
+/** Member order: the sort key (a member never updated first by `updated_at`), then creation, a product before a SKU. */
+function memberOrder(order: CatalogOrder | undefined) {
+  const { field, direction } = catalogOrder(order, ['created_at', 'updated_at'] as const);
+  const ascending = (a: Product | Sku, b: Product | Sku) =>
+    (a[field] ?? '').localeCompare(b[field] ?? '') || a.created_at.localeCompare(b.created_at) || (a.object === b.object ? 0 : a.object === 'product' ? -1 : 1);
+  return { field, direction, compare: direction === 'desc' ? (a: Product | Sku, b: Product | Sku) => ascending(b, a) : ascending };
+}
+
+/** The `starting_after` cursor: members made after it (before it, newest first). */
+function afterCursor(query: MembersQuery): { holds(member: Product | Sku): boolean; condition: Condition } | undefined {
+  if (query.starting_after === undefined) return undefined;
+  const cursor = Date.parse(query.starting_after);
+  const descending = query.order === '-created_at';
+  if (Number.isNaN(cursor)) return { holds: () => false, condition: or() };
+  return {
+    holds: (member) => (descending ? Date.parse(member.created_at) < cursor : Date.parse(member.created_at) > cursor),
+    condition: compare(descending ? 'lt' : 'gt', 'created_at', cursor, 'time'),
+  };
+}
+
 /**
- * The members of a collection now: listed ones for STATIC, the filter's matches for AUTO_UPDATE. Products
- * come without their SKUs, SKUs with their product.
+ * The first `count` members of an auto-update collection the store selects (storeSelects), with how many there
+ * are: each table's first `count` in the order asked for, merged. Nothing beyond the page is read into memory.
  */
-export async function listCollectionMembers(ctx: DomainContext, id: string, query: MembersQuery) {
-  const collection = await findCollection(ctx, id);
-  let members: (Product | Sku)[];
+async function selectedMembers(ctx: DomainContext, filter: ProductCollectionFilter, query: MembersQuery, count: number) {
+  const { field, direction, compare: order } = memberOrder(query.order);
+  const where = and(collectionCondition(filter, ctx.clock.now().getTime()), afterCursor(query)?.condition);
+  const request = { where, orderBy: { field, direction }, limit: count };
+  const [products, skus] = [await ctx.uow.products.query(request), await ctx.uow.skus.query(request)];
+  return { members: [...products.rows, ...skus.rows].sort(order).slice(0, count), total: products.total + skus.total };
+}
+
+/** Every member of a static collection, or of an auto-update one whose filter is worked out member by member, in the order asked for. */
+async function membersInHand(ctx: DomainContext, collection: ProductCollection, query: MembersQuery) {
+  let members: (Product | Sku)[] = [];
   if (collection.type === 'STATIC') {
-    members = [];
     for (const item of collection.products ?? []) {
       const member = item.object === 'product' ? await ctx.uow.products.get(item.id) : await ctx.uow.skus.get(item.id);
       if (member) members.push(member);
     }
+    // A static collection keeps its listed order unless an order is asked for; ties keep it too.
+    if (query.order !== undefined) members = sortMembers(members, query.order);
   } else {
     const now = ctx.clock.now().getTime();
-    const everything = [...(await ctx.uow.products.query({})).rows, ...(await ctx.uow.skus.query({})).rows].sort((a, b) =>
-      a.created_at.localeCompare(b.created_at),
-    );
-    members = everything.filter((record) => matchesCollectionFilter(record, collection.filter!, now));
+    const everything = [...(await ctx.uow.products.query({})).rows, ...(await ctx.uow.skus.query({})).rows];
+    members = everything.filter((record) => matchesCollectionFilter(record, collection.filter!, now)).sort(memberOrder(query.order).compare);
   }
-  if (query.order !== undefined) members = sortMembers(members, query.order);
-  if (query.starting_after !== undefined) {
-    const cursor = Date.parse(query.starting_after);
-    const descending = query.order === '-created_at';
-    members = members.filter((member) => (descending ? Date.parse(member.created_at) < cursor : Date.parse(member.created_at) > cursor));
-  }
+  const cursor = afterCursor(query);
+  if (cursor) members = members.filter((member) => cursor.holds(member));
+  return { members, total: members.length };
+}
+
+/**
+ * The members of a collection now: listed ones for STATIC, the filter's matches for AUTO_UPDATE (selected by
+ * the store, a page at a time, unless the filter needs each member in hand). Products come without their SKUs,
+ * SKUs with their product.
+ */
+export async function listCollectionMembers(ctx: DomainContext, id: string, query: MembersQuery) {
+  const collection = await findCollection(ctx, id);
   const { offset, limit } = pageWindow(query);
+  const { members, total } =
+    collection.type === 'AUTO_UPDATE' && collection.filter && storeSelects(collection.filter)
+      ? await selectedMembers(ctx, collection.filter, query, offset + limit)
+      : await membersInHand(ctx, collection, query);
   const rows: (Product | SkuWithProduct)[] = [];
   for (const member of members.slice(offset, offset + limit)) {
     if (member.object === 'product') rows.push(member);
@@ -276,5 +356,5 @@ export async function listCollectionMembers(ctx: DomainContext, id: string, quer
       rows.push({ ...FRESH, ...member, ...(product && { product }) });
     }
   }
-  return { rows, total: members.length };
+  return { rows, total };
 }
