@@ -98,17 +98,31 @@ export async function bulkUpsertCustomer(ctx: DomainContext, input: CustomerCrea
 }
 
 export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate, addressOf: (sent: CustomerCreate['address']) => Customer['address'] = fullAddress): Promise<Customer> {
+  return (await upsertCustomerTold(ctx, input, addressOf)).customer;
+}
+
+/**
+ * upsertCustomer, telling also whether the customer is new and entered no segment. Such a customer holds
+ * nothing yet: no voucher or order can name an ID made a moment ago, and only entering a segment runs rules
+ * (earning) on a customer as it is made. Its presentation (presentCustomer's `holdsNothing`) then need not
+ * read its vouchers and orders, two statements of the eight a creation sends on the SQL store.
+ */
+export async function upsertCustomerTold(
+  ctx: DomainContext,
+  input: CustomerCreate,
+  addressOf: (sent: CustomerCreate['address']) => Customer['address'] = fullAddress,
+): Promise<{ customer: Customer; holdsNothing: boolean }> {
   if (input.id !== undefined) {
     const existing = await ctx.uow.customers.get(input.id);
     if (!existing) throw notFound('customer', input.id);
     const { id: _id, source_id: _ignored, ...changes } = input;
-    return updateCustomer(ctx, existing.id, changes, addressOf);
+    return { customer: await updateCustomer(ctx, existing.id, changes, addressOf), holdsNothing: false };
   }
   if (input.source_id) {
     const existing = await ctx.uow.customers.getBy('source_id', input.source_id);
     if (existing) {
       const { source_id: _sameSourceId, ...changes } = input;
-      return updateCustomer(ctx, existing.id, changes, addressOf);
+      return { customer: await updateCustomer(ctx, existing.id, changes, addressOf), holdsNothing: false };
     }
   }
   const customer: Customer = {
@@ -133,8 +147,8 @@ export async function upsertCustomer(ctx: DomainContext, input: CustomerCreate, 
   };
   const created = await writeUnique('customer', () => ctx.uow.customers.insert(customer));
   await recordEvent(ctx, 'customer.created', { customer_id: created.id }, { customer: { id: created.id, source_id: created.source_id } });
-  await followSegments(ctx, new Map(), created);
-  return created;
+  const entered = await followSegments(ctx, new Map(), created);
+  return { customer: created, holdsNothing: entered === 0 };
 }
 
 /**
@@ -176,11 +190,14 @@ export function upsertNamedCustomer(ctx: DomainContext, ref: CustomerReference):
 export const segmentEntered = listenerSlot<[ctx: DomainContext, customerId: string, segmentId: string, trigger: EventRecord]>('a customer entering a segment');
 
 /** Tells which auto-update segments the customer entered and left with a write, and rewards entering. */
-async function followSegments(ctx: DomainContext, before: SegmentSnapshot, after: Customer): Promise<void> {
-  for (const { segment, eventId } of await noteSegmentChanges(ctx, before, after, after.id)) {
+/** Records the segments the customer entered and left, and runs what entering one does; returns how many it entered. */
+async function followSegments(ctx: DomainContext, before: SegmentSnapshot, after: Customer): Promise<number> {
+  const entered = await noteSegmentChanges(ctx, before, after, after.id);
+  for (const { segment, eventId } of entered) {
     const trigger = (await ctx.uow.events.get(eventId))!;
     await segmentEntered.call(ctx, after.id, segment.id, trigger);
   }
+  return entered.length;
 }
 
 export async function updateCustomer(ctx: DomainContext, ref: string, input: CustomerUpdate, addressOf: (sent: CustomerUpdate['address']) => Customer['address'] = fullAddress): Promise<Customer> {
@@ -246,14 +263,15 @@ export async function listCustomers(ctx: DomainContext, query: CustomerListQuery
  * derived from the customer's orders and the cards they hold now, so they are always true; redemption
  * counters are kept as redemptions happen.
  */
-export async function presentCustomer(ctx: DomainContext, record: Customer): Promise<Customer> {
+/** The customer as answered, its summary worked out from what it holds; `holdsNothing` as upsertCustomerTold tells it. */
+export async function presentCustomer(ctx: DomainContext, record: Customer, { holdsNothing = false } = {}): Promise<Customer> {
   let giftToGo = 0;
   let points = 0;
   // Referral counts are kept on the customer; points come from the cards held now.
   const campaigns: Customer['loyalty']['campaigns'] = Object.fromEntries(
     Object.entries(record.loyalty.campaigns).map(([name, entry]) => [name, { ...FRESH, ...entry, points: 0 }]),
   );
-  for (const voucher of await ctx.uow.vouchers.findBy('holder_id', record.id)) {
+  for (const voucher of holdsNothing ? [] : await ctx.uow.vouchers.findBy('holder_id', record.id)) {
     if (voucher.gift) giftToGo += voucher.gift.balance;
     if (voucher.loyalty_card) {
       points += voucher.loyalty_card.balance;
@@ -265,7 +283,7 @@ export async function presentCustomer(ctx: DomainContext, record: Customer): Pro
       }
     }
   }
-  const orders = (await ctx.uow.orders.findBy('customer_id', record.id)).filter((order) => order.status !== 'CANCELED');
+  const orders = (holdsNothing ? [] : await ctx.uow.orders.findBy('customer_id', record.id)).filter((order) => order.status !== 'CANCELED');
   const totalAmount = orders.reduce((sum, order) => sum + order.amount, 0);
   const last = orders.reduce<(typeof orders)[number] | undefined>((latest, order) => (!latest || order.created_at >= latest.created_at ? order : latest), undefined);
   const redemptions = record.summary.redemptions;

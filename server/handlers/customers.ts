@@ -7,7 +7,7 @@ import {
   listCustomers,
   presentCustomer,
   updateCustomer,
-  upsertCustomer,
+  upsertCustomerTold,
 } from '../domain/customers.js';
 import { segmentMembers } from '../domain/segments.js';
 import type { HandlersOf } from './types.js';
@@ -35,7 +35,15 @@ export const customerHandlers: HandlersOf<CustomerOperations> = {
   },
   'create-customer': async ({ body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await upsertCustomer(ctx, body)), { appends: true }),
+    body: await inProject(
+      services,
+      context,
+      async (ctx) => {
+        const { customer, holdsNothing } = await upsertCustomerTold(ctx, body);
+        return presentCustomer(ctx, customer, { holdsNothing });
+      },
+      { appends: true },
+    ),
   }),
   'get-customer': async ({ path, context, services }) => ({
     status: 200,
