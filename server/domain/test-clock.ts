@@ -87,11 +87,10 @@ function targetOf(now: Date, input: { time?: string; by?: string }): Date {
 }
 
 /**
- * Moves the project's clock to `to`, running what falls due on each day in between at that day's start, in
- * order; then the clock stands at `to`. The clock never goes back.
+ * Moves the project's clock from `from` (its time now) to `to`, running what falls due on each day in between
+ * at that day's start, in order; then the clock stands at `to`. The clock never goes back.
  */
-async function moveTo(ctx: DomainContext, row: TestClockRow | undefined, to: Date): Promise<TestClockView> {
-  const from = ctx.clock.now();
+async function moveTo(ctx: DomainContext, row: TestClockRow | undefined, to: Date, from: Date): Promise<TestClockView> {
   if (Number.isNaN(to.getTime())) throw clockError('The time is not a valid date-time');
   if (to.getTime() < from.getTime()) throw clockError(`The clock never goes back: ${to.toISOString()} is before the project's time ${from.toISOString()}`);
   if (to.getTime() - from.getTime() > MAX_ADVANCE_DAYS * DAY_MS) throw clockError(`One call moves the clock at most ${MAX_ADVANCE_DAYS} days; move it in steps`);
@@ -111,7 +110,10 @@ async function moveTo(ctx: DomainContext, row: TestClockRow | undefined, to: Dat
 /** Freezes the project's clock at `time` (its time now when absent); a frozen clock is moved there. */
 export async function freezeTestClock(ctx: DomainContext, input: { time?: string }): Promise<TestClockView> {
   const row = await ctx.uow.test_clocks.get('clock');
-  return moveTo(ctx, row, targetOf(ctx.clock.now(), input));
+  // One reading of the time, for the target and the start: a running clock read twice could tick in between,
+  // and freezing at "now" would then be refused as going back.
+  const now = ctx.clock.now();
+  return moveTo(ctx, row, targetOf(now, input), now);
 }
 
 /** Moves a frozen clock on to `time`, or by `by`. */
@@ -119,7 +121,8 @@ export async function advanceTestClock(ctx: DomainContext, input: { time?: strin
   const row = await ctx.uow.test_clocks.get('clock');
   if (!row) throw clockError('The project clock is not frozen: freeze it first (POST /v1/test-clock)');
   if (input.time === undefined && input.by === undefined) throw clockError('Give time or by');
-  return moveTo(ctx, row, targetOf(ctx.clock.now(), input));
+  const now = ctx.clock.now();
+  return moveTo(ctx, row, targetOf(now, input), now);
 }
 
 /**
