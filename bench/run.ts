@@ -33,6 +33,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONTRACT } from '../server/paths.js';
 import { exportMemory } from './export-memory.js';
+import { replyOf } from './child-messages.js';
 import { stalledClients } from './stalled.js';
 import { describeStorage, type StorageFigures } from './storage.js';
 import { ownCodeLine, ownWorkBudget, roundSpread, type ProfileSummary } from './profile.js';
@@ -85,15 +86,7 @@ interface BenchServer {
 
 /** Sends the server a message and waits for its reply of the given type. */
 function ask<T>(child: ChildProcess, type: string, replyType: string, extra: Record<string, unknown> = {}): Promise<T> {
-  return new Promise((resolve) => {
-    const listener = (message: { type: string } & T) => {
-      if (message.type !== replyType) return;
-      child.off('message', listener);
-      resolve(message);
-    };
-    child.on('message', listener);
-    child.send({ type, ...extra });
-  });
+  return replyOf<T>(child, replyType, type, extra);
 }
 
 async function startServer(...args: string[]): Promise<BenchServer> {

@@ -13,21 +13,11 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { replyOf } from './child-messages.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MAIN = join(here, '..', 'server', 'main.js');
 
-function reply<T>(child: ChildProcess, type: string, send?: string): Promise<T> {
-  return new Promise((resolve) => {
-    const listener = (message: { type: string } & T) => {
-      if (message.type !== type) return;
-      child.off('message', listener);
-      resolve(message);
-    };
-    child.on('message', listener);
-    if (send) child.send({ type: send });
-  });
-}
 
 /** One request on a connection of its own: its time in ms when answered 200 within 5 s, else what it got. */
 function bystander(port: number): Promise<number | string> {
@@ -72,7 +62,7 @@ export async function stalledClients(total: number, tries: number): Promise<void
         const count = Math.min(Math.ceil(total / processes), total - index * Math.ceil(total / processes));
         const child = fork(join(here, 'stalled-client.js'), [String(port), String(count)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
         attackers.push(child);
-        return reply<{ open: number; failed: number }>(child, 'held');
+        return replyOf<{ open: number; failed: number }>(child, 'held');
       }),
     );
     const openedIn = performance.now() - started;
@@ -85,7 +75,7 @@ export async function stalledClients(total: number, tries: number): Promise<void
       sequence.push(`${at}s:${typeof time === 'number' ? 'ok' : 'missed'}`);
     }
     if (process.env.BENCH_STALLED_SEQUENCE) console.log(`  bystander: ${sequence.join(' ')}`);
-    const stillOpen = (await Promise.all(attackers.map((child) => reply<{ open: number }>(child, 'count', 'count')))).reduce((sum, { open }) => sum + open, 0);
+    const stillOpen = (await Promise.all(attackers.map((child) => replyOf<{ open: number }>(child, 'count', 'count')))).reduce((sum, { open }) => sum + open, 0);
     const answered = times.filter((time): time is number => typeof time === 'number').sort((a, b) => a - b);
     const missed = new Map<string, number>();
     for (const time of times) if (typeof time === 'string') missed.set(time, (missed.get(time) ?? 0) + 1);
