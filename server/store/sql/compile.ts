@@ -1,6 +1,7 @@
 /**
  * Conditions (conditions.ts) compiled to SQL over `store_rows.doc`, with exactly the meaning conditions.ts
- * gives them. Values and field names are always parameters, never spliced into the text.
+ * gives them. Values and a condition's field names are always parameters, never spliced into the text (the
+ * store's own statements of fixed text spell its table and declared field names as literals: sql-store.ts).
  *
  * How the meaning is kept:
  * - A field reads as `nullif(doc -> 'a' -> 'b', 'null')`: `->` with a text key reads nothing from an array or
@@ -166,7 +167,11 @@ export function compileCondition(condition: Condition, params: Params): string {
  * reads as null. Text orders by code point (see above).
  */
 export function sortKey(field: string, kind: FieldKind, params: Params): string {
-  const key = params.add(field, 'text');
+  return sortKeyAt(params.add(field, 'text'), kind);
+}
+
+/** sortKey with the field's key as SQL: a placeholder, or a literal in a statement of fixed text. */
+export function sortKeyAt(key: string, kind: FieldKind): string {
   const json = `doc -> ${key}`;
   if (kind === 'number') return ofType(json, 'number', `(${json})::float8`);
   if (kind === 'boolean') return ofType(json, 'boolean', `(${json})::boolean`);

@@ -26,7 +26,7 @@ import {
   type UnitOfWork,
 } from '../store.js';
 import { MIGRATIONS, type Migration } from '../migrations/index.js';
-import { compileCondition, cursorValue, fieldValue, Params, sortKey } from './compile.js';
+import { compileCondition, cursorValue, jsonAt, Params, sortKey, sortKeyAt } from './compile.js';
 import { pgDriver, pgliteDriver, type Driver, type Session } from './driver.js';
 import { indexDrift, type IndexDrift } from './indexes.js';
 import { migrate } from './migrator.js';
@@ -82,6 +82,22 @@ interface Declaration {
   readonly kinds?: Readonly<Partial<Record<string, FieldKind>>>;
 }
 
+/** Schema names (tables, declared fields) as SQL string literals, made once. */
+const literals = new Map<string, string>();
+function literal(name: string): string {
+  let spelled = literals.get(name);
+  if (spelled === undefined) literals.set(name, (spelled = pg.escapeLiteral(name)));
+  return spelled;
+}
+
+/**
+ * A top-level field of the schema's as its index reads it (sql/indexes.ts), the key spelled as a literal: a
+ * statement that reads declared fields only has a fixed text, which is prepared (driver.ts `statementName`).
+ */
+function declaredValue(field: string): string {
+  return jsonAt([literal(field)]);
+}
+
 class SqlTable<T extends Row> implements Table<T> {
   constructor(
     private readonly name: string,
@@ -89,14 +105,18 @@ class SqlTable<T extends Row> implements Table<T> {
     private readonly state: UnitState,
   ) {}
 
-  private async run<R>(sql: string, params: readonly unknown[]): Promise<R[]> {
+  /**
+   * Runs a statement. A `prepared` one has a fixed text (table and declared field names as literals, values as
+   * parameters): every statement but a query's with a condition, whose text follows the condition.
+   */
+  private async run<R>(sql: string, params: readonly unknown[], prepared = true): Promise<R[]> {
     if (!this.state.open) throw new Error(`${this.name}: the unit of work is over`);
     // A write goes after the look-ups gathered before it, as it would had they run at once (see findBy).
     if (!sql.startsWith('SELECT') && this.state.gathering.size > 0) sendGathered(this.state);
     this.state.trace?.(sql, params);
-    if (!this.state.appending) return this.state.sql.query<R>(sql, params);
+    if (!this.state.appending) return this.state.sql.query<R>(sql, params, prepared);
     try {
-      return await this.state.sql.query<R>(sql, params);
+      return await this.state.sql.query<R>(sql, params, prepared);
     } catch (error) {
       // Appends running at once that each wait for a value the other took: PostgreSQL breaks the deadlock by
       // failing one, which runs again as a transaction.
@@ -107,7 +127,7 @@ class SqlTable<T extends Row> implements Table<T> {
 
   /** The rows of this table in this project. */
   private scope(params: Params): string {
-    return `project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${params.add(this.name, 'text')}`;
+    return `project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${literal(this.name)}`;
   }
 
   /** The field equals the value, as an index lookup reads it (the memory store's Map: `'5'` is not `5`). */
@@ -115,9 +135,9 @@ class SqlTable<T extends Row> implements Table<T> {
     if (!this.declaration.indexed.includes(field)) throw new Error(`${this.name}.${field} is not an indexed field`);
     if (value === null || value === undefined) {
       if (this.declaration.sparse?.includes(field)) throw new Error(`${this.name}.${field} is not indexed for ${String(value)}`);
-      return `${fieldValue(field, params)} IS NULL`;
+      return `${declaredValue(field)} IS NULL`;
     }
-    return `${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
+    return `${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
   }
 
   private key(id: string): string {
@@ -150,7 +170,7 @@ class SqlTable<T extends Row> implements Table<T> {
     if (!this.declaration.unique.includes(field)) throw new Error(`${this.name}.${field} is not a unique field`);
     if (value === null || value === undefined) return undefined;
     const params = new Params();
-    const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
+    const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
     return (await this.run<{ doc: T }>(sql, params.values))[0]?.doc;
   }
 
@@ -196,7 +216,7 @@ class SqlTable<T extends Row> implements Table<T> {
       const params = new Params();
       // Sorted here, not by the statement: ordered by seq, PostgreSQL would rather walk the project's whole
       // table in insertion order than read each value's index entries and sort them.
-      const sql = `SELECT doc, seq::float8 AS seq FROM store_rows WHERE ${this.scope(params)} AND ${fieldValue(field, params)} = ANY(${params.add([...gathered.keys()], 'jsonb[]')})`;
+      const sql = `SELECT doc, seq::float8 AS seq FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ANY(${params.add([...gathered.keys()], 'jsonb[]')})`;
       const found = await this.run<{ doc: T; seq: number }>(sql, params.values);
       found.sort((a, b) => a.seq - b.seq);
       const byValue = new Map<string, T[]>();
@@ -229,7 +249,7 @@ class SqlTable<T extends Row> implements Table<T> {
     const values: { field: string; match: string }[] = [];
     for (const field of this.declaration.unique) {
       const value = (row as unknown as Record<string, unknown>)[field];
-      if (value !== null && value !== undefined) values.push({ field, match: `${fieldValue(field, params)} = ${params.add(JSON.stringify(value), 'jsonb')}` });
+      if (value !== null && value !== undefined) values.push({ field, match: `${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}` });
     }
     return values;
   }
@@ -317,7 +337,7 @@ class SqlTable<T extends Row> implements Table<T> {
       if (query.index) filters.push(this.matches(query.index.field, query.index.value, params));
       if (query.where) filters.push(compileCondition(query.where, params));
       if (orderBy && after !== undefined) {
-        const key = sortKey(orderBy.field, kind!, params);
+        const key = sortKeyAt(literal(orderBy.field), kind!);
         const cursor = cursorValue(after, kind!, params);
         filters.push(descending ? `(${key} < ${cursor} OR ${key} IS NULL)` : `${key} > ${cursor}`);
       }
@@ -326,7 +346,7 @@ class SqlTable<T extends Row> implements Table<T> {
     const params = new Params();
     const where = matching(params);
     // Ties keep insertion order, reversed for descending; null sorts before every value, as in the memory store.
-    const key = orderBy && sortKey(orderBy.field, kind!, params);
+    const key = orderBy && sortKeyAt(literal(orderBy.field), kind!);
     const order = !key ? 'seq' : descending ? `${key} DESC NULLS LAST, seq DESC` : `${key} ASC NULLS FIRST, seq`;
     // The total rides along with the page as one sub-select; only an empty page past an offset, or a count
     // (limit 0), needs a second statement. A query over the whole table reads the table's kept count
@@ -334,17 +354,19 @@ class SqlTable<T extends Row> implements Table<T> {
     const whole = !query.index && !query.where && after === undefined;
     const counted = (params: Params) =>
       whole
-        ? `(SELECT coalesce(sum(n), 0)::int FROM store_counts WHERE project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${params.add(this.name, 'text')})`
+        ? `(SELECT coalesce(sum(n), 0)::int FROM store_counts WHERE project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${literal(this.name)})`
         : `(SELECT count(*)::int FROM store_rows WHERE ${matching(params)})`;
     let sql = `SELECT doc, ${counted(params)} AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
     if (query.limit !== undefined) sql += ` LIMIT ${params.add(query.limit, 'bigint')}`;
     if (query.offset) sql += ` OFFSET ${params.add(query.offset, 'bigint')}`;
-    const rows = await this.run<{ doc: T; total: number }>(sql, params.values);
+    // Without a condition the text is fixed (the table, its fields, where the page starts): prepared.
+    const prepared = query.where === undefined;
+    const rows = await this.run<{ doc: T; total: number }>(sql, params.values, prepared);
     if (rows.length > 0) return { rows: rows.map((row) => row.doc), total: rows[0]!.total };
     // Nothing skipped and room for rows, yet none: nothing matches.
     if (!query.offset && query.limit !== 0) return { rows: [], total: 0 };
     const countParams = new Params();
-    const [count] = await this.run<{ total: number }>(`SELECT ${counted(countParams)} AS total`, countParams.values);
+    const [count] = await this.run<{ total: number }>(`SELECT ${counted(countParams)} AS total`, countParams.values, prepared);
     return { rows: [], total: count!.total };
   }
 }
