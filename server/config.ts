@@ -19,6 +19,9 @@ export type StorageConfig = { kind: 'memory'; freezeRows: boolean } | { kind: 'p
 /** How long a background job's lease lasts unless renewed (server/job-leases.ts renews it three times in that span). */
 export const DEFAULT_JOB_LEASE_MS = 30_000;
 
+/** Connections each server keeps to DATABASE_URL at most, unless DATABASE_POOL_SIZE says otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface ServerConfig {
   host: string;
   port: number;
@@ -222,7 +225,7 @@ function storageFromEnv(env: NodeJS.ProcessEnv): StorageConfig {
     if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
       throw new Error(`DATABASE_URL must start with postgres:// or postgresql://, got ${parsed.protocol}//`);
     }
-    return { kind: 'postgres', url, poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10, 1) };
+    return { kind: 'postgres', url, poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, DEFAULT_POOL_SIZE, 1) };
   }
   if (dataDir) return { kind: 'pglite', dataDir };
   return { kind: 'memory', freezeRows: flag(env.FREEZE_ROWS) };

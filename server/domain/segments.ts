@@ -32,7 +32,7 @@ export interface SegmentRecord {
   created_at: string;
 }
 
-export const SEGMENTS_TABLE = table<SegmentRecord>({ unique: [], indexed: [], ordered: ['created_at'], frozen: true, kinds: { created_at: 'text' } });
+export const SEGMENTS_TABLE = table<SegmentRecord>({ unique: [], indexed: [], ordered: ['created_at'], frozen: true, kept: true, kinds: { created_at: 'text' } });
 
 /** The customer as a segment filter reads it; only what `CustomerFacts` needs of the stored customer. */
 interface CustomerLike {

@@ -28,7 +28,7 @@ export interface TestClockRow {
   updated_at: string | null;
 }
 
-export const TEST_CLOCKS_TABLE = table<TestClockRow>({ unique: [], indexed: [] });
+export const TEST_CLOCKS_TABLE = table<TestClockRow>({ unique: [], indexed: [], kept: true });
 
 /** How far one call may move a clock: every day in between is settled, so the span is bounded. */
 export const MAX_ADVANCE_DAYS = 366;

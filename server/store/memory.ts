@@ -169,7 +169,7 @@ class InsertionOrder {
 /** A query as the memory table runs it: its condition compiled to a predicate. */
 type Selection<T> = Omit<Query<T>, 'where'> & { where?: Predicate };
 
-class MemoryTable<T extends Row> {
+export class MemoryTable<T extends Row> {
   readonly rows = new Map<string, T>();
   private readonly seq = new Map<string, number>();
   private nextSeq = 0;
@@ -195,7 +195,8 @@ class MemoryTable<T extends Row> {
     readonly spec: TableDeclaration<T>,
     freezeRows: boolean,
   ) {
-    this.freezes = freezeRows || spec.frozen === true;
+    // A SQL store hands out its copies of kept tables frozen: the memory store's rows of them are too.
+    this.freezes = freezeRows || spec.frozen === true || spec.kept === true;
     for (const field of spec.unique) this.unique.set(field, new Map());
     for (const field of spec.indexed) this.indexes.set(field, new Map());
     this.sparse = new Set<string>(spec.sparse ?? []);
@@ -576,6 +577,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 
   async insert(row: T) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
+    if (this.appending && this.table.spec.kept) refuseChange(this.appending, this.table.name, 'kept table');
     try {
       if (this.table.rows.has(row.id)) throw new UniqueViolation(this.table.name, 'id', row.id);
       // Checked before it is kept: a row refused is left as its writer made it.

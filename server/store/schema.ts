@@ -38,6 +38,14 @@ export interface TableDeclaration<T extends Row = Row> {
    * cannot change. A SQL store reads a new object each time, so it has nothing to freeze.
    */
   readonly frozen?: boolean;
+  /**
+   * A project's configuration: few rows (bounded by what a project configures, not by its traffic), read by
+   * most units of work, seldom written (a project's webhooks, segments, metadata schemas, its loyalty clock).
+   * A SQL store keeps a copy of such a table in each process, as of a version of the project that every write
+   * to one of its kept tables moves on, and serves reads from it while the version holds: they then cost no
+   * statement. The copy is read as the memory store reads its tables, so its rows are frozen, as `frozen`'s.
+   */
+  readonly kept?: boolean;
   /** Carries the row type; never set. */
   readonly row?: T;
 }

@@ -120,8 +120,8 @@ export interface Store<S extends Schema> {
    * data: beside the project's other such units of work, which a store may run at once (a database does; the
    * memory store runs them one at a time), and never beside a transaction. Each sees what the others commit as
    * they commit it, so only an insert can tell one from another, and a taken unique value tells. An update, a
-   * delete, an insert refused as taken (the UniqueViolation a transaction would see), and a conflict the
-   * database breaks, are each refused with `ChangeInAppend`; once one was, `append` rejects with it whatever
+   * delete, an insert refused as taken (the UniqueViolation a transaction would see), an insert into a kept
+   * table (TableDeclaration.kept), and a conflict the database breaks, are each refused with `ChangeInAppend`; once one was, `append` rejects with it whatever
    * `work` did with the refusal, having kept nothing. `appendFirst` then runs the work again with `transaction`,
    * which gives the answer a transaction gives.
    */
@@ -169,7 +169,7 @@ export class WriteInRead extends Error {
 export class ChangeInAppend extends Error {
   constructor(
     readonly table: string,
-    readonly change: 'update' | 'delete' | 'taken value' | 'conflict',
+    readonly change: 'update' | 'delete' | 'taken value' | 'conflict' | 'kept table',
   ) {
     super(`${table}: a unit of work begun as an append cannot make this change (${change})`);
     this.name = 'ChangeInAppend';

@@ -425,6 +425,93 @@ describe.each(factories)('$name store', (factory) => {
     });
   });
 
+  describe('kept tables', () => {
+    const setting = (key: string, scope: string | null, value: unknown) => ({ id: `s_${key}`, key, scope, value });
+    /** Every way of reading the table, in one unit of work. */
+    const everyReading = (uow: Parameters<Parameters<TestStore['transaction']>[1]>[0]) =>
+      Promise.all([
+        uow.settings.get('s_a'),
+        uow.settings.getBy('key', 'b'),
+        uow.settings.findBy('scope', 'x').then(ids),
+        uow.settings.countBy('scope', 'x'),
+        uow.settings.query({ where: eq('value', 2) }).then(({ rows, total }) => [ids(rows), total]),
+        uow.settings.query({ limit: 1, offset: 1 }).then(({ rows, total }) => [ids(rows), total]),
+      ]);
+
+    test('when a kept table is written, then every later unit of work reads the change, by every reading, and a unit of work reads its own writes', async () => {
+      const p = await project();
+      expect(await store.read(p, everyReading)).toEqual([undefined, undefined, [], 0, [[], 0], [[], 0]]);
+      await read(p, async (uow) => {
+        await uow.settings.insert(setting('a', 'x', 1));
+        // Its own write, before it commits.
+        expect(await uow.settings.get('s_a')).toEqual(setting('a', 'x', 1));
+        await uow.settings.insert(setting('b', 'x', 2));
+      });
+      expect(await store.read(p, everyReading)).toEqual([setting('a', 'x', 1), setting('b', 'x', 2), ['s_a', 's_b'], 2, [['s_b'], 1], [['s_b'], 2]]);
+      // Read again: the same answers (a SQL store now from its copy).
+      expect(await store.read(p, everyReading)).toEqual([setting('a', 'x', 1), setting('b', 'x', 2), ['s_a', 's_b'], 2, [['s_b'], 1], [['s_b'], 2]]);
+      await read(p, async (uow) => {
+        await uow.settings.update(setting('b', 'y', 3));
+        await uow.settings.delete('s_a');
+      });
+      expect(await read(p, everyReading)).toEqual([undefined, setting('b', 'y', 3), [], 0, [[], 0], [[], 1]]);
+      // Kept rows are handed out frozen (the memory store's are too): nobody changes a shared copy.
+      expect(Object.isFrozen(await store.read(p, (uow) => uow.settings.get('s_b')))).toBe(true);
+    });
+
+    test('when a write to a kept table is rolled back, then the rows before it are read', async () => {
+      const p = await project();
+      await read(p, (uow) => uow.settings.insert(setting('a', 'x', 1)));
+      expect(await store.read(p, (uow) => uow.settings.get('s_a'))).toEqual(setting('a', 'x', 1));
+      await expect(
+        read(p, async (uow) => {
+          await uow.settings.update(setting('a', 'x', 9));
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await store.read(p, (uow) => uow.settings.get('s_a'))).toEqual(setting('a', 'x', 1));
+    });
+
+    test('when an append writes a kept table, then it is refused and appendFirst runs the work again as a transaction', async () => {
+      const p = await project();
+      await expect(store.append(p, (uow) => uow.settings.insert(setting('a', 'x', 1)))).rejects.toEqual(new ChangeInAppend('settings', 'kept table'));
+      let runs = 0;
+      await appendFirst(store, p, (uow) => (runs++, uow.settings.insert(setting('a', 'x', 1))));
+      expect(runs).toBe(2);
+      expect(await store.read(p, (uow) => uow.settings.getBy('key', 'a'))).toEqual(setting('a', 'x', 1));
+    });
+
+    const acrossInstances = typeof factory.second === 'function' ? test : test.skip;
+    acrossInstances('when another store instance writes a kept table, then this instance reads the change', async () => {
+      const other = await (factory.second as () => Promise<TestStore>)();
+      try {
+        const p = await project();
+        await read(p, (uow) => uow.settings.insert(setting('a', 'x', 1)));
+        expect(await store.read(p, everyReading)).toEqual([setting('a', 'x', 1), undefined, ['s_a'], 1, [[], 0], [[], 1]]);
+        await other.transaction(p, (uow) => uow.settings.insert(setting('b', 'x', 2)));
+        expect(await store.read(p, everyReading)).toEqual([setting('a', 'x', 1), setting('b', 'x', 2), ['s_a', 's_b'], 2, [['s_b'], 1], [['s_b'], 2]]);
+        // A project dropped and made again under its ID is not the old one, whoever dropped it.
+        await other.dropProject(p);
+        await other.createProject(p);
+        expect(await store.read(p, (uow) => uow.settings.get('s_a'))).toBeUndefined();
+      } finally {
+        await other.close();
+      }
+    }, 60_000);
+
+    acrossInstances('when appends on two store instances insert at once, then the whole table counts every row', async () => {
+      const other = await (factory.second as () => Promise<TestStore>)();
+      try {
+        const p = await project();
+        await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? store : other).append(p, (uow) => uow.items.insert({ id: `r${i}` }))));
+        await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? store : other).transaction(p, (uow) => uow.items.delete(`r${i}`))));
+        expect((await store.read(p, (uow) => uow.items.query({ limit: 1 }))).total).toBe(30);
+      } finally {
+        await other.close();
+      }
+    }, 60_000);
+  });
+
   describe('reads', () => {
     test('when a read only reads, then it sees what was committed and returns what its work returns; on an unknown project it throws UnknownProject', async () => {
       const p = await project({ id: 'a', name: 'apple', n: 1 }, { id: 'b', name: 'banana', n: 2 });

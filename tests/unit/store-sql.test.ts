@@ -147,6 +147,14 @@ describe('SQL store on PGlite in memory', () => {
     expect(statements).toHaveLength(1);
     expect(statements[0]!.sql).toContain('store_counts');
     expect(statements[0]!.sql).not.toContain('count(*)');
+    // Within a unit of work, its own inserts and deletes count before it commits.
+    await store.transaction('counted', async (uow) => {
+      await uow.items.insert({ id: 'own', group: 'g' });
+      expect((await uow.items.query({ limit: 1 })).total).toBe(8);
+      await uow.items.delete('own');
+      await uow.items.delete('nothing-here');
+      expect((await uow.items.query({ limit: 1, offset: 100 })).total).toBe(7);
+    });
     await store.transaction('counted', async (uow) => {
       await uow.items.delete('n0');
       await uow.items.insert({ id: 'n0', group: 'g' }).catch(() => undefined);

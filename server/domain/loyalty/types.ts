@@ -88,4 +88,4 @@ export const REWARDS_TABLE = table<Reward>({ unique: [], indexed: [] });
 export const REWARD_ASSIGNMENTS_TABLE = table<RewardAssignment>({ unique: [], indexed: ['reward_id', 'related_object_id'] });
 export const LOYALTY_TRANSACTIONS_TABLE = table<CardTransaction>({ unique: [], indexed: ['voucher_id', 'campaign_id'], kinds: { created_at: 'text' } });
 export const LOYALTY_CARDS_TABLE = table<CardState>({ unique: [], indexed: ['campaign_id', 'next_expiration_date', 'tier_expires_on'], sparse: ['tier_expires_on'] });
-export const LOYALTY_CLOCK_TABLE = table<LoyaltyClock>({ unique: [], indexed: [] });
+export const LOYALTY_CLOCK_TABLE = table<LoyaltyClock>({ unique: [], indexed: [], kept: true });

@@ -10,11 +10,11 @@ import { isoNow } from '../clock.js';
 
 export type MetadataSchema = components['schemas']['MetadataSchema'];
 
-export const METADATA_SCHEMAS_TABLE = table<MetadataSchema>({ unique: ['related_object'], indexed: [] });
+export const METADATA_SCHEMAS_TABLE = table<MetadataSchema>({ unique: ['related_object'], indexed: [], kept: true });
 /** A custom event schema as stored: `updated_at` is always kept (null until it changes). */
 export type CustomEventSchema = components['schemas']['CustomEventSchema'] & { updated_at: string | null };
 
-export const CUSTOM_EVENT_SCHEMAS_TABLE = table<CustomEventSchema>({ unique: ['name'], indexed: [] });
+export const CUSTOM_EVENT_SCHEMAS_TABLE = table<CustomEventSchema>({ unique: ['name'], indexed: [], kept: true });
 type MetadataSchemaCreate = components['schemas']['MetadataSchemasCreateRequestBody'];
 type MetadataSchemaUpdate = components['schemas']['MetadataSchemasUpdateRequestBody'];
 type CustomEventCreate = components['schemas']['CustomEventSchemasCreateRequestBody'];

@@ -12,7 +12,7 @@ import { isoNow } from '../clock.js';
 /** A stored webhook: every one has its signing secret and an update time (null until changed); the contract leaves both optional, as the public API documents webhooks without them. */
 export type Webhook = components['schemas']['Webhook'] & Required<Pick<components['schemas']['Webhook'], 'secret' | 'updated_at'>>;
 
-export const WEBHOOKS_TABLE = table<Webhook>({ unique: [], indexed: [] });
+export const WEBHOOKS_TABLE = table<Webhook>({ unique: [], indexed: [], kept: true });
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 
 /**

@@ -8,8 +8,10 @@ import { deliveryStatusIndex } from './0006-delivery-status-index.js';
 import { tierExpiryIndex } from './0007-tier-expiry-index.js';
 import { rowCounts } from './0008-row-counts.js';
 import { sharedEntry } from './0009-shared-entry.js';
+import { keptVersion } from './0010-kept-version.js';
+import { countsAtCommit } from './0011-counts-at-commit.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex, tierExpiryIndex, rowCounts, sharedEntry];
+export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex, tierExpiryIndex, rowCounts, sharedEntry, keptVersion, countsAtCommit];

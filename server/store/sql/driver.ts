@@ -27,6 +27,12 @@ export interface Opening {
    * round trip of its own.
    */
   readonly first?: string;
+  /**
+   * A statement without parameters, asked for once `work` has returned, run in the same round trip as COMMIT
+   * (nothing when it gives undefined): the unit of work's last writes (its row counts), which then cost no
+   * round trip of their own.
+   */
+  readonly last?: () => string | undefined;
 }
 
 export interface Driver extends Session {
@@ -113,7 +119,9 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
           first = results[1]!.rows as Record<string, unknown>[];
         }
         const result = await work(serial(client), first);
-        await client.query('COMMIT');
+        const last = opening.last?.();
+        // Both in one round trip, as BEGIN with `first`: when `last` fails, PostgreSQL skips the COMMIT.
+        await client.query(last === undefined ? 'COMMIT' : `${last}; COMMIT`);
         return result;
       } catch (error) {
         // A connection that cannot even roll back is destroyed rather than handed to the next unit of work.
@@ -167,7 +175,10 @@ export async function pgliteDriver(dataDir?: string): Promise<Driver> {
       db.transaction(async (tx) => {
         if (opening.readOnly) await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
         const first = opening.first === undefined ? [] : (await tx.query<Record<string, unknown>>(opening.first)).rows;
-        return work(session(tx), first);
+        const result = await work(session(tx), first);
+        const last = opening.last?.();
+        if (last !== undefined) await tx.query(last);
+        return result;
       }),
     close: () => db.close(),
   };

@@ -2,10 +2,15 @@
  * The SQL store: `Store<S>` over PostgreSQL or PGlite (sql/driver.ts). Every table of every project lives in
  * `store_rows` as JSON documents (migrations/0001-rows.ts), declared fields are real indexes
  * (sql/indexes.ts), and queries are compiled to SQL (sql/compile.ts): no table comes back to JavaScript to be
- * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter); a read is a
- * snapshot that takes none. Either begins in one round trip with its entry into the project (driver.ts `first`).
+ * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter_kept); a read is
+ * a snapshot that takes none. Either begins in one round trip with its entry into the project (driver.ts
+ * `first`), which also says the version of the project's kept tables (migrations/0010-kept-version.ts): reads of
+ * those come from this process's copy of that version (`KeptCopies`). Statements of fixed text are prepared
+ * (driver.ts `statementName`), and the rows a unit of work added or removed are counted with its COMMIT
+ * (migrations/0011-counts-at-commit.ts).
  */
-import type { FieldKind, Row, Schema } from '../schema.js';
+import type { FieldKind, Row, Schema, TableDeclaration } from '../schema.js';
+import { MemoryTable } from '../memory.js';
 import { and, eq, type Scalar } from '../conditions.js';
 import type { RowOf } from '../schema.js';
 import {
@@ -59,6 +64,61 @@ interface UnitState {
   readonly loading: Map<string, Promise<unknown>>;
   /** `findBy` look-ups gathered for one statement, by table and field, each with what sends it (see SqlTable.findBy). */
   readonly gathering: Map<string, { waiting: Map<string, Waiting>; send: () => void }>;
+  /** The version of the project's kept tables this unit of work entered at (migrations/0010-kept-version.ts). */
+  readonly keptVersion: string;
+  /** Rows this unit of work added to each table, less those it removed: added to the table's count at commit. */
+  readonly counted: Map<string, number>;
+  /** The kept tables this unit of work wrote: it reads them from the database from then on. */
+  readonly keptWritten: Set<string>;
+  readonly copies: KeptCopies;
+}
+
+/**
+ * This process's copies of projects' kept tables (TableDeclaration.kept), each project's as of one version:
+ * the version a unit of work enters at names the data it would read, so a copy of that version is that data.
+ * At most `projects` projects are kept, the least recently used left out first.
+ */
+export class KeptCopies {
+  private readonly byProject = new Map<string, { version: string; tables: Map<string, MemoryTable<Row>> }>();
+
+  constructor(private readonly projects = 1000) {}
+
+  table(projectId: string, version: string, name: string): MemoryTable<Row> | undefined {
+    const copy = this.byProject.get(projectId);
+    if (copy?.version !== version) return undefined;
+    const table = copy.tables.get(name);
+    if (table) {
+      this.byProject.delete(projectId);
+      this.byProject.set(projectId, copy);
+    }
+    return table;
+  }
+
+  /** Keeps a table as read at a version; a copy of another version (older, or newer: either is over soon) gives way. */
+  keep(projectId: string, version: string, name: string, table: MemoryTable<Row>): void {
+    let copy = this.byProject.get(projectId);
+    this.byProject.delete(projectId);
+    if (copy?.version !== version) copy = { version, tables: new Map() };
+    copy.tables.set(name, table);
+    this.byProject.set(projectId, copy);
+    if (this.byProject.size > this.projects) this.byProject.delete(this.byProject.keys().next().value!);
+  }
+
+  drop(projectId: string): void {
+    this.byProject.delete(projectId);
+  }
+}
+
+/**
+ * What a unit of work changed of its tables' row counts, as the statement that adds it
+ * (migrations/0011-counts-at-commit.ts), run with its COMMIT; undefined when nothing changed.
+ */
+function countsStatement(state: UnitState | undefined): string | undefined {
+  const changed = [...(state?.counted ?? [])].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (changed.length === 0) return undefined;
+  const tables = changed.map(([name]) => literal(name)).join(', ');
+  const deltas = changed.map(([, delta]) => String(delta)).join(', ');
+  return `SELECT store_count_add(${pg.escapeLiteral(state!.projectId)}, ARRAY[${tables}]::text[], ARRAY[${deltas}]::bigint[])`;
 }
 
 /** Sends every gathered look-up now. */
@@ -80,6 +140,7 @@ interface Declaration {
   readonly indexed: readonly string[];
   readonly sparse?: readonly string[];
   readonly kinds?: Readonly<Partial<Record<string, FieldKind>>>;
+  readonly kept?: boolean;
 }
 
 /** Schema names (tables, declared fields) as SQL string literals, made once. */
@@ -144,7 +205,40 @@ class SqlTable<T extends Row> implements Table<T> {
     return `${this.name}\u0000${id}`;
   }
 
+  /**
+   * This unit of work's copy of a kept table: the process's copy at the unit's version, else the table read
+   * now (and kept for the units after). None for other tables, nor once this unit of work wrote the table.
+   */
+  private async copy(): Promise<MemoryTable<T> | undefined> {
+    if (!this.declaration.kept || this.state.keptWritten.has(this.name)) return undefined;
+    const { copies, projectId, keptVersion } = this.state;
+    const kept = copies.table(projectId, keptVersion, this.name);
+    if (kept) return kept as unknown as MemoryTable<T>;
+    const params = new Params();
+    const rows = await this.run<{ doc: T }>(`SELECT doc FROM store_rows WHERE ${this.scope(params)} ORDER BY seq`, params.values);
+    const table = new MemoryTable<T>(this.name, this.declaration as unknown as TableDeclaration<T>, true);
+    for (const { doc } of rows) table.addRow(table.kept(doc));
+    // Read before any write of this unit of work (statements run in order): what the version names.
+    copies.keep(projectId, keptVersion, this.name, table as unknown as MemoryTable<Row>);
+    return table;
+  }
+
+  /**
+   * Before a write to a kept table: the project's version moves on with this unit of work (once), and the unit
+   * reads the table from the database from now on. An append may not: it runs beside other appends, which
+   * would each move the version (and wait on each other for it).
+   */
+  private async keptWrite(): Promise<void> {
+    if (!this.declaration.kept) return;
+    if (this.state.appending) refuseChange(this.state.appending, this.name, 'kept table');
+    const first = this.state.keptWritten.size === 0;
+    this.state.keptWritten.add(this.name);
+    if (first) await this.run('UPDATE store_projects SET kept_version = kept_version + 1 WHERE id = $1::text', [this.state.projectId]);
+  }
+
   async get(id: string): Promise<T | undefined> {
+    const copy = await this.copy();
+    if (copy) return copy.rows.get(id);
     const key = this.key(id);
     const known = this.state.known.get(key);
     if (known !== undefined) return (known as T | null) ?? undefined;
@@ -169,6 +263,8 @@ class SqlTable<T extends Row> implements Table<T> {
   async getBy(field: keyof T & string, value: unknown): Promise<T | undefined> {
     if (!this.declaration.unique.includes(field)) throw new Error(`${this.name}.${field} is not a unique field`);
     if (value === null || value === undefined) return undefined;
+    const copy = await this.copy();
+    if (copy) return copy.lookupUnique(field, value);
     const params = new Params();
     const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
     return (await this.run<{ doc: T }>(sql, params.values))[0]?.doc;
@@ -181,6 +277,11 @@ class SqlTable<T extends Row> implements Table<T> {
    * insertion order. A look-up of null, and one alone, runs as it is.
    */
   async findBy(field: keyof T & string, value: unknown): Promise<T[]> {
+    if (this.declaration.kept) {
+      this.matches(field, value, new Params()); // refuses what the database would
+      const copy = await this.copy();
+      if (copy) return copy.lookupIndexed(field, value);
+    }
     if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return this.findOne(field, value);
     this.matches(field, value, new Params()); // refuses a field that is not indexed, before anything waits
     const batchKey = `${this.name}\u0000${field}`;
@@ -240,7 +341,10 @@ class SqlTable<T extends Row> implements Table<T> {
 
   async countBy(field: keyof T & string, value: unknown): Promise<number> {
     const params = new Params();
-    const sql = `SELECT count(*)::int AS n FROM store_rows WHERE ${this.scope(params)} AND ${this.matches(field, value, params)}`;
+    const condition = this.matches(field, value, params);
+    const copy = await this.copy();
+    if (copy) return copy.countIndexed(field, value);
+    const sql = `SELECT count(*)::int AS n FROM store_rows WHERE ${this.scope(params)} AND ${condition}`;
     return (await this.run<{ n: number }>(sql, params.values))[0]!.n;
   }
 
@@ -284,6 +388,7 @@ class SqlTable<T extends Row> implements Table<T> {
 
   async insert(row: T): Promise<T> {
     if (this.state.reading) refuseWrite(this.state.reading, this.name);
+    await this.keptWrite();
     const params = new Params();
     const doc = JSON.stringify(row);
     const sql = `INSERT INTO store_rows (project_id, tbl, id, doc)
@@ -294,13 +399,19 @@ class SqlTable<T extends Row> implements Table<T> {
       if (this.state.appending) refuseChange(this.state.appending, this.name, 'taken value');
       await this.refusal(row, true);
     }
+    this.count(1);
     // What a later get returns: JSON's reading of the row (undefined fields gone), a plain object.
     return this.remember(JSON.parse(doc) as T);
+  }
+
+  private count(delta: number): void {
+    this.state.counted.set(this.name, (this.state.counted.get(this.name) ?? 0) + delta);
   }
 
   async update(row: T): Promise<T> {
     if (this.state.reading) refuseWrite(this.state.reading, this.name);
     if (this.state.appending) refuseChange(this.state.appending, this.name, 'update');
+    await this.keptWrite();
     const params = new Params();
     const doc = JSON.stringify(row);
     const id = params.add(row.id, 'text');
@@ -314,9 +425,11 @@ class SqlTable<T extends Row> implements Table<T> {
   async delete(id: string): Promise<boolean> {
     if (this.state.reading) refuseWrite(this.state.reading, this.name);
     if (this.state.appending) refuseChange(this.state.appending, this.name, 'delete');
+    await this.keptWrite();
     const params = new Params();
     const sql = `DELETE FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} RETURNING 1 AS gone`;
     const gone = (await this.run(sql, params.values)).length > 0;
+    if (gone) this.count(-1);
     this.state.known.set(this.key(id), null);
     return gone;
   }
@@ -329,6 +442,8 @@ class SqlTable<T extends Row> implements Table<T> {
   async query(query: Query<T>): Promise<Page<T>> {
     const { orderBy, after } = query;
     if (after !== undefined && !orderBy) throw new Error(`${this.name}: a query with \`after\` needs \`orderBy\``);
+    const copy = await this.copy();
+    if (copy) return copy.select(query);
     const kind = orderBy ? (this.declaration.kinds?.[orderBy.field] ?? 'text') : undefined;
     const descending = orderBy?.direction === 'desc';
     // The rows the query matches: the page's and the count's statements each number their own parameters.
@@ -357,17 +472,22 @@ class SqlTable<T extends Row> implements Table<T> {
         ? `(SELECT coalesce(sum(n), 0)::int FROM store_counts WHERE project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${literal(this.name)})`
         : `(SELECT count(*)::int FROM store_rows WHERE ${matching(params)})`;
     let sql = `SELECT doc, ${counted(params)} AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
-    if (query.limit !== undefined) sql += ` LIMIT ${params.add(query.limit, 'bigint')}`;
+    // A page's size is spelled in the text: as a parameter, PostgreSQL's generic plan of the prepared statement
+    // guesses a tenth of the table, costs it above the custom plans, and so plans the page again on every run
+    // (0.5 ms of planning to read ten rows, `make bench`). Page sizes are few (the API caps them), offsets not.
+    if (query.limit !== undefined) sql += ` LIMIT ${Number.isSafeInteger(query.limit) && query.limit >= 0 ? String(query.limit) : params.add(query.limit, 'bigint')}`;
     if (query.offset) sql += ` OFFSET ${params.add(query.offset, 'bigint')}`;
     // Without a condition the text is fixed (the table, its fields, where the page starts): prepared.
     const prepared = query.where === undefined;
     const rows = await this.run<{ doc: T; total: number }>(sql, params.values, prepared);
-    if (rows.length > 0) return { rows: rows.map((row) => row.doc), total: rows[0]!.total };
+    // The kept count has this unit of work's own inserts and deletes only once it commits.
+    const pending = whole ? (this.state.counted.get(this.name) ?? 0) : 0;
+    if (rows.length > 0) return { rows: rows.map((row) => row.doc), total: rows[0]!.total + pending };
     // Nothing skipped and room for rows, yet none: nothing matches.
     if (!query.offset && query.limit !== 0) return { rows: [], total: 0 };
     const countParams = new Params();
     const [count] = await this.run<{ total: number }>(`SELECT ${counted(countParams)} AS total`, countParams.values, prepared);
-    return { rows: [], total: count!.total };
+    return { rows: [], total: count!.total + pending };
   }
 }
 
@@ -430,6 +550,7 @@ const EXCLUSIVE = 0x6578636c;
 
 export class SqlStore<S extends Schema> implements Store<S> {
   private readonly queues = new ProjectQueues();
+  private readonly copies = new KeptCopies();
   private readonly unitOfWork: (state: UnitState) => UnitOfWork<S>;
 
   constructor(
@@ -458,6 +579,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
         await sql.query('DELETE FROM store_counts WHERE project_id = $1::text', [projectId]);
       }),
     );
+    this.copies.drop(projectId);
   }
 
   async projectIds(): Promise<string[]> {
@@ -465,31 +587,58 @@ export class SqlStore<S extends Schema> implements Store<S> {
   }
 
   transaction<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    let state: UnitState | undefined;
     return this.queues.run(projectId, () =>
       this.driver.transaction(
         async (sql, [entered]) => {
-          if (!entered!.found) throw new UnknownProject(projectId);
-          const state = this.unitState(sql, projectId, undefined, undefined);
+          const version = entered!.version as string | null;
+          if (version === null) throw new UnknownProject(projectId);
+          const unit = (state = this.unitState(sql, projectId, version, undefined, undefined));
           try {
-            return await work(this.unitOfWork(state));
+            return await work(this.unitOfWork(unit));
           } finally {
-            state.open = false;
+            unit.open = false;
           }
         },
-        { first: `SELECT store_enter(${pg.escapeLiteral(projectId)}) AS found` },
+        { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, false) AS version`, last: () => countsStatement(state) },
       ),
     );
   }
 
-  private unitState(sql: Session, projectId: string, reading: ReadAttempt | undefined, appending: ReadAttempt | undefined): UnitState {
-    return { sql, projectId, trace: this.options.trace, open: true, reading, appending, known: new Map(), loading: new Map(), gathering: new Map() };
+  private unitState(sql: Session, projectId: string, keptVersion: string, reading: ReadAttempt | undefined, appending: ReadAttempt | undefined): UnitState {
+    return {
+      sql,
+      projectId,
+      trace: this.options.trace,
+      open: true,
+      reading,
+      appending,
+      known: new Map(),
+      loading: new Map(),
+      gathering: new Map(),
+      counted: new Map(),
+      keptVersion,
+      keptWritten: new Set(),
+      copies: this.copies,
+    };
   }
 
-  /** A read's or an append's work, on a project found or not, with what refuses what it may not do. */
-  private async attempt<R>(sql: Session, projectId: string, found: boolean, kind: 'reading' | 'appending', work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
-    if (!found) throw new UnknownProject(projectId);
+  /**
+   * A read's or an append's work, on the project's kept version (null: no such project), with what refuses
+   * what it may not do.
+   */
+  private async attempt<R>(
+    sql: Session,
+    projectId: string,
+    version: unknown,
+    kind: 'reading' | 'appending',
+    work: (uow: UnitOfWork<S>) => Promise<R>,
+    begun?: (state: UnitState) => void,
+  ): Promise<R> {
+    if (typeof version !== 'string') throw new UnknownProject(projectId);
     const attempt: ReadAttempt = { refused: undefined };
-    const state = kind === 'reading' ? this.unitState(sql, projectId, attempt, undefined) : this.unitState(sql, projectId, undefined, attempt);
+    const state = kind === 'reading' ? this.unitState(sql, projectId, version, attempt, undefined) : this.unitState(sql, projectId, version, undefined, attempt);
+    begun?.(state);
     try {
       return await endOfRead(attempt, work(this.unitOfWork(state)));
     } finally {
@@ -505,12 +654,13 @@ export class SqlStore<S extends Schema> implements Store<S> {
    * indexes hold: the second insert of a value waits for the first's commit and is then refused.
    */
   append<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    let state: UnitState | undefined;
     return this.queues.run(
       projectId,
       () =>
         this.driver.transaction(
-          (sql, [entered]) => this.attempt(sql, projectId, entered!.found === true, 'appending', work),
-          { first: `SELECT store_enter_shared(${pg.escapeLiteral(projectId)}) AS found` },
+          (sql, [entered]) => this.attempt(sql, projectId, entered!.version, 'appending', work, (begun) => (state = begun)),
+          { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, true) AS version`, last: () => countsStatement(state) },
         ),
       true,
     );
@@ -524,8 +674,8 @@ export class SqlStore<S extends Schema> implements Store<S> {
    */
   read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     return this.driver.transaction(
-      (sql, [project]) => this.attempt(sql, projectId, project!.found === true, 'reading', work),
-      { readOnly: true, first: `SELECT EXISTS (SELECT 1 FROM store_projects WHERE id = ${pg.escapeLiteral(projectId)}) AS found` },
+      (sql, [project]) => this.attempt(sql, projectId, project!.version, 'reading', work),
+      { readOnly: true, first: `SELECT (SELECT seq || ':' || kept_version FROM store_projects WHERE id = ${pg.escapeLiteral(projectId)}) AS version` },
     );
   }
 
@@ -537,6 +687,8 @@ export class SqlStore<S extends Schema> implements Store<S> {
    * behind a busy project's units of work.
    */
   async claim<K extends keyof S & string>(name: K, request: ClaimRequest<RowOf<S[K]>>): Promise<Claimed<RowOf<S[K]>>[]> {
+    // A claim writes outside any unit of work, so it cannot move a kept table's version.
+    if ((this.schema[name] as Declaration).kept) throw new Error(`${name} is a kept table: its rows are not claimed`);
     const { field, direction } = request.orderBy;
     const kind = (this.schema[name] as Declaration).kinds?.[field] ?? 'text';
     const params = new Params();

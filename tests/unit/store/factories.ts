@@ -37,15 +37,26 @@ export interface Counter {
 
 const ITEM_INDEXES = { unique: ['code', 'email'], indexed: ['group', 'owner'], sparse: ['owner'], ordered: ['at'] } as const;
 
+/** A row of a kept table (TableDeclaration.kept): a project's configuration. */
+export interface Setting {
+  id: string;
+  key: string;
+  scope?: string | null;
+  value?: unknown;
+}
+
+const SETTING_INDEXES = { unique: ['key'], indexed: ['scope'] } as const;
+
 export const testSchema = {
   items: table<Item>({ ...ITEM_INDEXES, kinds: { n: 'number', flag: 'boolean' } }),
   counters: table<Counter>({ unique: [], indexed: [] }),
+  settings: table<Setting>({ ...SETTING_INDEXES, kept: true }),
 };
 export type TestSchema = typeof testSchema;
 export type TestStore = Store<TestSchema>;
 
 /** The test schema's indexes, as the domain's come: a migration of their own after the store's. */
-export const TEST_MIGRATIONS: readonly Migration[] = [...MIGRATIONS, { name: '9000-test-items', up: (sql) => createIndexes(sql, { items: ITEM_INDEXES }) }];
+export const TEST_MIGRATIONS: readonly Migration[] = [...MIGRATIONS, { name: '9000-test-items', up: (sql) => createIndexes(sql, { items: ITEM_INDEXES, settings: SETTING_INDEXES }) }];
 
 export interface StoreFactory {
   readonly name: string;
