@@ -77,7 +77,13 @@ export interface EventRecord {
   counted_in: string | null;
 }
 
-export const EVENTS_TABLE = table<EventRecord>({ unique: [], indexed: ['counted_in', 'customer_id', 'voucher_id'], sparse: ['counted_in', 'customer_id', 'voucher_id'] });
+export const EVENTS_TABLE = table<EventRecord>({
+  unique: [],
+  indexed: ['counted_in', 'customer_id', 'voucher_id'],
+  sparse: ['counted_in', 'customer_id', 'voucher_id'],
+  // Every event's ID is newId('evt') (recordEvent).
+  freshIds: true,
+});
 
 /**
  * How many events a project's log keeps unless configured otherwise: the most recent ones, the oldest

@@ -46,6 +46,13 @@ export interface TableDeclaration<T extends Row = Row> {
    * statement. The copy is read as the memory store reads its tables, so its rows are frozen, as `frozen`'s.
    */
   readonly kept?: boolean;
+  /**
+   * Rows are inserted with IDs made for them (random, never reused) and the table has no unique field, so no
+   * insert is ever refused: a SQL store may send an insert with the unit of work's next statement or its
+   * commit, rather than wait for it (the event log). An insert of an ID taken would then fail the unit of work
+   * at its end, not at the insert.
+   */
+  readonly freshIds?: boolean;
   /** Carries the row type; never set. */
   readonly row?: T;
 }

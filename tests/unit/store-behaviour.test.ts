@@ -512,6 +512,49 @@ describe.each(factories)('$name store', (factory) => {
     }, 60_000);
   });
 
+  describe('tables of fresh IDs', () => {
+    test('when rows are inserted into a table of fresh IDs, then the unit of work reads them at once, and they are kept, counted, or rolled back with it', async () => {
+      const p = await project();
+      await read(p, async (uow) => {
+        await uow.entries.insert({ id: 'e1', about: 'x' });
+        // Read in the same unit of work, before anything else is sent: by ID, by index, whole.
+        expect(await uow.entries.get('e1')).toEqual({ id: 'e1', about: 'x' });
+        await uow.entries.insert({ id: 'e2', about: 'x' });
+        expect(ids(await uow.entries.findBy('about', 'x'))).toEqual(['e1', 'e2']);
+        await uow.entries.insert({ id: 'e3', about: 'y' });
+        expect((await uow.entries.query({ limit: 1 })).total).toBe(3);
+        // The last one is sent with the end of the unit of work.
+        await uow.entries.insert({ id: 'e4', about: 'y' });
+      });
+      expect(await store.read(p, async (uow) => [ids(await uow.entries.findBy('about', 'y')), (await uow.entries.query({ limit: 1 })).total])).toEqual([['e3', 'e4'], 4]);
+      await expect(
+        read(p, async (uow) => {
+          await uow.entries.insert({ id: 'e5', about: 'z' });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      // An ID taken after all fails the unit of work (at the insert, or at its end), and keeps nothing of it.
+      await expect(
+        read(p, async (uow) => {
+          await uow.items.insert({ id: 'kept-not' });
+          await uow.entries.insert({ id: 'e1', about: 'again' });
+        }),
+      ).rejects.toThrow();
+      expect(await store.read(p, async (uow) => [await uow.items.get('kept-not'), await uow.entries.get('e5'), (await uow.entries.get('e1'))?.about, (await uow.entries.query({ limit: 1 })).total])).toEqual([
+        undefined,
+        undefined,
+        'x',
+        4,
+      ]);
+    });
+
+    test('when appends insert into a table of fresh IDs, then every row is kept and counted', async () => {
+      const p = await project();
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(p, (uow) => uow.entries.insert({ id: `a${i}`, about: i % 2 === 0 ? 'even' : 'odd' }))));
+      expect(await store.read(p, async (uow) => [await uow.entries.countBy('about', 'even'), (await uow.entries.query({ limit: 1 })).total])).toEqual([10, 20]);
+    });
+  });
+
   describe('reads', () => {
     test('when a read only reads, then it sees what was committed and returns what its work returns; on an unknown project it throws UnknownProject', async () => {
       const p = await project({ id: 'a', name: 'apple', n: 1 }, { id: 'b', name: 'banana', n: 2 });

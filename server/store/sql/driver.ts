@@ -28,9 +28,9 @@ export interface Opening {
    */
   readonly first?: string;
   /**
-   * A statement without parameters, asked for once `work` has returned, run in the same round trip as COMMIT
-   * (nothing when it gives undefined): the unit of work's last writes (its row counts), which then cost no
-   * round trip of their own.
+   * Statements without parameters, asked for once `work` has returned, run in the same round trip as COMMIT
+   * (nothing when it gives undefined): the unit of work's last writes (inserts held back, its row counts),
+   * which then cost no round trip of their own.
    */
   readonly last?: () => string | undefined;
 }
@@ -177,7 +177,7 @@ export async function pgliteDriver(dataDir?: string): Promise<Driver> {
         const first = opening.first === undefined ? [] : (await tx.query<Record<string, unknown>>(opening.first)).rows;
         const result = await work(session(tx), first);
         const last = opening.last?.();
-        if (last !== undefined) await tx.query(last);
+        if (last !== undefined) await tx.exec(last);
         return result;
       }),
     close: () => db.close(),

@@ -66,6 +66,11 @@ interface UnitState {
   readonly gathering: Map<string, { waiting: Map<string, Waiting>; send: () => void }>;
   /** The version of the project's kept tables this unit of work entered at (migrations/0010-kept-version.ts). */
   readonly keptVersion: string;
+  /**
+   * Inserts into `freshIds` tables not sent yet, spelled with literals: sent before this unit of work's next
+   * statement, or with its COMMIT.
+   */
+  readonly deferred: string[];
   /** Rows this unit of work added to each table, less those it removed: added to the table's count at commit. */
   readonly counted: Map<string, number>;
   /** The kept tables this unit of work wrote: it reads them from the database from then on. */
@@ -110,10 +115,19 @@ export class KeptCopies {
 }
 
 /**
- * What a unit of work changed of its tables' row counts, as the statement that adds it
- * (migrations/0011-counts-at-commit.ts), run with its COMMIT; undefined when nothing changed.
+ * What a unit of work sends with its COMMIT: the inserts it held back (`freshIds` tables), then what it changed
+ * of its tables' row counts, as the statement that adds it (migrations/0011-counts-at-commit.ts); undefined
+ * when there is neither.
  */
 function countsStatement(state: UnitState | undefined): string | undefined {
+  const deferred = state?.deferred.splice(0) ?? [];
+  const counts = changedCounts(state);
+  const last = deferred.length === 0 ? counts : [...deferred, ...(counts === undefined ? [] : [counts])].join('; ');
+  if (last !== undefined) state!.trace?.(last, []);
+  return last;
+}
+
+function changedCounts(state: UnitState | undefined): string | undefined {
   const changed = [...(state?.counted ?? [])].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (changed.length === 0) return undefined;
   const tables = changed.map(([name]) => literal(name)).join(', ');
@@ -141,6 +155,7 @@ interface Declaration {
   readonly sparse?: readonly string[];
   readonly kinds?: Readonly<Partial<Record<string, FieldKind>>>;
   readonly kept?: boolean;
+  readonly freshIds?: boolean;
 }
 
 /** Schema names (tables, declared fields) as SQL string literals, made once. */
@@ -174,10 +189,20 @@ class SqlTable<T extends Row> implements Table<T> {
     if (!this.state.open) throw new Error(`${this.name}: the unit of work is over`);
     // A write goes after the look-ups gathered before it, as it would had they run at once (see findBy).
     if (!sql.startsWith('SELECT') && this.state.gathering.size > 0) sendGathered(this.state);
+    // Inserts held back go first, in the same order on the connection as had they been sent when made.
+    const held = this.state.deferred.length > 0 ? this.state.deferred.splice(0).join('; ') : undefined;
+    if (held !== undefined) this.state.trace?.(held, []);
+    const sending = held === undefined ? undefined : this.state.sql.exec(held);
     this.state.trace?.(sql, params);
-    if (!this.state.appending) return this.state.sql.query<R>(sql, params, prepared);
+    const running = this.state.sql.query<R>(sql, params, prepared);
+    if (sending) {
+      // The statement after a failed one fails too (the transaction is aborted): the first failure is the one told.
+      running.catch(() => undefined);
+      await sending;
+    }
+    if (!this.state.appending) return running;
     try {
-      return await this.state.sql.query<R>(sql, params, prepared);
+      return await running;
     } catch (error) {
       // Appends running at once that each wait for a value the other took: PostgreSQL breaks the deadlock by
       // failing one, which runs again as a transaction.
@@ -391,6 +416,14 @@ class SqlTable<T extends Row> implements Table<T> {
     await this.keptWrite();
     const params = new Params();
     const doc = JSON.stringify(row);
+    if (this.declaration.freshIds && this.declaration.unique.length === 0 && !this.declaration.kept) {
+      // Nothing can refuse it (no unique field, an ID nobody had), so nothing waits for its answer: it goes with
+      // the unit of work's next statement or its COMMIT, and costs no round trip of its own.
+      const project = pg.escapeLiteral(this.state.projectId);
+      this.state.deferred.push(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES (${project}, ${literal(this.name)}, ${pg.escapeLiteral(row.id)}, ${pg.escapeLiteral(doc)}::jsonb)`);
+      this.count(1);
+      return this.remember(JSON.parse(doc) as T);
+    }
     const sql = `INSERT INTO store_rows (project_id, tbl, id, doc)
       VALUES (${params.add(this.state.projectId, 'text')}, ${params.add(this.name, 'text')}, ${params.add(row.id, 'text')}, ${params.add(doc, 'jsonb')})
       ON CONFLICT DO NOTHING RETURNING 1 AS written`;
@@ -616,6 +649,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       known: new Map(),
       loading: new Map(),
       gathering: new Map(),
+      deferred: [],
       counted: new Map(),
       keptVersion,
       keptWritten: new Set(),

@@ -47,16 +47,25 @@ export interface Setting {
 
 const SETTING_INDEXES = { unique: ['key'], indexed: ['scope'] } as const;
 
+/** A row of a table whose IDs are made fresh (TableDeclaration.freshIds): a log. */
+export interface Entry {
+  id: string;
+  about?: string | null;
+}
+
+const ENTRY_INDEXES = { unique: [], indexed: ['about'] } as const;
+
 export const testSchema = {
   items: table<Item>({ ...ITEM_INDEXES, kinds: { n: 'number', flag: 'boolean' } }),
   counters: table<Counter>({ unique: [], indexed: [] }),
   settings: table<Setting>({ ...SETTING_INDEXES, kept: true }),
+  entries: table<Entry>({ ...ENTRY_INDEXES, freshIds: true }),
 };
 export type TestSchema = typeof testSchema;
 export type TestStore = Store<TestSchema>;
 
 /** The test schema's indexes, as the domain's come: a migration of their own after the store's. */
-export const TEST_MIGRATIONS: readonly Migration[] = [...MIGRATIONS, { name: '9000-test-items', up: (sql) => createIndexes(sql, { items: ITEM_INDEXES, settings: SETTING_INDEXES }) }];
+export const TEST_MIGRATIONS: readonly Migration[] = [...MIGRATIONS, { name: '9000-test-items', up: (sql) => createIndexes(sql, { items: ITEM_INDEXES, settings: SETTING_INDEXES, entries: ENTRY_INDEXES }) }];
 
 export interface StoreFactory {
   readonly name: string;
