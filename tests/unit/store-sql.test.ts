@@ -190,6 +190,31 @@ describe('SQL store on PGlite in memory', () => {
     }
   });
 
+  test('when the migration that splits store_rows by table runs over rows already stored, then each table keeps its rows, their order and its indexes', async () => {
+    const driver = await pgliteDriver();
+    try {
+      await migrate(driver, MIGRATIONS.filter((migration) => migration.name < '0012'));
+      await driver.query(`INSERT INTO store_projects (id) VALUES ('old')`);
+      // A table with declared indexes (customers: a unique source_id) and one without (counters), interleaved.
+      for (let i = 0; i < 6; i++) {
+        await driver.query(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES ('old', $1, $2, $3::jsonb)`, [i % 2 === 0 ? 'customers' : 'counters', `r${i}`, JSON.stringify({ id: `r${i}`, source_id: `s${i}` })]);
+      }
+      await migrate(driver, MIGRATIONS);
+      const placed = await driver.query<{ partition: string; id: string }>(`SELECT tableoid::regclass::text AS partition, id FROM store_rows ORDER BY seq`);
+      expect(placed).toEqual([0, 1, 2, 3, 4, 5].map((i) => ({ partition: i % 2 === 0 ? 'store_t_customers' : 'store_t_rest', id: `r${i}` })));
+      // The customers' unique index now lives on their partition, and still refuses a taken source ID.
+      await expect(driver.query(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES ('old', 'customers', 'again', '{"source_id": "s0"}')`)).rejects.toThrow(/store_u_customers_source_id/);
+      // New rows are numbered after the old ones.
+      await driver.query(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES ('old', 'counters', 'new', '{}')`);
+      expect((await driver.query<{ id: string }>(`SELECT id FROM store_rows ORDER BY seq DESC LIMIT 1`))[0]!.id).toBe('new');
+      const { SCHEMA } = await import('../../server/domain/schema.js');
+      const { indexDrift } = await import('../../server/store/sql/indexes.js');
+      expect(await indexDrift(driver, SCHEMA)).toEqual({ missing: [], unexpected: [] });
+    } finally {
+      await driver.close();
+    }
+  });
+
   test('as readings agree with Date.parse and Number, in several time zones', () => checkReadings(store.driver), 60_000);
 });
 

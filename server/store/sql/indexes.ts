@@ -1,6 +1,7 @@
 /**
  * The real indexes behind a schema's declarations. Every declared unique field is a unique index and every
- * indexed field an index, each partial on its table (`WHERE tbl = '…'`) and led by the project, over the
+ * indexed field an index, each partial on its table (`WHERE tbl = '…'`; on the table's own partition once
+ * store_rows is split by table, sql/partitions.ts) and led by the project, over the
  * field's JSON value with JSON null read as SQL null (`nullif(doc -> 'f', 'null')`): so null and missing
  * values are exempt from uniqueness as in the memory store, a sparse index leaves them out, and queries that
  * read the field the same way (sql/compile.ts `fieldValue`) are served by it. An indexed field's index ends
@@ -13,6 +14,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { jsonAt, textOrder } from './compile.js';
 import type { Session } from './driver.js';
+import { ensurePartition, isPartitioned } from './partitions.js';
 
 /** What an index migration is told of a table: a frozen copy of its declaration's index fields. */
 export interface IndexDeclaration {
@@ -82,9 +84,20 @@ export function indexSpecs(declarations: { readonly [table: string]: IndexDeclar
   return specs;
 }
 
-/** Creates the indexes of a set of declarations: what an index migration does. */
+/**
+ * Creates the indexes of a set of declarations: what an index migration does. Once store_rows is split by table
+ * (sql/partitions.ts), each index is made on its table's partition, under the same name and definition.
+ */
 export async function createIndexes(sql: Session, declarations: { readonly [table: string]: IndexDeclaration }): Promise<void> {
-  for (const spec of indexSpecs(declarations)) await sql.query(spec.ddl);
+  const split = await isPartitioned(sql);
+  for (const spec of indexSpecs(declarations)) {
+    if (!split) {
+      await sql.query(spec.ddl);
+      continue;
+    }
+    const partition = await ensurePartition(sql, spec.table);
+    await sql.query(spec.ddl.replace(' ON store_rows (', ` ON ${pg.escapeIdentifier(partition)} (`));
+  }
 }
 
 export interface IndexDrift {
@@ -103,7 +116,8 @@ export async function indexDrift(sql: Session, declarations: { readonly [table: 
     `SELECT c.relname AS name, i.indisunique AS unique,
             substring(pg_get_expr(i.indpred, i.indrelid) FROM $$tbl = '((?:[^']|'')*)'$$) AS tbl
        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-      WHERE i.indrelid = 'store_rows'::regclass`,
+      WHERE i.indrelid = 'store_rows'::regclass
+         OR i.indrelid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'store_rows'::regclass)`,
   );
   const byName = new Map(present.map((index) => [index.name, index]));
   const specs = indexSpecs(declarations);

@@ -1,6 +1,7 @@
 /**
  * The SQL store: `Store<S>` over PostgreSQL or PGlite (sql/driver.ts). Every table of every project lives in
- * `store_rows` as JSON documents (migrations/0001-rows.ts), declared fields are real indexes
+ * `store_rows` as JSON documents (migrations/0001-rows.ts), split by table into partitions (sql/partitions.ts),
+ * declared fields are real indexes
  * (sql/indexes.ts), and queries are compiled to SQL (sql/compile.ts): no table comes back to JavaScript to be
  * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter_kept); a read is
  * a snapshot that takes none. Either begins in one round trip with its entry into the project (driver.ts
@@ -752,7 +753,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
     const sql = `WITH ${picked}, claimed AS (
         UPDATE store_rows r
            SET doc = r.doc || jsonb_build_object('leased_by', ${params.add(request.owner, 'text')}, 'lease_until', ${params.add(request.now + request.leaseMs, 'float8')})
-          FROM picked WHERE r.project_id = picked.project_id AND r.tbl = picked.tbl AND r.id = picked.id
+          FROM picked WHERE r.project_id = picked.project_id AND r.tbl = ${table} AND r.tbl = picked.tbl AND r.id = picked.id
         RETURNING r.project_id, r.doc, r.seq
       )
       SELECT project_id, doc FROM claimed ORDER BY ${order}`;
