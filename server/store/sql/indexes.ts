@@ -10,10 +10,10 @@
  * Migrations create them (a migration is a fixed file, so a new declaration needs a new migration), and
  * `indexDrift` tells a declaration that no migration made, which the store refuses to open with.
  */
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { jsonAt, textOrder } from './compile.js';
 import type { Session } from './driver.js';
+import { fittedName } from './identifiers.js';
 import { ensurePartition, isPartitioned } from './partitions.js';
 
 /** What an index migration is told of a table: a frozen copy of its declaration's index fields. */
@@ -38,19 +38,12 @@ export interface IndexSpec {
   readonly ddl: string;
 }
 
-/** PostgreSQL's limit on an identifier's length. */
-const NAME_MAX = 63;
-
 /**
  * The index's name says what it indexes and how (u: unique, i: indexed, s: sparse), so a changed declaration
- * is a missing index. Names past PostgreSQL's limit are cut and end with a hash of the whole. Never change
- * this: released migrations made their indexes under these names.
+ * is a missing index. Never change this: released migrations made their indexes under these names.
  */
 function indexName(kind: 'u' | 'i' | 's' | 'o', table: string, field: string): string {
-  const name = `store_${kind}_${table}_${field}`;
-  if (Buffer.byteLength(name) <= NAME_MAX) return name;
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
-  return `${Buffer.from(name).subarray(0, NAME_MAX - 11).toString('utf8').replace(/\uFFFD+$/, '')}_${hash}`;
+  return fittedName(`store_${kind}_${table}_${field}`);
 }
 
 /** The indexes a set of declarations calls for. */

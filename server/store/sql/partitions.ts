@@ -11,18 +11,13 @@
  * Index migrations made later create each index on its table's partition, which they make first when the
  * table has none, moving its rows out of the default partition.
  */
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Session } from './driver.js';
-
-const NAME_MAX = 63;
+import { fittedName } from './identifiers.js';
 
 /** The partition of a table's rows. Never change this: migrations made partitions under these names. */
 export function partitionName(table: string): string {
-  const name = `store_t_${table}`;
-  if (Buffer.byteLength(name) <= NAME_MAX && /^[a-z0-9_]+$/.test(table)) return name;
-  const hash = createHash('sha256').update(table).digest('hex').slice(0, 10);
-  return `store_t_${hash}`;
+  return fittedName(`store_t_${table}`);
 }
 
 /** The partition of tables that declare no index. */

@@ -118,22 +118,21 @@ export class KeptCopies {
 /**
  * What a unit of work sends with its COMMIT: the inserts it held back (`freshIds` tables), then what it changed
  * of its tables' row counts, as the statement that adds it (migrations/0011-counts-at-commit.ts); undefined
- * when there is neither.
+ * when there is neither (or the unit of work never began).
  */
-function countsStatement(state: UnitState | undefined): string | undefined {
-  const deferred = state?.deferred.splice(0) ?? [];
-  const counts = changedCounts(state);
-  const last = deferred.length === 0 ? counts : [...deferred, ...(counts === undefined ? [] : [counts])].join('; ');
-  if (last !== undefined) state!.trace?.(last, []);
+function commitStatements(state: UnitState | undefined): string | undefined {
+  if (state === undefined) return undefined;
+  const statements = state.deferred.splice(0);
+  const changed = [...state.counted].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (changed.length > 0) {
+    const tables = changed.map(([name]) => literal(name)).join(', ');
+    const deltas = changed.map(([, delta]) => String(delta)).join(', ');
+    statements.push(`SELECT store_count_add(${pg.escapeLiteral(state.projectId)}, ARRAY[${tables}]::text[], ARRAY[${deltas}]::bigint[])`);
+  }
+  if (statements.length === 0) return undefined;
+  const last = statements.join('; ');
+  state.trace?.(last, []);
   return last;
-}
-
-function changedCounts(state: UnitState | undefined): string | undefined {
-  const changed = [...(state?.counted ?? [])].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (changed.length === 0) return undefined;
-  const tables = changed.map(([name]) => literal(name)).join(', ');
-  const deltas = changed.map(([, delta]) => String(delta)).join(', ');
-  return `SELECT store_count_add(${pg.escapeLiteral(state!.projectId)}, ARRAY[${tables}]::text[], ARRAY[${deltas}]::bigint[])`;
 }
 
 /** Sends every gathered look-up now. */
@@ -634,7 +633,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
             unit.open = false;
           }
         },
-        { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, false) AS version`, last: () => countsStatement(state) },
+        { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, false) AS version`, last: () => commitStatements(state) },
       ),
     );
   }
@@ -695,7 +694,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       () =>
         this.driver.transaction(
           (sql, [entered]) => this.attempt(sql, projectId, entered!.version, 'appending', work, (begun) => (state = begun)),
-          { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, true) AS version`, last: () => countsStatement(state) },
+          { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, true) AS version`, last: () => commitStatements(state) },
         ),
       true,
     );
