@@ -6,7 +6,6 @@
 import type { DomainContext } from './context.js';
 import type { EventRecord, EventType } from './events.js';
 import { table } from '../store/schema.js';
-import { FRESH } from '../store/fresh.js';
 
 export const COUNTED = [
   'redemptions',
@@ -119,14 +118,19 @@ function addCounts(into: Partial<Counters>, type: EventType, data: Record<string
   for (const [counter, amount] of SUMMARY_COUNTS[type] ?? []) into[counter] = (into[counter] ?? 0) + amount(data);
 }
 
-/** Adds a just recorded event to its campaign's counters; part of the unit of work that records it. */
+/**
+ * Adds a just recorded event to its campaign's counters; part of the unit of work that records it. The amounts
+ * are added by the store (Table.add), not read and written back: every redemption of a campaign moves its
+ * hour's bucket, so units of work redeeming different vouchers of one campaign would otherwise all change one
+ * row, and could not run at once.
+ */
 export async function countEvent(ctx: DomainContext, event: EventRecord): Promise<void> {
   if (!event.counted_in || !event.campaign_id) return;
-  const bucket = await ctx.uow.campaign_counters.get(event.counted_in);
-  const counters = { ...bucket?.counters };
-  addCounts(counters, event.type, event.data);
-  if (bucket) await ctx.uow.campaign_counters.update({ ...FRESH, ...bucket, events: bucket.events + 1, counters });
-  else await ctx.uow.campaign_counters.insert({ id: event.counted_in, campaign_id: event.campaign_id, hour: hourOf(event.created_at), events: 1, counters });
+  const counts: Partial<Counters> = {};
+  addCounts(counts, event.type, event.data);
+  const amounts: Record<string, number> = { events: 1 };
+  for (const [name, amount] of Object.entries(counts)) amounts[`counters.${name}`] = amount;
+  await ctx.uow.campaign_counters.add({ id: event.counted_in, campaign_id: event.campaign_id, hour: hourOf(event.created_at), events: 0, counters: {} }, amounts);
 }
 
 /**

@@ -21,7 +21,7 @@ export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
   },
   'redeem-stacked-discounts': async ({ body, context, services }) => {
     // The failure is recorded inside the unit of work, which commits; only then is it answered as an error.
-    const outcome = await inProject(services, context, (ctx) => redeem(ctx, body, context.apiKey.appId));
+    const outcome = await inProject(services, context, (ctx) => redeem(ctx, body, context.apiKey.appId), { optimistic: true });
     if (!outcome.ok) throw outcome.error;
     return {
       status: 200,
@@ -40,7 +40,7 @@ export const redemptionHandlers: HandlersOf<RedemptionOperations> = {
   }),
   'rollback-redemption': async ({ path, query, body, context, services }) => {
     const input = { ...FRESH, ...(query.reason !== undefined && { reason: query.reason }), ...body };
-    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, input, context.apiKey.appId));
+    const outcome = await inProject(services, context, (ctx) => rollback(ctx, path.redemptionId, input, context.apiKey.appId), { optimistic: true });
     if (!outcome.ok) throw outcome.error;
     return { status: 200, body: withVoucherAssets(services, context, outcome.rollback) };
   },

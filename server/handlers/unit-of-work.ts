@@ -6,7 +6,7 @@ import { settleLoyalty } from '../domain/loyalty/settle.js';
 import { ORGANIZATION } from '../domain/management/projects.js';
 import { HttpError } from '../http/errors.js';
 import { projectClock } from '../domain/test-clock.js';
-import { appendFirst, readFirst, UnknownProject } from '../store/store.js';
+import { appendFirst, optimisticFirst, readFirst, UnknownProject } from '../store/store.js';
 import type { Clock } from '../domain/clock.js';
 import type { RequestContext, Services } from './types.js';
 
@@ -40,13 +40,17 @@ function clockOf(services: Services, uow: DomainUnitOfWork): Clock | Promise<Clo
  * transaction if it turns out to write (settling loyalty points that fell due on the way, say). A use case
  * that usually only adds rows (`appends`: making a customer) begins as an append, which a store may run beside
  * the project's other appends, and runs again as a transaction if it turns out to change a row or meet a
- * taken value (an existing customer's source ID, points for entering a segment).
+ * taken value (an existing customer's source ID, points for entering a segment). One that changes a few rows it
+ * reads, and whose every limit is kept on a row it changes (`optimistic`: a redemption keeps its voucher's or
+ * tier's counts, a card's balance, the customer's summary), begins as optimistic, which a store may run beside
+ * the project's other such units of work, and runs again (at last as a transaction) when a row it changed was
+ * changed by another meanwhile.
  */
 export function inProject<R>(
   services: Services,
   context: RequestContext,
   work: (ctx: DomainContext) => Promise<R>,
-  { appends = false }: { appends?: boolean } = {},
+  { appends = false, optimistic = false }: { appends?: boolean; optimistic?: boolean } = {},
 ): Promise<R> {
   const source = apiSource(context.apiKey);
   const unit = async (uow: DomainUnitOfWork) => {
@@ -58,7 +62,9 @@ export function inProject<R>(
     ? readFirst(services.store, context.projectId, unit)
     : appends
       ? appendFirst(services.store, context.projectId, unit)
-      : services.store.transaction(context.projectId, unit);
+      : optimistic
+        ? optimisticFirst(services.store, context.projectId, unit)
+        : services.store.transaction(context.projectId, unit);
   return running
     .catch((error: unknown) => {
       // The key was known a moment ago (authentication keeps keys found for a few seconds), but its project has

@@ -16,6 +16,7 @@ import {
   claimRoom,
   leaseFree,
   refuseChange,
+  refuseConflict,
   refuseWrite,
   type ReadAttempt,
   type ClaimRequest,
@@ -30,6 +31,7 @@ import {
   type UnitOfWork,
 } from './store.js';
 import { FRESH } from './fresh.js';
+import { withAmounts, type Amounts } from './amounts.js';
 
 type Undo = () => void;
 
@@ -549,6 +551,16 @@ interface UnitState {
   undo: Undo[];
   reading: ReadAttempt | undefined;
   appending?: ReadAttempt;
+  optimistic?: Optimistic;
+}
+
+/**
+ * What an optimistic unit of work has: what refuses its changes, and the rows it read or wrote, by table and ID
+ * (a row it updates must be one of them, as in a SQL store, which checks each against the version it read).
+ */
+interface Optimistic {
+  readonly attempt: ReadAttempt;
+  readonly seen: Set<string>;
 }
 
 class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
@@ -557,18 +569,26 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
     private readonly undo: Undo[],
     private readonly reading: ReadAttempt | undefined,
     private readonly appending: ReadAttempt | undefined,
+    private readonly optimistic: Optimistic | undefined,
   ) {}
 
+  /** Notes the rows an optimistic unit of work read; returns what it is given. */
+  private seen<R extends T | T[] | undefined>(read: R): R {
+    if (this.optimistic === undefined || read === undefined) return read;
+    for (const row of Array.isArray(read) ? read : [read]) this.optimistic.seen.add(`${this.table.name}\u0000${row.id}`);
+    return read;
+  }
+
   async get(id: string) {
-    return this.table.rows.get(id);
+    return this.seen(this.table.rows.get(id));
   }
 
   async getBy(field: keyof T & string, value: unknown) {
-    return this.table.lookupUnique(field, value);
+    return this.seen(this.table.lookupUnique(field, value));
   }
 
   async findBy(field: keyof T & string, value: unknown) {
-    return this.table.lookupIndexed(field, value);
+    return this.seen(this.table.lookupIndexed(field, value));
   }
 
   async countBy(field: keyof T & string, value: unknown) {
@@ -578,26 +598,37 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
   async insert(row: T) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
     if (this.appending && this.table.spec.kept) refuseChange(this.appending, this.table.name, 'kept table');
+    if (this.optimistic && this.table.spec.kept) refuseConflict(this.optimistic.attempt, this.table.name, 'kept table');
     try {
       if (this.table.rows.has(row.id)) throw new UniqueViolation(this.table.name, 'id', row.id);
       // Checked before it is kept: a row refused is left as its writer made it.
       this.table.checkUnique(row);
     } catch (error) {
       if (this.appending && error instanceof UniqueViolation) refuseChange(this.appending, this.table.name, 'taken value');
+      if (this.optimistic && error instanceof UniqueViolation) refuseConflict(this.optimistic.attempt, this.table.name, 'taken value');
       throw error;
     }
     const stored = this.table.kept(row);
     this.table.addRow(stored);
     this.undo.push(() => this.table.remove(stored.id));
-    return stored;
+    return this.seen(stored);
   }
 
   async update(row: T) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
     if (this.appending) refuseChange(this.appending, this.table.name, 'update');
+    if (this.optimistic) {
+      if (this.table.spec.kept) refuseConflict(this.optimistic.attempt, this.table.name, 'kept table');
+      if (!this.optimistic.seen.has(`${this.table.name}\u0000${row.id}`)) refuseConflict(this.optimistic.attempt, this.table.name, 'unread');
+    }
     const previous = this.table.rows.get(row.id);
     if (!previous) throw new Error(`${this.table.name} has no row ${row.id} to update`);
-    this.table.checkUnique(row);
+    try {
+      this.table.checkUnique(row);
+    } catch (error) {
+      if (this.optimistic && error instanceof UniqueViolation) refuseConflict(this.optimistic.attempt, this.table.name, 'taken value');
+      throw error;
+    }
     const stored = this.table.kept(row);
     this.table.replaceRow(stored, previous);
     this.undo.push(() => this.table.put(previous));
@@ -607,6 +638,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
   async delete(id: string) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
     if (this.appending) refuseChange(this.appending, this.table.name, 'delete');
+    if (this.optimistic && this.table.spec.kept) refuseConflict(this.optimistic.attempt, this.table.name, 'kept table');
     const position = this.table.position(id);
     const previous = this.table.remove(id);
     if (!previous || position === undefined) return false;
@@ -615,7 +647,24 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
   }
 
   async query(query: Query<T>) {
-    return this.table.select(query);
+    const page = this.table.select(query);
+    this.seen(page.rows);
+    return page;
+  }
+
+  async add(row: T, amounts: Amounts) {
+    if (this.reading) refuseWrite(this.reading, this.table.name);
+    if (this.appending) refuseChange(this.appending, this.table.name, 'update');
+    const previous = this.table.rows.get(row.id);
+    if (!previous) {
+      await this.insert(withAmounts(row, amounts));
+      return;
+    }
+    if (this.optimistic && this.table.spec.kept) refuseConflict(this.optimistic.attempt, this.table.name, 'kept table');
+    const stored = this.table.kept(withAmounts(previous, amounts));
+    this.table.replaceRow(stored, previous);
+    this.undo.push(() => this.table.put(previous));
+    this.seen(stored);
   }
 }
 
@@ -643,7 +692,7 @@ export class MemoryStore<S extends Schema> implements Store<S> {
     options: MemoryStoreOptions = {},
   ) {
     this.freezeRows = options.freezeRows ?? true;
-    this.unitOfWork = lazyUnitOfWork<S, UnitState>(schema, ({ tables, undo, reading, appending }, name) => new MemoryUnitOfWorkTable(tables[name]!, undo, reading, appending));
+    this.unitOfWork = lazyUnitOfWork<S, UnitState>(schema, ({ tables, undo, reading, appending, optimistic }, name) => new MemoryUnitOfWorkTable(tables[name]!, undo, reading, appending, optimistic));
   }
 
   async createProject(projectId: string): Promise<void> {
@@ -737,11 +786,11 @@ export class MemoryStore<S extends Schema> implements Store<S> {
     return this.unit(projectId, work, undefined);
   }
 
-  /** A unit of work that writes: a transaction, or an append when given what refuses its changes. */
-  private async unit<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>, appending: ReadAttempt | undefined): Promise<R> {
+  /** A unit of work that writes: a transaction, or an append or an optimistic one when given what refuses its changes. */
+  private async unit<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>, appending: ReadAttempt | undefined, optimistic?: Optimistic): Promise<R> {
     const { tables, release } = await this.enter(projectId);
     const undo: Undo[] = [];
-    const uow = this.unitOfWork({ tables, undo, reading: undefined, ...(appending && { appending }) });
+    const uow = this.unitOfWork({ tables, undo, reading: undefined, ...(appending && { appending }), ...(optimistic && { optimistic }) });
     try {
       return await work(uow);
     } catch (error) {
@@ -756,6 +805,15 @@ export class MemoryStore<S extends Schema> implements Store<S> {
   async append<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     const appending: ReadAttempt = { refused: undefined };
     return this.unit(projectId, (uow) => endOfRead(appending, work(uow)), appending);
+  }
+
+  /**
+   * An optimistic unit of work takes the project's lock as a transaction does, so no row it read changes before
+   * it ends; it refuses what a SQL store's would for any other reason than a row changed meanwhile.
+   */
+  async optimistic<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    const optimistic: Optimistic = { attempt: { refused: undefined }, seen: new Set() };
+    return this.unit(projectId, (uow) => endOfRead(optimistic.attempt, work(uow)), undefined, optimistic);
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { compare, isNull, or, type Condition } from './conditions.js';
 import type { Row, RowOf, Schema } from './schema.js';
+import type { Amounts } from './amounts.js';
 
 export type { Row } from './schema.js';
 
@@ -44,6 +45,14 @@ export interface Table<T extends Row> {
   update(row: T): Promise<T>;
   delete(id: string): Promise<boolean>;
   query(query: Query<T>): Promise<Page<T>>;
+  /**
+   * Adds each amount to the number at its path in the row with `row`'s ID (amounts.ts), or inserts `row` with the
+   * amounts added when there is none: running totals that many units of work move (a campaign's counters of the
+   * hour). Amounts added to one row at once all count, since they commute: a SQL store adds them with the unit
+   * of work's COMMIT (or before its next statement on the table), holding the row's lock only that long, and an
+   * optimistic unit of work never conflicts on them. Refused in a read, and in an append as an update is.
+   */
+  add(row: T, amounts: Amounts): Promise<void>;
 }
 
 export type UnitOfWork<S extends Schema> = { readonly [K in keyof S]: Table<RowOf<S[K]>> };
@@ -127,6 +136,19 @@ export interface Store<S extends Schema> {
    */
   append<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
   /**
+   * Runs `work`, which changes a few rows it has read (a redemption: its voucher and its customer), against one
+   * project's data: beside the project's appends and other such units of work, which a store may run at once (a
+   * database does; the memory store runs them one at a time), and never beside a transaction. Each update and
+   * delete of a row it read must find the row as it read it, so no change of another unit is lost or written
+   * over. Each row it reads must read the same every time. It is refused with `ChangeConflict` when a row it
+   * read was changed by another unit of work since (or a deadlock was broken: 'changed'), when it updates a row
+   * it never read ('unread'), meets a taken value ('taken value', as an append), or writes a kept table ('kept
+   * table'); once one was, `optimistic` rejects with it whatever `work` did with the refusal, having kept
+   * nothing. `optimisticFirst` then runs the work again. What it reads without changing may change meanwhile:
+   * it guards the rows it changes, as a database's row locks would, not every row it looked at.
+   */
+  optimistic<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R>;
+  /**
    * Claims, across every project, up to `limit` rows of a table that meet `where` and whose lease is free
    * (no `lease_until`) or lapsed, in `orderBy` order, and leases them to `owner` until `now + leaseMs`. A row
    * is never claimed by two callers at once, whichever store instances (server processes) they use. The claim
@@ -176,9 +198,20 @@ export class ChangeInAppend extends Error {
   }
 }
 
-/** A unit of work begun with `read` or `append`: the first write or change it tried, refused. */
+/** A change that a unit of work begun with `optimistic` cannot make (see Store.optimistic). */
+export class ChangeConflict extends Error {
+  constructor(
+    readonly table: string,
+    readonly reason: 'changed' | 'unread' | 'taken value' | 'kept table',
+  ) {
+    super(`${table}: a unit of work begun as optimistic cannot make this change (${reason})`);
+    this.name = 'ChangeConflict';
+  }
+}
+
+/** A unit of work begun with `read`, `append` or `optimistic`: the first write or change it tried, refused. */
 export interface ReadAttempt {
-  refused: WriteInRead | ChangeInAppend | undefined;
+  refused: WriteInRead | ChangeInAppend | ChangeConflict | undefined;
 }
 
 /** Refuses a write in a read, keeping the refusal. */
@@ -189,6 +222,11 @@ export function refuseWrite(attempt: ReadAttempt, table: string): never {
 /** Refuses a change in an append, keeping the refusal. */
 export function refuseChange(attempt: ReadAttempt, table: string, change: ChangeInAppend['change']): never {
   throw (attempt.refused ??= new ChangeInAppend(table, change));
+}
+
+/** Refuses a change in an optimistic unit of work, keeping the refusal. */
+export function refuseConflict(attempt: ReadAttempt, table: string, reason: ChangeConflict['reason']): never {
+  throw (attempt.refused ??= new ChangeConflict(table, reason));
 }
 
 /**
@@ -238,6 +276,28 @@ export function readFirst<S extends Schema, R>(store: Store<S>, projectId: strin
  */
 export function appendFirst<S extends Schema, R>(store: Store<S>, projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
   return orTransaction(store, (id, run) => store.append(id, run), ChangeInAppend, projectId, work);
+}
+
+/** How many times `optimisticFirst` runs work as optimistic before it runs it as a transaction. */
+export const OPTIMISTIC_TRIES = 3;
+
+/**
+ * Runs work that changes a few rows it reads (a redemption) as optimistic, beside the project's other such units
+ * of work; again as optimistic when a row it read changed meanwhile (up to OPTIMISTIC_TRIES runs in all), and
+ * as a transaction when it still does, or when it was refused for anything else (a taken value, a kept table,
+ * a row it updates unread), which gives the answer a transaction gives. As with `readFirst`, the work may run
+ * more than once, so it must do nothing outside the store before its first write.
+ */
+export async function optimisticFirst<S extends Schema, R>(store: Store<S>, projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+  for (let run = 1; run <= OPTIMISTIC_TRIES; run++) {
+    try {
+      return await store.optimistic(projectId, work);
+    } catch (error) {
+      if (!(error instanceof ChangeConflict)) throw error;
+      if (error.reason !== 'changed') break;
+    }
+  }
+  return store.transaction(projectId, work);
 }
 
 export class UnknownProject extends Error {
@@ -329,19 +389,24 @@ export class PassThroughTable<T extends Row> implements Table<T> {
   query(query: Query<T>): Promise<Page<T>> {
     return this.inner.query(query);
   }
+
+  add(row: T, amounts: Amounts): Promise<void> {
+    return this.inner.add(row, amounts);
+  }
 }
 
-/** How a layer over a store runs a unit of work that writes, given how the store below runs it (`transaction` or `append`). */
+/** How a layer over a store runs a unit of work that writes, given how the store below runs it (`transaction`, `append` or `optimistic`). */
 export type UnitRunner<S extends Schema> = <R>(run: Store<S>['transaction'], projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>) => Promise<R>;
 
 /**
- * A store that runs each unit of work that writes (`transaction`, `append`) through `runner` and leaves
+ * A store that runs each unit of work that writes (`transaction`, `append`, `optimistic`) through `runner` and leaves
  * everything else to `store`: the layers over a store (retention, the outbox, metadata checks) differ only in
  * how a unit of work runs. They watch writes only, and a read writes nothing, so reads go to `store` as they are.
  */
 export function withTransaction<S extends Schema>(store: Store<S>, runner: UnitRunner<S>): Store<S> {
   const transaction: Store<S>['transaction'] = (projectId, work) => store.transaction(projectId, work);
   const append: Store<S>['transaction'] = (projectId, work) => store.append(projectId, work);
+  const optimistic: Store<S>['transaction'] = (projectId, work) => store.optimistic(projectId, work);
   return {
     schema: store.schema,
     createProject: (projectId) => store.createProject(projectId),
@@ -354,6 +419,7 @@ export function withTransaction<S extends Schema>(store: Store<S>, runner: UnitR
     close: () => store.close(),
     transaction: (projectId, work) => runner(transaction, projectId, work),
     append: (projectId, work) => runner(append, projectId, work),
+    optimistic: (projectId, work) => runner(optimistic, projectId, work),
     read: (projectId, work) => store.read(projectId, work),
   };
 }

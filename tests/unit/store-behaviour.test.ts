@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { and, compare, eq, has, isIn, length, isNull, ne, not, notIn, notNull, or, text, type Condition } from '../../server/store/conditions.js';
-import { appendFirst, ChangeInAppend, readFirst, UniqueViolation, UnknownProject, WriteInRead, type Query } from '../../server/store/store.js';
+import { appendFirst, ChangeConflict, ChangeInAppend, optimisticFirst, OPTIMISTIC_TRIES, readFirst, UniqueViolation, UnknownProject, WriteInRead, type Query } from '../../server/store/store.js';
 import { storeFactories, type Item, type TestStore } from './store/factories.js';
 
 const factories = storeFactories();
@@ -691,6 +691,186 @@ describe.each(factories)('$name store', (factory) => {
       await third;
       expect(await counted).toBe(3);
     });
+  });
+
+  describe('optimistic units of work', () => {
+    test('when an optimistic unit of work changes rows it read, then they are kept; an unread row, a taken value or a kept table is refused with ChangeConflict and nothing is kept, even when the work catches it', async () => {
+      const p = await project({ id: 'a', name: 'apple', code: 'A' }, { id: 'b', name: 'banana', code: 'B' });
+      const changed = await store.optimistic(p, async (uow) => {
+        const a = (await uow.items.get('a'))!;
+        const [b] = (await uow.items.query({ where: eq('code', 'B') })).rows;
+        await uow.items.insert({ id: 'c', name: 'cherry' });
+        await uow.items.update({ ...a, name: 'apricot' });
+        await uow.items.update({ ...b!, name: 'blueberry' });
+        // A row it wrote, written again.
+        await uow.items.update({ id: 'c', name: 'cranberry' });
+        return uow.items.delete('b');
+      });
+      expect(changed).toBe(true);
+      await expect(store.optimistic(p, (uow) => uow.items.update({ id: 'a', name: 'avocado' }))).rejects.toEqual(new ChangeConflict('items', 'unread'));
+      const caught = store.optimistic(p, async (uow) => {
+        await uow.counters.insert({ id: 'k', value: 1 });
+        await uow.items.insert({ id: 'd', code: 'A' }).catch(() => undefined);
+        return 'went on';
+      });
+      await expect(caught).rejects.toEqual(new ChangeConflict('items', 'taken value'));
+      await expect(store.optimistic(p, (uow) => uow.settings.insert({ id: 's', key: 'k' }))).rejects.toEqual(new ChangeConflict('settings', 'kept table'));
+      await expect(store.optimistic('no-such-project', (uow) => uow.items.get('a'))).rejects.toBeInstanceOf(UnknownProject);
+      expect(await read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b'), await uow.items.get('c'), await uow.counters.get('k'), await uow.settings.get('s')])).toEqual([
+        { id: 'a', name: 'apricot', code: 'A' },
+        undefined,
+        { id: 'c', name: 'cranberry' },
+        undefined,
+        undefined,
+      ]);
+    });
+
+    test('when work begun with optimisticFirst is refused for anything but a changed row, then it runs again as a transaction, which gives its answer', async () => {
+      const p = await project({ id: 'a', name: 'apple', code: 'A' });
+      let runs = 0;
+      const written = await optimisticFirst(store, p, (uow) => (runs++, uow.items.update({ id: 'a', name: `unread (run ${runs})`, code: 'A' })));
+      expect([runs, written]).toEqual([2, { id: 'a', name: 'unread (run 2)', code: 'A' }]);
+      runs = 0;
+      await expect(optimisticFirst(store, p, (uow) => (runs++, uow.items.insert({ id: 'e', code: 'A' })))).rejects.toEqual(new UniqueViolation('items', 'code', 'A'));
+      expect(runs).toBe(2);
+    });
+
+    /** Reads a counter, lets every other waiting task run, then writes it plus one, optimistically: a lost update shows. */
+    const increment = (s: TestStore, p: string) =>
+      optimisticFirst(s, p, async (uow) => {
+        const counter = (await uow.counters.get('c'))!;
+        await settle();
+        await uow.counters.update({ ...counter, value: counter.value + 1 });
+      });
+    const loop = async (s: TestStore, p: string, times: number) => {
+      for (let i = 0; i < times; i++) await increment(s, p);
+    };
+
+    test('when two loops read-modify-write one counter optimistically 50 times each at once, then it ends at exactly 100', async () => {
+      const p = await project();
+      await read(p, (uow) => uow.counters.insert({ id: 'c', value: 0 }));
+      await Promise.all([loop(store, p, 50), loop(store, p, 50)]);
+      expect(await read(p, (uow) => uow.counters.get('c'))).toEqual({ id: 'c', value: 100 });
+    }, 60_000);
+
+    const acrossInstances = typeof factory.second === 'string' ? test.skip : test;
+    acrossInstances('when two store instances each read-modify-write one counter optimistically 50 times at once, then it ends at exactly 100', async () => {
+      const other = await (factory.second as () => Promise<TestStore>)();
+      try {
+        const p = await project();
+        await read(p, (uow) => uow.counters.insert({ id: 'c', value: 0 }));
+        await Promise.all([loop(store, p, 50), loop(other, p, 50)]);
+        expect(await read(p, (uow) => uow.counters.get('c'))).toEqual({ id: 'c', value: 100 });
+      } finally {
+        await other.close();
+      }
+    }, 60_000);
+
+    const besideEachOther = factory.readsBesideWriters === true ? test : test.skip;
+    besideEachOther('when optimistic units of work change different rows at once, then both run together; one that read a row another changed since is refused as changed', async () => {
+      const p = await project({ id: 'a', name: 'apple' }, { id: 'b', name: 'banana' });
+      let arrived = 0;
+      let bothIn!: () => void;
+      const together = new Promise<void>((resolve) => (bothIn = resolve));
+      // Each holds its row's lock until the other has written its own: one at a time, they never end.
+      const changing = (id: string) =>
+        store.optimistic(p, async (uow) => {
+          const row = (await uow.items.get(id))!;
+          await uow.items.update({ ...row, name: `${row.name}!` });
+          if (++arrived === 2) bothIn();
+          await together;
+        });
+      const both = Promise.all([changing('a'), changing('b')]);
+      expect(await Promise.race([both.then(() => 'ran'), sleep(5_000).then(() => 'blocked')])).toBe('ran');
+      // A reads `a`, B changes it and commits, then A writes what it read: refused, and nothing of A is kept.
+      let readIt!: () => void;
+      const hasRead = new Promise<void>((resolve) => (readIt = resolve));
+      let goOn!: () => void;
+      const changedMeanwhile = new Promise<void>((resolve) => (goOn = resolve));
+      const stale = store.optimistic(p, async (uow) => {
+        const row = (await uow.items.get('a'))!;
+        readIt();
+        await changedMeanwhile;
+        await uow.items.insert({ id: 'from-a' });
+        await uow.items.update({ ...row, name: 'from A' });
+      });
+      await hasRead;
+      await store.optimistic(p, async (uow) => uow.items.update({ ...(await uow.items.get('a'))!, name: 'from B' }));
+      goOn();
+      await expect(stale).rejects.toEqual(new ChangeConflict('items', 'changed'));
+      expect(await read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('from-a')])).toEqual([{ id: 'a', name: 'from B' }, undefined]);
+    });
+
+    besideEachOther(`when a row keeps changing under optimistic work, then optimisticFirst runs it ${OPTIMISTIC_TRIES} times, then as a transaction`, async () => {
+      const p = await project({ id: 'a', name: 'apple' });
+      let runs = 0;
+      const written = await optimisticFirst(store, p, async (uow) => {
+        runs++;
+        const row = (await uow.items.get('a'))!;
+        // Another unit of work changes the row between this one's read and its write, while this one can still be refused.
+        if (runs <= OPTIMISTIC_TRIES) await store.optimistic(p, async (other) => other.items.update({ ...(await other.items.get('a'))!, name: `other ${runs}` }));
+        return uow.items.update({ ...row, name: `${row.name}, run ${runs}` });
+      });
+      expect(written).toEqual({ id: 'a', name: `other ${OPTIMISTIC_TRIES}, run ${OPTIMISTIC_TRIES + 1}` });
+    });
+  });
+
+  describe('added amounts', () => {
+    test('when amounts are added, then a missing row is inserted with them and a stored one has them added, at any depth; the unit of work reads them at once, and they are counted or rolled back with it', async () => {
+      const p = await project({ id: 'a', name: 'apple', n: 'not a number', meta: { hits: 2, deep: 5 } });
+      const inside = await store.transaction(p, async (uow) => {
+        await uow.items.add({ id: 'a' }, { n: 3, 'meta.hits': 1, 'meta.deep.x': 4 });
+        await uow.items.add({ id: 'a' }, { 'meta.hits': 10 });
+        await uow.items.add({ id: 'b', name: 'banana', meta: {} }, { 'meta.hits': 1 });
+        await uow.items.add({ id: 'b', name: 'ignored' }, { 'meta.hits': 1, n: -2 });
+        return [await uow.items.get('a'), (await uow.items.findBy('group', null)).length, (await uow.items.query({ limit: 0 })).total];
+      });
+      const a = { id: 'a', name: 'apple', n: 3, meta: { hits: 13, deep: { x: 4 } } };
+      expect(inside).toEqual([a, 2, 2]);
+      expect(await read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b'), (await uow.items.query({ limit: 0 })).total])).toEqual([
+        a,
+        { id: 'b', name: 'banana', meta: { hits: 2 }, n: -2 },
+        2,
+      ]);
+      const undone = store.transaction(p, async (uow) => {
+        await uow.items.add({ id: 'a' }, { n: 100 });
+        await uow.items.add({ id: 'c' }, { n: 1 });
+        throw new Error('undo');
+      });
+      await expect(undone).rejects.toThrow('undo');
+      expect(await read(p, async (uow) => [(await uow.items.get('a'))!.n, await uow.items.get('c'), (await uow.items.query({ limit: 0 })).total])).toEqual([3, undefined, 2]);
+      await expect(store.read(p, (uow) => uow.items.add({ id: 'a' }, { n: 1 }))).rejects.toEqual(new WriteInRead('items'));
+      await expect(store.append(p, (uow) => uow.items.add({ id: 'a' }, { n: 1 }))).rejects.toEqual(new ChangeInAppend('items', 'update'));
+    });
+
+    /** Adds one to a counter's value in an optimistic unit of work, which also reads the counter first. */
+    const addOne = (s: TestStore, p: string) =>
+      optimisticFirst(s, p, async (uow) => {
+        await uow.counters.get('c');
+        await settle();
+        await uow.counters.add({ id: 'c', value: 0 }, { value: 1 });
+      });
+    const loop = async (s: TestStore, p: string, times: number) => {
+      for (let i = 0; i < times; i++) await addOne(s, p);
+    };
+
+    test('when two loops add to one row 50 times each at once, in optimistic units of work, then every amount counts', async () => {
+      const p = await project();
+      await Promise.all([loop(store, p, 50), loop(store, p, 50)]);
+      expect(await read(p, async (uow) => [await uow.counters.get('c'), (await uow.counters.query({ limit: 0 })).total])).toEqual([{ id: 'c', value: 100 }, 1]);
+    }, 60_000);
+
+    const acrossInstances = typeof factory.second === 'string' ? test.skip : test;
+    acrossInstances('when two store instances add to one row 50 times each at once, then every amount counts, and the row is made once', async () => {
+      const other = await (factory.second as () => Promise<TestStore>)();
+      try {
+        const p = await project();
+        await Promise.all([loop(store, p, 50), loop(other, p, 50)]);
+        expect(await read(p, async (uow) => [await uow.counters.get('c'), (await uow.counters.query({ limit: 0 })).total])).toEqual([{ id: 'c', value: 100 }, 1]);
+      } finally {
+        await other.close();
+      }
+    }, 60_000);
   });
 
   describe('claims', () => {

@@ -11,8 +11,9 @@ import { sharedEntry } from './0009-shared-entry.js';
 import { keptVersion } from './0010-kept-version.js';
 import { countsAtCommit } from './0011-counts-at-commit.js';
 import { tablesApart } from './0012-tables-apart.js';
+import { addedAmounts } from './0013-added-amounts.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex, tierExpiryIndex, rowCounts, sharedEntry, keptVersion, countsAtCommit, tablesApart];
+export const MIGRATIONS: readonly Migration[] = [rows, domainIndexes, claimIndexes, stateIndexes, orderedIndexes, deliveryStatusIndex, tierExpiryIndex, rowCounts, sharedEntry, keptVersion, countsAtCommit, tablesApart, addedAmounts];

@@ -14,11 +14,13 @@ import type { FieldKind, Row, Schema, TableDeclaration } from '../schema.js';
 import { MemoryTable } from '../memory.js';
 import { and, eq, type Scalar } from '../conditions.js';
 import type { RowOf } from '../schema.js';
+import { mergedAmounts, type Amounts } from '../amounts.js';
 import {
   endOfRead,
   lazyUnitOfWork,
   leaseFree,
   refuseChange,
+  refuseConflict,
   refuseWrite,
   UniqueViolation,
   UnknownProject,
@@ -55,10 +57,18 @@ interface UnitState {
   readonly reading: ReadAttempt | undefined;
   /** When the unit of work is an append, what refuses its changes. */
   readonly appending: ReadAttempt | undefined;
+  /** When the unit of work is optimistic (Store.optimistic), what refuses its changes. */
+  readonly optimistic: ReadAttempt | undefined;
+  /**
+   * In an optimistic unit of work, the version of each row it read (its `xmin`, which every update of the row
+   * changes), by table and ID, or MINE once it wrote the row (and so holds its row lock to the end).
+   */
+  readonly versions: Map<string, string>;
   /**
    * Rows this unit of work has read by ID or written, by table and ID (null: known absent). The unit of work
    * holds its project's lock, or is a read of one snapshot, so nothing changes them meanwhile; presenting a
-   * page of vouchers reads their campaign once, not once per voucher.
+   * page of vouchers reads their campaign once, not once per voucher. (An optimistic one holds neither: a row
+   * another unit changed since is found out by its version, when it is read again or written.)
    */
   readonly known: Map<string, unknown>;
   /** Reads by ID under way, by table and ID: reads of one row started at once share one statement. */
@@ -72,6 +82,11 @@ interface UnitState {
    * statement, or with its COMMIT.
    */
   readonly deferred: string[];
+  /**
+   * Amounts added (Table.add) and not sent yet, by table and ID, each with the row to insert when there is
+   * none: sent before this unit of work's next statement on the table, or with its COMMIT.
+   */
+  readonly adding: Map<string, { readonly table: string; readonly base: Row; amounts: Amounts }>;
   /** Rows this unit of work added to each table, less those it removed: added to the table's count at commit. */
   readonly counted: Map<string, number>;
   /** The kept tables this unit of work wrote: it reads them from the database from then on. */
@@ -123,6 +138,8 @@ export class KeptCopies {
 function commitStatements(state: UnitState | undefined): string | undefined {
   if (state === undefined) return undefined;
   const statements = state.deferred.splice(0);
+  // In one order (by table and ID) in every unit of work, so that two never wait for each other's rows.
+  statements.push(...takeAdds(state, undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, statement]) => statement));
   const changed = [...state.counted].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (changed.length > 0) {
     const tables = changed.map(([name]) => literal(name)).join(', ');
@@ -133,6 +150,24 @@ function commitStatements(state: UnitState | undefined): string | undefined {
   const last = statements.join('; ');
   state.trace?.(last, []);
   return last;
+}
+
+/** In UnitState.versions: a row this unit of work wrote. */
+const MINE = 'mine';
+
+/**
+ * The statements of the amounts added and not sent yet, to one table (or to all), by table and ID; they are
+ * then no longer pending. Each is `store_add` (migrations/0013-added-amounts.ts).
+ */
+function takeAdds(state: UnitState, table: string | undefined): [string, string][] {
+  const taken: [string, string][] = [];
+  for (const [key, { table: name, base, amounts }] of state.adding) {
+    if (table !== undefined && name !== table) continue;
+    state.adding.delete(key);
+    const project = pg.escapeLiteral(state.projectId);
+    taken.push([key, `SELECT store_add(${project}, ${literal(name)}, ${pg.escapeLiteral(base.id)}, ${pg.escapeLiteral(JSON.stringify(base))}::jsonb, ${pg.escapeLiteral(JSON.stringify(amounts))}::jsonb)`]);
+  }
+  return taken;
 }
 
 /** Sends every gathered look-up now. */
@@ -189,8 +224,11 @@ class SqlTable<T extends Row> implements Table<T> {
     if (!this.state.open) throw new Error(`${this.name}: the unit of work is over`);
     // A write goes after the look-ups gathered before it, as it would had they run at once (see findBy).
     if (!sql.startsWith('SELECT') && this.state.gathering.size > 0) sendGathered(this.state);
-    // Inserts held back go first, in the same order on the connection as had they been sent when made.
-    const held = this.state.deferred.length > 0 ? this.state.deferred.splice(0).join('; ') : undefined;
+    // Inserts held back go first, in the same order on the connection as had they been sent when made; then the
+    // amounts added to this table, which the statement may read.
+    const adds = this.state.adding.size > 0 ? takeAdds(this.state, this.name).map(([, statement]) => statement) : [];
+    const pending = adds.length > 0 ? [...this.state.deferred.splice(0), ...adds] : this.state.deferred.length > 0 ? this.state.deferred.splice(0) : undefined;
+    const held = pending?.join('; ');
     if (held !== undefined) this.state.trace?.(held, []);
     const sending = held === undefined ? undefined : this.state.sql.exec(held);
     this.state.trace?.(sql, params);
@@ -200,15 +238,46 @@ class SqlTable<T extends Row> implements Table<T> {
       running.catch(() => undefined);
       await sending;
     }
-    if (!this.state.appending) return running;
+    const restricted = this.restricted;
+    if (!restricted) return running;
     try {
       return await running;
     } catch (error) {
-      // Appends running at once that each wait for a value the other took: PostgreSQL breaks the deadlock by
-      // failing one, which runs again as a transaction.
-      if ((error as { code?: string }).code === DEADLOCK) refuseChange(this.state.appending, this.name, 'conflict');
+      // Appends (or optimistic units of work) running at once that each wait for a value (or a row) the other
+      // holds: PostgreSQL breaks the deadlock by failing one, which runs again.
+      if ((error as { code?: string }).code === DEADLOCK) restricted.refuse('conflict');
       throw error;
     }
+  }
+
+  /** What a statement reads of each row: its document, and in an optimistic unit of work its version too. */
+  private get columns(): string {
+    return this.state.optimistic ? 'doc, xmin::text AS v' : 'doc';
+  }
+
+  /**
+   * Notes the versions of the rows an optimistic unit of work read. A row read again at another version was
+   * changed by another unit of work in between (statements each see what is committed when they run): the unit
+   * has seen two versions of it, and is refused.
+   */
+  private seen<R extends { doc: T; v?: string }>(rows: R[]): R[] {
+    const { optimistic, versions } = this.state;
+    if (optimistic === undefined) return rows;
+    for (const { doc, v } of rows) {
+      const key = this.key(doc.id);
+      const known = versions.get(key);
+      if (known === undefined) versions.set(key, v!);
+      else if (known !== MINE && known !== v) refuseConflict(optimistic, this.name, 'changed');
+    }
+    return rows;
+  }
+
+  /** The attempt of a unit of work that may not meet a taken value nor write a kept table: an append or an optimistic one. */
+  private get restricted(): { attempt: ReadAttempt; refuse: (reason: 'taken value' | 'kept table' | 'conflict') => never } | undefined {
+    const { appending, optimistic } = this.state;
+    if (appending) return { attempt: appending, refuse: (reason) => refuseChange(appending, this.name, reason) };
+    if (optimistic) return { attempt: optimistic, refuse: (reason) => refuseConflict(optimistic, this.name, reason === 'conflict' ? 'changed' : reason) };
+    return undefined;
   }
 
   /** The rows of this table in this project. */
@@ -255,7 +324,7 @@ class SqlTable<T extends Row> implements Table<T> {
    */
   private async keptWrite(): Promise<void> {
     if (!this.declaration.kept) return;
-    if (this.state.appending) refuseChange(this.state.appending, this.name, 'kept table');
+    this.restricted?.refuse('kept table');
     const first = this.state.keptWritten.size === 0;
     this.state.keptWritten.add(this.name);
     if (first) await this.run('UPDATE store_projects SET kept_version = kept_version + 1 WHERE id = $1::text', [this.state.projectId]);
@@ -272,7 +341,7 @@ class SqlTable<T extends Row> implements Table<T> {
     if (reading) return (await reading) as T | undefined;
     const read = (async () => {
       const params = new Params();
-      const rows = await this.run<{ doc: T }>(`SELECT doc FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}`, params.values);
+      const rows = this.seen(await this.run<{ doc: T; v?: string }>(`SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}`, params.values));
       // A write of this row sent after the read knows better than it.
       if (!this.state.known.has(key)) this.state.known.set(key, rows[0]?.doc ?? null);
       return rows[0]?.doc;
@@ -291,8 +360,8 @@ class SqlTable<T extends Row> implements Table<T> {
     const copy = await this.copy();
     if (copy) return copy.lookupUnique(field, value);
     const params = new Params();
-    const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
-    return (await this.run<{ doc: T }>(sql, params.values))[0]?.doc;
+    const sql = `SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
+    return this.seen(await this.run<{ doc: T; v?: string }>(sql, params.values))[0]?.doc;
   }
 
   /**
@@ -342,8 +411,8 @@ class SqlTable<T extends Row> implements Table<T> {
       const params = new Params();
       // Sorted here, not by the statement: ordered by seq, PostgreSQL would rather walk the project's whole
       // table in insertion order than read each value's index entries and sort them.
-      const sql = `SELECT doc, seq::float8 AS seq FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ANY(${params.add([...gathered.keys()], 'jsonb[]')})`;
-      const found = await this.run<{ doc: T; seq: number }>(sql, params.values);
+      const sql = `SELECT ${this.columns}, seq::float8 AS seq FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ANY(${params.add([...gathered.keys()], 'jsonb[]')})`;
+      const found = this.seen(await this.run<{ doc: T; seq: number; v?: string }>(sql, params.values));
       found.sort((a, b) => a.seq - b.seq);
       const byValue = new Map<string, T[]>();
       for (const { doc } of found) {
@@ -360,8 +429,8 @@ class SqlTable<T extends Row> implements Table<T> {
 
   private async findOne(field: keyof T & string, value: unknown): Promise<T[]> {
     const params = new Params();
-    const sql = `SELECT doc FROM store_rows WHERE ${this.scope(params)} AND ${this.matches(field, value, params)} ORDER BY seq`;
-    return (await this.run<{ doc: T }>(sql, params.values)).map((row) => row.doc);
+    const sql = `SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND ${this.matches(field, value, params)} ORDER BY seq`;
+    return this.seen(await this.run<{ doc: T; v?: string }>(sql, params.values)).map((row) => row.doc);
   }
 
   async countBy(field: keyof T & string, value: unknown): Promise<number> {
@@ -429,10 +498,11 @@ class SqlTable<T extends Row> implements Table<T> {
       ON CONFLICT DO NOTHING RETURNING 1 AS written`;
     if ((await this.run(sql, params.values)).length === 0) {
       // Another append may hold the value without having committed it: only a transaction can tell.
-      if (this.state.appending) refuseChange(this.state.appending, this.name, 'taken value');
+      this.restricted?.refuse('taken value');
       await this.refusal(row, true);
     }
     this.count(1);
+    this.state.versions.set(this.key(row.id), MINE);
     // What a later get returns: JSON's reading of the row (undefined fields gone), a plain object.
     return this.remember(JSON.parse(doc) as T);
   }
@@ -450,8 +520,12 @@ class SqlTable<T extends Row> implements Table<T> {
     const id = params.add(row.id, 'text');
     const taken = this.uniqueValues(row, params).map(({ match }) => match);
     const free = taken.length === 0 ? '' : ` AND NOT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id <> ${id} AND (${taken.join(' OR ')}))`;
-    const sql = `UPDATE store_rows SET doc = ${params.add(doc, 'jsonb')} WHERE ${this.scope(params)} AND id = ${id}${free} RETURNING 1 AS written`;
-    if ((await this.run(sql, params.values)).length === 0) await this.refusal(row, false);
+    const sql = `UPDATE store_rows SET doc = ${params.add(doc, 'jsonb')} WHERE ${this.scope(params)} AND id = ${id}${this.asRead(row.id, params, true)}${free} RETURNING 1 AS written`;
+    if ((await this.run(sql, params.values)).length === 0) {
+      if (this.state.optimistic) await this.conflict(row);
+      await this.refusal(row, false);
+    }
+    if (this.state.optimistic) this.state.versions.set(this.key(row.id), MINE);
     return this.remember(JSON.parse(doc) as T);
   }
 
@@ -460,11 +534,54 @@ class SqlTable<T extends Row> implements Table<T> {
     if (this.state.appending) refuseChange(this.state.appending, this.name, 'delete');
     await this.keptWrite();
     const params = new Params();
-    const sql = `DELETE FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} RETURNING 1 AS gone`;
+    const guarded = this.asRead(id, params, false);
+    const sql = `DELETE FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}${guarded} RETURNING 1 AS gone`;
     const gone = (await this.run(sql, params.values)).length > 0;
+    // A row read, and since changed or deleted by another unit of work.
+    if (!gone && guarded !== '') refuseConflict(this.state.optimistic!, this.name, 'changed');
     if (gone) this.count(-1);
     this.state.known.set(this.key(id), null);
     return gone;
+  }
+
+  /**
+   * In an optimistic unit of work, what a write of a row adds to its statement's condition: that the row is
+   * still the version this unit of work read (nothing once the unit wrote it, and holds its lock). An update
+   * of a row it never read is refused; a delete of one is not guarded (it takes whatever is there).
+   */
+  private asRead(id: string, params: Params, update: boolean): string {
+    const { optimistic, versions } = this.state;
+    if (optimistic === undefined) return '';
+    const version = versions.get(this.key(id));
+    if (version === undefined && update) refuseConflict(optimistic, this.name, 'unread');
+    if (version === undefined || version === MINE) return '';
+    // PostgreSQL waits for a unit of work writing the row, then checks its new version against this one.
+    return ` AND xmin = ${params.add(version, 'xid')}`;
+  }
+
+  /** After an optimistic update that did not happen: refused when the row changed, or another holds a value it takes. */
+  private async conflict(row: T): Promise<void> {
+    const params = new Params();
+    const taken = this.uniqueValues(row, params).map(({ match }) => match);
+    const id = params.add(row.id, 'text');
+    const sql = `SELECT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id <> ${id}${taken.length === 0 ? ' AND false' : ` AND (${taken.join(' OR ')})`}) AS taken`;
+    const [{ taken: held }] = (await this.run<{ taken: boolean }>(sql, params.values)) as [{ taken: boolean }];
+    refuseConflict(this.state.optimistic!, this.name, held ? 'taken value' : 'changed');
+  }
+
+  async add(row: T, amounts: Amounts): Promise<void> {
+    if (this.state.reading) refuseWrite(this.state.reading, this.name);
+    if (this.state.appending) refuseChange(this.state.appending, this.name, 'update');
+    if (!this.state.open) throw new Error(`${this.name}: the unit of work is over`);
+    await this.keptWrite();
+    const key = this.key(row.id);
+    const pending = this.state.adding.get(key);
+    if (pending) pending.amounts = mergedAmounts(pending.amounts, amounts);
+    else this.state.adding.set(key, { table: this.name, base: JSON.parse(JSON.stringify(row)) as Row, amounts: { ...amounts } });
+    // What this unit of work read of the row no longer holds; the next read sends the amounts first. Once sent,
+    // they hold the row's lock, so the row is this unit's to write, as one it wrote.
+    this.state.known.delete(key);
+    if (this.state.optimistic) this.state.versions.set(key, MINE);
   }
 
   private remember(row: T): T {
@@ -504,7 +621,7 @@ class SqlTable<T extends Row> implements Table<T> {
       whole
         ? `(SELECT coalesce(sum(n), 0)::int FROM store_counts WHERE project_id = ${params.add(this.state.projectId, 'text')} AND tbl = ${literal(this.name)})`
         : `(SELECT count(*)::int FROM store_rows WHERE ${matching(params)})`;
-    let sql = `SELECT doc, ${counted(params)} AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
+    let sql = `SELECT ${this.columns}, ${counted(params)} AS total FROM store_rows WHERE ${where} ORDER BY ${order}`;
     // A page's size is spelled in the text: as a parameter, PostgreSQL's generic plan of the prepared statement
     // guesses a tenth of the table, costs it above the custom plans, and so plans the page again on every run
     // (0.5 ms of planning to read ten rows, `make bench`). Page sizes are few (the API caps them), offsets not.
@@ -512,7 +629,7 @@ class SqlTable<T extends Row> implements Table<T> {
     if (query.offset) sql += ` OFFSET ${params.add(query.offset, 'bigint')}`;
     // Without a condition the text is fixed (the table, its fields, where the page starts): prepared.
     const prepared = query.where === undefined;
-    const rows = await this.run<{ doc: T; total: number }>(sql, params.values, prepared);
+    const rows = this.seen(await this.run<{ doc: T; total: number; v?: string }>(sql, params.values, prepared));
     // The kept count has this unit of work's own inserts and deletes only once it commits.
     const pending = whole ? (this.state.counted.get(this.name) ?? 0) : 0;
     if (rows.length > 0) return { rows: rows.map((row) => row.doc), total: rows[0]!.total + pending };
@@ -523,6 +640,9 @@ class SqlTable<T extends Row> implements Table<T> {
     return { rows: [], total: count!.total + pending };
   }
 }
+
+/** The kinds of unit of work that refuse some writes, by the UnitState field that holds what refuses them. */
+type UnitKind = 'reading' | 'appending' | 'optimistic';
 
 /** PostgreSQL's SQLSTATE for a deadlock it broke. */
 const DEADLOCK = '40P01';
@@ -626,7 +746,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
         async (sql, [entered]) => {
           const version = entered!.version as string | null;
           if (version === null) throw new UnknownProject(projectId);
-          const unit = (state = this.unitState(sql, projectId, version, undefined, undefined));
+          const unit = (state = this.unitState(sql, projectId, version, {}));
           try {
             return await work(this.unitOfWork(unit));
           } finally {
@@ -638,7 +758,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
     );
   }
 
-  private unitState(sql: Session, projectId: string, keptVersion: string, reading: ReadAttempt | undefined, appending: ReadAttempt | undefined): UnitState {
+  private unitState(sql: Session, projectId: string, keptVersion: string, { reading, appending, optimistic }: Partial<Record<UnitKind, ReadAttempt>>): UnitState {
     return {
       sql,
       projectId,
@@ -646,10 +766,13 @@ export class SqlStore<S extends Schema> implements Store<S> {
       open: true,
       reading,
       appending,
+      optimistic,
+      versions: new Map(),
       known: new Map(),
       loading: new Map(),
       gathering: new Map(),
       deferred: [],
+      adding: new Map(),
       counted: new Map(),
       keptVersion,
       keptWritten: new Set(),
@@ -665,13 +788,13 @@ export class SqlStore<S extends Schema> implements Store<S> {
     sql: Session,
     projectId: string,
     version: unknown,
-    kind: 'reading' | 'appending',
+    kind: UnitKind,
     work: (uow: UnitOfWork<S>) => Promise<R>,
     begun?: (state: UnitState) => void,
   ): Promise<R> {
     if (typeof version !== 'string') throw new UnknownProject(projectId);
     const attempt: ReadAttempt = { refused: undefined };
-    const state = kind === 'reading' ? this.unitState(sql, projectId, version, attempt, undefined) : this.unitState(sql, projectId, version, undefined, attempt);
+    const state = this.unitState(sql, projectId, version, { [kind]: attempt });
     begun?.(state);
     try {
       return await endOfRead(attempt, work(this.unitOfWork(state)));
@@ -688,12 +811,30 @@ export class SqlStore<S extends Schema> implements Store<S> {
    * indexes hold: the second insert of a value waits for the first's commit and is then refused.
    */
   append<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    return this.shared(projectId, 'appending', work);
+  }
+
+  /**
+   * An optimistic unit of work holds its project's lock shared, as an append does, beside the project's appends
+   * and other optimistic units of work and never beside a transaction; in READ COMMITTED. It reads each row with
+   * its version (`xmin`, which every update of the row changes) and writes a row it read only while it is still
+   * that version (`AND xmin = …`: PostgreSQL waits for a unit writing the row, then checks the row it left).
+   * From its first write of a row to its end it holds the row's lock, so units of work changing different rows
+   * (vouchers, customers) run at once, and two changing one row run as if one after the other, the second
+   * refused and run again (optimisticFirst) if it read the row before the first wrote it.
+   */
+  optimistic<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
+    return this.shared(projectId, 'optimistic', work);
+  }
+
+  /** A unit of work beside others of its project: an append or an optimistic one (the project's lock shared). */
+  private shared<R>(projectId: string, kind: 'appending' | 'optimistic', work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     let state: UnitState | undefined;
     return this.queues.run(
       projectId,
       () =>
         this.driver.transaction(
-          (sql, [entered]) => this.attempt(sql, projectId, entered!.version, 'appending', work, (begun) => (state = begun)),
+          (sql, [entered]) => this.attempt(sql, projectId, entered!.version, kind, work, (begun) => (state = begun)),
           { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, true) AS version`, last: () => commitStatements(state) },
         ),
       true,
