@@ -51,7 +51,7 @@ export const customerHandlers: HandlersOf<CustomerOperations> = {
   }),
   'update-customer': async ({ path, body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await updateCustomer(ctx, path.customerId, body))),
+    body: await inProject(services, context, async (ctx) => presentCustomer(ctx, await updateCustomer(ctx, path.customerId, body)), { optimistic: true }),
   }),
   'delete-customer': async ({ path, context, services }) => {
     await inProject(services, context, (ctx) => deleteCustomer(ctx, path.customerId));

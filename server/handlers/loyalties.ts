@@ -70,8 +70,12 @@ type LoyaltyOperations =
   | 'list-member-activity-1';
 
 /** Runs work on the member's card: any loyalty card by code, or only one of the program in the path. */
+/**
+ * Runs a use case on one loyalty card. One that writes runs optimistically: the card's balance, and a reward's
+ * stock, are on rows it changes.
+ */
 function onCard<R>(services: Services, context: RequestContext, path: { memberId: string; campaignId?: string }, work: (ctx: DomainContext, card: VoucherRecord) => Promise<R>) {
-  return inProject(services, context, async (ctx) => work(ctx, await findMember(ctx, path.memberId, path.campaignId)));
+  return inProject(services, context, async (ctx) => work(ctx, await findMember(ctx, path.memberId, path.campaignId)), { optimistic: true });
 }
 
 /** A cursor-paged list response. */
@@ -187,7 +191,7 @@ export const loyaltyHandlers: HandlersOf<LoyaltyOperations> = {
   'update-loyalty-card-balance': changeBalance,
   'update-loyalty-card-balance-1': changeBalance,
   'transfer-points': ({ path, body, context, services }) =>
-    voucherResponse(services, context, async (ctx) => transferPoints(ctx, await findMember(ctx, path.memberId, path.campaignId), body)),
+    voucherResponse(services, context, async (ctx) => transferPoints(ctx, await findMember(ctx, path.memberId, path.campaignId), body), { optimistic: true }),
   'list-loyalty-card-transactions': transactions,
   'list-loyalty-card-transactions-1': transactions,
   'list-earning-rules': async ({ path, query, context, services }) => {

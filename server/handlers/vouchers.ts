@@ -46,8 +46,9 @@ export async function voucherResponse(
   services: Services,
   context: RequestContext,
   work: (ctx: DomainContext) => Promise<VoucherRecord>,
+  options: { optimistic?: boolean } = {},
 ) {
-  const view = await inProject(services, context, async (ctx) => presentVoucher(ctx, await work(ctx)));
+  const view = await inProject(services, context, async (ctx) => presentVoucher(ctx, await work(ctx)), options);
   return { status: 200 as const, body: withAssets(services, context, view) };
 }
 
@@ -79,6 +80,6 @@ export const voucherHandlers: HandlersOf<VoucherOperations> = {
   },
   'update-voucher-balance': async ({ path, body, context, services }) => ({
     status: 200,
-    body: await inProject(services, context, (ctx) => changeBalance(ctx, path.code, body)),
+    body: await inProject(services, context, (ctx) => changeBalance(ctx, path.code, body), { optimistic: true }),
   }),
 };

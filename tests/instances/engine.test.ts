@@ -70,6 +70,28 @@ run('two server processes on one database', () => {
     }
   });
 
+  test('when one customer redeems 40 vouchers of one campaign through both instances at once, then every redemption counts, in the campaign\u2019s summary and the customer\u2019s', async () => {
+    const campaign = await ok(a, 'POST', '/v1/campaigns', {
+      name: unique('many'),
+      campaign_type: 'DISCOUNT_COUPONS',
+      vouchers_count: 40,
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, redemption: { quantity: 1 } },
+    });
+    const listed = await ok(b, 'GET', `/v1/vouchers?campaign_id=${String(campaign.id)}&limit=100`);
+    const codes = (listed.vouchers as { code: string }[]).map((voucher) => voucher.code);
+    expect(codes).toHaveLength(40);
+    const customer = await ok(a, 'POST', '/v1/customers', { source_id: unique('spender') });
+    // Each redemption changes its own voucher, and all of them the one customer and the campaign's counters.
+    const counted = await split([a, b], 40, (instance, index) =>
+      call(instance, 'POST', '/v1/redemptions', { redeemables: [{ object: 'voucher', id: codes[index] }], customer: { id: customer.id }, order: { amount: 1000 } }),
+    );
+    expect(counted).toEqual({ 200: 40 });
+    for (const instance of [a, b]) {
+      expect(await ok(instance, 'GET', `/v1/campaigns/${String(campaign.id)}/summary`)).toMatchObject({ redemptions: 40, redemptions_succeeded: 40, orders_amount: 40_000, discounted_amount: 4_000 });
+      expect(((await ok(instance, 'GET', `/v1/customers/${String(customer.id)}`)).summary as { redemptions: unknown }).redemptions).toMatchObject({ total_redeemed: 40, total_succeeded: 40 });
+    }
+  });
+
   test('when a gift card is spent from both instances at once, then its balance never goes below 0', async () => {
     const campaign = await ok(a, 'POST', '/v1/campaigns', {
       name: unique('gift'),

@@ -3,8 +3,9 @@
  * `store_rows` as JSON documents (migrations/0001-rows.ts), split by table into partitions (sql/partitions.ts),
  * declared fields are real indexes
  * (sql/indexes.ts), and queries are compiled to SQL (sql/compile.ts): no table comes back to JavaScript to be
- * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter_kept); a read is
- * a snapshot that takes none. Either begins in one round trip with its entry into the project (driver.ts
+ * filtered or sorted. A unit of work is one transaction holding its project's lock (store_enter_kept); an append
+ * or an optimistic unit of work holds it shared, the latter checking each row it writes against the version it
+ * read (`xmin`); a read is a snapshot that takes none. Either begins in one round trip with its entry into the project (driver.ts
  * `first`), which also says the version of the project's kept tables (migrations/0010-kept-version.ts): reads of
  * those come from this process's copy of that version (`KeptCopies`). Statements of fixed text are prepared
  * (driver.ts `statementName`), and the rows a unit of work added or removed are counted with its COMMIT
@@ -454,8 +455,9 @@ class SqlTable<T extends Row> implements Table<T> {
 
   /**
    * After a write that did not happen: throws the UniqueViolation the memory store would (the id first, then
-   * the unique fields in declared order), or says that the row is missing. Units of work on a project run
-   * one at a time, so nothing changed between the write and this look-up.
+   * the unique fields in declared order), or says that the row is missing. A transaction runs alone on its
+   * project, so nothing changed between the write and this look-up (an append or an optimistic unit of work
+   * never gets here: it is refused first).
    */
   private async refusal(row: T, insert: boolean): Promise<never> {
     const params = new Params();
