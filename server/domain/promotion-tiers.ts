@@ -125,6 +125,9 @@ export async function deletePromotionTier(ctx: DomainContext, id: string): Promi
   await ctx.uow.promotion_tiers.delete(tier.id);
 }
 
+/** Tiers whose availability is worked out at a time. */
+const TIERS_PAGE = 200;
+
 /** Whether the tier can be used now: the tier and its campaign both active and in their windows. */
 export async function tierAvailable(ctx: DomainContext, tier: PromotionTierRecord): Promise<boolean> {
   const now = ctx.clock.now();
@@ -148,11 +151,15 @@ export async function listPromotionTiers(
   ctx: DomainContext,
   query: PageRequest & { is_available?: boolean; order?: 'hierarchy' | '-hierarchy' | 'created_at' | '-created_at' | 'updated_at' | '-updated_at' },
 ) {
-  // Availability is worked out tier by tier (it reads the campaign and the clock); the query takes their IDs.
+  // Availability is worked out tier by tier (it reads the campaign and the clock), a page of tiers at a time;
+  // the query takes their IDs.
   let available: string[] | undefined;
   if (query.is_available !== undefined) {
     available = [];
-    for (const tier of (await ctx.uow.promotion_tiers.query({})).rows) if (await tierAvailable(ctx, tier)) available.push(tier.id);
+    for await (const tiers of ctx.uow.promotion_tiers.walk({}, TIERS_PAGE)) {
+      const held = await Promise.all(tiers.map((tier) => tierAvailable(ctx, tier)));
+      tiers.forEach((tier, place) => held[place] && available!.push(tier.id));
+    }
   }
   const page = await ctx.uow.promotion_tiers.query({
     ...FRESH,

@@ -19,7 +19,7 @@ import { findVoucher, presentVoucher, type VoucherView } from './vouchers.js';
 import { referralCodeRedeemed } from './referrals.js';
 import { table } from '../store/schema.js';
 import { and, eq } from '../store/conditions.js';
-import { campaignNamesById } from './campaign-lookup.js';
+import { campaignNameSource } from './campaign-lookup.js';
 import { FRESH } from '../store/fresh.js';
 import { isoNow } from './clock.js';
 
@@ -581,10 +581,10 @@ export interface RedemptionListQuery extends PageRequest {
 }
 
 /**
- * Where a redemption filter's field (as the list and the export name them) comes from; `names` holds the
- * campaigns' names by ID, for `campaign_name`.
+ * Where a redemption filter's field (as the list and the export name them) comes from; `campaignName` is where
+ * `campaign_name` does (a condition on the entry's campaign, campaign-lookup.ts).
  */
-export function redemptionFilterSource(field: string, names: ReadonlyMap<string, string>): FieldSource {
+export function redemptionFilterSource(field: string, campaignName: FieldSource): FieldSource {
   switch (field) {
     case 'created_at':
       return 'date';
@@ -598,7 +598,7 @@ export function redemptionFilterSource(field: string, names: ReadonlyMap<string,
     case 'related_object':
       return 'related_object_type';
     case 'campaign_name':
-      return { key: 'campaign_id', lookup: names, otherwise: null };
+      return campaignName;
     case 'user_login':
       // Every entry here came through the API, so none has a dashboard user.
       return { constant: null };
@@ -614,7 +614,9 @@ export async function listRedemptions(ctx: DomainContext, query: RedemptionListQ
   let customerId: string | undefined;
   if (query.customer) customerId = ((await ctx.uow.customers.get(query.customer)) ?? (await ctx.uow.customers.getBy('source_id', query.customer)))?.id ?? '\u0000';
   const filter = query.filters ? listFilter(query.filters, REDEMPTION_FILTER_FIELDS) : undefined;
-  const names = filter && 'campaign_name' in filter ? await campaignNamesById(ctx) : new Map<string, string>();
+  // The campaigns whose names decide the filter, asked of the store: never every campaign.
+  const clause = filter?.campaign_name;
+  const campaignName: FieldSource = typeof clause === 'object' ? await campaignNameSource(ctx, clause.conditions) : { constant: null };
   const order = parseOrder<RedemptionSortField>(query.order ?? '-created_at');
   const page = await ctx.uow.redemptions.query({
     where: and(
@@ -622,7 +624,7 @@ export async function listRedemptions(ctx: DomainContext, query: RedemptionListQ
       campaignId === undefined ? undefined : eq('campaign_id', campaignId),
       customerId === undefined ? undefined : eq('customer_id', customerId),
       withinRange('date', query.created_at),
-      filter && filterCondition(filter, (field) => redemptionFilterSource(field, names)),
+      filter && filterCondition(filter, (field) => redemptionFilterSource(field, campaignName)),
     ),
     orderBy: { field: order.field === 'created_at' ? 'date' : order.field, direction: order.direction },
     ...pageWindow(query),

@@ -189,10 +189,14 @@ function storedCustomerField(name: string): Field | undefined {
   return name.includes('.') ? name.split('.') : name;
 }
 
+/** Customers a segment's members are worked out for at a time (their orders and cards read in one statement each). */
+const MEMBERS_PAGE = 500;
+
 /**
  * The customers a segment holds now, as a condition on the customers table (the customers list's
  * `segment_id`). A filter on the stored customer's fields is the condition itself; one that reads order totals
- * or loyalty points, which are worked out from other tables, is worked out customer by customer first.
+ * or loyalty points, which are worked out from other tables, is worked out customer by customer, a page of
+ * customers at a time (those the filter's stored fields already leave out, when its junction is `and`, never read).
  */
 export async function segmentMembers(ctx: DomainContext, segmentId: string): Promise<Condition> {
   const segment = await findSegment(ctx, segmentId);
@@ -200,9 +204,16 @@ export async function segmentMembers(ctx: DomainContext, segmentId: string): Pro
   const { filter } = segment;
   if (!filter) return or();
   const fields = Object.keys(filter).filter((field) => field !== 'junction');
-  if (fields.every((field) => storedCustomerField(field) !== undefined)) return filterCondition(filter, (field) => storedCustomerField(field)!);
+  const stored = (field: string) => storedCustomerField(field)!;
+  if (fields.every((field) => storedCustomerField(field) !== undefined)) return filterCondition(filter, stored);
+  const storedPart = Object.fromEntries(Object.entries(filter).filter(([field]) => field !== 'junction' && storedCustomerField(field) !== undefined));
+  const where = filter.junction === 'or' ? undefined : filterCondition({ ...FRESH, ...storedPart, junction: 'and' } as FilterDefinition, stored);
   const members: string[] = [];
-  for (const customer of (await ctx.uow.customers.query({})).rows) if (await segmentHolds(ctx, segment, customer)) members.push(customer.id);
+  for await (const page of ctx.uow.customers.walk(where ? { where } : {}, MEMBERS_PAGE)) {
+    // At once, so that the SQL store reads the page's orders (and cards) in one statement.
+    const held = await Promise.all(page.map((customer) => segmentHolds(ctx, segment, customer)));
+    page.forEach((customer, place) => held[place] && members.push(customer.id));
+  }
   return isIn('id', members);
 }
 

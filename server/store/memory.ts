@@ -652,6 +652,13 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
     return page;
   }
 
+  /** The matches are in hand already (the store is memory): handed out a page at a time. */
+  async *walk(query: Pick<Query<T>, 'where' | 'index'>, size: number): AsyncIterable<T[]> {
+    if (!(size >= 1)) throw new Error(`${this.table.name}: a walk needs pages of at least one row`);
+    const { rows } = this.table.select(query);
+    for (let start = 0; start < rows.length; start += size) yield this.seen(rows.slice(start, start + size));
+  }
+
   async add(row: T, amounts: Amounts) {
     if (this.reading) refuseWrite(this.reading, this.table.name);
     if (this.appending) refuseChange(this.appending, this.table.name, 'update');

@@ -53,6 +53,13 @@ export interface Table<T extends Row> {
    * optimistic unit of work never conflicts on them. Refused in a read, and in an append as an update is.
    */
   add(row: T, amounts: Amounts): Promise<void>;
+  /**
+   * The rows that meet the query's condition, in insertion order, `size` at a time: a walk over a table that
+   * holds no more than a page in hand, where a query would read every match at once. A SQL store reads each page
+   * by the table's insertion-order index, after the last row of the page before (rows inserted meanwhile by
+   * others may or may not come). Stop early by leaving the loop.
+   */
+  walk(query: Pick<Query<T>, 'where' | 'index'>, size: number): AsyncIterable<T[]>;
 }
 
 export type UnitOfWork<S extends Schema> = { readonly [K in keyof S]: Table<RowOf<S[K]>> };
@@ -392,6 +399,10 @@ export class PassThroughTable<T extends Row> implements Table<T> {
 
   add(row: T, amounts: Amounts): Promise<void> {
     return this.inner.add(row, amounts);
+  }
+
+  walk(query: Pick<Query<T>, 'where' | 'index'>, size: number): AsyncIterable<T[]> {
+    return this.inner.walk(query, size);
   }
 }
 

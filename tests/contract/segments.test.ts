@@ -105,6 +105,12 @@ describe('segments', () => {
     expect(await membersOf(byCity.id!)).toEqual([spender.id]);
     const bySpend = await segment({ type: 'passive', filter: { junction: 'and', 'address.city': { conditions: { $is: [city] } }, 'summary.orders.total_amount': { conditions: { $more_than: [10000] } } } });
     expect(await membersOf(bySpend.id!)).toEqual([spender.id]);
+    // Either field: a customer of the town who spent nothing, and one who spent much elsewhere.
+    const local = await customer({}, { address: { city } });
+    const away = await customer({}, { address: { city: unique('Far') } });
+    await ctx.client.POST('/v1/orders', { body: { status: 'PAID', amount: 99_000_000, customer: { id: away.id } } });
+    const byEither = await segment({ type: 'passive', filter: { junction: 'or', 'address.city': { conditions: { $is: [city] } }, 'summary.orders.total_amount': { conditions: { $more_than: [98_000_000] } } } });
+    expect(new Set(await membersOf(byEither.id!))).toEqual(new Set([spender.id, local.id, away.id]));
   });
 
   test('when a segment names an unknown customer, lacks its filter, or filters on an unknown field or operator, then it is refused; fields of the other kind are ignored', async () => {

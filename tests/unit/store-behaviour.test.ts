@@ -815,6 +815,37 @@ describe.each(factories)('$name store', (factory) => {
     });
   });
 
+  describe('walks', () => {
+    test('when a table is walked, then its matches come in insertion order, a page at a time, none twice, and a walk left early reads no further', async () => {
+      const rows = Array.from({ length: 23 }, (_, i) => ({ id: `w${String(22 - i).padStart(2, '0')}`, group: i % 3 === 0 ? 'x' : 'y', n: i }));
+      const p = await projectInOrder(rows);
+      const walked = await read(p, async (uow) => {
+        const pages = async (query: Parameters<typeof uow.items.walk>[0], size: number) => {
+          const seen: string[][] = [];
+          for await (const page of uow.items.walk(query, size)) seen.push(ids(page));
+          return seen;
+        };
+        let early = 0;
+        for await (const page of uow.items.walk({}, 5)) {
+          early += page.length;
+          break;
+        }
+        return { all: await pages({}, 5), exact: await pages({ where: compare('lt', 'n', 10) }, 5), indexed: await pages({ index: { field: 'group', value: 'x' }, where: compare('gte', 'n', 3) }, 2), early };
+      });
+      const inOrder = ids(rows);
+      expect(walked.all).toEqual([inOrder.slice(0, 5), inOrder.slice(5, 10), inOrder.slice(10, 15), inOrder.slice(15, 20), inOrder.slice(20)]);
+      expect(walked.exact).toEqual([inOrder.slice(0, 5), inOrder.slice(5, 10)]);
+      expect(walked.indexed.flat()).toEqual(rows.filter((row) => row.group === 'x' && row.n >= 3).map((row) => row.id));
+      expect(walked.indexed.map((page) => page.length)).toEqual([2, 2, 2, 1]);
+      expect(walked.early).toBe(5);
+      // An optimistic unit of work may change what it walked over.
+      await store.optimistic(p, async (uow) => {
+        for await (const page of uow.items.walk({ where: eq('n', 0) }, 10)) for (const row of page) await uow.items.update({ ...row, name: 'walked' });
+      });
+      expect(await read(p, (uow) => uow.items.get('w22'))).toMatchObject({ name: 'walked' });
+    });
+  });
+
   describe('added amounts', () => {
     test('when amounts are added, then a missing row is inserted with them and a stored one has them added, at any depth; the unit of work reads them at once, and they are counted or rolled back with it', async () => {
       const p = await project({ id: 'a', name: 'apple', n: 'not a number', meta: { hits: 2, deep: 5 } });

@@ -316,24 +316,52 @@ async function selectedMembers(ctx: DomainContext, filter: ProductCollectionFilt
   return { members: [...products.rows, ...skus.rows].sort(order).slice(0, count), total: products.total + skus.total };
 }
 
-/** Every member of a static collection, or of an auto-update one whose filter is worked out member by member, in the order asked for. */
-async function membersInHand(ctx: DomainContext, collection: ProductCollection, query: MembersQuery) {
+/** Every member of a static collection, in the order asked for. */
+async function listedMembers(ctx: DomainContext, collection: ProductCollection, query: MembersQuery) {
   let members: (Product | Sku)[] = [];
-  if (collection.type === 'STATIC') {
-    for (const item of collection.products ?? []) {
-      const member = item.object === 'product' ? await ctx.uow.products.get(item.id) : await ctx.uow.skus.get(item.id);
-      if (member) members.push(member);
-    }
-    // A static collection keeps its listed order unless an order is asked for; ties keep it too.
-    if (query.order !== undefined) members = sortMembers(members, query.order);
-  } else {
-    const now = ctx.clock.now().getTime();
-    const everything = [...(await ctx.uow.products.query({})).rows, ...(await ctx.uow.skus.query({})).rows];
-    members = everything.filter((record) => matchesCollectionFilter(record, collection.filter!, now)).sort(memberOrder(query.order).compare);
+  for (const item of collection.products ?? []) {
+    const member = item.object === 'product' ? await ctx.uow.products.get(item.id) : await ctx.uow.skus.get(item.id);
+    if (member) members.push(member);
   }
+  // A static collection keeps its listed order unless an order is asked for; ties keep it too.
+  if (query.order !== undefined) members = sortMembers(members, query.order);
   const cursor = afterCursor(query);
   if (cursor) members = members.filter((member) => cursor.holds(member));
   return { members, total: members.length };
+}
+
+/** Products or SKUs whose membership is worked out at a time. */
+const MEMBERS_PAGE = 500;
+
+/**
+ * The first `count` members of an auto-update collection whose filter is worked out member by member (not
+ * storeSelects), with how many there are: the products, then the SKUs, are read a page at a time, and only the
+ * first `count` matches in the order asked for are kept.
+ */
+async function filteredMembers(ctx: DomainContext, filter: ProductCollectionFilter, query: MembersQuery, count: number) {
+  const now = ctx.clock.now().getTime();
+  const { compare } = memberOrder(query.order);
+  const cursor = afterCursor(query);
+  const first: (Product | Sku)[] = [];
+  let total = 0;
+  const consider = (member: Product | Sku) => {
+    if (!matchesCollectionFilter(member, filter, now) || (cursor && !cursor.holds(member))) return;
+    total++;
+    if (first.length === count && compare(member, first.at(-1)!) >= 0) return;
+    // After every kept member it does not come before: ties keep the order met.
+    let low = 0;
+    let high = first.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compare(first[middle]!, member) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    first.splice(low, 0, member);
+    if (first.length > count) first.pop();
+  };
+  for await (const page of ctx.uow.products.walk({}, MEMBERS_PAGE)) page.forEach(consider);
+  for await (const page of ctx.uow.skus.walk({}, MEMBERS_PAGE)) page.forEach(consider);
+  return { members: first, total };
 }
 
 /**
@@ -345,9 +373,11 @@ export async function listCollectionMembers(ctx: DomainContext, id: string, quer
   const collection = await findCollection(ctx, id);
   const { offset, limit } = pageWindow(query);
   const { members, total } =
-    collection.type === 'AUTO_UPDATE' && collection.filter && storeSelects(collection.filter)
-      ? await selectedMembers(ctx, collection.filter, query, offset + limit)
-      : await membersInHand(ctx, collection, query);
+    collection.type === 'STATIC' || !collection.filter
+      ? await listedMembers(ctx, collection, query)
+      : storeSelects(collection.filter)
+        ? await selectedMembers(ctx, collection.filter, query, offset + limit)
+        : await filteredMembers(ctx, collection.filter, query, offset + limit);
   const rows: (Product | SkuWithProduct)[] = [];
   for (const member of members.slice(offset, offset + limit)) {
     if (member.object === 'product') rows.push(member);

@@ -238,7 +238,7 @@ const redemptions: ExportKind = {
     const names = await campaignNames(ctx, plan);
     const { rows } = await ctx.uow.redemptions.query({
       ...FRESH,
-      ...filterWhere(plan, (field) => redemptionFilterSource(field, names)),
+      ...filterWhere(plan, (field) => redemptionFilterSource(field, { key: 'campaign_id', lookup: names, otherwise: null })),
       orderBy: orderBy<Redemption>(plan, { created_at: 'date' }),
     });
     return rows.map((entry) => entry.id);

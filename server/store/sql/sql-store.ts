@@ -571,6 +571,31 @@ class SqlTable<T extends Row> implements Table<T> {
     refuseConflict(this.state.optimistic!, this.name, held ? 'taken value' : 'changed');
   }
 
+  /** Each page is one statement: the next `size` matches past the last row's place in insertion order (`seq`). */
+  async *walk(query: Pick<Query<T>, 'where' | 'index'>, size: number): AsyncIterable<T[]> {
+    if (!Number.isSafeInteger(size) || size < 1) throw new Error(`${this.name}: a walk needs pages of at least one row`);
+    const copy = await this.copy();
+    if (copy) {
+      const { rows } = copy.select(query);
+      for (let start = 0; start < rows.length; start += size) yield rows.slice(start, start + size);
+      return;
+    }
+    let after: string | undefined;
+    for (;;) {
+      const params = new Params();
+      const filters = [this.scope(params)];
+      if (after !== undefined) filters.push(`seq > ${params.add(after, 'bigint')}`);
+      if (query.index) filters.push(this.matches(query.index.field, query.index.value, params));
+      if (query.where) filters.push(compileCondition(query.where, params));
+      // Named apart from the column, which ORDER BY would otherwise take it for.
+      const sql = `SELECT ${this.columns}, seq::text AS place FROM store_rows WHERE ${filters.join(' AND ')} ORDER BY seq LIMIT ${size}`;
+      const rows = this.seen(await this.run<{ doc: T; place: string; v?: string }>(sql, params.values, query.where === undefined));
+      if (rows.length > 0) yield rows.map((row) => row.doc);
+      if (rows.length < size) return;
+      after = rows.at(-1)!.place;
+    }
+  }
+
   async add(row: T, amounts: Amounts): Promise<void> {
     if (this.state.reading) refuseWrite(this.state.reading, this.name);
     if (this.state.appending) refuseChange(this.state.appending, this.name, 'update');
