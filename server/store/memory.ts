@@ -32,6 +32,7 @@ import {
 } from './store.js';
 import { FRESH } from './fresh.js';
 import { withAmounts, type Amounts } from './amounts.js';
+import { keepFirst } from './keep-first.js';
 
 type Undo = () => void;
 
@@ -525,16 +526,7 @@ export class MemoryTable<T extends Row> {
     for (const row of candidates) {
       if (query.where && !query.where(row)) continue;
       total++;
-      if (keep === 0 || (best.length === keep && compare(row, best[keep - 1]!) >= 0)) continue;
-      let low = 0;
-      let high = best.length;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (compare(best[middle]!, row) <= 0) low = middle + 1;
-        else high = middle;
-      }
-      best.splice(low, 0, row);
-      if (best.length > keep) best.pop();
+      keepFirst(best, row, keep, compare);
     }
     return { rows: best.slice(query.offset ?? 0), total };
   }

@@ -12,6 +12,7 @@ import type { PricedItem } from '../discounts.js';
 import { FRESH } from '../../store/fresh.js';
 import { and, compare, or, type Condition, type Field } from '../../store/conditions.js';
 import { isoNow } from '../clock.js';
+import { keepFirst } from '../../store/keep-first.js';
 
 type ProductCollectionUpdate = components['schemas']['ProductCollectionsUpdateRequestBody'];
 type SkuWithProduct = components['schemas']['SkuWithProduct'];
@@ -347,17 +348,7 @@ async function filteredMembers(ctx: DomainContext, filter: ProductCollectionFilt
   const consider = (member: Product | Sku) => {
     if (!matchesCollectionFilter(member, filter, now) || (cursor && !cursor.holds(member))) return;
     total++;
-    if (first.length === count && compare(member, first.at(-1)!) >= 0) return;
-    // After every kept member it does not come before: ties keep the order met.
-    let low = 0;
-    let high = first.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compare(first[middle]!, member) <= 0) low = middle + 1;
-      else high = middle;
-    }
-    first.splice(low, 0, member);
-    if (first.length > count) first.pop();
+    keepFirst(first, member, count, compare);
   };
   for await (const page of ctx.uow.products.walk({}, MEMBERS_PAGE)) page.forEach(consider);
   for await (const page of ctx.uow.skus.walk({}, MEMBERS_PAGE)) page.forEach(consider);
