@@ -8,7 +8,7 @@ import type { PromotionTierRecord } from './promotion-tiers.js';
 import { presentStackingRules } from './stacking-rules.js';
 import { withoutEmptyClauses } from './publications.js';
 import type { VoucherRecord } from './vouchers.js';
-import { and, eq, isNull, or } from '../store/conditions.js';
+import { and, isNull } from '../store/conditions.js';
 
 type Schemas = components['schemas'];
 type Request = Schemas['QualificationsCheckEligibilityRequestBody'];
@@ -34,30 +34,28 @@ function targetsItems(discount: Schemas['Discount'] | null | undefined): boolean
  * the public API's `ALL` covers "all the available campaigns and standalone codes". Each one is evaluated
  * for the customer and the order; only those that would apply are kept.
  */
-async function candidates(ctx: DomainContext, scenario: Scenario, customerId: string | undefined): Promise<Candidate[]> {
+async function* candidates(ctx: DomainContext, scenario: Scenario, customerId: string | undefined): AsyncIterable<Candidate> {
   const tiers = ['ALL', 'AUDIENCE_ONLY', 'PRODUCTS', 'PRODUCTS_DISCOUNT', 'PRODUCTS_BY_CUSTOMER', 'PRODUCTS_DISCOUNT_BY_CUSTOMER'].includes(scenario);
   const held = ['ALL', 'CUSTOMER_WALLET', 'PRODUCTS_BY_CUSTOMER', 'PRODUCTS_DISCOUNT_BY_CUSTOMER'].includes(scenario);
   const itemsOnly = scenario.startsWith('PRODUCTS');
-  const found: Candidate[] = [];
   if (tiers) {
     for (const tier of (await ctx.uow.promotion_tiers.query({ orderBy: { field: 'hierarchy', direction: 'asc' } })).rows) {
-      if (!itemsOnly || targetsItems(tier.action?.discount)) found.push({ tier });
+      if (!itemsOnly || targetsItems(tier.action?.discount)) yield { tier };
     }
   }
-  const seen = new Set<string>();
   if (held && customerId) {
-    for (const voucher of await ctx.uow.vouchers.findBy('holder_id', customerId)) {
-      seen.add(voucher.id);
-      if (!itemsOnly || targetsItems(voucher.discount)) found.push({ voucher });
-    }
+    for (const voucher of await ctx.uow.vouchers.findBy('holder_id', customerId)) if (!itemsOnly || targetsItems(voucher.discount)) yield { voucher };
   }
   if (scenario === 'ALL') {
-    const whose = customerId ? or(isNull('holder_id'), eq('holder_id', customerId)) : isNull('holder_id');
-    const standalone = await ctx.uow.vouchers.query({ where: and(isNull('campaign_id'), whose), orderBy: { field: 'created_at', direction: 'asc' } });
-    for (const voucher of standalone.rows) if (!seen.has(voucher.id)) found.push({ voucher });
+    // The customer's own were checked above. A page at a time, in creation order (insertion order, as made).
+    for await (const page of ctx.uow.vouchers.walk({ where: and(isNull('campaign_id'), isNull('holder_id')) }, STANDALONE_PAGE)) {
+      for (const voucher of page) yield { voucher };
+    }
   }
-  return found;
 }
+
+/** Standalone vouchers read at a time. */
+const STANDALONE_PAGE = 200;
 
 /** What `options.filters` reads of a candidate. */
 async function filterView(ctx: DomainContext, candidate: Candidate, customerId: string | undefined) {
@@ -95,7 +93,10 @@ export async function checkEligibility(ctx: DomainContext, request: Request): Pr
     ? (checkFilter(withoutEmptyClauses(options.filters as Record<string, unknown>), QUALIFICATION_FILTER_FIELDS, { key: 'invalid_payload', message: 'Invalid payload', name: 'options.filters' }) as unknown as FilterDefinition)
     : undefined;
   const qualifying: Qualifying[] = [];
-  for (const candidate of await candidates(ctx, scenario, customer?.id)) {
+  // Where the standalone vouchers nobody holds begin among those that qualify: they come last, walked in
+  // insertion order, and are put in creation order at the end.
+  let standaloneFrom: number | undefined;
+  for await (const candidate of candidates(ctx, scenario, customer?.id)) {
     if (filter && !matchesFilter(await filterView(ctx, candidate, customer?.id), filter)) continue;
     const redeemable = candidate.voucher ? { object: 'voucher' as const, id: candidate.voucher.code } : { object: 'promotion_tier' as const, id: candidate.tier.id };
     const evaluation = await evaluate(ctx, { redeemables: [redeemable], ...(request.order && { order: request.order }), ...(customerRef && { customer: customerRef }) });
@@ -104,6 +105,7 @@ export async function checkEligibility(ctx: DomainContext, request: Request): Pr
     const subject = candidate.voucher ?? candidate.tier;
     const campaign = verdict.campaign_id ? await ctx.uow.campaigns.get(verdict.campaign_id) : undefined;
     const assignments = expand.has('validation_rules') ? await ctx.uow.validation_rule_assignments.findBy('related_object_id', subject.id) : [];
+    if (candidate.voucher && candidate.voucher.campaign_id === null && candidate.voucher.holder_id === null) standaloneFrom ??= qualifying.length;
     qualifying.push({
       id: verdict.id,
       object: verdict.object === 'voucher' ? 'voucher' : 'promotion_tier',
@@ -120,6 +122,10 @@ export async function checkEligibility(ctx: DomainContext, request: Request): Pr
       ...(expand.has('category') && { categories: (await categoryFields(ctx, subject.category_id ?? null)).categories }),
       ...(expand.has('validation_rules') && { validation_rules_assignments: { object: 'list', data_ref: 'data', data: assignments, total: assignments.length } }),
     } as Qualifying);
+  }
+  if (standaloneFrom !== undefined) {
+    const byCreation = qualifying.splice(standaloneFrom).sort((a, b) => ((a.created_at ?? '') < (b.created_at ?? '') ? -1 : (a.created_at ?? '') > (b.created_at ?? '') ? 1 : 0));
+    qualifying.push(...byCreation);
   }
   if (options.sorting_rule === 'BEST_DEAL') qualifying.sort((a, b) => dealOf(b) - dealOf(a));
   if (options.sorting_rule === 'LEAST_DEAL') qualifying.sort((a, b) => dealOf(a) - dealOf(b));
