@@ -209,7 +209,9 @@ export async function evaluate(ctx: DomainContext, given: Request): Promise<Eval
   for (const [position, requested] of given.redeemables.entries()) {
     const subject: SubjectFacts = { requested, position, campaign: undefined, category: null, exclusive: false, joint: false, described: {} };
     if (requested.object === 'voucher') {
-      const voucher = await ctx.uow.vouchers.getBy('code', requested.id);
+      // A redemption changes the voucher: locked for it, so that redemptions of one public code wait for each
+      // other rather than each but one running again (only an optimistic unit of work locks).
+      const voucher = await ctx.uow.vouchers.getBy('code', requested.id, { forUpdate: true });
       if (voucher) {
         subject.voucher = voucher;
         subject.voucherRules = await ruleFacts(ctx, voucher.id, voucher.campaign_id, voucher.redemption.redeemed_quantity, customer);

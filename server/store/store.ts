@@ -33,8 +33,13 @@ export interface Page<T> {
 
 export interface Table<T extends Row> {
   get(id: string): Promise<T | undefined>;
-  /** Looks a row up by a field declared unique for the table. */
-  getBy(field: keyof T & string, value: unknown): Promise<T | undefined>;
+  /**
+   * Looks a row up by a field declared unique for the table. With `forUpdate`, an optimistic unit of work
+   * (Store.optimistic) also takes the row's lock, waiting for a unit of work that is changing it, and reads the
+   * row as that one left it: a row that many units of work change at once (a public code's voucher) is then
+   * changed by one after another, instead of sending all but one round again. Other units of work read as ever.
+   */
+  getBy(field: keyof T & string, value: unknown, options?: { forUpdate?: boolean }): Promise<T | undefined>;
   /** Rows whose indexed field equals the value, in insertion order. */
   findBy(field: keyof T & string, value: unknown): Promise<T[]>;
   /** How many rows have the indexed field equal to the value. */
@@ -369,8 +374,8 @@ export class PassThroughTable<T extends Row> implements Table<T> {
     return this.inner.get(id);
   }
 
-  getBy(field: keyof T & string, value: unknown): Promise<T | undefined> {
-    return this.inner.getBy(field, value);
+  getBy(field: keyof T & string, value: unknown, options?: { forUpdate?: boolean }): Promise<T | undefined> {
+    return this.inner.getBy(field, value, options);
   }
 
   findBy(field: keyof T & string, value: unknown): Promise<T[]> {

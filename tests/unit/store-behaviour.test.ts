@@ -801,6 +801,18 @@ describe.each(factories)('$name store', (factory) => {
       expect(await read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('from-a')])).toEqual([{ id: 'a', name: 'from B' }, undefined]);
     });
 
+    test('when optimistic units of work read one row for update at once, then they change it one after another, none refused', async () => {
+      const p = await project({ id: 'a', code: 'A', n: 0 });
+      const bump = () =>
+        store.optimistic(p, async (uow) => {
+          const row = (await uow.items.getBy('code', 'A', { forUpdate: true }))!;
+          await sleep(20);
+          await uow.items.update({ ...row, n: (row.n as number) + 1 });
+        });
+      await Promise.all([bump(), bump(), bump()]);
+      expect(await read(p, (uow) => uow.items.get('a'))).toEqual({ id: 'a', code: 'A', n: 3 });
+    });
+
     besideEachOther(`when a row keeps changing under optimistic work, then optimisticFirst runs it ${OPTIMISTIC_TRIES} times, then as a transaction`, async () => {
       const p = await project({ id: 'a', name: 'apple' });
       let runs = 0;

@@ -355,14 +355,19 @@ class SqlTable<T extends Row> implements Table<T> {
     }
   }
 
-  async getBy(field: keyof T & string, value: unknown): Promise<T | undefined> {
+  async getBy(field: keyof T & string, value: unknown, options?: { forUpdate?: boolean }): Promise<T | undefined> {
     if (!this.declaration.unique.includes(field)) throw new Error(`${this.name}.${field} is not a unique field`);
     if (value === null || value === undefined) return undefined;
     const copy = await this.copy();
     if (copy) return copy.lookupUnique(field, value);
     const params = new Params();
-    const sql = `SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}`;
-    return this.seen(await this.run<{ doc: T; v?: string }>(sql, params.values))[0]?.doc;
+    // Only an optimistic unit of work locks: a transaction holds its project alone, and a read cannot lock.
+    const locking = options?.forUpdate === true && this.state.optimistic !== undefined;
+    const sql = `SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}${locking ? ' FOR UPDATE' : ''}`;
+    const [row] = this.seen(await this.run<{ doc: T; v?: string }>(sql, params.values));
+    // Locked, the row is this unit of work's to write until it ends, as one it wrote.
+    if (locking && row) this.state.versions.set(this.key(row.doc.id), MINE);
+    return row?.doc;
   }
 
   /**
