@@ -92,6 +92,22 @@ run('two server processes on one database', () => {
     }
   });
 
+  test('when 20 sessions validate a voucher limited to 5 through both instances at once, then exactly 5 hold it', async () => {
+    const campaign = await ok(a, 'POST', '/v1/campaigns', {
+      name: unique('held'),
+      campaign_type: 'DISCOUNT_COUPONS',
+      vouchers_count: 1,
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, redemption: { quantity: 5 } },
+    });
+    const code = ((await ok(b, 'GET', `/v1/vouchers?campaign_id=${String(campaign.id)}`)).vouchers as { code: string }[])[0]!.code;
+    const valid = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        ok([a, b][index % 2]!, 'POST', '/v1/validations', { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, session: { type: 'LOCK', key: unique('ssn') } }).then((answer) => answer.valid),
+      ),
+    );
+    expect(valid.filter(Boolean)).toHaveLength(5);
+  });
+
   test('when a gift card is spent from both instances at once, then its balance never goes below 0', async () => {
     const campaign = await ok(a, 'POST', '/v1/campaigns', {
       name: unique('gift'),
