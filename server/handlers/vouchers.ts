@@ -69,11 +69,12 @@ export const voucherHandlers: HandlersOf<VoucherOperations> = {
   'create-voucher': ({ path, body, context, services }) =>
     voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...FRESH, ...withoutCode(path.code, body), code: path.code })),
   'get-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findVoucher(ctx, path.code)),
+  // A voucher's own changes run optimistically: they change the voucher's row and record an event.
   'update-voucher': ({ path, body, context, services }) =>
-    voucherResponse(services, context, (ctx) => updateVoucher(ctx, path.code, withoutCode(path.code, body))),
-  'enable-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, true)),
+    voucherResponse(services, context, (ctx) => updateVoucher(ctx, path.code, withoutCode(path.code, body)), { optimistic: true }),
+  'enable-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, true), { optimistic: true }),
   'disable-voucher': ({ path, context, services }) =>
-    voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, false)),
+    voucherResponse(services, context, (ctx) => setVoucherActive(ctx, path.code, false), { optimistic: true }),
   'delete-voucher': async ({ path, query, context, services }) => {
     await inProject(services, context, (ctx) => deleteVoucher(ctx, path.code, { force: query.force }));
     return { status: 204 };
