@@ -646,7 +646,7 @@ class MemoryUnitOfWorkTable<T extends Row> implements Table<T> {
 
   /** The matches are in hand already (the store is memory): handed out a page at a time. */
   async *walk(query: Pick<Query<T>, 'where' | 'index'>, size: number): AsyncIterable<T[]> {
-    if (!(size >= 1)) throw new Error(`${this.table.name}: a walk needs pages of at least one row`);
+    if (!Number.isSafeInteger(size) || size < 1) throw new Error(`${this.table.name}: a walk needs pages of at least one row`);
     const { rows } = this.table.select(query);
     for (let start = 0; start < rows.length; start += size) yield this.seen(rows.slice(start, start + size));
   }

@@ -138,9 +138,7 @@ export class KeptCopies {
  */
 function commitStatements(state: UnitState | undefined): string | undefined {
   if (state === undefined) return undefined;
-  const statements = state.deferred.splice(0);
-  // In one order (by table and ID) in every unit of work, so that two never wait for each other's rows.
-  statements.push(...takeAdds(state, undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, statement]) => statement));
+  const statements = [...state.deferred.splice(0), ...takeAdds(state, undefined)];
   const changed = [...state.counted].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (changed.length > 0) {
     const tables = changed.map(([name]) => literal(name)).join(', ');
@@ -157,18 +155,19 @@ function commitStatements(state: UnitState | undefined): string | undefined {
 const MINE = 'mine';
 
 /**
- * The statements of the amounts added and not sent yet, to one table (or to all), by table and ID; they are
- * then no longer pending. Each is `store_add` (migrations/0013-added-amounts.ts).
+ * The statements of the amounts added and not sent yet, to one table (or to all), in order of table and ID, so
+ * that two units of work never wait for each other's rows; they are then no longer pending. Each is `store_add`
+ * (migrations/0013-added-amounts.ts).
  */
-function takeAdds(state: UnitState, table: string | undefined): [string, string][] {
+function takeAdds(state: UnitState, table: string | undefined): string[] {
   const taken: [string, string][] = [];
+  const project = pg.escapeLiteral(state.projectId);
   for (const [key, { table: name, base, amounts }] of state.adding) {
     if (table !== undefined && name !== table) continue;
     state.adding.delete(key);
-    const project = pg.escapeLiteral(state.projectId);
     taken.push([key, `SELECT store_add(${project}, ${literal(name)}, ${pg.escapeLiteral(base.id)}, ${pg.escapeLiteral(JSON.stringify(base))}::jsonb, ${pg.escapeLiteral(JSON.stringify(amounts))}::jsonb)`]);
   }
-  return taken;
+  return taken.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, statement]) => statement);
 }
 
 /** Sends every gathered look-up now. */
@@ -227,9 +226,9 @@ class SqlTable<T extends Row> implements Table<T> {
     if (!sql.startsWith('SELECT') && this.state.gathering.size > 0) sendGathered(this.state);
     // Inserts held back go first, in the same order on the connection as had they been sent when made; then the
     // amounts added to this table, which the statement may read.
-    const adds = this.state.adding.size > 0 ? takeAdds(this.state, this.name).map(([, statement]) => statement) : [];
-    const pending = adds.length > 0 ? [...this.state.deferred.splice(0), ...adds] : this.state.deferred.length > 0 ? this.state.deferred.splice(0) : undefined;
-    const held = pending?.join('; ');
+    const pending = this.state.deferred.splice(0);
+    if (this.state.adding.size > 0) pending.push(...takeAdds(this.state, this.name));
+    const held = pending.length > 0 ? pending.join('; ') : undefined;
     if (held !== undefined) this.state.trace?.(held, []);
     const sending = held === undefined ? undefined : this.state.sql.exec(held);
     this.state.trace?.(sql, params);
@@ -239,14 +238,13 @@ class SqlTable<T extends Row> implements Table<T> {
       running.catch(() => undefined);
       await sending;
     }
-    const restricted = this.restricted;
-    if (!restricted) return running;
+    if (!this.state.appending && !this.state.optimistic) return running;
     try {
       return await running;
     } catch (error) {
       // Appends (or optimistic units of work) running at once that each wait for a value (or a row) the other
       // holds: PostgreSQL breaks the deadlock by failing one, which runs again.
-      if ((error as { code?: string }).code === DEADLOCK) restricted.refuse('conflict');
+      if ((error as { code?: string }).code === DEADLOCK) this.refuseShared('conflict');
       throw error;
     }
   }
@@ -273,12 +271,19 @@ class SqlTable<T extends Row> implements Table<T> {
     return rows;
   }
 
-  /** The attempt of a unit of work that may not meet a taken value nor write a kept table: an append or an optimistic one. */
-  private get restricted(): { attempt: ReadAttempt; refuse: (reason: 'taken value' | 'kept table' | 'conflict') => never } | undefined {
+  /**
+   * In a unit of work that runs beside others of its project (an append, an optimistic one), refuses what
+   * neither may meet: a taken value, a kept table, a deadlock PostgreSQL broke. Elsewhere, does nothing.
+   */
+  private refuseShared(reason: 'taken value' | 'kept table' | 'conflict'): void {
     const { appending, optimistic } = this.state;
-    if (appending) return { attempt: appending, refuse: (reason) => refuseChange(appending, this.name, reason) };
-    if (optimistic) return { attempt: optimistic, refuse: (reason) => refuseConflict(optimistic, this.name, reason === 'conflict' ? 'changed' : reason) };
-    return undefined;
+    if (appending) refuseChange(appending, this.name, reason);
+    if (optimistic) refuseConflict(optimistic, this.name, reason === 'conflict' ? 'changed' : reason);
+  }
+
+  /** In an optimistic unit of work, notes a row it wrote (or locked): it holds the row's lock to its end. */
+  private wrote(key: string): void {
+    if (this.state.optimistic) this.state.versions.set(key, MINE);
   }
 
   /** The rows of this table in this project. */
@@ -325,7 +330,7 @@ class SqlTable<T extends Row> implements Table<T> {
    */
   private async keptWrite(): Promise<void> {
     if (!this.declaration.kept) return;
-    this.restricted?.refuse('kept table');
+    this.refuseShared('kept table');
     const first = this.state.keptWritten.size === 0;
     this.state.keptWritten.add(this.name);
     if (first) await this.run('UPDATE store_projects SET kept_version = kept_version + 1 WHERE id = $1::text', [this.state.projectId]);
@@ -366,7 +371,7 @@ class SqlTable<T extends Row> implements Table<T> {
     const sql = `SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND ${declaredValue(field)} = ${params.add(JSON.stringify(value), 'jsonb')}${locking ? ' FOR UPDATE' : ''}`;
     const [row] = this.seen(await this.run<{ doc: T; v?: string }>(sql, params.values));
     // Locked, the row is this unit of work's to write until it ends, as one it wrote.
-    if (locking && row) this.state.versions.set(this.key(row.doc.id), MINE);
+    if (locking && row) this.wrote(this.key(row.doc.id));
     return row?.doc;
   }
 
@@ -498,6 +503,7 @@ class SqlTable<T extends Row> implements Table<T> {
       const project = pg.escapeLiteral(this.state.projectId);
       this.state.deferred.push(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES (${project}, ${literal(this.name)}, ${pg.escapeLiteral(row.id)}, ${pg.escapeLiteral(doc)}::jsonb)`);
       this.count(1);
+      this.wrote(this.key(row.id));
       return this.remember(JSON.parse(doc) as T);
     }
     const sql = `INSERT INTO store_rows (project_id, tbl, id, doc)
@@ -505,11 +511,11 @@ class SqlTable<T extends Row> implements Table<T> {
       ON CONFLICT DO NOTHING RETURNING 1 AS written`;
     if ((await this.run(sql, params.values)).length === 0) {
       // Another append may hold the value without having committed it: only a transaction can tell.
-      this.restricted?.refuse('taken value');
+      this.refuseShared('taken value');
       await this.refusal(row, true);
     }
     this.count(1);
-    this.state.versions.set(this.key(row.id), MINE);
+    this.wrote(this.key(row.id));
     // What a later get returns: JSON's reading of the row (undefined fields gone), a plain object.
     return this.remember(JSON.parse(doc) as T);
   }
@@ -528,11 +534,8 @@ class SqlTable<T extends Row> implements Table<T> {
     const taken = this.uniqueValues(row, params).map(({ match }) => match);
     const free = taken.length === 0 ? '' : ` AND NOT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id <> ${id} AND (${taken.join(' OR ')}))`;
     const sql = `UPDATE store_rows SET doc = ${params.add(doc, 'jsonb')} WHERE ${this.scope(params)} AND id = ${id}${this.asRead(row.id, params, true)}${free} RETURNING 1 AS written`;
-    if ((await this.run(sql, params.values)).length === 0) {
-      if (this.state.optimistic) await this.conflict(row);
-      await this.refusal(row, false);
-    }
-    if (this.state.optimistic) this.state.versions.set(this.key(row.id), MINE);
+    if ((await this.run(sql, params.values)).length === 0) await this.refusedUpdate(row);
+    this.wrote(this.key(row.id));
     return this.remember(JSON.parse(doc) as T);
   }
 
@@ -566,14 +569,18 @@ class SqlTable<T extends Row> implements Table<T> {
     return ` AND xmin = ${params.add(version, 'xid')}`;
   }
 
-  /** After an optimistic update that did not happen: refused when the row changed, or another holds a value it takes. */
-  private async conflict(row: T): Promise<void> {
-    const params = new Params();
-    const taken = this.uniqueValues(row, params).map(({ match }) => match);
-    const id = params.add(row.id, 'text');
-    const sql = `SELECT EXISTS (SELECT 1 FROM store_rows WHERE ${this.scope(params)} AND id <> ${id}${taken.length === 0 ? ' AND false' : ` AND (${taken.join(' OR ')})`}) AS taken`;
-    const [{ taken: held }] = (await this.run<{ taken: boolean }>(sql, params.values)) as [{ taken: boolean }];
-    refuseConflict(this.state.optimistic!, this.name, held ? 'taken value' : 'changed');
+  /**
+   * After an update that did not happen: what `refusal` finds, which in an optimistic unit of work refuses it,
+   * for a value another row holds, or else for a row changed (or gone) since it was read.
+   */
+  private async refusedUpdate(row: T): Promise<never> {
+    const { optimistic } = this.state;
+    if (!optimistic) return this.refusal(row, false);
+    try {
+      return await this.refusal(row, false);
+    } catch (error) {
+      return refuseConflict(optimistic, this.name, error instanceof UniqueViolation ? 'taken value' : 'changed');
+    }
   }
 
   /** Each page is one statement: the next `size` matches past the last row's place in insertion order (`seq`). */
@@ -613,7 +620,7 @@ class SqlTable<T extends Row> implements Table<T> {
     // What this unit of work read of the row no longer holds; the next read sends the amounts first. Once sent,
     // they hold the row's lock, so the row is this unit's to write, as one it wrote.
     this.state.known.delete(key);
-    if (this.state.optimistic) this.state.versions.set(key, MINE);
+    this.wrote(key);
   }
 
   private remember(row: T): T {
