@@ -70,6 +70,9 @@ export function statementName(sql: string): string | undefined {
   return name;
 }
 
+/** How long a connection's read may wait for its COMMIT to go with the connection's next BEGIN (see `lingering`). */
+const LINGER_MS = 20;
+
 export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
   const pool = new pg.Pool({ connectionString: url, ...options });
   // An idle connection that fails (the server restarted) is dropped from the pool, which connects anew on the
@@ -100,26 +103,59 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
     };
     return { query: (sql, params, prepared) => next(() => inner.query(sql, params, prepared)), exec: (sql) => next(() => inner.exec(sql)) };
   };
+  /**
+   * Connections whose snapshot read is over but not yet committed, the last one first. A read-only transaction's
+   * COMMIT changes nothing, so it need not cost a round trip of its own: it goes with the next BEGIN on the same
+   * connection (`COMMIT; BEGIN …` in one round trip), which takes a lingering connection before asking the pool.
+   * Each lingers a moment at most, then commits and goes back to the pool, so an idle server holds no snapshot
+   * open (one would hold back VACUUM's cleanup), and a read never lingers while anyone waits for the pool.
+   */
+  const lingering: { client: pg.PoolClient; timer: NodeJS.Timeout }[] = [];
+  const settle = (client: pg.PoolClient) =>
+    client.query('COMMIT').then(
+      () => client.release(),
+      (error: Error) => client.release(error),
+    );
+  const linger = (client: pg.PoolClient) => {
+    const entry = {
+      client,
+      timer: setTimeout(() => {
+        lingering.splice(lingering.indexOf(entry), 1);
+        void settle(client);
+      }, LINGER_MS),
+    };
+    lingering.push(entry);
+  };
+  let closed = false;
   return {
     ...FRESH,
     ...session(pool),
     concurrent: true,
     durable: true,
     async transaction(work, opening = {}) {
-      const client = await pool.connect();
+      const kept = lingering.pop();
+      if (kept !== undefined) clearTimeout(kept.timer);
+      const client = kept?.client ?? (await pool.connect());
+      const ending = kept === undefined ? '' : 'COMMIT; ';
       let broken: Error | undefined;
+      let lingers = false;
       try {
-        const begin = opening.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY' : 'BEGIN';
+        const begin = `${ending}${opening.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY' : 'BEGIN'}`;
         let first: Record<string, unknown>[] = [];
         if (opening.first === undefined) await client.query(begin);
         else {
-          // Without parameters pg sends the simple protocol, which runs both statements in one round trip and
+          // Without parameters pg sends the simple protocol, which runs the statements in one round trip and
           // answers with a result for each.
           const results = (await client.query(`${begin}; ${opening.first}`)) as unknown as pg.QueryResult[];
-          first = results[1]!.rows as Record<string, unknown>[];
+          first = results[results.length - 1]!.rows as Record<string, unknown>[];
         }
         const result = await work(serial(client), first);
         const last = opening.last?.();
+        if (opening.readOnly && last === undefined && !closed && pool.waitingCount === 0) {
+          lingers = true;
+          linger(client);
+          return result;
+        }
         // Both in one round trip, as BEGIN with `first`: when `last` fails, PostgreSQL skips the COMMIT.
         await client.query(last === undefined ? 'COMMIT' : `${last}; COMMIT`);
         return result;
@@ -128,10 +164,16 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
         await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
         throw error;
       } finally {
-        client.release(broken);
+        if (!lingers) client.release(broken);
       }
     },
-    close: () => pool.end(),
+    async close() {
+      closed = true;
+      const left = lingering.splice(0);
+      for (const { timer } of left) clearTimeout(timer);
+      await Promise.all(left.map(({ client }) => settle(client)));
+      await pool.end();
+    },
   };
 }
 
