@@ -38,6 +38,7 @@ import { MIGRATIONS, type Migration } from '../migrations/index.js';
 import { compileCondition, cursorValue, jsonAt, Params, sortKey, sortKeyAt } from './compile.js';
 import { pgDriver, pgliteDriver, type Driver, type Session } from './driver.js';
 import { indexDrift, type IndexDrift } from './indexes.js';
+import { partitionName } from './partitions.js';
 import { migrate } from './migrator.js';
 import pg from 'pg';
 
@@ -79,10 +80,15 @@ interface UnitState {
   /** The version of the project's kept tables this unit of work entered at (migrations/0010-kept-version.ts). */
   readonly keptVersion: string;
   /**
-   * Inserts into `freshIds` tables not sent yet, spelled with literals: sent before this unit of work's next
-   * statement, or with its COMMIT.
+   * Inserts not sent yet (into `freshIds` tables, or any insert of an append or an optimistic unit of work),
+   * spelled with literals: sent before this unit of work's next statement, or with its COMMIT.
    */
   readonly deferred: string[];
+  /**
+   * The tables an append or optimistic unit of work held inserts back for (in `deferred`), which a unique
+   * index may refuse when they are sent.
+   */
+  readonly heldBack: Set<string>;
   /**
    * Amounts added (Table.add) and not sent yet, by table and ID, each with the row to insert when there is
    * none: sent before this unit of work's next statement on the table, or with its COMMIT.
@@ -149,6 +155,35 @@ function commitStatements(state: UnitState | undefined): string | undefined {
   const last = statements.join('; ');
   state.trace?.(last, []);
   return last;
+}
+
+type SharedReason = 'taken value' | 'kept table' | 'conflict';
+
+/** Refuses what an append or an optimistic unit of work tried (nothing for a transaction or a read). */
+function refuseShared(state: UnitState, table: string, reason: SharedReason): void {
+  const { appending, optimistic } = state;
+  if (appending) refuseChange(appending, table, reason);
+  if (optimistic) refuseConflict(optimistic, table, reason === 'conflict' ? 'changed' : reason);
+}
+
+/**
+ * What an append's or an optimistic unit of work's held-back statements failing means (sent before a later
+ * statement, or with the COMMIT): an insert held back found its value taken, or PostgreSQL broke a deadlock
+ * between units of work running at once. The unit of work is refused, and runs again. Anything else, or a
+ * failure of a transaction's, is what it is.
+ */
+function sharedRefusal(state: UnitState | undefined, error: unknown): unknown {
+  const { code, table: relation } = error as { code?: string; table?: string };
+  if (state === undefined || (code !== UNIQUE_VIOLATION && code !== DEADLOCK)) return error;
+  // The table told is the one whose partition refused the insert, when PostgreSQL names it.
+  const held = [...state.heldBack];
+  const table = held.find((name) => partitionName(name) === relation) ?? held[0] ?? 'store_rows';
+  try {
+    refuseShared(state, table, code === DEADLOCK ? 'conflict' : 'taken value');
+  } catch (refusal) {
+    return refusal;
+  }
+  return error;
 }
 
 /** In UnitState.versions: a row this unit of work wrote. */
@@ -236,7 +271,9 @@ class SqlTable<T extends Row> implements Table<T> {
     if (sending) {
       // The statement after a failed one fails too (the transaction is aborted): the first failure is the one told.
       running.catch(() => undefined);
-      await sending;
+      await sending.catch((error: unknown) => {
+        throw sharedRefusal(this.state, error);
+      });
     }
     if (!this.state.appending && !this.state.optimistic) return running;
     try {
@@ -275,10 +312,8 @@ class SqlTable<T extends Row> implements Table<T> {
    * In a unit of work that runs beside others of its project (an append, an optimistic one), refuses what
    * neither may meet: a taken value, a kept table, a deadlock PostgreSQL broke. Elsewhere, does nothing.
    */
-  private refuseShared(reason: 'taken value' | 'kept table' | 'conflict'): void {
-    const { appending, optimistic } = this.state;
-    if (appending) refuseChange(appending, this.name, reason);
-    if (optimistic) refuseConflict(optimistic, this.name, reason === 'conflict' ? 'changed' : reason);
+  private refuseShared(reason: SharedReason): void {
+    refuseShared(this.state, this.name, reason);
   }
 
   /** In an optimistic unit of work, notes a row it wrote (or locked): it holds the row's lock to its end. */
@@ -497,10 +532,15 @@ class SqlTable<T extends Row> implements Table<T> {
     await this.keptWrite();
     const params = new Params();
     const doc = JSON.stringify(row);
-    if (this.declaration.freshIds && this.declaration.unique.length === 0 && !this.declaration.kept) {
-      // Nothing can refuse it (no unique field, an ID nobody had), so nothing waits for its answer: it goes with
-      // the unit of work's next statement or its COMMIT, and costs no round trip of its own.
+    const shared = this.state.appending !== undefined || this.state.optimistic !== undefined;
+    if (!this.declaration.kept && (shared || (this.declaration.freshIds && this.declaration.unique.length === 0))) {
+      // Nothing waits for its answer: it goes with the unit of work's next statement or its COMMIT, and costs no
+      // round trip of its own. Either nothing can refuse it (no unique field, an ID nobody had), or the unit of
+      // work runs beside others (an append, an optimistic one): a value taken (by a row committed since the unit
+      // looked, or by a unit of work still running) then fails the statement it goes with, which refuses the
+      // unit of work as an insert found taken at once does (`sharedRefusal`), and it runs again as a transaction.
       const project = pg.escapeLiteral(this.state.projectId);
+      if (shared) this.state.heldBack.add(this.name);
       this.state.deferred.push(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES (${project}, ${literal(this.name)}, ${pg.escapeLiteral(row.id)}, ${pg.escapeLiteral(doc)}::jsonb)`);
       this.count(1);
       this.wrote(this.key(row.id));
@@ -685,6 +725,8 @@ type UnitKind = 'reading' | 'appending' | 'optimistic';
 
 /** PostgreSQL's SQLSTATE for a deadlock it broke. */
 const DEADLOCK = '40P01';
+/** PostgreSQL's unique_violation: an insert held back (SqlTable.insert) met a value taken. */
+const UNIQUE_VIOLATION = '23505';
 
 /** One project's queue: how many units of work run, whether one of them runs alone, and who waits, in order. */
 interface ProjectQueue {
@@ -811,6 +853,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
       loading: new Map(),
       gathering: new Map(),
       deferred: [],
+      heldBack: new Set(),
       adding: new Map(),
       counted: new Map(),
       keptVersion,
@@ -869,13 +912,25 @@ export class SqlStore<S extends Schema> implements Store<S> {
   /** A unit of work beside others of its project: an append or an optimistic one (the project's lock shared). */
   private shared<R>(projectId: string, kind: 'appending' | 'optimistic', work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     let state: UnitState | undefined;
+    let committing = false;
     return this.queues.run(
       projectId,
       () =>
-        this.driver.transaction(
-          (sql, [entered]) => this.attempt(sql, projectId, entered!.version, kind, work, (begun) => (state = begun)),
-          { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, true) AS version`, last: () => commitStatements(state) },
-        ),
+        this.driver
+          .transaction(
+            (sql, [entered]) => this.attempt(sql, projectId, entered!.version, kind, work, (begun) => (state = begun)),
+            {
+              first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, true) AS version`,
+              last: () => {
+                committing = true;
+                return commitStatements(state);
+              },
+            },
+          )
+          .catch((error: unknown) => {
+            // The statements sent with the COMMIT (inserts held back) failed: the unit of work is refused.
+            throw committing ? sharedRefusal(state, error) : error;
+          }),
       true,
     );
   }
