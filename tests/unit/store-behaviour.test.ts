@@ -631,6 +631,12 @@ describe.each(factories)('$name store', (factory) => {
         return 'went on';
       });
       await expect(caught).rejects.toEqual(new ChangeInAppend('items', 'taken value'));
+      // Refused too when the work reads on (a SQL store may send the insert only with its next statement).
+      const readOn = store.append(p, async (uow) => {
+        await uow.items.insert({ id: 'g', code: 'A' }).catch(() => undefined);
+        return uow.counters.get('none');
+      });
+      await expect(readOn).rejects.toEqual(new ChangeInAppend('items', 'taken value'));
       await expect(store.append(p, (uow) => uow.items.insert({ id: 'a' }))).rejects.toEqual(new ChangeInAppend('items', 'taken value'));
       await expect(store.append('no-such-project', (uow) => uow.items.get('a'))).rejects.toBeInstanceOf(UnknownProject);
       expect(await read(p, async (uow) => [await uow.items.get('a'), await uow.items.get('b'), await uow.counters.get('c'), await uow.items.get('d')])).toEqual([

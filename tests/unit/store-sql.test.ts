@@ -311,3 +311,34 @@ withPostgres('when a unit of work reads by index again and again, then PostgreSQ
     await database.drop();
   }
 }, 60_000);
+
+withPostgres('when a snapshot read ends, then its COMMIT goes with the next BEGIN on its connection, and an idle server holds no snapshot open', async () => {
+  const database = await freshDatabase(postgresUrl!);
+  // A read lingers longer here than the server's 20 ms, so that the check below never races it.
+  const driver = pgDriver(database.url, { max: 2 }, { lingerMs: 400 });
+  const store = await openSqlStore(testSchema, driver, { migrations: TEST_MIGRATIONS });
+  const watcher = pgDriver(postgresUrl!, { max: 1 });
+  const open = async () =>
+    (
+      await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'", [
+        new URL(database.url).pathname.slice(1),
+      ])
+    )[0]!.n;
+  try {
+    await store.createProject('p');
+    await store.transaction('p', (uow) => uow.items.insert({ id: 'a', group: 'g' }));
+    expect(await open()).toBe(0);
+    // Reads one after another take the connection the last one left, its COMMIT still to send: one stays open.
+    for (let i = 0; i < 5; i++) expect(await store.read('p', (uow) => uow.items.get('a'))).toEqual({ id: 'a', group: 'g' });
+    expect(await open()).toBe(1);
+    // A write on that connection begins after the read's COMMIT, and a read after it sees it.
+    await store.transaction('p', (uow) => uow.items.insert({ id: 'b', group: 'g' }));
+    expect((await store.read('p', (uow) => uow.items.findBy('group', 'g'))).map((row) => row.id).sort()).toEqual(['a', 'b']);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await open()).toBe(0);
+  } finally {
+    await store.close();
+    await watcher.close();
+    await database.drop();
+  }
+}, 60_000);

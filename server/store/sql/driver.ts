@@ -70,10 +70,10 @@ export function statementName(sql: string): string | undefined {
   return name;
 }
 
-/** How long a connection's read may wait for its COMMIT to go with the connection's next BEGIN (see `lingering`). */
+/** How long a connection's read waits at most for its COMMIT to go with the connection's next BEGIN (see `lingering`). */
 const LINGER_MS = 20;
 
-export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
+export function pgDriver(url: string, options: pg.PoolConfig = {}, { lingerMs = LINGER_MS }: { lingerMs?: number } = {}): Driver {
   const pool = new pg.Pool({ connectionString: url, ...options });
   // An idle connection that fails (the server restarted) is dropped from the pool, which connects anew on the
   // next checkout; without a listener the error would end the process.
@@ -122,7 +122,7 @@ export function pgDriver(url: string, options: pg.PoolConfig = {}): Driver {
       timer: setTimeout(() => {
         lingering.splice(lingering.indexOf(entry), 1);
         void settle(client);
-      }, LINGER_MS),
+      }, lingerMs),
     };
     lingering.push(entry);
   };
