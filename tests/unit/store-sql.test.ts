@@ -8,9 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import pg from 'pg';
 import { eq } from '../../server/store/conditions.js';
 import { MIGRATIONS } from '../../server/store/migrations/index.js';
 import { table } from '../../server/store/schema.js';
+import { stringLiteral } from '../../server/store/sql/compile.js';
 import { pgDriver, pgliteDriver, type Session } from '../../server/store/sql/driver.js';
 import { migrate } from '../../server/store/sql/migrator.js';
 import { openPgliteStore, openSqlStore, SqlStore } from '../../server/store/sql/sql-store.js';
@@ -340,5 +342,21 @@ withPostgres('when a snapshot read ends, then its COMMIT goes with the next BEGI
     await store.close();
     await watcher.close();
     await database.drop();
+  }
+}, 60_000);
+
+test('string literals are spelled as pg spells them, and PostgreSQL reads back the string', async () => {
+  let seed = 7;
+  const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const pieces = ["'", '\\', '"', 'a', 'é', '😀', ' ', '\n', "''", '\\\\', 'E', '$$'];
+  const texts = ['', "'", '\\', JSON.stringify({ name: "O'Brien \\ \"q\" \n" })];
+  for (let i = 0; i < 300; i++) texts.push(Array.from({ length: next(12) }, () => pieces[next(pieces.length)]).join(''));
+  expect(texts.map(stringLiteral)).toEqual(texts.map((text) => pg.escapeLiteral(text)));
+  const driver = await pgliteDriver();
+  try {
+    const rows = await driver.query<{ text: string }>(texts.map((text, i) => `SELECT ${i} AS i, ${stringLiteral(text)} AS text`).join(' UNION ALL ') + ' ORDER BY i');
+    expect(rows.map((row) => row.text)).toEqual(texts);
+  } finally {
+    await driver.close();
   }
 }, 60_000);

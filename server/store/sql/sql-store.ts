@@ -35,7 +35,7 @@ import {
   type UnitOfWork,
 } from '../store.js';
 import { MIGRATIONS, type Migration } from '../migrations/index.js';
-import { compileCondition, cursorValue, jsonAt, Params, sortKey, sortKeyAt } from './compile.js';
+import { compileCondition, cursorValue, jsonAt, Params, sortKey, sortKeyAt, stringLiteral } from './compile.js';
 import { pgDriver, pgliteDriver, type Driver, type Session } from './driver.js';
 import { indexDrift, type IndexDrift } from './indexes.js';
 import { partitionName } from './partitions.js';
@@ -149,7 +149,7 @@ function commitStatements(state: UnitState | undefined): string | undefined {
   if (changed.length > 0) {
     const tables = changed.map(([name]) => literal(name)).join(', ');
     const deltas = changed.map(([, delta]) => String(delta)).join(', ');
-    statements.push(`SELECT store_count_add(${pg.escapeLiteral(state.projectId)}, ARRAY[${tables}]::text[], ARRAY[${deltas}]::bigint[])`);
+    statements.push(`SELECT store_count_add(${stringLiteral(state.projectId)}, ARRAY[${tables}]::text[], ARRAY[${deltas}]::bigint[])`);
   }
   if (statements.length === 0) return undefined;
   const last = statements.join('; ');
@@ -196,11 +196,11 @@ const MINE = 'mine';
  */
 function takeAdds(state: UnitState, table: string | undefined): string[] {
   const taken: [string, string][] = [];
-  const project = pg.escapeLiteral(state.projectId);
+  const project = stringLiteral(state.projectId);
   for (const [key, { table: name, base, amounts }] of state.adding) {
     if (table !== undefined && name !== table) continue;
     state.adding.delete(key);
-    taken.push([key, `SELECT store_add(${project}, ${literal(name)}, ${pg.escapeLiteral(base.id)}, ${pg.escapeLiteral(JSON.stringify(base))}::jsonb, ${pg.escapeLiteral(JSON.stringify(amounts))}::jsonb)`]);
+    taken.push([key, `SELECT store_add(${project}, ${literal(name)}, ${stringLiteral(base.id)}, ${stringLiteral(JSON.stringify(base))}::jsonb, ${stringLiteral(JSON.stringify(amounts))}::jsonb)`]);
   }
   return taken.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, statement]) => statement);
 }
@@ -232,7 +232,7 @@ interface Declaration {
 const literals = new Map<string, string>();
 function literal(name: string): string {
   let spelled = literals.get(name);
-  if (spelled === undefined) literals.set(name, (spelled = pg.escapeLiteral(name)));
+  if (spelled === undefined) literals.set(name, (spelled = stringLiteral(name)));
   return spelled;
 }
 
@@ -539,9 +539,9 @@ class SqlTable<T extends Row> implements Table<T> {
       // work runs beside others (an append, an optimistic one): a value taken (by a row committed since the unit
       // looked, or by a unit of work still running) then fails the statement it goes with, which refuses the
       // unit of work as an insert found taken at once does (`sharedRefusal`), and it runs again as a transaction.
-      const project = pg.escapeLiteral(this.state.projectId);
+      const project = stringLiteral(this.state.projectId);
       if (shared) this.state.heldBack.add(this.name);
-      this.state.deferred.push(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES (${project}, ${literal(this.name)}, ${pg.escapeLiteral(row.id)}, ${pg.escapeLiteral(doc)}::jsonb)`);
+      this.state.deferred.push(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES (${project}, ${literal(this.name)}, ${stringLiteral(row.id)}, ${stringLiteral(doc)}::jsonb)`);
       this.count(1);
       this.wrote(this.key(row.id));
       return this.remember(JSON.parse(doc) as T);
@@ -834,7 +834,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
             unit.open = false;
           }
         },
-        { first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, false) AS version`, last: () => commitStatements(state) },
+        { first: `SELECT store_enter_kept(${stringLiteral(projectId)}, false) AS version`, last: () => commitStatements(state) },
       ),
     );
   }
@@ -920,7 +920,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
           .transaction(
             (sql, [entered]) => this.attempt(sql, projectId, entered!.version, kind, work, (begun) => (state = begun)),
             {
-              first: `SELECT store_enter_kept(${pg.escapeLiteral(projectId)}, true) AS version`,
+              first: `SELECT store_enter_kept(${stringLiteral(projectId)}, true) AS version`,
               last: () => {
                 committing = true;
                 return commitStatements(state);
@@ -944,7 +944,7 @@ export class SqlStore<S extends Schema> implements Store<S> {
   read<R>(projectId: string, work: (uow: UnitOfWork<S>) => Promise<R>): Promise<R> {
     return this.driver.transaction(
       (sql, [project]) => this.attempt(sql, projectId, project!.version, 'reading', work),
-      { readOnly: true, first: `SELECT (SELECT seq || ':' || kept_version FROM store_projects WHERE id = ${pg.escapeLiteral(projectId)}) AS version` },
+      { readOnly: true, first: `SELECT (SELECT seq || ':' || kept_version FROM store_projects WHERE id = ${stringLiteral(projectId)}) AS version` },
     );
   }
 
