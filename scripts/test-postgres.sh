@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for the tests: `scripts/test-postgres.sh run -- <command…>` creates a cluster
 # in a temporary directory, starts it on a free loopback port, runs the command with TEST_DATABASE_URL set to
-# it (and TEST_DATABASE_SOCKET_URL to the same cluster over its Unix socket), then stops the cluster and
-# removes the directory whatever the command did, and exits with the command's status. Nothing outside the
-# temporary directory is touched, so it never meets a PostgreSQL the machine runs.
+# it, then stops the cluster and removes the directory whatever the command did, and exits with the command's
+# status. Nothing outside the temporary directory is touched, so it never meets a PostgreSQL the machine runs.
 #
 # PostgreSQL refuses to run as root, and CI runs as root: there the cluster belongs to an unprivileged user
 # (Debian's `postgres` when the package made it, else `nobody`).
@@ -50,8 +49,6 @@ trap stop EXIT
 }
 
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
-# The same cluster over its Unix socket (in the temporary directory), for clients on this machine that want it.
-export TEST_DATABASE_SOCKET_URL="postgres://postgres@localhost:$port/postgres?host=$dir"
 echo "test PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (data in $dir, removed at the end)"
 status=0
 "$@" || status=$?
