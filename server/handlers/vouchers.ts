@@ -65,9 +65,12 @@ export const voucherHandlers: HandlersOf<VoucherOperations> = {
       },
     };
   },
-  'generate-random-code': ({ body, context, services }) => voucherResponse(services, context, (ctx) => createVoucher(ctx, body)),
+  // A voucher's creation runs optimistically: it reads its campaign, rules and the bin, which only units of work
+  // that hold the project alone change, inserts the voucher (its code's unique index refuses a code taken
+  // meanwhile, and the creation then runs as a transaction, which answers 409) and its rule assignments.
+  'generate-random-code': ({ body, context, services }) => voucherResponse(services, context, (ctx) => createVoucher(ctx, body), { optimistic: true }),
   'create-voucher': ({ path, body, context, services }) =>
-    voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...FRESH, ...withoutCode(path.code, body), code: path.code })),
+    voucherResponse(services, context, (ctx) => createVoucher(ctx, { ...FRESH, ...withoutCode(path.code, body), code: path.code }), { optimistic: true }),
   'get-voucher': ({ path, context, services }) => voucherResponse(services, context, (ctx) => findVoucher(ctx, path.code)),
   // A voucher's own changes run optimistically: they change the voucher's row and record an event.
   'update-voucher': ({ path, body, context, services }) =>

@@ -153,6 +153,18 @@ run('two server processes on one database', () => {
     expect((events.data as { type: string }[]).filter((event) => event.type === 'customer.created')).toHaveLength(1);
   });
 
+  test('when one voucher code is created through both instances at once, then one request makes it and every other is told 409', async () => {
+    // Voucher creation runs optimistically: the code's unique index refuses the second insert at its commit, and
+    // that creation runs again holding the project, which finds the code taken.
+    const code = unique('SAMECODE');
+    const body = { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } };
+    const counted = await split([a, b], 20, (instance) => call(instance, 'POST', `/v1/vouchers/${code}`, body));
+    expect(counted).toEqual({ 200: 1, 409: 19 });
+    const codes = await split([a, b], 20, (instance, index) => call(instance, 'POST', `/v1/vouchers/${code}-${index}`, body));
+    expect(codes).toEqual({ 200: 20 });
+    expect((await ok(a, 'GET', `/v1/vouchers/${code}`)).code).toBe(code);
+  });
+
   test('when a project is deleted through one instance, then its key is refused with 401 on the other at once', async () => {
     const management = { 'X-Management-Id': KEYS.managementId, 'X-Management-Token': KEYS.managementToken, 'Content-Type': 'application/json' };
     const made = await fetch(`${a.baseUrl}/management/v1/projects`, { method: 'POST', headers: management, body: JSON.stringify({ name: unique('short-lived') }) });
