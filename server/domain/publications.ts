@@ -140,8 +140,12 @@ export async function publish(ctx: DomainContext, input: PublicationCreate, opti
   if ((input.voucher === undefined || input.voucher === null) === (input.campaign === undefined || input.campaign === null)) {
     throw invalid('invalid_publish_params', 'Invalid publish params', 'Name what to publish with voucher or with campaign: one of them, not both');
   }
-  const customer = await namedCustomer(ctx, input.customer);
-  if (!customer) throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id, a source_id, or details such as a name or email');
+  const named = await namedCustomer(ctx, input.customer);
+  if (!named) throw invalid('invalid_customer', 'Invalid customer', 'The customer needs an id, a source_id, or details such as a name or email');
+  // The customer's row is locked before its publications are read: publications to one customer running at
+  // once (optimistic units of work) then run one after another, each reading what the one before it committed,
+  // so join_once and a source_id repeated for that customer hold.
+  const customer = (await ctx.uow.customers.get(named.id, { forUpdate: true })) ?? named;
   const earlier = await earlierPublication(ctx, input, customer.id, options.joinOnce ?? false);
   if (earlier) {
     const vouchers = (await Promise.all(earlier.vouchers_id.map((id) => ctx.uow.vouchers.get(id)))).filter((voucher): voucher is VoucherRecord => !!voucher);

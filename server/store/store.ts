@@ -32,7 +32,8 @@ export interface Page<T> {
 }
 
 export interface Table<T extends Row> {
-  get(id: string): Promise<T | undefined>;
+  /** A row by ID; with `forUpdate`, an optimistic unit of work also takes the row's lock, as `getBy` does. */
+  get(id: string, options?: { forUpdate?: boolean }): Promise<T | undefined>;
   /**
    * Looks a row up by a field declared unique for the table. With `forUpdate`, an optimistic unit of work
    * (Store.optimistic) also takes the row's lock, waiting for a unit of work that is changing it, and reads the
@@ -370,8 +371,8 @@ export function lazyUnitOfWork<S extends Schema, State>(schema: S, make: (state:
 export class PassThroughTable<T extends Row> implements Table<T> {
   constructor(protected readonly inner: Table<T>) {}
 
-  get(id: string): Promise<T | undefined> {
-    return this.inner.get(id);
+  get(id: string, options?: { forUpdate?: boolean }): Promise<T | undefined> {
+    return this.inner.get(id, options);
   }
 
   getBy(field: keyof T & string, value: unknown, options?: { forUpdate?: boolean }): Promise<T | undefined> {

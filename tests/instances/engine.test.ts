@@ -165,6 +165,47 @@ run('two server processes on one database', () => {
     expect((await ok(a, 'GET', `/v1/vouchers/${code}`)).code).toBe(code);
   });
 
+  test('when 30 customers are published to from a campaign of 20 vouchers through both instances at once, then 20 get distinct vouchers and 10 are refused', async () => {
+    // Publications run optimistically: two that pick one free voucher find it changed when they write it, and
+    // the later one runs again and picks another.
+    const campaign = await ok(a, 'POST', '/v1/campaigns', {
+      name: unique('publish'),
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      vouchers_count: 20,
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+    });
+    const name = String(campaign.name);
+    let listed: Record<string, unknown> = {};
+    for (let tries = 0; tries < 100; tries++) {
+      listed = await ok(a, 'GET', `/v1/vouchers?campaign_id=${String(campaign.id)}&limit=100`);
+      if ((listed.vouchers as unknown[]).length === 20) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((listed.vouchers as unknown[]).length).toBe(20);
+    const given = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        call([a, b][index % 2]!, 'POST', '/v1/publications', { customer: { source_id: unique('reader') }, campaign: { name } }),
+      ),
+    );
+    const codes = given.filter((answer) => answer.status === 200).map((answer) => (answer.body.voucher as { code: string }).code);
+    expect(codes).toHaveLength(20);
+    expect(new Set(codes).size).toBe(20);
+    expect(given.filter((answer) => answer.status !== 200).map((answer) => answer.body.key)).toEqual(Array(10).fill('no_voucher_suitable_for_publication'));
+    // One customer asking ten times at once with join_once gets one voucher, the same every time.
+    const second = await ok(a, 'POST', '/v1/campaigns', {
+      name: unique('once'),
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+    });
+    const customer = await ok(b, 'POST', '/v1/customers', { source_id: unique('joiner') });
+    const joined = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => ok([a, b][index % 2]!, 'POST', '/v1/publications?join_once=true', { customer: { id: customer.id }, campaign: { name: second.name } })),
+    );
+    expect(new Set(joined.map((answer) => (answer.voucher as { code: string }).code)).size).toBe(1);
+  });
+
   test('when a project is deleted through one instance, then its key is refused with 401 on the other at once', async () => {
     const management = { 'X-Management-Id': KEYS.managementId, 'X-Management-Token': KEYS.managementToken, 'Content-Type': 'application/json' };
     const made = await fetch(`${a.baseUrl}/management/v1/projects`, { method: 'POST', headers: management, body: JSON.stringify({ name: unique('short-lived') }) });

@@ -817,6 +817,19 @@ describe.each(factories)('$name store', (factory) => {
         });
       await Promise.all([bump(), bump(), bump()]);
       expect(await read(p, (uow) => uow.items.get('a'))).toEqual({ id: 'a', code: 'A', n: 3 });
+      // By ID too: each reads the count the one before it left.
+      const byId = () =>
+        store.optimistic(p, async (uow) => {
+          const row = (await uow.items.get('a', { forUpdate: true }))!;
+          await sleep(20);
+          await uow.counters.insert({ id: `seen-${row.n as number}`, value: 1 });
+          await uow.items.update({ ...row, n: (row.n as number) + 1 });
+        });
+      await Promise.all([byId(), byId(), byId()]);
+      expect(await read(p, async (uow) => [(await uow.items.get('a'))!.n, (await uow.counters.query({})).rows.map((row) => row.id).sort()])).toEqual([
+        6,
+        ['seen-3', 'seen-4', 'seen-5'],
+      ]);
     });
 
     besideEachOther(`when a row keeps changing under optimistic work, then optimisticFirst runs it ${OPTIMISTIC_TRIES} times, then as a transaction`, async () => {

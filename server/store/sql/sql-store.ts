@@ -371,10 +371,19 @@ class SqlTable<T extends Row> implements Table<T> {
     if (first) await this.run('UPDATE store_projects SET kept_version = kept_version + 1 WHERE id = $1::text', [this.state.projectId]);
   }
 
-  async get(id: string): Promise<T | undefined> {
+  async get(id: string, options?: { forUpdate?: boolean }): Promise<T | undefined> {
     const copy = await this.copy();
     if (copy) return copy.rows.get(id);
     const key = this.key(id);
+    if (options?.forUpdate === true && this.state.optimistic !== undefined && this.state.versions.get(key) !== MINE) {
+      // A locking read goes to the database whatever this unit of work knows: it waits for a unit changing the
+      // row, and reads it as that one left it (a version other than one read before refuses this unit).
+      const params = new Params();
+      const [row] = this.seen(await this.run<{ doc: T; v?: string }>(`SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} FOR UPDATE`, params.values));
+      this.state.known.set(key, row?.doc ?? null);
+      if (row) this.wrote(key);
+      return row?.doc;
+    }
     const known = this.state.known.get(key);
     if (known !== undefined) return (known as T | null) ?? undefined;
     // Presenting a page reads each row's campaign at once: the first read's statement answers them all.
