@@ -12,6 +12,19 @@ export function pageWindow({ limit = DEFAULT_LIMIT, page = 1 }: PageRequest): { 
   return { offset: (page - 1) * limit, limit };
 }
 
+/**
+ * The IDs of the walked rows that `holds` says yes to, in the walk's order. A page's rows are checked at once, so
+ * that a SQL store reads what the checks need of a whole page (its orders, its campaigns) in one statement.
+ */
+export async function idsWhere<T extends { id: string }>(pages: AsyncIterable<T[]>, holds: (row: T) => Promise<boolean>): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const page of pages) {
+    const held = await Promise.all(page.map(holds));
+    page.forEach((row, place) => held[place] && ids.push(row.id));
+  }
+  return ids;
+}
+
 export type SortOrder = 'created_at' | '-created_at' | 'updated_at' | '-updated_at';
 
 /** Turns an `order` value such as `-created_at` into a field and a direction. */

@@ -5,7 +5,7 @@ import { applyChanges } from './changes.js';
 import type { DomainContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { newId } from './ids.js';
-import { pageWindow, parseOrder, type PageRequest } from './pagination.js';
+import { idsWhere, pageWindow, parseOrder, type PageRequest } from './pagination.js';
 import { forgetTierInStacks } from './promotion-stacks.js';
 import { assignValidationRule, dropAssignmentsOf, findValidationRule } from './validation-rules.js';
 import { timeframeWithoutStart, validityAt } from './validity.js';
@@ -153,14 +153,7 @@ export async function listPromotionTiers(
 ) {
   // Availability is worked out tier by tier (it reads the campaign and the clock), a page of tiers at a time;
   // the query takes their IDs.
-  let available: string[] | undefined;
-  if (query.is_available !== undefined) {
-    available = [];
-    for await (const tiers of ctx.uow.promotion_tiers.walk({}, TIERS_PAGE)) {
-      const held = await Promise.all(tiers.map((tier) => tierAvailable(ctx, tier)));
-      tiers.forEach((tier, place) => held[place] && available!.push(tier.id));
-    }
-  }
+  const available = query.is_available === undefined ? undefined : await idsWhere(ctx.uow.promotion_tiers.walk({}, TIERS_PAGE), (tier) => tierAvailable(ctx, tier));
   const page = await ctx.uow.promotion_tiers.query({
     ...FRESH,
     ...(available && { where: query.is_available ? isIn('id', available) : notIn('id', available) }),

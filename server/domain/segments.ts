@@ -10,7 +10,7 @@ import { invalid, notFound } from './errors.js';
 import { recordEvent } from './events.js';
 import { checkFilter, checkOperatorValues, filterCondition, matchesFilter, rowField, type FilterDefinition } from './filters.js';
 import { newId } from './ids.js';
-import { parseOrder } from './pagination.js';
+import { idsWhere, parseOrder } from './pagination.js';
 import { normalizeFilters } from './list-filters.js';
 import { table } from '../store/schema.js';
 import { and, eq, isIn, or, type Condition, type Field } from '../store/conditions.js';
@@ -208,13 +208,7 @@ export async function segmentMembers(ctx: DomainContext, segmentId: string): Pro
   if (fields.every((field) => storedCustomerField(field) !== undefined)) return filterCondition(filter, stored);
   const storedPart = Object.fromEntries(Object.entries(filter).filter(([field]) => field !== 'junction' && storedCustomerField(field) !== undefined));
   const where = filter.junction === 'or' ? undefined : filterCondition({ ...FRESH, ...storedPart, junction: 'and' } as FilterDefinition, stored);
-  const members: string[] = [];
-  for await (const page of ctx.uow.customers.walk(where ? { where } : {}, MEMBERS_PAGE)) {
-    // At once, so that the SQL store reads the page's orders (and cards) in one statement.
-    const held = await Promise.all(page.map((customer) => segmentHolds(ctx, segment, customer)));
-    page.forEach((customer, place) => held[place] && members.push(customer.id));
-  }
-  return isIn('id', members);
+  return isIn('id', await idsWhere(ctx.uow.customers.walk(where ? { where } : {}, MEMBERS_PAGE), (customer) => segmentHolds(ctx, segment, customer)));
 }
 
 /** The auto-update segments that hold the customer: the ones whose entering and leaving is told. */

@@ -167,23 +167,20 @@ function refuseShared(state: UnitState, table: string, reason: SharedReason): vo
 }
 
 /**
- * What an append's or an optimistic unit of work's held-back statements failing means (sent before a later
- * statement, or with the COMMIT): an insert held back found its value taken, or PostgreSQL broke a deadlock
- * between units of work running at once. The unit of work is refused, and runs again. Anything else, or a
- * failure of a transaction's, is what it is.
+ * Throws what an append's or an optimistic unit of work's held-back statements failing means (sent before a
+ * later statement, or with the COMMIT): an insert held back found its value taken, or PostgreSQL broke a
+ * deadlock between units of work running at once. The unit of work is refused, and runs again. Anything else,
+ * or a failure of a transaction's, is thrown as it is.
  */
-function sharedRefusal(state: UnitState | undefined, error: unknown): unknown {
+function throwShared(state: UnitState | undefined, error: unknown): never {
   const { code, table: relation } = error as { code?: string; table?: string };
-  if (state === undefined || (code !== UNIQUE_VIOLATION && code !== DEADLOCK)) return error;
-  // The table told is the one whose partition refused the insert, when PostgreSQL names it.
-  const held = [...state.heldBack];
-  const table = held.find((name) => partitionName(name) === relation) ?? held[0] ?? 'store_rows';
-  try {
+  if (state !== undefined && (code === UNIQUE_VIOLATION || code === DEADLOCK)) {
+    // The table told is the one whose partition refused the insert, when PostgreSQL names it.
+    const held = [...state.heldBack];
+    const table = held.find((name) => partitionName(name) === relation) ?? held[0] ?? 'store_rows';
     refuseShared(state, table, code === DEADLOCK ? 'conflict' : 'taken value');
-  } catch (refusal) {
-    return refusal;
   }
-  return error;
+  throw error;
 }
 
 /** In UnitState.versions: a row this unit of work wrote. */
@@ -271,9 +268,7 @@ class SqlTable<T extends Row> implements Table<T> {
     if (sending) {
       // The statement after a failed one fails too (the transaction is aborted): the first failure is the one told.
       running.catch(() => undefined);
-      await sending.catch((error: unknown) => {
-        throw sharedRefusal(this.state, error);
-      });
+      await sending.catch((error: unknown) => throwShared(this.state, error));
     }
     if (!this.state.appending && !this.state.optimistic) return running;
     try {
@@ -378,11 +373,10 @@ class SqlTable<T extends Row> implements Table<T> {
     if (options?.forUpdate === true && this.state.optimistic !== undefined && this.state.versions.get(key) !== MINE) {
       // A locking read goes to the database whatever this unit of work knows: it waits for a unit changing the
       // row, and reads it as that one left it (a version other than one read before refuses this unit).
-      const params = new Params();
-      const [row] = this.seen(await this.run<{ doc: T; v?: string }>(`SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')} FOR UPDATE`, params.values));
-      this.state.known.set(key, row?.doc ?? null);
+      const row = await this.readById(id, true);
+      this.state.known.set(key, row ?? null);
       if (row) this.wrote(key);
-      return row?.doc;
+      return row;
     }
     const known = this.state.known.get(key);
     if (known !== undefined) return (known as T | null) ?? undefined;
@@ -390,11 +384,10 @@ class SqlTable<T extends Row> implements Table<T> {
     const reading = this.state.loading.get(key);
     if (reading) return (await reading) as T | undefined;
     const read = (async () => {
-      const params = new Params();
-      const rows = this.seen(await this.run<{ doc: T; v?: string }>(`SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}`, params.values));
+      const row = await this.readById(id, false);
       // A write of this row sent after the read knows better than it.
-      if (!this.state.known.has(key)) this.state.known.set(key, rows[0]?.doc ?? null);
-      return rows[0]?.doc;
+      if (!this.state.known.has(key)) this.state.known.set(key, row ?? null);
+      return row;
     })();
     this.state.loading.set(key, read);
     try {
@@ -402,6 +395,13 @@ class SqlTable<T extends Row> implements Table<T> {
     } finally {
       this.state.loading.delete(key);
     }
+  }
+
+  /** One row read from the database by ID (its version noted), locked when `locking`. */
+  private async readById(id: string, locking: boolean): Promise<T | undefined> {
+    const params = new Params();
+    const sql = `SELECT ${this.columns} FROM store_rows WHERE ${this.scope(params)} AND id = ${params.add(id, 'text')}${locking ? ' FOR UPDATE' : ''}`;
+    return this.seen(await this.run<{ doc: T; v?: string }>(sql, params.values))[0]?.doc;
   }
 
   async getBy(field: keyof T & string, value: unknown, options?: { forUpdate?: boolean }): Promise<T | undefined> {
@@ -547,7 +547,7 @@ class SqlTable<T extends Row> implements Table<T> {
       // round trip of its own. Either nothing can refuse it (no unique field, an ID nobody had), or the unit of
       // work runs beside others (an append, an optimistic one): a value taken (by a row committed since the unit
       // looked, or by a unit of work still running) then fails the statement it goes with, which refuses the
-      // unit of work as an insert found taken at once does (`sharedRefusal`), and it runs again as a transaction.
+      // unit of work as an insert found taken at once does (`throwShared`), and it runs again as a transaction.
       const project = stringLiteral(this.state.projectId);
       if (shared) this.state.heldBack.add(this.name);
       this.state.deferred.push(`INSERT INTO store_rows (project_id, tbl, id, doc) VALUES (${project}, ${literal(this.name)}, ${stringLiteral(row.id)}, ${stringLiteral(doc)}::jsonb)`);
@@ -938,7 +938,8 @@ export class SqlStore<S extends Schema> implements Store<S> {
           )
           .catch((error: unknown) => {
             // The statements sent with the COMMIT (inserts held back) failed: the unit of work is refused.
-            throw committing ? sharedRefusal(state, error) : error;
+            if (committing) throwShared(state, error);
+            throw error;
           }),
       true,
     );
