@@ -49,15 +49,20 @@ run('two server processes on one database', () => {
     await servers?.close();
   });
 
-  test('when 50 redemptions of a voucher limited to 10 are split between the instances, then exactly 10 succeed and every counter says 10', async () => {
+  /** A campaign of one voucher that may be redeemed `quantity` times, made through one instance and read through the other. */
+  async function limitedVoucher(prefix: string, quantity: number) {
     const campaign = await ok(a, 'POST', '/v1/campaigns', {
-      name: unique('split'),
+      name: unique(prefix),
       campaign_type: 'DISCOUNT_COUPONS',
       vouchers_count: 1,
-      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, redemption: { quantity: 10 } },
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, redemption: { quantity } },
     });
     const listed = await ok(b, 'GET', `/v1/vouchers?campaign_id=${String(campaign.id)}`);
-    const code = (listed.vouchers as { code: string }[])[0]!.code;
+    return { campaign, code: (listed.vouchers as { code: string }[])[0]!.code };
+  }
+
+  test('when 50 redemptions of a voucher limited to 10 are split between the instances, then exactly 10 succeed and every counter says 10', async () => {
+    const { campaign, code } = await limitedVoucher('split', 10);
     const counted = await split([a, b], 50, (instance) =>
       call(instance, 'POST', '/v1/redemptions', { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 } }),
     );
@@ -93,13 +98,7 @@ run('two server processes on one database', () => {
   });
 
   test('when 20 sessions validate a voucher limited to 5 through both instances at once, then exactly 5 hold it', async () => {
-    const campaign = await ok(a, 'POST', '/v1/campaigns', {
-      name: unique('held'),
-      campaign_type: 'DISCOUNT_COUPONS',
-      vouchers_count: 1,
-      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 }, redemption: { quantity: 5 } },
-    });
-    const code = ((await ok(b, 'GET', `/v1/vouchers?campaign_id=${String(campaign.id)}`)).vouchers as { code: string }[])[0]!.code;
+    const { code } = await limitedVoucher('held', 5);
     const valid = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         ok([a, b][index % 2]!, 'POST', '/v1/validations', { redeemables: [{ object: 'voucher', id: code }], order: { amount: 1000 }, session: { type: 'LOCK', key: unique('ssn') } }).then((answer) => answer.valid),
